@@ -1,0 +1,10 @@
+// The parts of libcrypto the store uses: AES-256-GCM, HMAC-SHA-256, scrypt and the CSPRNG.
+#ifndef KEYCHAIN_BRIDGE_COPENSSL_SHIM_H
+#define KEYCHAIN_BRIDGE_COPENSSL_SHIM_H
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <openssl/rand.h>
+#include <openssl/crypto.h>
+#include <openssl/sha.h>
+#include <openssl/x509.h>
+#endif

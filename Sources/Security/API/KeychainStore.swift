@@ -1,0 +1,145 @@
+import Foundation
+import Synchronization
+
+/// A keychain store on disk: the place SecItem calls read and write.
+///
+/// Apple code never names a store: its SecItem calls use the process's default store
+/// (`KeychainStore.default`, at `KEYCHAIN_BRIDGE_HOME`, else `$XDG_DATA_HOME/keychain-bridge`, else
+/// `~/.local/share/keychain-bridge`). Tests and tools open stores anywhere and route calls to them
+/// with `withKeychainContext(store:accessGroups:_:)`.
+public final class KeychainStore: Sendable {
+  /// The store's directory (holding `keychain.db` and `keychain.key`).
+  public let directory: URL
+  let backend: any ItemStore
+
+  /// Opens the store in `directory`, creating it (directory 0700, files 0600) when it does not exist.
+  ///
+  /// - Parameter passphrase: for a new store, protects its key with this passphrase (scrypt) instead
+  ///   of a plain key file; for an existing passphrase store, unlocks it. A passphrase store opened
+  ///   without one is locked and sealed: every call answers errSecInteractionNotAllowed until
+  ///   `unlock(passphrase:)`.
+  /// - Throws: `KeychainStoreError` when the directory or a file is accessible to other users, the
+  ///   database is not a keychain store, the key file is missing, damaged or not this database's,
+  ///   or the passphrase is wrong.
+  public init(directory: URL, passphrase: String? = nil) throws(KeychainStoreError) {
+    self.directory = directory
+    backend = try SQLiteItemStore(directory: directory, passphrase: passphrase)
+  }
+
+  /// Whether the store is locked (its WhenUnlocked key material is not in memory).
+  public var isLocked: Bool { backend.isLocked }
+
+  /// Whether the store key is protected by a passphrase (Apple's "passcode is set").
+  public var hasPassphrase: Bool { backend.hasPassphrase }
+
+  /// Locks the store: the key material of WhenUnlocked items is dropped from memory, so their data
+  /// can be neither read nor written (errSecInteractionNotAllowed) until `unlock`.
+  public func lock() { backend.lock() }
+
+  /// Unlocks the store, with its passphrase for a passphrase store.
+  ///
+  /// - Returns: errSecSuccess, errSecAuthFailed for a wrong passphrase, or
+  ///   errSecInteractionNotAllowed when a passphrase is needed and none was given.
+  @discardableResult
+  public func unlock(passphrase: String? = nil) -> OSStatus {
+    do {
+      try backend.unlock(passphrase: passphrase)
+      return errSecSuccess
+    } catch {
+      return error.code
+    }
+  }
+
+  /// The directory of the default store, from the environment (see the type's documentation).
+  public static var defaultDirectory: URL {
+    let environment = ProcessInfo.processInfo.environment
+    if let home = environment["KEYCHAIN_BRIDGE_HOME"], !home.isEmpty {
+      return URL(fileURLWithPath: home, isDirectory: true)
+    }
+    if let dataHome = environment["XDG_DATA_HOME"], dataHome.hasPrefix("/") {
+      return URL(fileURLWithPath: dataHome, isDirectory: true).appendingPathComponent("keychain-bridge", isDirectory: true)
+    }
+    return FileManager.default.homeDirectoryForCurrentUser
+      .appendingPathComponent(".local/share/keychain-bridge", isDirectory: true)
+  }
+
+  private static let defaultState = Mutex<(directory: URL?, store: KeychainStore?)>((nil, nil))
+
+  /// Makes the store at `directory` the default of this process (instead of the environment's).
+  public static func setDefaultDirectory(_ directory: URL) {
+    defaultState.withLock { $0 = (directory, nil) }
+  }
+
+  /// The default store of this process, opened on first use.
+  public static func `default`() throws(KeychainStoreError) -> KeychainStore {
+    let existing = defaultState.withLock { $0.store }
+    if let existing { return existing }
+    let directory = defaultState.withLock { $0.directory } ?? defaultDirectory
+    let opened = try KeychainStore(directory: directory)
+    return defaultState.withLock { state in
+      if let winner = state.store { return winner }
+      state.store = opened
+      return opened
+    }
+  }
+}
+
+/// The access groups of this process, in order; the first is the default group of new items
+/// (rule 11, shared/spec/README.md "Access groups").
+///
+/// They come from `setAccessGroups(_:)`, else from `KEYCHAIN_BRIDGE_ACCESS_GROUPS`
+/// (comma-separated), else they are `[defaultAccessGroup]`. The group "*" grants every group.
+public enum KeychainAccessGroups {
+  /// The group of a process that configured none: "keychain-bridge.default".
+  public static let defaultAccessGroup = "keychain-bridge.default"
+
+  private static let configured = Mutex<[String]?>(nil)
+
+  /// Sets this process's access groups (an empty list makes every call errSecMissingEntitlement).
+  public static func setAccessGroups(_ groups: [String]) {
+    configured.withLock { $0 = groups }
+  }
+
+  /// This process's access groups.
+  public static var current: [String] {
+    if let groups = configured.withLock({ $0 }) { return groups }
+    if let value = ProcessInfo.processInfo.environment["KEYCHAIN_BRIDGE_ACCESS_GROUPS"] {
+      return value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+    return [defaultAccessGroup]
+  }
+}
+
+/// The store and access groups one SecItem call runs with.
+struct KeychainContext: Sendable {
+  var store: KeychainStore?
+  var accessGroups: [String]?
+
+  @TaskLocal static var current = KeychainContext()
+
+  func resolvedStore() throws(SecStatus) -> KeychainStore {
+    if let store { return store }
+    do {
+      return try KeychainStore.default()
+    } catch {
+      throw SecStatus(error.status)
+    }
+  }
+
+  var resolvedAccessGroups: [String] { accessGroups ?? KeychainAccessGroups.current }
+}
+
+/// Runs `body` with every SecItem call in it (on this task) going to `store`, as a caller with
+/// `accessGroups` (nil keeps the process's groups). Lets tests and tools use several stores at once.
+public func withKeychainContext<T>(
+  store: KeychainStore, accessGroups: [String]? = nil, _ body: () throws -> T
+) rethrows -> T {
+  try KeychainContext.$current.withValue(KeychainContext(store: store, accessGroups: accessGroups), operation: body)
+}
+
+/// The async form of `withKeychainContext(store:accessGroups:_:)`.
+public func withKeychainContext<T>(
+  store: KeychainStore, accessGroups: [String]? = nil, _ body: () async throws -> T
+) async rethrows -> T {
+  try await KeychainContext.$current.withValue(KeychainContext(store: store, accessGroups: accessGroups), operation: body)
+}

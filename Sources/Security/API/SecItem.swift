@@ -1,0 +1,282 @@
+import Foundation
+
+/// Adds an item to the keychain, as Apple's `SecItemAdd` does.
+///
+/// - Parameters:
+///   - attributes: the item's class (`kSecClass`), attributes, data (`kSecValueData`) and optional
+///     return keys.
+///   - result: receives the new item in the shape the return keys ask for; untouched without them.
+/// - Returns: errSecSuccess, or errSecDuplicateItem, errSecParam, errSecNoSuchAttr,
+///   errSecMissingEntitlement, errSecInteractionNotAllowed, ... (keychain-semantics.md section 5).
+public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
+  SecItemCall.run { context throws(SecStatus) in
+    let request = try ItemRequest(attributes)
+    let item = try SecItemCall.newItem(from: request, context)
+    let stored = try context.store.backend.insert(item)
+    if !request.returnFlags.isEmpty, let result {
+      result.pointee = ResultShape.single(stored, request.returnFlags, forAdd: true)
+    }
+  }
+}
+
+/// Finds items, as Apple's `SecItemCopyMatching` does.
+///
+/// - Parameters:
+///   - query: the class, attribute constraints, `kSecMatchLimit` (default one) and return keys.
+///   - result: receives the data, attributes, persistent reference, or an array of them (rule 4).
+/// - Returns: errSecSuccess, errSecItemNotFound when nothing matches, or another errSec code.
+public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
+  SecItemCall.run { context throws(SecStatus) in
+    let request = try ItemRequest(query)
+    let itemClass = try request.requiredClass()
+    if request.hasValueRef || request.useKeys["u_ItemList"] != nil || request.matchKeys.contains("m_ItemList") {
+      throw .param
+    }
+    if request.matchKeys.contains("m_Issuers") || request.matchKeys.contains("m_Policy") { throw .unimplemented }
+    if request.hostOrSubdomain != nil && itemClass != .internetPassword { throw .unimplemented }
+    let filter = try SecItemCall.filter(from: request, context)
+    let limit = request.limit ?? .one
+    let flags = request.returnFlags
+    let fetch = ItemFetch(attributes: flags.contains(.attributes), data: flags.contains(.data))
+    let items = try context.store.backend.find(filter, limit: limit.rowLimit, fetch: fetch)
+    guard !items.isEmpty else { throw .itemNotFound }
+    guard let result else { return }
+    if limit.isOne {
+      if let shaped = ResultShape.single(items[0], flags, forAdd: false) { result.pointee = shaped }
+    } else {
+      result.pointee = ResultShape.array(items, flags) as NSArray
+    }
+  }
+}
+
+/// Changes every matching item, as Apple's `SecItemUpdate` does, in one transaction.
+///
+/// - Parameters:
+///   - query: which items (match and return keys are ignored, as on macOS: decision 8).
+///   - attributesToUpdate: new attribute values and/or `kSecValueData`.
+/// - Returns: errSecSuccess, errSecItemNotFound, errSecDuplicateItem (nothing changed),
+///   errSecNoSuchAttr for a key that cannot be updated, or another errSec code.
+public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus {
+  SecItemCall.run { context throws(SecStatus) in
+    let request = try ItemRequest(query)
+    let itemClass = try request.requiredClass()
+    let filter = try SecItemCall.filter(from: request, context, ignoringMatchAndReturn: true)
+    let change = try SecItemCall.change(from: attributesToUpdate, itemClass: itemClass, context)
+    _ = try context.store.backend.update(filter, with: change)
+  }
+}
+
+/// Deletes every matching item, as Apple's `SecItemDelete` does.
+///
+/// - Parameter query: which items; `{kSecClass: X}` alone deletes every non-synchronizable item of
+///   the class in the caller's groups. Match and return keys are ignored (decision 8).
+/// - Returns: errSecSuccess, errSecItemNotFound when nothing matched, or another errSec code.
+public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
+  SecItemCall.run { context throws(SecStatus) in
+    let request = try ItemRequest(query)
+    _ = try request.requiredClass()
+    let filter = try SecItemCall.filter(from: request, context, ignoringMatchAndReturn: true)
+    _ = try context.store.backend.delete(filter)
+  }
+}
+
+/// Updates the items `query` matches with `attributesToUpdate`, or adds `query` merged with
+/// `attributesToUpdate` when nothing matches, in one store transaction.
+///
+/// Not part of Apple's API: the typed Keychain module's atomic `set` lowers to it, so an upsert can
+/// never lose the old item the way a delete-then-add does. The dictionaries follow SecItemUpdate's
+/// and SecItemAdd's rules.
+@_spi(KeychainBridge)
+public func SecItemUpsert(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus {
+  SecItemCall.run { context throws(SecStatus) in
+    let request = try ItemRequest(query)
+    let itemClass = try request.requiredClass()
+    let filter = try SecItemCall.filter(from: request, context, ignoringMatchAndReturn: true)
+    let change = try SecItemCall.change(from: attributesToUpdate, itemClass: itemClass, context)
+    let merged = query.mutableCopy() as! NSMutableDictionary
+    for key in ["m_Limit", "r_Data", "r_Attributes", "r_Ref", "r_PersistentRef"] { merged.removeObject(forKey: key) }
+    for (key, value) in attributesToUpdate { merged.setObject(value, forKey: key as! AnyHashable) }
+    let item = try SecItemCall.newItem(from: try ItemRequest(merged), context)
+    _ = try context.store.backend.upsert(filter, change: change, orInsert: item)
+  }
+}
+
+/// The steps shared by the SecItem calls: context, access-group policy and the add/update rules.
+enum SecItemCall {
+  struct Context {
+    var store: KeychainStore
+    var accessGroups: [String]
+  }
+
+  /// Runs one call: every failure becomes its status, and nothing escapes as a crash.
+  static func run(_ body: (Context) throws(SecStatus) -> Void) -> OSStatus {
+    do throws(SecStatus) {
+      let current = KeychainContext.current
+      let groups = current.resolvedAccessGroups
+      guard !groups.isEmpty else { throw SecStatus.missingEntitlement }  // rule 11
+      try body(Context(store: try current.resolvedStore(), accessGroups: groups))
+      return errSecSuccess
+    } catch {
+      return error.code
+    }
+  }
+
+  private static let tokenGroup = "com.apple.token"
+
+  /// Checks that the caller may use `group` (rule 3.4).
+  static func checkGroup(_ group: String, _ context: Context, writing: Bool) throws(SecStatus) {
+    if writing && group == tokenGroup { throw .missingEntitlement }
+    guard context.accessGroups.contains(group) || context.accessGroups.contains("*") else {
+      throw .missingEntitlement
+    }
+  }
+
+  /// Builds the store filter of a search, update or delete query (rule 3).
+  static func filter(from request: ItemRequest, _ context: Context, ignoringMatchAndReturn: Bool = false) throws(SecStatus) -> ItemFilter {
+    let itemClass = try request.requiredClass()
+    if request.hasValueRef || request.useKeys["u_ItemList"] != nil { throw .param }
+    var filter = ItemFilter(itemClass: itemClass)
+    filter.reference = request.reference
+    var attributes = request.attributes
+    // Data and access control never filter (rule 9.7); the dates are system values but do filter.
+    attributes["accc"] = nil
+    if request.reference != nil {
+      guard attributes.isEmpty, !request.synchronizableAny else { throw .param }  // rule 6.8
+      filter.synchronizable = nil
+    } else if request.synchronizableAny {
+      filter.synchronizable = nil
+    } else if case .integer(let sync)? = attributes["sync"] {
+      filter.synchronizable = sync
+    } else {
+      filter.synchronizable = 0
+    }
+    attributes["sync"] = nil
+    if case .string(let group)? = attributes["agrp"] {
+      try checkGroup(group, context, writing: false)
+      filter.accessGroups = [group]
+    } else if context.accessGroups.contains("*") {
+      filter.accessGroups = nil
+    } else {
+      filter.accessGroups = context.accessGroups
+    }
+    attributes["agrp"] = nil
+    filter.attributes = attributes
+    if !ignoringMatchAndReturn { filter.hostOrSubdomain = request.hostOrSubdomain }
+    return filter
+  }
+
+  /// Builds a new item from an add dictionary (rule 5), with defaults for what it leaves out.
+  static func newItem(from request: ItemRequest, _ context: Context) throws(SecStatus) -> NewItem {
+    let itemClass = try request.requiredClass()
+    if !request.matchKeys.isEmpty { throw .param }  // decision 1
+    if request.reference != nil || request.hasValueRef || request.useKeys["u_ItemList"] != nil { throw .param }
+    if request.synchronizableAny { throw .param }
+    if (request.useKeys["u_AuthUI"] as? String) == "u_AuthUIS" { throw .param }  // rule 1.11
+    var attributes = request.attributes
+    for key in ["cdat", "mdat", "tomb", "musr", "sha1", "UUID"] { attributes[key] = nil }  // store-set (2.2)
+    for (key, value) in ItemSchema.primaryKeyDefaults(of: itemClass) where attributes[key] == nil {
+      attributes[key] = value
+    }
+    let protection = try request.protection() ?? ItemSchema.defaultAccessibility
+    attributes["pdmn"] = .string(protection)
+    if attributes["sync"] == nil { attributes["sync"] = .integer(0) }
+    try validate(attributes, request.accessControl)
+    if ItemSchema.accessibilityValues[protection] == .whenPasscodeSet && !context.store.hasPassphrase {
+      throw .authFailed  // rule 5.13: no passcode is set
+    }
+    if case .string(let group)? = attributes["agrp"] {
+      try checkGroup(group, context, writing: true)
+    } else {
+      guard let group = context.accessGroups.first(where: { $0 != "*" }) else { throw .missingEntitlement }
+      attributes["agrp"] = .string(group)
+    }
+    return NewItem(itemClass: itemClass, attributes: attributes, accessControl: request.accessControl, data: request.valueData)
+  }
+
+  /// Rules that concern an item as a whole, on add and after an update.
+  static func validate(_ attributes: [String: AttributeValue], _ accessControl: SecAccessControl?) throws(SecStatus) {
+    guard case .integer(1)? = attributes["sync"] else { return }
+    if case .string(let protection)? = attributes["pdmn"], protection.isThisDeviceOnlyAccessibility {
+      throw .param  // decision 4
+    }
+    if let accessControl, accessControl.flags.hasConstraints { throw .param }  // rule 1.13
+  }
+
+  /// Parses attributesToUpdate (rules 7.6 to 7.8, decisions 5 and 7).
+  static func change(from dictionary: NSDictionary, itemClass: ItemClass, _ context: Context) throws(SecStatus) -> ItemChange {
+    var change = ItemChange()
+    for (key, value) in dictionary {
+      guard let name = key as? String else { throw key is NSNumber ? .noSuchAttribute : .param }
+      if name == "v_Data" {
+        guard let data = value as? Data else { throw .param }
+        change.data = data
+        continue
+      }
+      guard name.utf8.count == 4, let definition = ItemSchema.attribute(name, of: itemClass) else {
+        throw .noSuchAttribute  // decision 5
+      }
+      if value is NSNull { throw .param }
+      switch (definition.ownership, name) {
+      case (.storeDates, _), (.unsupported, _), (_, "ggrp"): throw .param
+      case (.system, _): continue  // musr and the other system values are ignored
+      default: break
+      }
+      if definition.kind == .accessControl {
+        guard let accessControl = value as? SecAccessControl else { throw .param }
+        change.accessControl = accessControl
+        continue
+      }
+      guard let converted = ValueConversion.attributeValue(value, kind: definition.kind) else { throw .param }
+      change.attributes[name] = converted
+    }
+    if let accessControl = change.accessControl, case .string(let protection)? = change.attributes["pdmn"],
+      protection != accessControl.protection
+    {
+      throw .param
+    }
+    if case .string(let group)? = change.attributes["agrp"] {
+      try checkGroup(group, context, writing: true)  // rule 7.8
+    }
+    change.validate = { attributes, accessControl throws(SecStatus) in try validate(attributes, accessControl) }
+    return change
+  }
+}
+
+/// Builds the result objects of rule 4 and decisions 2, 3 and 6.
+enum ResultShape {
+  /// Attributes never returned: internal bookkeeping.
+  private static let hiddenAttributes: Set<String> = ["UUID", "persistref"]
+  /// SecItemAdd's result leaves out these too (rule 4).
+  private static let hiddenOnAdd: Set<String> = ["tomb", "musr"]
+
+  /// One item in the shape the flags ask for; nil when nothing is to be written (no flags, or only
+  /// kSecReturnRef, for which password items have no ref type).
+  static func single(_ item: StoredItem, _ flags: ReturnFlags, forAdd: Bool) -> CFTypeRef? {
+    let shaped = flags.subtracting(.ref)
+    if shaped.isEmpty { return nil }
+    if flags == .data { return (item.data ?? Data()) as NSData }  // decision 2
+    if flags == .persistentRef { return item.persistentReference as NSData }
+    return dictionary(item, flags, forAdd: forAdd)
+  }
+
+  /// Many items: always an array, empty when no return key asks for anything (decision 6).
+  static func array(_ items: [StoredItem], _ flags: ReturnFlags) -> [AnyObject] {
+    let shaped = flags.subtracting(.ref)
+    if shaped.isEmpty { return [] }
+    return items.compactMap { single($0, flags, forAdd: false) }
+  }
+
+  private static func dictionary(_ item: StoredItem, _ flags: ReturnFlags, forAdd: Bool) -> NSDictionary {
+    let result = NSMutableDictionary()
+    if flags.contains(.attributes) {
+      for (key, value) in item.attributes where !hiddenAttributes.contains(key) {
+        if forAdd && hiddenOnAdd.contains(key) { continue }
+        result[key] = value.object
+      }
+      if let accessControl = item.accessControl { result["accc"] = accessControl }
+    }
+    if flags.contains(.data), let data = item.data { result["v_Data"] = data as NSData }
+    if flags.contains(.persistentRef) { result["v_PersistentRef"] = item.persistentReference as NSData }
+    return result
+  }
+}

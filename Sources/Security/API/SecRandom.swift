@@ -1,0 +1,19 @@
+import COpenSSL
+
+/// Apple's `SecRandomRef`: there is one random source, so the type only names it.
+public final class SecRandom: Sendable {
+  private init() {}
+}
+
+/// The default random source (OpenSSL's CSPRNG); `nil`, as on Apple.
+public let kSecRandomDefault: SecRandom? = nil
+
+/// Fills `bytes` with `count` cryptographically secure random bytes from OpenSSL's `RAND_bytes`.
+///
+/// Returns `errSecSuccess`, or `errSecParam` for a negative count and `errSecAllocate` when the
+/// generator fails.
+public func SecRandomCopyBytes(_ rnd: SecRandom?, _ count: Int, _ bytes: UnsafeMutableRawPointer) -> Int32 {
+  guard count >= 0, count <= Int(Int32.max) else { return errSecParam }
+  guard count > 0 else { return errSecSuccess }
+  return RAND_bytes(bytes.assumingMemoryBound(to: UInt8.self), Int32(count)) == 1 ? errSecSuccess : errSecAllocate
+}

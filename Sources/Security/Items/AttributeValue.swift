@@ -1,0 +1,135 @@
+import Foundation
+
+/// One stored attribute value, keeping the type the caller stored it with (decision 10).
+enum AttributeValue: Hashable, Sendable {
+  case string(String)
+  case data(Data)
+  case integer(Int64)
+  case double(Double)
+  case date(Date)
+
+  /// The Core Foundation object handed back to callers.
+  var object: AnyObject {
+    switch self {
+    case .string(let value): value as NSString
+    case .data(let value): value as NSData
+    case .integer(let value): NSNumber(value: value)
+    case .double(let value): NSNumber(value: value)
+    case .date(let value): value as NSDate
+    }
+  }
+
+  /// The bytes two values are compared by: equal bytes match (rules 9.2, 9.4, 9.5).
+  func matchingBytes(as kind: AttributeKind) -> [UInt8] {
+    switch (kind, self) {
+    case (.blob, .string(let value)), (.data, .string(let value)), (.string, .string(let value)),
+      (.accessibility, .string(let value)):
+      return [0x62] + Array(value.utf8)
+    case (_, .data(let value)):
+      return [0x62] + Array(value)
+    case (.blob, .integer(let value)), (.data, .integer(let value)), (.string, .integer(let value)):
+      return [0x62] + Array(String(value).utf8)
+    case (_, .integer(let value)):
+      return [0x6E] + withUnsafeBytes(of: value.littleEndian, Array.init)
+    case (_, .double(let value)):
+      if let exact = Int64(exactly: value) {
+        return AttributeValue.integer(exact).matchingBytes(as: kind)
+      }
+      return [0x66] + withUnsafeBytes(of: value.bitPattern.littleEndian, Array.init)
+    case (_, .string(let value)):
+      return [0x73] + Array(value.utf8)
+    case (_, .date(let value)):
+      return [0x74] + withUnsafeBytes(of: value.timeIntervalSinceReferenceDate.bitPattern.littleEndian, Array.init)
+    }
+  }
+}
+
+/// Converts the loosely typed values of a caller's dictionary into attribute values.
+enum ValueConversion {
+  /// A number from any of the forms Foundation may hand over (NSNumber, Bool, Int, Double...).
+  static func number(_ value: Any) -> AttributeValue? {
+    if let number = value as? NSNumber {
+      return number.isIntegral ? .integer(number.int64Value) : .double(number.doubleValue)
+    }
+    switch value {
+    case let value as Bool: return .integer(value ? 1 : 0)
+    case let value as Int: return .integer(Int64(value))
+    case let value as Int64: return .integer(value)
+    case let value as Int32: return .integer(Int64(value))
+    case let value as UInt32: return .integer(Int64(value))
+    case let value as UInt: return Int64(exactly: value).map { .integer($0) }
+    case let value as Double: return Int64(exactly: value).map { .integer($0) } ?? .double(value)
+    case let value as Float: return AttributeValue.double(Double(value))
+    default: return nil
+    }
+  }
+
+  static func string(_ value: Any) -> String? {
+    value as? String
+  }
+
+  static func data(_ value: Any) -> Data? {
+    value as? Data
+  }
+
+  /// Converts `value` for an attribute of `kind`, or nil when the type is not accepted (rule 1.1).
+  static func attributeValue(_ value: Any, kind: AttributeKind) -> AttributeValue? {
+    switch kind {
+    case .blob:
+      if let string = string(value) { return .string(string) }
+      if let data = data(value) { return .data(data) }
+      return number(value)
+    case .data:
+      if let data = data(value) { return .data(data) }
+      if let string = string(value) { return .data(Data(string.utf8)) }
+      if case .integer(let integer)? = number(value) {
+        return .data(withUnsafeBytes(of: Int32(truncatingIfNeeded: integer).bigEndian) { Data($0) })
+      }
+      return nil
+    case .string:
+      if let string = string(value) { return .string(string) }
+      if let data = data(value) { return String(data: data, encoding: .utf8).map { .string($0) } }
+      return nil
+    case .number:
+      if let string = string(value) {
+        if let integer = Int64(string) { return .integer(integer) }
+        return .string(string)
+      }
+      return number(value)
+    case .synchronizable:
+      if let string = string(value) {
+        switch string {
+        case "1", "true", "yes": return .integer(1)
+        case "0", "false", "no": return .integer(0)
+        default: return nil
+        }
+      }
+      if case .integer(let integer)? = number(value) { return .integer(integer == 0 ? 0 : 1) }
+      return nil
+    case .date:
+      return (value as? Date).map { .date($0) }
+    case .accessibility:
+      guard let string = string(value), ItemSchema.accessibilityValues[string] != nil else { return nil }
+      return .string(string)
+    case .accessControl:
+      return nil
+    }
+  }
+
+  /// Reads a CFBoolean-like value (rule 1.8): true, false, or nil when it is not a boolean.
+  static func boolean(_ value: Any) -> Bool? {
+    guard case .integer(let integer)? = number(value) else { return nil }
+    return integer != 0
+  }
+}
+
+extension NSNumber {
+  /// Whether the number holds an integer (booleans included), rather than a fraction.
+  fileprivate var isIntegral: Bool {
+    let type = String(cString: objCType)
+    if type == "d" || type == "f" {
+      return doubleValue.rounded() == doubleValue && abs(doubleValue) < 9.2e18
+    }
+    return true
+  }
+}

@@ -1,0 +1,160 @@
+import Foundation
+
+/// The plaintext of a row's sealed metadata: every attribute with its type, and the access control.
+///
+/// A small tagged binary format rather than a property list: it is read on every attribute query,
+/// and it must reject any malformed input with an error rather than trap (the bytes come from disk).
+enum ItemCodec {
+  private static let version: UInt8 = 1
+
+  private enum Tag: UInt8 {
+    case string = 0x73, data = 0x64, integer = 0x69, double = 0x66, date = 0x74, accessControl = 0x61
+  }
+
+  /// Serializes attributes (sorted by key, so equal items give equal bytes) and an access control.
+  static func encode(_ attributes: [String: AttributeValue], accessControl: SecAccessControl?) -> [UInt8] {
+    var out: [UInt8] = [version]
+    out.reserveCapacity(256)
+    let count = attributes.count + (accessControl == nil ? 0 : 1)
+    appendLength(count, to: &out)
+    for key in attributes.keys.sorted() {
+      appendBytes(Array(key.utf8), to: &out)
+      switch attributes[key]! {
+      case .string(let value):
+        out.append(Tag.string.rawValue)
+        appendBytes(Array(value.utf8), to: &out)
+      case .data(let value):
+        out.append(Tag.data.rawValue)
+        appendBytes(Array(value), to: &out)
+      case .integer(let value):
+        out.append(Tag.integer.rawValue)
+        withUnsafeBytes(of: value.littleEndian) { out.append(contentsOf: $0) }
+      case .double(let value):
+        out.append(Tag.double.rawValue)
+        withUnsafeBytes(of: value.bitPattern.littleEndian) { out.append(contentsOf: $0) }
+      case .date(let value):
+        out.append(Tag.date.rawValue)
+        withUnsafeBytes(of: value.timeIntervalSinceReferenceDate.bitPattern.littleEndian) {
+          out.append(contentsOf: $0)
+        }
+      }
+    }
+    if let accessControl {
+      appendBytes(Array("accc".utf8), to: &out)
+      out.append(Tag.accessControl.rawValue)
+      appendBytes(Array(accessControl.protection.utf8), to: &out)
+      withUnsafeBytes(of: UInt64(accessControl.flags.rawValue).littleEndian) { out.append(contentsOf: $0) }
+    }
+    return out
+  }
+
+  /// Parses what `encode` wrote; anything else is errSecDecode.
+  static func decode(_ bytes: [UInt8]) throws(SecStatus) -> (attributes: [String: AttributeValue], accessControl: SecAccessControl?) {
+    var reader = ByteReader(bytes)
+    guard try reader.byte() == version else { throw .decode }
+    let count = try reader.length()
+    var attributes: [String: AttributeValue] = [:]
+    var accessControl: SecAccessControl?
+    for _ in 0..<count {
+      let key = try reader.string()
+      guard let tag = Tag(rawValue: try reader.byte()) else { throw .decode }
+      switch tag {
+      case .string: attributes[key] = .string(try reader.string())
+      case .data: attributes[key] = .data(Data(try reader.lengthPrefixed()))
+      case .integer: attributes[key] = .integer(Int64(bitPattern: try reader.uint64()))
+      case .double: attributes[key] = .double(Double(bitPattern: try reader.uint64()))
+      case .date:
+        attributes[key] = .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: try reader.uint64())))
+      case .accessControl:
+        let protection = try reader.string()
+        let flags = SecAccessControlCreateFlags(rawValue: CFOptionFlags(try reader.uint64()))
+        accessControl = SecAccessControl(protection: protection, flags: flags)
+      }
+    }
+    guard reader.isAtEnd else { throw .decode }
+    return (attributes, accessControl)
+  }
+
+  private static func appendLength(_ length: Int, to out: inout [UInt8]) {
+    withUnsafeBytes(of: UInt32(length).littleEndian) { out.append(contentsOf: $0) }
+  }
+
+  private static func appendBytes(_ bytes: [UInt8], to out: inout [UInt8]) {
+    appendLength(bytes.count, to: &out)
+    out.append(contentsOf: bytes)
+  }
+}
+
+/// A bounds-checked cursor over untrusted bytes.
+private struct ByteReader {
+  private let bytes: [UInt8]
+  private var offset = 0
+
+  init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+  var isAtEnd: Bool { offset == bytes.count }
+
+  mutating func byte() throws(SecStatus) -> UInt8 {
+    guard offset < bytes.count else { throw .decode }
+    defer { offset += 1 }
+    return bytes[offset]
+  }
+
+  mutating func fixed(_ count: Int) throws(SecStatus) -> ArraySlice<UInt8> {
+    guard count >= 0, bytes.count - offset >= count else { throw .decode }
+    defer { offset += count }
+    return bytes[offset..<(offset + count)]
+  }
+
+  mutating func length() throws(SecStatus) -> Int {
+    let slice = try fixed(4)
+    return slice.reversed().reduce(0) { $0 << 8 | Int($1) }
+  }
+
+  mutating func uint64() throws(SecStatus) -> UInt64 {
+    let slice = try fixed(8)
+    return slice.reversed().reduce(0) { $0 << 8 | UInt64($1) }
+  }
+
+  mutating func lengthPrefixed() throws(SecStatus) -> [UInt8] {
+    Array(try fixed(try length()))
+  }
+
+  mutating func string() throws(SecStatus) -> String {
+    guard let value = String(validating: try lengthPrefixed(), as: UTF8.self) else { throw .decode }
+    return value
+  }
+}
+
+/// A persistent reference (rule 13): 4 class bytes and a 16-byte item UUID, or the legacy 12-byte
+/// form with an 8-byte big-endian row id.
+enum ItemReference: Sendable, Equatable {
+  case uuid(ItemClass, Data)
+  case rowID(ItemClass, Int64)
+
+  var itemClass: ItemClass {
+    switch self {
+    case .uuid(let itemClass, _), .rowID(let itemClass, _): itemClass
+    }
+  }
+
+  /// Parses a reference; malformed bytes are errSecParam (rule 13).
+  init(parsing data: Data) throws(SecStatus) {
+    let bytes = [UInt8](data)
+    guard bytes.count == 20 || bytes.count == 12 else { throw .param }
+    let prefix = String(decoding: bytes[0..<4], as: UTF8.self)
+    if prefix == "apls" { throw .noSuchClass }
+    guard let itemClass = ItemClass(rawValue: prefix) else { throw .param }
+    if bytes.count == 20 {
+      self = .uuid(itemClass, Data(bytes[4...]))
+    } else {
+      let rowID = bytes[4...].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+      self = .rowID(itemClass, Int64(bitPattern: rowID))
+    }
+  }
+
+  /// The 20-byte reference of an item.
+  static func bytes(of itemClass: ItemClass, uuid: Data) -> Data {
+    Data(itemClass.tag) + uuid
+  }
+}

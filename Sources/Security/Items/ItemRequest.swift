@@ -1,0 +1,203 @@
+import Foundation
+
+/// The return keys of a dictionary (rule 4).
+struct ReturnFlags: OptionSet, Sendable {
+  let rawValue: UInt8
+  static let data = ReturnFlags(rawValue: 1)
+  static let attributes = ReturnFlags(rawValue: 2)
+  static let ref = ReturnFlags(rawValue: 4)
+  static let persistentRef = ReturnFlags(rawValue: 8)
+}
+
+/// kSecMatchLimit (rules 1.9, 6.1).
+enum MatchLimit: Sendable, Equatable {
+  case one
+  case all
+  case count(Int)
+
+  /// "One" shapes a single result; anything else an array (rule 4).
+  var isOne: Bool { self == .one || self == .count(1) }
+
+  var rowLimit: Int? {
+    switch self {
+    case .one: 1
+    case .all: nil
+    case .count(let count): count
+    }
+  }
+}
+
+/// A caller's dictionary after the key grammar of rule 1: every key classified, every value typed.
+struct ItemRequest {
+  var itemClass: ItemClass?
+  var attributes: [String: AttributeValue] = [:]
+  var accessControl: SecAccessControl?
+  var synchronizableAny = false
+  var returnFlags: ReturnFlags = []
+  var limit: MatchLimit?
+  var matchKeys: Set<String> = []
+  var hostOrSubdomain: String?
+  var valueData: Data?
+  var reference: ItemReference?
+  var hasValueRef = false
+  var useKeys: [String: Any] = [:]
+  /// Keys that are not attributes, return, match, value or use keys (class included).
+  var otherKeys: Set<String> = []
+
+  /// Apple's QUERY_KEY_LIMIT (rule 1.7).
+  private static let keyLimit = 128
+
+  /// The use keys Apple defines (security-constants.json, group "use").
+  private static let knownUseKeys: Set<String> = [
+    "u_ItemList", "u_Tomb", "u_CredRef", "u_OpPrompt", "u_NoAuthUI", "u_AuthUI", "u_SystemKeychainAlways",
+    "u_SystemKeychain", "u_SyncBubbleKeychain", "u_CallerName", "u_TokenRawItems", "u_CertWithIssuers",
+    "u_UserIndependentKeychain", "u_AuthCtx", "u_Keychain",
+  ]
+
+  /// Parses `dictionary`. `classHint` supplies the class for attributesToUpdate, which has none.
+  init(_ dictionary: NSDictionary, classHint: ItemClass? = nil) throws(SecStatus) {
+    guard dictionary.count <= Self.keyLimit else { throw .param }
+    var entries: [(String, Any)] = []
+    entries.reserveCapacity(dictionary.count)
+    for (key, value) in dictionary {
+      guard let name = key as? String else {
+        throw key is NSNumber ? .noSuchAttribute : .param
+      }
+      entries.append((name, value))
+    }
+
+    itemClass = classHint
+    if let (_, value) = entries.first(where: { $0.0 == "class" }) {
+      guard let name = value as? String else { throw .param }
+      guard let parsed = ItemClass(rawValue: name) else { throw .noSuchClass }
+      itemClass = parsed
+    }
+    if let (_, value) = entries.first(where: { $0.0 == "v_PersistentRef" }) {
+      guard let data = value as? Data else { throw .param }
+      let parsed = try ItemReference(parsing: data)
+      if let itemClass, itemClass != parsed.itemClass { throw .noSuchClass }
+      itemClass = parsed.itemClass
+      reference = parsed
+    }
+    if let itemClass, !itemClass.isImplemented { throw .unimplemented }
+
+    for (key, value) in entries {
+      try classify(key, value)
+    }
+    if useKeys["u_AuthCtx"] != nil && useKeys["u_CredRef"] != nil { throw .param }
+  }
+
+  private mutating func classify(_ key: String, _ value: Any) throws(SecStatus) {
+    if key.utf8.count == 4 {
+      try parseAttribute(key, value)
+      return
+    }
+    switch key.first {
+    case "c" where key == "class":
+      otherKeys.insert(key)
+    case "m":
+      try parseMatch(key, value)
+    case "r":
+      let flag: ReturnFlags
+      switch key {
+      case "r_Data": flag = .data
+      case "r_Attributes": flag = .attributes
+      case "r_Ref": flag = .ref
+      case "r_PersistentRef": flag = .persistentRef
+      default: throw .param
+      }
+      guard let enabled = ValueConversion.boolean(value) else { throw .param }
+      if enabled { returnFlags.insert(flag) } else { returnFlags.remove(flag) }
+    case "u":
+      guard Self.knownUseKeys.contains(key) else { throw .param }
+      if value is NSNull { throw .param }
+      if key == "u_AuthUI" {
+        guard let mode = value as? String, ["u_AuthUIA", "u_AuthUIF", "u_AuthUIS"].contains(mode) else { throw .param }
+      }
+      useKeys[key] = value
+    case "v":
+      switch key {
+      case "v_Data":
+        guard let data = value as? Data else { throw .param }
+        valueData = data
+      case "v_Ref":
+        hasValueRef = true
+      case "v_PersistentRef":
+        break  // parsed before the other keys
+      default:
+        throw .param
+      }
+    case "f":
+      break  // callback keys are ignored (rule 1.3)
+    default:
+      throw .param
+    }
+  }
+
+  private mutating func parseAttribute(_ key: String, _ value: Any) throws(SecStatus) {
+    if key == "nleg" { return }  // kSecUseDataProtectionKeychain: always true here (rule 1.5)
+    guard let itemClass else { throw .param }
+    guard let definition = ItemSchema.attribute(key, of: itemClass) else { throw .noSuchAttribute }
+    if value is NSNull { throw .param }
+    switch definition.ownership {
+    case .unsupported:
+      throw .param
+    case .caller, .storeDates, .system:
+      break
+    }
+    if definition.kind == .accessControl {
+      guard let accessControl = value as? SecAccessControl else { throw .param }
+      self.accessControl = accessControl
+      return
+    }
+    if definition.kind == .synchronizable, let text = value as? String, text == "syna" {
+      synchronizableAny = true
+      return
+    }
+    guard let converted = ValueConversion.attributeValue(value, kind: definition.kind) else { throw .param }
+    attributes[key] = converted
+  }
+
+  private mutating func parseMatch(_ key: String, _ value: Any) throws(SecStatus) {
+    matchKeys.insert(key)
+    switch key {
+    case "m_Limit":
+      if let text = value as? String {
+        switch text {
+        case "m_LimitOne": limit = .one
+        case "m_LimitAll": limit = .all
+        default: throw .param
+        }
+      } else if case .integer(let count)? = ValueConversion.number(value), count >= 1, count <= Int64(Int.max) {
+        limit = count == 1 ? .one : .count(Int(count))
+      } else {
+        throw .param
+      }
+    case "m_HostOrSubdomainOfHost":
+      guard let host = value as? String else { throw .param }
+      hostOrSubdomain = host
+    case "m_ValidOnDate":
+      break  // kCFNull means "now"; certificates only
+    default:
+      if value is NSNull { throw .param }
+    }
+  }
+
+  /// The class, required by every call (rule 2).
+  func requiredClass() throws(SecStatus) -> ItemClass {
+    guard let itemClass else { throw .param }
+    return itemClass
+  }
+
+  /// The protection the item asks for: kSecAttrAccessible, or the access control's, which must agree
+  /// (rule 12).
+  func protection() throws(SecStatus) -> String? {
+    let accessible: String?
+    if case .string(let value)? = attributes["pdmn"] { accessible = value } else { accessible = nil }
+    if let accessControl {
+      if let accessible, accessible != accessControl.protection { throw .param }
+      return accessControl.protection
+    }
+    return accessible
+  }
+}

@@ -1,0 +1,169 @@
+/// The item classes the store knows (rule 2).
+enum ItemClass: String, Sendable, CaseIterable {
+  case genericPassword = "genp"
+  case internetPassword = "inet"
+  case certificate = "cert"
+  case key = "keys"
+  case identity = "idnt"
+
+  /// The classes this runtime stores; the others answer errSecUnimplemented.
+  var isImplemented: Bool { self == .genericPassword || self == .internetPassword }
+
+  /// The 4 ASCII bytes that start a persistent reference (rule 13).
+  var tag: [UInt8] { Array(rawValue.utf8) }
+}
+
+/// How an attribute's values are accepted, compared and returned (rule 1.1).
+enum AttributeKind: Sendable {
+  /// Caller's type (String, Data, Number) preserved; compared by bytes (rule 9.4).
+  case blob
+  /// Stored and returned as Data; a String is taken as its UTF-8 bytes.
+  case data
+  /// Stored and returned as String; Data is taken as UTF-8.
+  case string
+  /// A number; Bool is 0/1, a numeric string is a number, other strings stay strings (rule 9.5).
+  case number
+  /// The synchronizable flag: Bool, Number or String, stored as 0 or 1.
+  case synchronizable
+  /// A date; only Date values are accepted.
+  case date
+  /// kSecAttrAccessible: one of the accessibility constants.
+  case accessibility
+  /// kSecAttrAccessControl: a SecAccessControl object, kept apart from the other attributes.
+  case accessControl
+}
+
+/// Who sets an attribute: the caller, or the store (rule 2.2).
+enum AttributeOwnership: Sendable {
+  case caller
+  /// cdat and mdat: ignored on add, errSecParam in attributesToUpdate (decision 7).
+  case storeDates
+  /// tomb, musr, sha1, UUID, persistref: the store sets them; caller values are ignored.
+  case system
+  /// Accepted names that have no meaning here (macOS legacy): errSecParam when used.
+  case unsupported
+}
+
+/// One attribute of an item class.
+struct AttributeDefinition: Sendable {
+  let key: String
+  let kind: AttributeKind
+  let ownership: AttributeOwnership
+}
+
+/// The per-class attribute tables of security-constants.json, for the classes this runtime stores.
+enum ItemSchema {
+  /// Attributes shared by every password class.
+  private static let common: [AttributeDefinition] = [
+    .init(key: "pdmn", kind: .accessibility, ownership: .caller),
+    .init(key: "accc", kind: .accessControl, ownership: .caller),
+    .init(key: "agrp", kind: .string, ownership: .caller),
+    .init(key: "cdat", kind: .date, ownership: .storeDates),
+    .init(key: "mdat", kind: .date, ownership: .storeDates),
+    .init(key: "desc", kind: .blob, ownership: .caller),
+    .init(key: "icmt", kind: .blob, ownership: .caller),
+    .init(key: "crtr", kind: .number, ownership: .caller),
+    .init(key: "type", kind: .number, ownership: .caller),
+    .init(key: "labl", kind: .blob, ownership: .caller),
+    .init(key: "invi", kind: .number, ownership: .caller),
+    .init(key: "nega", kind: .number, ownership: .caller),
+    .init(key: "acct", kind: .blob, ownership: .caller),
+    .init(key: "alis", kind: .blob, ownership: .caller),
+    .init(key: "vwht", kind: .string, ownership: .caller),
+    .init(key: "tkid", kind: .string, ownership: .caller),
+    .init(key: "scrp", kind: .number, ownership: .caller),
+    .init(key: "cusi", kind: .number, ownership: .caller),
+    .init(key: "sync", kind: .synchronizable, ownership: .caller),
+    .init(key: "tomb", kind: .number, ownership: .system),
+    .init(key: "musr", kind: .data, ownership: .system),
+    .init(key: "UUID", kind: .string, ownership: .system),
+    .init(key: "sysb", kind: .number, ownership: .caller),
+    .init(key: "sha1", kind: .data, ownership: .system),
+    .init(key: "pcss", kind: .number, ownership: .caller),
+    .init(key: "pcsk", kind: .data, ownership: .caller),
+    .init(key: "pcsi", kind: .data, ownership: .caller),
+    .init(key: "ggrp", kind: .string, ownership: .caller),
+    .init(key: "acls", kind: .blob, ownership: .unsupported),
+  ]
+
+  private static let genericOnly: [AttributeDefinition] = [
+    .init(key: "svce", kind: .blob, ownership: .caller),
+    .init(key: "gena", kind: .blob, ownership: .caller),
+  ]
+
+  private static let internetOnly: [AttributeDefinition] = [
+    .init(key: "sdmn", kind: .blob, ownership: .caller),
+    .init(key: "srvr", kind: .blob, ownership: .caller),
+    .init(key: "ptcl", kind: .number, ownership: .caller),
+    .init(key: "atyp", kind: .blob, ownership: .caller),
+    .init(key: "port", kind: .number, ownership: .caller),
+    .init(key: "path", kind: .blob, ownership: .caller),
+    .init(key: "binn", kind: .blob, ownership: .caller),
+    .init(key: "bini", kind: .blob, ownership: .caller),
+    .init(key: "bin0", kind: .blob, ownership: .caller),
+    .init(key: "bin1", kind: .blob, ownership: .caller),
+    .init(key: "bin2", kind: .blob, ownership: .caller),
+    .init(key: "bin3", kind: .blob, ownership: .caller),
+  ]
+
+  private static let tables: [ItemClass: [String: AttributeDefinition]] = [
+    .genericPassword: Dictionary(uniqueKeysWithValues: (common + genericOnly).map { ($0.key, $0) }),
+    .internetPassword: Dictionary(uniqueKeysWithValues: (common + internetOnly).map { ($0.key, $0) }),
+  ]
+
+  /// The attribute named `key` of `itemClass`, or nil when the class has no such attribute.
+  static func attribute(_ key: String, of itemClass: ItemClass) -> AttributeDefinition? {
+    tables[itemClass]?[key]
+  }
+
+  /// The documented primary key of a class, without agrp and sync, which the store always adds
+  /// (rule 2.1). The SPI columns (vwht, tkid, musr, ggrp) are part of Apple's unique index too.
+  static func primaryKey(of itemClass: ItemClass) -> [String] {
+    switch itemClass {
+    case .genericPassword: ["acct", "svce", "vwht", "tkid", "ggrp"]
+    case .internetPassword: ["acct", "sdmn", "srvr", "ptcl", "atyp", "port", "path", "vwht", "tkid", "ggrp"]
+    default: []
+    }
+  }
+
+  /// Primary-key attributes that get a default when the caller leaves them out (rule 2.1).
+  static func primaryKeyDefaults(of itemClass: ItemClass) -> [String: AttributeValue] {
+    switch itemClass {
+    case .genericPassword: ["acct": .string(""), "svce": .string("")]
+    case .internetPassword:
+      [
+        "acct": .string(""), "sdmn": .string(""), "srvr": .string(""), "ptcl": .integer(0),
+        "atyp": .string(""), "port": .integer(0), "path": .string(""),
+      ]
+    default: [:]
+    }
+  }
+
+  /// The accessibility values (rule 12), and whether each can be synchronized.
+  static let accessibilityValues: [String: Accessibility] = [
+    "ak": .whenUnlocked, "ck": .afterFirstUnlock, "dk": .always,
+    "aku": .whenUnlocked, "cku": .afterFirstUnlock, "dku": .always, "akpu": .whenPasscodeSet,
+  ]
+
+  /// The default protection of password items (rule 2.2).
+  static let defaultAccessibility = "ak"
+}
+
+/// What an item's protection class means for the lock state (shared/spec/README.md).
+enum Accessibility: Sendable {
+  case whenUnlocked, afterFirstUnlock, always, whenPasscodeSet
+
+  /// Whether data of this class can be read or written in the given lock state.
+  func isAvailable(locked: Bool, everUnlocked: Bool) -> Bool {
+    switch self {
+    case .whenUnlocked, .whenPasscodeSet: !locked
+    case .afterFirstUnlock: everUnlocked
+    case .always: true
+    }
+  }
+}
+
+extension String {
+  /// True for ThisDeviceOnly protection values, which may never be synchronized (decision 4).
+  var isThisDeviceOnlyAccessibility: Bool { hasSuffix("u") }
+}

@@ -1,0 +1,86 @@
+import Foundation
+
+/// Which items a search, update or delete addresses. Every field narrows the search.
+struct ItemFilter: Sendable {
+  var itemClass: ItemClass
+  /// One exact item (rule 6.8).
+  var reference: ItemReference?
+  /// The access groups to search; nil means every group (the caller holds "*").
+  var accessGroups: [String]?
+  /// 0 or 1; nil means both (kSecAttrSynchronizableAny, or a persistent-ref query; rule 3.2).
+  var synchronizable: Int64?
+  /// Equality constraints on attributes (rule 3.6), by 4-character key.
+  var attributes: [String: AttributeValue] = [:]
+  /// kSecMatchHostOrSubdomainOfHost (rule 6.5): the server equals it or ends in "." + it.
+  var hostOrSubdomain: String?
+}
+
+/// A new item, as the API layer prepared it: class, every attribute with its defaults, and data.
+struct NewItem: Sendable {
+  var itemClass: ItemClass
+  var attributes: [String: AttributeValue]
+  var accessControl: SecAccessControl?
+  var data: Data?
+}
+
+/// What SecItemUpdate changes on every matching item.
+struct ItemChange: Sendable {
+  var attributes: [String: AttributeValue] = [:]
+  /// Replaces the access control when set (its protection also replaces pdmn).
+  var accessControl: SecAccessControl?
+  var data: Data?
+  /// Checks the changed item as a whole (decision 4), before anything is written.
+  var validate: @Sendable (_ attributes: [String: AttributeValue], _ accessControl: SecAccessControl?) throws(SecStatus) -> Void = { _, _ in }
+}
+
+/// What a search reads of each item.
+struct ItemFetch: Sendable, Equatable {
+  var attributes: Bool
+  var data: Bool
+}
+
+/// An item as a store hands it back.
+struct StoredItem: Sendable {
+  var itemClass: ItemClass
+  /// The 16-byte UUID behind the persistent reference; stable across updates (rule 13).
+  var persistentID: Data
+  /// Every attribute, when the fetch asked for them (empty otherwise).
+  var attributes: [String: AttributeValue]
+  var accessControl: SecAccessControl?
+  /// The secret, when the fetch asked for data and the item has some.
+  var data: Data?
+
+  var persistentReference: Data { ItemReference.bytes(of: itemClass, uuid: persistentID) }
+}
+
+/// The storage layer under the SecItem API: it stores, finds, changes and removes items, and keeps
+/// them encrypted. The API layer decides Apple's semantics (which dictionary means what); a store
+/// decides how items are kept. A second store (a server database, say) implements this protocol.
+protocol ItemStore: AnyObject, Sendable {
+  /// Whether the store is protected by a passphrase (a "passcode is set", rule 5.13).
+  var hasPassphrase: Bool { get }
+
+  /// Adds one item; errSecDuplicateItem when its primary key is taken (rule 5.2).
+  func insert(_ item: NewItem) throws(SecStatus) -> StoredItem
+
+  /// The matching items in insertion order (decision 9), at most `limit` of them.
+  func find(_ filter: ItemFilter, limit: Int?, fetch: ItemFetch) throws(SecStatus) -> [StoredItem]
+
+  /// Applies `change` to every match in one transaction (rules 7.1, 7.9); returns how many changed.
+  func update(_ filter: ItemFilter, with change: ItemChange) throws(SecStatus) -> Int
+
+  /// Updates the matches of `filter`, or adds `item` when there are none, in one transaction.
+  func upsert(_ filter: ItemFilter, change: ItemChange, orInsert item: NewItem) throws(SecStatus) -> Int
+
+  /// Removes every match (rule 8.1); returns how many were removed.
+  func delete(_ filter: ItemFilter) throws(SecStatus) -> Int
+
+  /// Drops the key material of WhenUnlocked items from memory.
+  func lock()
+
+  /// Restores the key material: from the key file, or from the passphrase of a passphrase store.
+  func unlock(passphrase: String?) throws(SecStatus)
+
+  /// Whether the store is locked.
+  var isLocked: Bool { get }
+}
