@@ -34,8 +34,10 @@ let package = Package(
     ),
     .testTarget(
       name: "SecurityTests",
-      dependencies: ["Security"],
-      resources: [.copy("Fixtures")]
+      dependencies: [
+        "Security",
+        .product(name: "GRDB", package: "GRDB.swift"),
+      ]
     ),
   ],
   swiftLanguageModes: [.v6]

@@ -74,6 +74,13 @@ def write_constants() -> None:
         lines.append(
             f"nonisolated(unsafe) public let {name}: CFString = SecConstantString({swift_string(value)})"
         )
+    lines.append("")
+    lines.append("/// Every constant by name, for the tests that compare the runtime with the specification")
+    lines.append("/// and with the generator's headers.")
+    lines.append("nonisolated(unsafe) let secItemConstantTable: [(name: String, value: CFString)] = [")
+    for constant in SPEC["constants"]:
+        lines.append(f"    ({swift_string(constant['name'])}, {constant['name']}),")
+    lines.append("]")
     (OUT / "SecItemConstants.swift").write_text("\n".join(lines) + "\n")
 
 
@@ -89,6 +96,12 @@ def write_status_codes() -> None:
         lines.append(f"/// {meaning}")
         lines.append(f"public let {error['name']}: OSStatus = {error['code']}")
         canonical.setdefault(error["code"], error["name"])
+    lines.append("")
+    lines.append("/// Every status code by name, for the tests that compare the runtime with the specification.")
+    lines.append("let secStatusCodeTable: [(name: String, code: OSStatus)] = [")
+    for error in SPEC["errors"]:
+        lines.append(f"    ({swift_string(error['name'])}, {error['name']}),")
+    lines.append("]")
     lines.append("")
     lines.append("/// One message per status code: hand-written for SecItem's codes, derived from the")
     lines.append("/// constant's name for the rest.")

@@ -416,6 +416,11 @@ final class SQLiteItemStore: ItemStore {
     }
   }
 
+  private static let updateSQL = """
+    UPDATE item SET agrp = ?, sync = ?, pdmn = ?, pk = ?, spi = ?, acct = ?, svce = ?, srvr = ?, labl = ?,
+    meta = ?, secret = ? WHERE id = ?
+    """
+
   private static let rowColumns = "id, class, persistref, agrp, sync, pdmn, pk, spi, meta, secret"
 
   /// Reads one row's columns (in `rowColumns` order) and opens what `fetch` asks for.
@@ -575,14 +580,11 @@ final class SQLiteItemStore: ItemStore {
         [identity.accessGroup, identity.synchronizable, identity.protection, identity.primaryKey, identity.systemKey]
         + searchDigests(ring, record.item.itemClass, attributes) + [sealed.meta, sealed.secret, record.id]
       do {
-        try db.cachedStatement(
-          sql: """
-            UPDATE item SET agrp = ?, sync = ?, pdmn = ?, pk = ?, spi = ?, acct = ?, svce = ?, srvr = ?, labl = ?,
-            meta = ?, secret = ? WHERE id = ?
-            """
-        ).execute(arguments: StatementArguments(arguments))
+        try db.cachedStatement(sql: Self.updateSQL).execute(arguments: StatementArguments(arguments))
       } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
-        throw .duplicateItem
+        // Rule 7.10: a clash with a row that no longer decrypts replaces it; a sound one is a duplicate.
+        try replaceCorruptRow(db, identity, ring)
+        try database { try db.cachedStatement(sql: Self.updateSQL).execute(arguments: StatementArguments(arguments)) }
       } catch {
         throw Self.status(for: error)
       }
