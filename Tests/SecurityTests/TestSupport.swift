@@ -16,6 +16,7 @@ final class TemporaryStore {
   deinit { try? FileManager.default.removeItem(at: directory) }
 
   /// Runs `body` with SecItem calls routed to this store, as a caller with `accessGroups`.
+  @discardableResult
   func run<T>(accessGroups: [String]? = ["test.group"], _ body: () throws -> T) rethrows -> T {
     try withKeychainContext(store: store, accessGroups: accessGroups, body)
   }
