@@ -4,7 +4,8 @@ import PackageDescription
 let package = Package(
   name: "KeychainBridge",
   products: [
-    .library(name: "Security", targets: ["Security"]),
+    // The API module and the store it reaches through a link-time seam (see StoreBackend.swift).
+    .library(name: "Security", targets: ["Security", "KeychainStoreSQLite"]),
     .executable(name: "apple-style-demo", targets: ["AppleStyleDemo"]),
   ],
   dependencies: [
@@ -18,10 +19,14 @@ let package = Package(
       pkgConfig: "libcrypto",
       providers: [.apt(["libssl-dev"])]
     ),
-    // Apple's SecItem API over an encrypted SQLite store.
+    // Apple's SecItem API: dictionaries, rules and results. Depends on Foundation alone, so any
+    // target can import it (swift-certificates does, under `#if canImport(Security)`).
+    .target(name: "Security"),
+    // The store under the API: SQLite through GRDB, every row sealed with OpenSSL.
     .target(
-      name: "Security",
+      name: "KeychainStoreSQLite",
       dependencies: [
+        "Security",
         "COpenSSL",
         .product(name: "GRDB", package: "GRDB.swift"),
       ]
@@ -29,13 +34,14 @@ let package = Package(
     // A program written for Apple's keychain, compiled unchanged against this runtime.
     .executableTarget(
       name: "AppleStyleDemo",
-      dependencies: ["Security"],
+      dependencies: ["Security", "KeychainStoreSQLite"],
       path: "Examples/AppleStyleDemo"
     ),
     .testTarget(
       name: "SecurityTests",
       dependencies: [
         "Security",
+        "KeychainStoreSQLite",
         .product(name: "GRDB", package: "GRDB.swift"),
       ]
     ),

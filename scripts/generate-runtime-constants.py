@@ -8,6 +8,7 @@ The output is committed (the runtime must build without Python), and a test re-c
 import json
 import pathlib
 import re
+import subprocess
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SPEC = json.loads((ROOT / "Spec" / "security-constants.json").read_text())
@@ -117,3 +118,5 @@ if __name__ == "__main__":
     OUT.mkdir(parents=True, exist_ok=True)
     write_constants()
     write_status_codes()
+    # Leave the files exactly as `swift format` would, so the lint stays clean after regenerating.
+    subprocess.run(["swift", "format", "-i", str(OUT / "SecItemConstants.swift"), str(OUT / "SecStatusCodes.swift")], check=True)

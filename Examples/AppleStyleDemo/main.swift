@@ -19,7 +19,8 @@ let account = "alice"
 
 // Start from a clean slate, as many apps do on first launch.
 _ = SecItemDelete([kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service] as CFDictionary)
-_ = SecItemDelete([kSecClass as String: kSecClassInternetPassword, kSecAttrServer as String: "example.com"] as CFDictionary)
+_ = SecItemDelete(
+  [kSecClass as String: kSecClassInternetPassword, kSecAttrServer as String: "example.com"] as CFDictionary)
 
 // Add a generic password.
 let addQuery: [String: Any] = [
@@ -35,7 +36,8 @@ print("added generic password for \(account)")
 
 // A second add of the same account and service is a duplicate.
 let duplicate = SecItemAdd(addQuery as CFDictionary, nil)
-print("adding it again: \(duplicate == errSecDuplicateItem ? "errSecDuplicateItem, as expected" : "status \(duplicate)")")
+print(
+  "adding it again: \(duplicate == errSecDuplicateItem ? "errSecDuplicateItem, as expected" : "status \(duplicate)")")
 
 // Find it with data and attributes.
 let findQuery: [String: Any] = [
@@ -55,18 +57,24 @@ guard let existingItem = item as? [String: Any],
 else {
   throw KeychainDemoError.unexpectedStatus(errSecDecode, "unexpected result shape")
 }
-print("found \(foundAccount) with password of \(password.count) characters, label \(existingItem[kSecAttrLabel as String] ?? "none")")
+print(
+  "found \(foundAccount) with password of \(password.count) characters, label \(existingItem[kSecAttrLabel as String] ?? "none")"
+)
 
 // Update the password.
 let attributesToUpdate: [String: Any] = [kSecValueData as String: "n3w-s3cret".data(using: .utf8)!]
 try check(
   SecItemUpdate(
-    [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service, kSecAttrAccount as String: account]
+    [
+      kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service,
+      kSecAttrAccount as String: account,
+    ]
       as CFDictionary, attributesToUpdate as CFDictionary), "update generic password")
 var updated: AnyObject?
 let status = withUnsafeMutablePointer(to: &updated) {
   SecItemCopyMatching(
-    [kSecClass: kSecClassGenericPassword, kSecAttrService: service, kSecReturnData: kCFBooleanTrue!] as CFDictionary, $0)
+    [kSecClass: kSecClassGenericPassword, kSecAttrService: service, kSecReturnData: kCFBooleanTrue!] as CFDictionary, $0
+  )
 }
 try check(status, "read updated password")
 print("updated password is \(String(data: updated as! Data, encoding: .utf8)!.count) characters long")
@@ -92,11 +100,19 @@ try check(
     ] as CFDictionary, &internetResults), "find internet passwords")
 let entries = internetResults as? [[String: Any]] ?? []
 for entry in entries {
-  print("internet password: \(entry[kSecAttrAccount as String] ?? "?")@\(entry[kSecAttrServer as String] ?? "?"):\(entry[kSecAttrPort as String] ?? "?")")
+  print(
+    "internet password: \(entry[kSecAttrAccount as String] ?? "?")@\(entry[kSecAttrServer as String] ?? "?"):\(entry[kSecAttrPort as String] ?? "?")"
+  )
 }
 
 // Delete both.
-try check(SecItemDelete([kSecClass as String: kSecClassInternetPassword, kSecAttrServer as String: "example.com"] as CFDictionary), "delete internet password")
-try check(SecItemDelete([kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service] as CFDictionary), "delete generic password")
-let gone = SecItemCopyMatching([kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service] as CFDictionary, nil)
+try check(
+  SecItemDelete(
+    [kSecClass as String: kSecClassInternetPassword, kSecAttrServer as String: "example.com"] as CFDictionary),
+  "delete internet password")
+try check(
+  SecItemDelete([kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service] as CFDictionary),
+  "delete generic password")
+let gone = SecItemCopyMatching(
+  [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service] as CFDictionary, nil)
 print("after delete: \(gone == errSecItemNotFound ? "errSecItemNotFound" : "status \(gone)")")

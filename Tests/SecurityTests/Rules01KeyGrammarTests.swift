@@ -83,10 +83,12 @@ import Testing
     try withFreshStore { _ in
       add(genp("a"))
       add(genp("b"))
-      #expect(copy(genp([kSecMatchLimit as String: "five"]).filter { $0.key != kSecAttrAccount as String }).0 == errSecParam)
+      #expect(
+        copy(genp([kSecMatchLimit as String: "five"]).filter { $0.key != kSecAttrAccount as String }).0 == errSecParam)
       #expect(copy([kSecClass as String: kSecClassGenericPassword, kSecMatchLimit as String: 0]).0 == errSecParam)
       let (status, result) = copy([
-        kSecClass as String: kSecClassGenericPassword, kSecMatchLimit as String: 2, kSecReturnAttributes as String: true,
+        kSecClass as String: kSecClassGenericPassword, kSecMatchLimit as String: 2,
+        kSecReturnAttributes as String: true,
       ])
       #expect(status == errSecSuccess)
       #expect((result as? [Any])?.count == 2)
@@ -111,7 +113,9 @@ import Testing
 
   @Test func test_1_12_authenticationContextWithCredentialReferenceIsParam() throws {
     try withFreshStore { _ in
-      let query = genp([kSecUseAuthenticationContext as String: "context", kSecUseCredentialReference as String: Data([1])])
+      let query = genp([
+        kSecUseAuthenticationContext as String: "context", kSecUseCredentialReference as String: Data([1]),
+      ])
       #expect(add(query) == errSecParam)
     }
   }
@@ -121,9 +125,13 @@ import Testing
       #expect(add(genp([kSecAttrAccessControl as String: "ak"])) == errSecParam)
       let presence = try #require(
         SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, .userPresence, nil))
-      #expect(add(genp("a", [kSecAttrAccessControl as String: presence, kSecAttrSynchronizable as String: true])) == errSecParam)
+      #expect(
+        add(genp("a", [kSecAttrAccessControl as String: presence, kSecAttrSynchronizable as String: true]))
+          == errSecParam)
       let plain = try #require(SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleAfterFirstUnlock, [], nil))
-      #expect(add(genp("b", [kSecAttrAccessControl as String: plain, kSecAttrSynchronizable as String: true])) == errSecSuccess)
+      #expect(
+        add(genp("b", [kSecAttrAccessControl as String: plain, kSecAttrSynchronizable as String: true]))
+          == errSecSuccess)
     }
   }
 
@@ -158,7 +166,9 @@ import Testing
 
   @Test func test_1_1_table_numberAttributesConvertBooleansAndNumericStrings() throws {
     try withFreshStore { _ in
-      add(genp("a", [kSecAttrIsInvisible as String: true, kSecAttrCreator as String: "42", kSecAttrType as String: "abcd"]))
+      add(
+        genp(
+          "a", [kSecAttrIsInvisible as String: true, kSecAttrCreator as String: "42", kSecAttrType as String: "abcd"]))
       let attributes = try #require(readAttributes(genp("a")))
       #expect(attributes[kSecAttrIsInvisible as String] as? Int == 1)
       #expect(attributes[kSecAttrCreator as String] as? Int == 42)
@@ -252,7 +262,8 @@ import Testing
     try withFreshStore(accessGroups: ["g1", "g2"]) { _ in
       #expect(add(genp([kSecAttrAccessGroup as String: "g1"])) == errSecSuccess)
       #expect(add(genp([kSecAttrAccessGroup as String: "g2"])) == errSecSuccess)
-      #expect(add(genp([kSecAttrAccessGroup as String: "g1", kSecAttrSynchronizable as String: true])) == errSecSuccess)
+      #expect(
+        add(genp([kSecAttrAccessGroup as String: "g1", kSecAttrSynchronizable as String: true])) == errSecSuccess)
       #expect(add(genp([kSecAttrAccessGroup as String: "g1"])) == errSecDuplicateItem)
     }
   }

@@ -6,7 +6,8 @@ import Testing
 @Suite struct QueryRules {
   @Test func test_3_1_classComesFromThePersistentRefWhenMissing() throws {
     try withFreshStore { _ in
-      let (_, reference) = addReturning(genp([kSecReturnPersistentRef as String: true, kSecValueData as String: Data(utf8: "pw")]))
+      let (_, reference) = addReturning(
+        genp([kSecReturnPersistentRef as String: true, kSecValueData as String: Data(utf8: "pw")]))
       let ref = try #require(reference as? Data)
       let (status, data) = copy([kSecValuePersistentRef as String: ref, kSecReturnData as String: true])
       #expect(status == errSecSuccess)
@@ -21,7 +22,10 @@ import Testing
       #expect(copy(genp("synced")).0 == errSecItemNotFound)
       #expect(copy(genp("synced", [kSecAttrSynchronizable as String: true])).0 == errSecSuccess)
       #expect(count([kSecClass as String: kSecClassGenericPassword]) == 1)
-      #expect(count([kSecClass as String: kSecClassGenericPassword, kSecAttrSynchronizable as String: kSecAttrSynchronizableAny]) == 2)
+      #expect(
+        count([
+          kSecClass as String: kSecClassGenericPassword, kSecAttrSynchronizable as String: kSecAttrSynchronizableAny,
+        ]) == 2)
     }
   }
 
@@ -30,7 +34,9 @@ import Testing
       add(genp([kSecAttrSynchronizable as String: true]))
       #expect(delete(genp([kSecAttrSynchronizable as String: true])) == errSecSuccess)
       #expect(count(genp([kSecAttrSynchronizable as String: kSecAttrSynchronizableAny])) == 0)
-      #expect(copy(genp([kSecAttrTombstone as String: 1, kSecAttrSynchronizable as String: kSecAttrSynchronizableAny])).0 == errSecItemNotFound)
+      #expect(
+        copy(genp([kSecAttrTombstone as String: 1, kSecAttrSynchronizable as String: kSecAttrSynchronizableAny])).0
+          == errSecItemNotFound)
     }
   }
 
@@ -59,7 +65,11 @@ import Testing
       add(genp("b", [kSecAttrLabel as String: "work", kSecAttrComment as String: "c2"]))
       add(genp("c", [kSecAttrLabel as String: "home"]))
       #expect(count([kSecClass as String: kSecClassGenericPassword, kSecAttrLabel as String: "work"]) == 2)
-      #expect(count([kSecClass as String: kSecClassGenericPassword, kSecAttrLabel as String: "work", kSecAttrComment as String: "c2"]) == 1)
+      #expect(
+        count([
+          kSecClass as String: kSecClassGenericPassword, kSecAttrLabel as String: "work",
+          kSecAttrComment as String: "c2",
+        ]) == 1)
       #expect(count([kSecClass as String: kSecClassGenericPassword]) == 3)
     }
   }
@@ -73,7 +83,10 @@ import Testing
       ])
       let accounts = (result as? [[String: Any]])?.compactMap { $0[kSecAttrAccount as String] as? String }
       #expect(accounts == ["zulu", "alpha", "mike"])
-      let (_, limited) = copy([kSecClass as String: kSecClassGenericPassword, kSecMatchLimit as String: 2, kSecReturnAttributes as String: true])
+      let (_, limited) = copy([
+        kSecClass as String: kSecClassGenericPassword, kSecMatchLimit as String: 2,
+        kSecReturnAttributes as String: true,
+      ])
       #expect((limited as? [Any])?.count == 2)
     }
   }
@@ -221,7 +234,8 @@ import Testing
   @Test func test_4_numericLimitReturnsAtMostNAndAllWithOneMatchIsAnArray() throws {
     try withFreshStore { _ in
       for account in ["a", "b", "c"] { add(genp(account)) }
-      let two = copy(all.merging([kSecMatchLimit as String: 2, kSecReturnAttributes as String: true]) { $1 }).1 as? [Any]
+      let two =
+        copy(all.merging([kSecMatchLimit as String: 2, kSecReturnAttributes as String: true]) { $1 }).1 as? [Any]
       #expect(two?.count == 2)
       let one = copy(genp("a", [kSecMatchLimit as String: kSecMatchLimitAll, kSecReturnAttributes as String: true])).1
       #expect((one as? [Any])?.count == 1)
@@ -242,7 +256,8 @@ import Testing
   @Test func test_6_2_noMatchIsItemNotFoundAndTheResultIsUntouched() throws {
     try withFreshStore { _ in
       var result: CFTypeRef? = "sentinel" as NSString
-      #expect(SecItemCopyMatching(genp([kSecReturnData as String: true]) as CFDictionary, &result) == errSecItemNotFound)
+      #expect(
+        SecItemCopyMatching(genp([kSecReturnData as String: true]) as CFDictionary, &result) == errSecItemNotFound)
       #expect(result as? String == "sentinel")
     }
   }
@@ -258,9 +273,11 @@ import Testing
   @Test func test_6_4_returnDataWithLimitAllReturnsEveryMatch() throws {
     try withFreshStore { _ in
       for index in 0..<5 { add(genp("a\(index)", [kSecValueData as String: Data([UInt8(index)])])) }
-      let data = copy([
-        kSecClass as String: kSecClassGenericPassword, kSecMatchLimit as String: kSecMatchLimitAll, kSecReturnData as String: true,
-      ]).1 as? [Data]
+      let data =
+        copy([
+          kSecClass as String: kSecClassGenericPassword, kSecMatchLimit as String: kSecMatchLimitAll,
+          kSecReturnData as String: true,
+        ]).1 as? [Data]
       #expect(data == (0..<5).map { Data([UInt8($0)]) })
     }
   }
@@ -302,9 +319,18 @@ import Testing
     try withFreshStore { _ in
       add(genp("other", [kSecValueData as String: Data(utf8: "other")]))
       let ref = try #require(
-        addReturning(genp("synced", [kSecAttrSynchronizable as String: true, kSecReturnPersistentRef as String: true, kSecValueData as String: Data(utf8: "mine")])).1
+        addReturning(
+          genp(
+            "synced",
+            [
+              kSecAttrSynchronizable as String: true, kSecReturnPersistentRef as String: true,
+              kSecValueData as String: Data(utf8: "mine"),
+            ])
+        ).1
           as? Data)
-      #expect(readData([kSecClass as String: kSecClassGenericPassword, kSecValuePersistentRef as String: ref]) == Data(utf8: "mine"))
+      #expect(
+        readData([kSecClass as String: kSecClassGenericPassword, kSecValuePersistentRef as String: ref])
+          == Data(utf8: "mine"))
       #expect(copy([kSecValuePersistentRef as String: ref, kSecAttrAccount as String: "synced"]).0 == errSecParam)
     }
   }
@@ -312,7 +338,9 @@ import Testing
   @Test func test_6_9_persistentRefClassMismatchIsNoSuchClassAndMalformedIsParam() throws {
     try withFreshStore { _ in
       let ref = try #require(addReturning(genp([kSecReturnPersistentRef as String: true])).1 as? Data)
-      #expect(copy([kSecClass as String: kSecClassInternetPassword, kSecValuePersistentRef as String: ref]).0 == errSecNoSuchClass)
+      #expect(
+        copy([kSecClass as String: kSecClassInternetPassword, kSecValuePersistentRef as String: ref]).0
+          == errSecNoSuchClass)
       #expect(copy([kSecValuePersistentRef as String: Data([1, 2, 3])]).0 == errSecParam)
       #expect(copy([kSecValuePersistentRef as String: Data(utf8: "xxxx") + Data(count: 16)]).0 == errSecParam)
     }

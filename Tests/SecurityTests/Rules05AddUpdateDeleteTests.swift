@@ -15,7 +15,9 @@ import Testing
   @Test func test_5_2_addOfExistingPrimaryKeyIsDuplicateAndChangesNothing() throws {
     try withFreshStore { _ in
       add(genp([kSecValueData as String: Data(utf8: "original"), kSecAttrLabel as String: "one"]))
-      #expect(add(genp([kSecValueData as String: Data(utf8: "replacement"), kSecAttrLabel as String: "two"])) == errSecDuplicateItem)
+      #expect(
+        add(genp([kSecValueData as String: Data(utf8: "replacement"), kSecAttrLabel as String: "two"]))
+          == errSecDuplicateItem)
       #expect(readData(genp()) == Data(utf8: "original"))
       #expect(readAttributes(genp())?[kSecAttrLabel as String] as? String == "one")
     }
@@ -121,7 +123,8 @@ import Testing
       var untouched: CFTypeRef? = "sentinel" as NSString
       #expect(SecItemAdd(genp("a") as CFDictionary, &untouched) == errSecSuccess)
       #expect(untouched as? String == "sentinel")
-      let (_, data) = addReturning(genp("b", [kSecValueData as String: Data(utf8: "pw"), kSecReturnData as String: true]))
+      let (_, data) = addReturning(
+        genp("b", [kSecValueData as String: Data(utf8: "pw"), kSecReturnData as String: true]))
       #expect(data as? Data == Data(utf8: "pw"))
       let (_, ref) = addReturning(genp("c", [kSecReturnPersistentRef as String: true]))
       #expect((ref as? Data)?.count == 20)
@@ -155,7 +158,10 @@ import Testing
     try withFreshStore { _ in
       for account in ["a", "b", "c"] { add(genp(account, service: "shared")) }
       add(genp("d", service: "other"))
-      #expect(update([kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "shared"], [kSecAttrLabel as String: "new"]) == errSecSuccess)
+      #expect(
+        update(
+          [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "shared"],
+          [kSecAttrLabel as String: "new"]) == errSecSuccess)
       #expect(count([kSecClass as String: kSecClassGenericPassword, kSecAttrLabel as String: "new"]) == 3)
     }
   }
@@ -169,14 +175,17 @@ import Testing
   @Test func test_7_3_returnKeysInTheUpdateQueryAreIgnored() throws {
     try withFreshStore { _ in
       add(genp())
-      #expect(update(genp([kSecReturnData as String: true, kSecReturnRef as String: true]), [kSecAttrLabel as String: "x"]) == errSecSuccess)
+      #expect(
+        update(genp([kSecReturnData as String: true, kSecReturnRef as String: true]), [kSecAttrLabel as String: "x"])
+          == errSecSuccess)
     }
   }
 
   @Test func test_7_4_matchKeysInTheUpdateQueryAreIgnored() throws {
     try withFreshStore { _ in
       add(genp())
-      #expect(update(genp([kSecMatchLimit as String: kSecMatchLimitAll]), [kSecAttrLabel as String: "x"]) == errSecSuccess)
+      #expect(
+        update(genp([kSecMatchLimit as String: kSecMatchLimitAll]), [kSecAttrLabel as String: "x"]) == errSecSuccess)
       #expect(update(genp([kSecMatchCaseInsensitive as String: true]), [kSecAttrLabel as String: "y"]) == errSecSuccess)
     }
   }
@@ -213,7 +222,9 @@ import Testing
     try withFreshStore(accessGroups: ["mine", "shared"]) { _ in
       add(genp())
       #expect(update(genp(), [kSecAttrAccessGroup as String: "theirs"]) == errSecMissingEntitlement)
-      #expect(update(genp([kSecAttrAccessGroup as String: "theirs"]), [kSecAttrLabel as String: "x"]) == errSecMissingEntitlement)
+      #expect(
+        update(genp([kSecAttrAccessGroup as String: "theirs"]), [kSecAttrLabel as String: "x"])
+          == errSecMissingEntitlement)
       #expect(update(genp(), [kSecAttrAccessGroup as String: "shared"]) == errSecSuccess)
       #expect(count(genp([kSecAttrAccessGroup as String: "shared"])) == 1)
     }
@@ -271,7 +282,9 @@ import Testing
     try withFreshStore { _ in
       add(genp([kSecAttrSynchronizable as String: true]))
       #expect(update(genp(), [kSecAttrLabel as String: "x"]) == errSecItemNotFound)
-      #expect(update(genp([kSecAttrSynchronizable as String: kSecAttrSynchronizableAny]), [kSecAttrLabel as String: "x"]) == errSecSuccess)
+      #expect(
+        update(genp([kSecAttrSynchronizable as String: kSecAttrSynchronizableAny]), [kSecAttrLabel as String: "x"])
+          == errSecSuccess)
     }
   }
 
@@ -303,7 +316,8 @@ import Testing
     try withFreshStore { _ in
       for account in ["a", "b", "c"] { add(genp(account, service: "doomed")) }
       add(genp("d", service: "kept"))
-      #expect(delete([kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "doomed"]) == errSecSuccess)
+      #expect(
+        delete([kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "doomed"]) == errSecSuccess)
       #expect(count([kSecClass as String: kSecClassGenericPassword]) == 1)
     }
   }
@@ -318,7 +332,9 @@ import Testing
     try withFreshStore { _ in
       add(genp("a"))
       add(genp("b"))
-      #expect(delete([kSecClass as String: kSecClassGenericPassword, kSecMatchLimit as String: kSecMatchLimitAll]) == errSecSuccess)
+      #expect(
+        delete([kSecClass as String: kSecClassGenericPassword, kSecMatchLimit as String: kSecMatchLimitAll])
+          == errSecSuccess)
       #expect(count([kSecClass as String: kSecClassGenericPassword]) == 0)
     }
   }
@@ -340,7 +356,10 @@ import Testing
       #expect(delete([kSecClass as String: kSecClassGenericPassword]) == errSecSuccess)
       #expect(count(genp("b", [kSecAttrSynchronizable as String: true])) == 1)
       #expect(count([kSecClass as String: kSecClassInternetPassword]) == 1)
-      #expect(delete([kSecClass as String: kSecClassGenericPassword, kSecAttrSynchronizable as String: kSecAttrSynchronizableAny]) == errSecSuccess)
+      #expect(
+        delete([
+          kSecClass as String: kSecClassGenericPassword, kSecAttrSynchronizable as String: kSecAttrSynchronizableAny,
+        ]) == errSecSuccess)
     }
     temporary.run(accessGroups: ["other"]) { #expect(count(genp("theirs")) == 1) }
   }
@@ -364,10 +383,15 @@ import Testing
 
   @Test func test_8_8_aDeletedSynchronizableItemIsInvisibleToEveryQuery() throws {
     try withFreshStore { _ in
-      let ref = try #require(addReturning(genp([kSecAttrSynchronizable as String: true, kSecReturnPersistentRef as String: true])).1 as? Data)
+      let ref = try #require(
+        addReturning(genp([kSecAttrSynchronizable as String: true, kSecReturnPersistentRef as String: true])).1 as? Data
+      )
       #expect(delete(genp([kSecAttrSynchronizable as String: true])) == errSecSuccess)
       #expect(copy([kSecValuePersistentRef as String: ref]).0 == errSecItemNotFound)
-      #expect(count([kSecClass as String: kSecClassGenericPassword, kSecAttrSynchronizable as String: kSecAttrSynchronizableAny]) == 0)
+      #expect(
+        count([
+          kSecClass as String: kSecClassGenericPassword, kSecAttrSynchronizable as String: kSecAttrSynchronizableAny,
+        ]) == 0)
     }
   }
 

@@ -56,7 +56,8 @@ import Testing
 
   @Test func test_9_7_dataAndAccessControlInAQueryDoNotFilter() throws {
     try withFreshStore { _ in
-      let control = try #require(SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, .devicePasscode, nil))
+      let control = try #require(
+        SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, .devicePasscode, nil))
       let item = genp([kSecValueData as String: Data(utf8: "pw"), kSecAttrAccessControl as String: control])
       add(item)
       #expect(copy(genp([kSecValueData as String: Data(utf8: "different")])).0 == errSecSuccess)
@@ -79,7 +80,9 @@ import Testing
   @Test func test_10_syncedAndUnsyncedItemsWithOnePrimaryKeyCoexist() throws {
     try withFreshStore { _ in
       #expect(add(genp([kSecValueData as String: Data(utf8: "local")])) == errSecSuccess)
-      #expect(add(genp([kSecAttrSynchronizable as String: true, kSecValueData as String: Data(utf8: "cloud")])) == errSecSuccess)
+      #expect(
+        add(genp([kSecAttrSynchronizable as String: true, kSecValueData as String: Data(utf8: "cloud")]))
+          == errSecSuccess)
       #expect(readData(genp()) == Data(utf8: "local"))
       #expect(readData(genp([kSecAttrSynchronizable as String: true])) == Data(utf8: "cloud"))
     }
@@ -153,8 +156,17 @@ import Testing
 
   @Test func test_12_afterFirstUnlockAndAlwaysItemsStayReadableWhileLocked() throws {
     try withFreshStore { store in
-      add(genp("first", [kSecAttrAccessible as String: kSecAttrAccessibleAfterFirstUnlock, kSecValueData as String: Data(utf8: "1")]))
-      add(genp("always", [kSecAttrAccessible as String: kSecAttrAccessibleAlwaysThisDeviceOnly, kSecValueData as String: Data(utf8: "2")]))
+      add(
+        genp(
+          "first",
+          [kSecAttrAccessible as String: kSecAttrAccessibleAfterFirstUnlock, kSecValueData as String: Data(utf8: "1")]))
+      add(
+        genp(
+          "always",
+          [
+            kSecAttrAccessible as String: kSecAttrAccessibleAlwaysThisDeviceOnly,
+            kSecValueData as String: Data(utf8: "2"),
+          ]))
       store.lock()
       #expect(readData(genp("first")) == Data(utf8: "1"))
       #expect(readData(genp("always")) == Data(utf8: "2"))
@@ -173,8 +185,15 @@ import Testing
 
   @Test func test_12_accessControlSetsTheProtectionAndIsReturned() throws {
     try withFreshStore { _ in
-      let control = try #require(SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleAfterFirstUnlock, [.biometryAny, .or, .devicePasscode], nil))
-      #expect(add(genp("a", [kSecAttrAccessControl as String: control, kSecAttrAccessible as String: kSecAttrAccessibleWhenUnlocked])) == errSecParam)
+      let control = try #require(
+        SecAccessControlCreateWithFlags(
+          nil, kSecAttrAccessibleAfterFirstUnlock, [.biometryAny, .or, .devicePasscode], nil))
+      #expect(
+        add(
+          genp(
+            "a",
+            [kSecAttrAccessControl as String: control, kSecAttrAccessible as String: kSecAttrAccessibleWhenUnlocked]))
+          == errSecParam)
       #expect(add(genp("b", [kSecAttrAccessControl as String: control])) == errSecSuccess)
       let attributes = try #require(readAttributes(genp("b")))
       #expect(attributes[kSecAttrAccessible as String] as? String == "ck")
@@ -187,7 +206,8 @@ import Testing
     defer { try? FileManager.default.removeItem(at: directory) }
     let created = try KeychainStore(directory: directory, passphrase: "open sesame")
     withKeychainContext(store: created, accessGroups: ["g"]) {
-      _ = add(genp([kSecValueData as String: Data(utf8: "pw"), kSecAttrAccessible as String: kSecAttrAccessibleAlways]))
+      _ = add(
+        genp([kSecValueData as String: Data(utf8: "pw"), kSecAttrAccessible as String: kSecAttrAccessibleAlways]))
     }
     #expect(throws: KeychainStoreError.self) { try KeychainStore(directory: directory, passphrase: "wrong") }
     let reopened = try KeychainStore(directory: directory)
@@ -244,12 +264,16 @@ import Testing
 /// Section 14: SecCopyErrorMessageString.
 @Suite struct ErrorMessageRules {
   @Test func test_14_knownCodesHaveASentenceAndUnknownOnesTheOSStatusFallback() {
-    for code in [errSecSuccess, errSecParam, errSecDuplicateItem, errSecItemNotFound, errSecInteractionNotAllowed, errSecMissingEntitlement] {
+    for code in [
+      errSecSuccess, errSecParam, errSecDuplicateItem, errSecItemNotFound, errSecInteractionNotAllowed,
+      errSecMissingEntitlement,
+    ] {
       let message = SecCopyErrorMessageString(code, nil) as String?
       #expect(message?.hasSuffix(".") == true, "code \(code)")
       #expect(message?.contains("OSStatus") == false)
     }
     #expect(SecCopyErrorMessageString(-12345, nil) as String? == "OSStatus -12345")
-    #expect(SecCopyErrorMessageString(errSecDuplicateItem, nil) as String? == "The item already exists in the keychain.")
+    #expect(
+      SecCopyErrorMessageString(errSecDuplicateItem, nil) as String? == "The item already exists in the keychain.")
   }
 }

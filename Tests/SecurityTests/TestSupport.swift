@@ -23,7 +23,9 @@ final class TemporaryStore {
 }
 
 /// Runs `body` against a new temporary store.
-func withFreshStore<T>(accessGroups: [String]? = ["test.group"], passphrase: String? = nil, _ body: (KeychainStore) throws -> T) throws -> T {
+func withFreshStore<T>(
+  accessGroups: [String]? = ["test.group"], passphrase: String? = nil, _ body: (KeychainStore) throws -> T
+) throws -> T {
   let temporary = try TemporaryStore(passphrase: passphrase)
   return try temporary.run(accessGroups: accessGroups) { try body(temporary.store) }
 }

@@ -23,7 +23,7 @@ public final class KeychainStore: Sendable {
   ///   or the passphrase is wrong.
   public init(directory: URL, passphrase: String? = nil) throws(KeychainStoreError) {
     self.directory = directory
-    backend = try SQLiteItemStore(directory: directory, passphrase: passphrase)
+    backend = try linkedStoreBackend().openStore(directory: directory, passphrase: passphrase)
   }
 
   /// Whether the store is locked (its WhenUnlocked key material is not in memory).
@@ -57,7 +57,8 @@ public final class KeychainStore: Sendable {
       return URL(fileURLWithPath: home, isDirectory: true)
     }
     if let dataHome = environment["XDG_DATA_HOME"], dataHome.hasPrefix("/") {
-      return URL(fileURLWithPath: dataHome, isDirectory: true).appendingPathComponent("keychain-bridge", isDirectory: true)
+      return URL(fileURLWithPath: dataHome, isDirectory: true).appendingPathComponent(
+        "keychain-bridge", isDirectory: true)
     }
     return FileManager.default.homeDirectoryForCurrentUser
       .appendingPathComponent(".local/share/keychain-bridge", isDirectory: true)
@@ -141,5 +142,6 @@ public func withKeychainContext<T>(
 public func withKeychainContext<T>(
   store: KeychainStore, accessGroups: [String]? = nil, _ body: () async throws -> T
 ) async rethrows -> T {
-  try await KeychainContext.$current.withValue(KeychainContext(store: store, accessGroups: accessGroups), operation: body)
+  try await KeychainContext.$current.withValue(
+    KeychainContext(store: store, accessGroups: accessGroups), operation: body)
 }

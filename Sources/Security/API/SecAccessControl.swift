@@ -38,7 +38,7 @@ public struct SecAccessControlCreateFlags: OptionSet, Sendable, Hashable {
   public static let applicationPassword = SecAccessControlCreateFlags(rawValue: 1 << 31)
 
   /// The flags that ask for user authentication (everything but the combinators and key usage).
-  var hasConstraints: Bool {
+  package var hasConstraints: Bool {
     !subtracting([.or, .and, .privateKeyUsage]).isEmpty
   }
 }
@@ -46,11 +46,11 @@ public struct SecAccessControlCreateFlags: OptionSet, Sendable, Hashable {
 /// Apple's `SecAccessControl`: an item's protection class plus its access constraints.
 public final class SecAccessControl: Hashable, Sendable, CustomStringConvertible {
   /// The protection class, one of the kSecAttrAccessible values (for example "ak").
-  let protection: String
+  package let protection: String
   /// The constraints; stored and returned, not enforced.
-  let flags: SecAccessControlCreateFlags
+  package let flags: SecAccessControlCreateFlags
 
-  init(protection: String, flags: SecAccessControlCreateFlags) {
+  package init(protection: String, flags: SecAccessControlCreateFlags) {
     self.protection = protection
     self.flags = flags
   }
@@ -87,6 +87,3 @@ public func SecAccessControlCreateWithFlags(
   }
   return SecAccessControl(protection: value, flags: flags)
 }
-
-/// The error domain of OSStatus codes wrapped in NSError, as on Apple.
-public let NSOSStatusErrorDomain = "NSOSStatusErrorDomain"

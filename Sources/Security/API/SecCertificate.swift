@@ -1,4 +1,3 @@
-import COpenSSL
 import Foundation
 
 /// Apple's `SecCertificate`: an X.509 certificate that holds its DER bytes.
@@ -22,15 +21,7 @@ public final class SecCertificate: Hashable, Sendable {
 /// The bytes are checked with OpenSSL's X.509 parser, and nothing may follow the certificate.
 public func SecCertificateCreateWithData(_ allocator: CFAllocator?, _ data: CFData) -> SecCertificate? {
   let bytes = Data(referencing: data)
-  guard !bytes.isEmpty, bytes.count <= Int(Int32.max) else { return nil }
-  let parsedLength: Int? = bytes.withUnsafeBytes { buffer in
-    guard let base = buffer.bindMemory(to: UInt8.self).baseAddress else { return nil }
-    var cursor: UnsafePointer<UInt8>? = base
-    guard let certificate = d2i_X509(nil, &cursor, buffer.count) else { return nil }
-    X509_free(certificate)
-    return cursor.map { $0 - base }
-  }
-  guard parsedLength == bytes.count else { return nil }
+  guard linkedStoreBackend().isSingleDERCertificate(bytes) else { return nil }
   return SecCertificate(derBytes: bytes)
 }
 

@@ -132,7 +132,9 @@ enum SecItemCall {
   }
 
   /// Builds the store filter of a search, update or delete query (rule 3).
-  static func filter(from request: ItemRequest, _ context: Context, ignoringMatchAndReturn: Bool = false) throws(SecStatus) -> ItemFilter {
+  static func filter(from request: ItemRequest, _ context: Context, ignoringMatchAndReturn: Bool = false)
+    throws(SecStatus) -> ItemFilter
+  {
     let itemClass = try request.requiredClass()
     if request.hasValueRef || request.useKeys["u_ItemList"] != nil { throw .param }
     var filter = ItemFilter(itemClass: itemClass)
@@ -190,7 +192,8 @@ enum SecItemCall {
       guard let group = context.accessGroups.first(where: { $0 != "*" }) else { throw .missingEntitlement }
       attributes["agrp"] = .string(group)
     }
-    return NewItem(itemClass: itemClass, attributes: attributes, accessControl: request.accessControl, data: request.valueData)
+    return NewItem(
+      itemClass: itemClass, attributes: attributes, accessControl: request.accessControl, data: request.valueData)
   }
 
   /// Rules that concern an item as a whole, on add and after an update.
@@ -203,7 +206,9 @@ enum SecItemCall {
   }
 
   /// Parses attributesToUpdate (rules 7.6 to 7.8, decisions 5 and 7).
-  static func change(from dictionary: NSDictionary, itemClass: ItemClass, _ context: Context) throws(SecStatus) -> ItemChange {
+  static func change(from dictionary: NSDictionary, itemClass: ItemClass, _ context: Context) throws(SecStatus)
+    -> ItemChange
+  {
     var change = ItemChange()
     for (key, value) in dictionary {
       guard let name = key as? String else { throw key is NSNumber ? .noSuchAttribute : .param }

@@ -1,5 +1,3 @@
-import COpenSSL
-
 /// Apple's `SecRandomRef`: there is one random source, so the type only names it.
 public final class SecRandom: Sendable {
   private init() {}
@@ -15,5 +13,6 @@ public let kSecRandomDefault: SecRandom? = nil
 public func SecRandomCopyBytes(_ rnd: SecRandom?, _ count: Int, _ bytes: UnsafeMutableRawPointer) -> Int32 {
   guard count >= 0, count <= Int(Int32.max) else { return errSecParam }
   guard count > 0 else { return errSecSuccess }
-  return RAND_bytes(bytes.assumingMemoryBound(to: UInt8.self), Int32(count)) == 1 ? errSecSuccess : errSecAllocate
+  let filled = linkedStoreBackend().fillRandom(UnsafeMutableRawBufferPointer(start: bytes, count: count))
+  return filled ? errSecSuccess : errSecAllocate
 }

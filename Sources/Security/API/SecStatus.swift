@@ -1,29 +1,29 @@
 /// An OSStatus carried through `throws`: the internal currency between the layers.
 ///
 /// Every failure inside the runtime ends as one of Apple's errSec codes at the API boundary.
-struct SecStatus: Error, Equatable, CustomStringConvertible {
-  let code: OSStatus
+package struct SecStatus: Error, Equatable, CustomStringConvertible {
+  package let code: OSStatus
 
-  init(_ code: OSStatus) { self.code = code }
+  package init(_ code: OSStatus) { self.code = code }
 
-  static let param = SecStatus(errSecParam)
-  static let unimplemented = SecStatus(errSecUnimplemented)
-  static let duplicateItem = SecStatus(errSecDuplicateItem)
-  static let itemNotFound = SecStatus(errSecItemNotFound)
-  static let noSuchAttribute = SecStatus(errSecNoSuchAttr)
-  static let noSuchClass = SecStatus(errSecNoSuchClass)
-  static let interactionNotAllowed = SecStatus(errSecInteractionNotAllowed)
-  static let decode = SecStatus(errSecDecode)
-  static let authFailed = SecStatus(errSecAuthFailed)
-  static let missingEntitlement = SecStatus(errSecMissingEntitlement)
-  static let notAvailable = SecStatus(errSecNotAvailable)
-  static let io = SecStatus(errSecIO)
+  package static let param = SecStatus(errSecParam)
+  package static let unimplemented = SecStatus(errSecUnimplemented)
+  package static let duplicateItem = SecStatus(errSecDuplicateItem)
+  package static let itemNotFound = SecStatus(errSecItemNotFound)
+  package static let noSuchAttribute = SecStatus(errSecNoSuchAttr)
+  package static let noSuchClass = SecStatus(errSecNoSuchClass)
+  package static let interactionNotAllowed = SecStatus(errSecInteractionNotAllowed)
+  package static let decode = SecStatus(errSecDecode)
+  package static let authFailed = SecStatus(errSecAuthFailed)
+  package static let missingEntitlement = SecStatus(errSecMissingEntitlement)
+  package static let notAvailable = SecStatus(errSecNotAvailable)
+  package static let io = SecStatus(errSecIO)
 
-  var description: String { "\(code): \(secMessage(for: code))" }
+  package var description: String { "\(code): \(secMessage(for: code))" }
 }
 
 /// The message for a status code: ours for known codes, "OSStatus <n>" otherwise (rule 14).
-func secMessage(for status: OSStatus) -> String {
+package func secMessage(for status: OSStatus) -> String {
   secStatusMessages[status] ?? "OSStatus \(status)"
 }
 

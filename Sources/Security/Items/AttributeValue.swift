@@ -1,7 +1,7 @@
 import Foundation
 
 /// One stored attribute value, keeping the type the caller stored it with (decision 10).
-enum AttributeValue: Hashable, Sendable {
+package enum AttributeValue: Hashable, Sendable {
   case string(String)
   case data(Data)
   case integer(Int64)
@@ -9,7 +9,7 @@ enum AttributeValue: Hashable, Sendable {
   case date(Date)
 
   /// The Core Foundation object handed back to callers.
-  var object: AnyObject {
+  package var object: AnyObject {
     switch self {
     case .string(let value): value as NSString
     case .data(let value): value as NSData
@@ -20,7 +20,7 @@ enum AttributeValue: Hashable, Sendable {
   }
 
   /// The bytes two values are compared by: equal bytes match (rules 9.2, 9.4, 9.5).
-  func matchingBytes(as kind: AttributeKind) -> [UInt8] {
+  package func matchingBytes(as kind: AttributeKind) -> [UInt8] {
     switch (kind, self) {
     case (.blob, .string(let value)), (.data, .string(let value)), (.string, .string(let value)),
       (.accessibility, .string(let value)):
@@ -45,9 +45,9 @@ enum AttributeValue: Hashable, Sendable {
 }
 
 /// Converts the loosely typed values of a caller's dictionary into attribute values.
-enum ValueConversion {
+package enum ValueConversion {
   /// A number from any of the forms Foundation may hand over (NSNumber, Bool, Int, Double...).
-  static func number(_ value: Any) -> AttributeValue? {
+  package static func number(_ value: Any) -> AttributeValue? {
     if let number = value as? NSNumber {
       return number.isIntegral ? .integer(number.int64Value) : .double(number.doubleValue)
     }
@@ -64,16 +64,16 @@ enum ValueConversion {
     }
   }
 
-  static func string(_ value: Any) -> String? {
+  package static func string(_ value: Any) -> String? {
     value as? String
   }
 
-  static func data(_ value: Any) -> Data? {
+  package static func data(_ value: Any) -> Data? {
     value as? Data
   }
 
   /// Converts `value` for an attribute of `kind`, or nil when the type is not accepted (rule 1.1).
-  static func attributeValue(_ value: Any, kind: AttributeKind) -> AttributeValue? {
+  package static func attributeValue(_ value: Any, kind: AttributeKind) -> AttributeValue? {
     switch kind {
     case .blob:
       if let string = string(value) { return .string(string) }
@@ -117,7 +117,7 @@ enum ValueConversion {
   }
 
   /// Reads a CFBoolean-like value (rule 1.8): true, false, or nil when it is not a boolean.
-  static func boolean(_ value: Any) -> Bool? {
+  package static func boolean(_ value: Any) -> Bool? {
     guard case .integer(let integer)? = number(value) else { return nil }
     return integer != 0
   }

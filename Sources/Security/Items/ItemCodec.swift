@@ -4,7 +4,7 @@ import Foundation
 ///
 /// A small tagged binary format rather than a property list: it is read on every attribute query,
 /// and it must reject any malformed input with an error rather than trap (the bytes come from disk).
-enum ItemCodec {
+package enum ItemCodec {
   private static let version: UInt8 = 1
 
   private enum Tag: UInt8 {
@@ -12,7 +12,7 @@ enum ItemCodec {
   }
 
   /// Serializes attributes (sorted by key, so equal items give equal bytes) and an access control.
-  static func encode(_ attributes: [String: AttributeValue], accessControl: SecAccessControl?) -> [UInt8] {
+  package static func encode(_ attributes: [String: AttributeValue], accessControl: SecAccessControl?) -> [UInt8] {
     var out: [UInt8] = [version]
     out.reserveCapacity(256)
     let count = attributes.count + (accessControl == nil ? 0 : 1)
@@ -49,7 +49,9 @@ enum ItemCodec {
   }
 
   /// Parses what `encode` wrote; anything else is errSecDecode.
-  static func decode(_ bytes: [UInt8]) throws(SecStatus) -> (attributes: [String: AttributeValue], accessControl: SecAccessControl?) {
+  package static func decode(_ bytes: [UInt8]) throws(SecStatus) -> (
+    attributes: [String: AttributeValue], accessControl: SecAccessControl?
+  ) {
     var reader = ByteReader(bytes)
     guard try reader.byte() == version else { throw .decode }
     let count = try reader.length()
@@ -128,18 +130,18 @@ private struct ByteReader {
 
 /// A persistent reference (rule 13): 4 class bytes and a 16-byte item UUID, or the legacy 12-byte
 /// form with an 8-byte big-endian row id.
-enum ItemReference: Sendable, Equatable {
+package enum ItemReference: Sendable, Equatable {
   case uuid(ItemClass, Data)
   case rowID(ItemClass, Int64)
 
-  var itemClass: ItemClass {
+  package var itemClass: ItemClass {
     switch self {
     case .uuid(let itemClass, _), .rowID(let itemClass, _): itemClass
     }
   }
 
   /// Parses a reference; malformed bytes are errSecParam (rule 13).
-  init(parsing data: Data) throws(SecStatus) {
+  package init(parsing data: Data) throws(SecStatus) {
     let bytes = [UInt8](data)
     guard bytes.count == 20 || bytes.count == 12 else { throw .param }
     let prefix = String(decoding: bytes[0..<4], as: UTF8.self)
@@ -154,7 +156,7 @@ enum ItemReference: Sendable, Equatable {
   }
 
   /// The 20-byte reference of an item.
-  static func bytes(of itemClass: ItemClass, uuid: Data) -> Data {
+  package static func bytes(of itemClass: ItemClass, uuid: Data) -> Data {
     Data(itemClass.tag) + uuid
   }
 }

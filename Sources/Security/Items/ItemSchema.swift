@@ -1,5 +1,5 @@
 /// The item classes the store knows (rule 2).
-enum ItemClass: String, Sendable, CaseIterable {
+package enum ItemClass: String, Sendable, CaseIterable {
   case genericPassword = "genp"
   case internetPassword = "inet"
   case certificate = "cert"
@@ -7,14 +7,14 @@ enum ItemClass: String, Sendable, CaseIterable {
   case identity = "idnt"
 
   /// The classes this runtime stores; the others answer errSecUnimplemented.
-  var isImplemented: Bool { self == .genericPassword || self == .internetPassword }
+  package var isImplemented: Bool { self == .genericPassword || self == .internetPassword }
 
   /// The 4 ASCII bytes that start a persistent reference (rule 13).
-  var tag: [UInt8] { Array(rawValue.utf8) }
+  package var tag: [UInt8] { Array(rawValue.utf8) }
 }
 
 /// How an attribute's values are accepted, compared and returned (rule 1.1).
-enum AttributeKind: Sendable {
+package enum AttributeKind: Sendable {
   /// Caller's type (String, Data, Number) preserved; compared by bytes (rule 9.4).
   case blob
   /// Stored and returned as Data; a String is taken as its UTF-8 bytes.
@@ -34,7 +34,7 @@ enum AttributeKind: Sendable {
 }
 
 /// Who sets an attribute: the caller, or the store (rule 2.2).
-enum AttributeOwnership: Sendable {
+package enum AttributeOwnership: Sendable {
   case caller
   /// cdat and mdat: ignored on add, errSecParam in attributesToUpdate (decision 7).
   case storeDates
@@ -45,14 +45,14 @@ enum AttributeOwnership: Sendable {
 }
 
 /// One attribute of an item class.
-struct AttributeDefinition: Sendable {
-  let key: String
-  let kind: AttributeKind
-  let ownership: AttributeOwnership
+package struct AttributeDefinition: Sendable {
+  package let key: String
+  package let kind: AttributeKind
+  package let ownership: AttributeOwnership
 }
 
 /// The per-class attribute tables of security-constants.json, for the classes this runtime stores.
-enum ItemSchema {
+package enum ItemSchema {
   /// Attributes shared by every password class.
   private static let common: [AttributeDefinition] = [
     .init(key: "pdmn", kind: .accessibility, ownership: .caller),
@@ -112,13 +112,13 @@ enum ItemSchema {
   ]
 
   /// The attribute named `key` of `itemClass`, or nil when the class has no such attribute.
-  static func attribute(_ key: String, of itemClass: ItemClass) -> AttributeDefinition? {
+  package static func attribute(_ key: String, of itemClass: ItemClass) -> AttributeDefinition? {
     tables[itemClass]?[key]
   }
 
   /// The documented primary key of a class, without agrp and sync, which the store always adds
   /// (rule 2.1). The SPI columns (vwht, tkid, musr, ggrp) are part of Apple's unique index too.
-  static func primaryKey(of itemClass: ItemClass) -> [String] {
+  package static func primaryKey(of itemClass: ItemClass) -> [String] {
     switch itemClass {
     case .genericPassword: ["acct", "svce", "vwht", "tkid", "ggrp"]
     case .internetPassword: ["acct", "sdmn", "srvr", "ptcl", "atyp", "port", "path", "vwht", "tkid", "ggrp"]
@@ -127,7 +127,7 @@ enum ItemSchema {
   }
 
   /// Primary-key attributes that get a default when the caller leaves them out (rule 2.1).
-  static func primaryKeyDefaults(of itemClass: ItemClass) -> [String: AttributeValue] {
+  package static func primaryKeyDefaults(of itemClass: ItemClass) -> [String: AttributeValue] {
     switch itemClass {
     case .genericPassword: ["acct": .string(""), "svce": .string("")]
     case .internetPassword:
@@ -140,21 +140,21 @@ enum ItemSchema {
   }
 
   /// The accessibility values (rule 12), and whether each can be synchronized.
-  static let accessibilityValues: [String: Accessibility] = [
+  package static let accessibilityValues: [String: Accessibility] = [
     "ak": .whenUnlocked, "ck": .afterFirstUnlock, "dk": .always,
     "aku": .whenUnlocked, "cku": .afterFirstUnlock, "dku": .always, "akpu": .whenPasscodeSet,
   ]
 
   /// The default protection of password items (rule 2.2).
-  static let defaultAccessibility = "ak"
+  package static let defaultAccessibility = "ak"
 }
 
 /// What an item's protection class means for the lock state (shared/spec/README.md).
-enum Accessibility: Sendable {
+package enum Accessibility: Sendable {
   case whenUnlocked, afterFirstUnlock, always, whenPasscodeSet
 
   /// Whether data of this class can be read or written in the given lock state.
-  func isAvailable(locked: Bool, everUnlocked: Bool) -> Bool {
+  package func isAvailable(locked: Bool, everUnlocked: Bool) -> Bool {
     switch self {
     case .whenUnlocked, .whenPasscodeSet: !locked
     case .afterFirstUnlock: everUnlocked
@@ -165,5 +165,5 @@ enum Accessibility: Sendable {
 
 extension String {
   /// True for ThisDeviceOnly protection values, which may never be synchronized (decision 4).
-  var isThisDeviceOnlyAccessibility: Bool { hasSuffix("u") }
+  package var isThisDeviceOnlyAccessibility: Bool { hasSuffix("u") }
 }

@@ -1,62 +1,81 @@
 import Foundation
 
 /// Which items a search, update or delete addresses. Every field narrows the search.
-struct ItemFilter: Sendable {
-  var itemClass: ItemClass
+package struct ItemFilter: Sendable {
+  package var itemClass: ItemClass
   /// One exact item (rule 6.8).
-  var reference: ItemReference?
+  package var reference: ItemReference?
   /// The access groups to search; nil means every group (the caller holds "*").
-  var accessGroups: [String]?
+  package var accessGroups: [String]?
   /// 0 or 1; nil means both (kSecAttrSynchronizableAny, or a persistent-ref query; rule 3.2).
-  var synchronizable: Int64?
+  package var synchronizable: Int64?
   /// Equality constraints on attributes (rule 3.6), by 4-character key.
-  var attributes: [String: AttributeValue] = [:]
+  package var attributes: [String: AttributeValue] = [:]
   /// kSecMatchHostOrSubdomainOfHost (rule 6.5): the server equals it or ends in "." + it.
-  var hostOrSubdomain: String?
+  package var hostOrSubdomain: String?
 }
 
 /// A new item, as the API layer prepared it: class, every attribute with its defaults, and data.
-struct NewItem: Sendable {
-  var itemClass: ItemClass
-  var attributes: [String: AttributeValue]
-  var accessControl: SecAccessControl?
-  var data: Data?
+package struct NewItem: Sendable {
+  package var itemClass: ItemClass
+  package var attributes: [String: AttributeValue]
+  package var accessControl: SecAccessControl?
+  package var data: Data?
 }
 
 /// What SecItemUpdate changes on every matching item.
-struct ItemChange: Sendable {
-  var attributes: [String: AttributeValue] = [:]
+package struct ItemChange: Sendable {
+  package var attributes: [String: AttributeValue] = [:]
   /// Replaces the access control when set (its protection also replaces pdmn).
-  var accessControl: SecAccessControl?
-  var data: Data?
+  package var accessControl: SecAccessControl?
+  package var data: Data?
   /// Checks the changed item as a whole (decision 4), before anything is written.
-  var validate: @Sendable (_ attributes: [String: AttributeValue], _ accessControl: SecAccessControl?) throws(SecStatus) -> Void = { _, _ in }
+  package var validate:
+    @Sendable (_ attributes: [String: AttributeValue], _ accessControl: SecAccessControl?) throws(SecStatus) -> Void = {
+      _, _ in
+    }
 }
 
 /// What a search reads of each item.
-struct ItemFetch: Sendable, Equatable {
-  var attributes: Bool
-  var data: Bool
+package struct ItemFetch: Sendable, Equatable {
+  package var attributes: Bool
+  package var data: Bool
+
+  package init(attributes: Bool, data: Bool) {
+    self.attributes = attributes
+    self.data = data
+  }
 }
 
 /// An item as a store hands it back.
-struct StoredItem: Sendable {
-  var itemClass: ItemClass
+package struct StoredItem: Sendable {
+  package var itemClass: ItemClass
   /// The 16-byte UUID behind the persistent reference; stable across updates (rule 13).
-  var persistentID: Data
+  package var persistentID: Data
   /// Every attribute, when the fetch asked for them (empty otherwise).
-  var attributes: [String: AttributeValue]
-  var accessControl: SecAccessControl?
+  package var attributes: [String: AttributeValue]
+  package var accessControl: SecAccessControl?
   /// The secret, when the fetch asked for data and the item has some.
-  var data: Data?
+  package var data: Data?
 
-  var persistentReference: Data { ItemReference.bytes(of: itemClass, uuid: persistentID) }
+  package init(
+    itemClass: ItemClass, persistentID: Data, attributes: [String: AttributeValue], accessControl: SecAccessControl?,
+    data: Data?
+  ) {
+    self.itemClass = itemClass
+    self.persistentID = persistentID
+    self.attributes = attributes
+    self.accessControl = accessControl
+    self.data = data
+  }
+
+  package var persistentReference: Data { ItemReference.bytes(of: itemClass, uuid: persistentID) }
 }
 
 /// The storage layer under the SecItem API: it stores, finds, changes and removes items, and keeps
 /// them encrypted. The API layer decides Apple's semantics (which dictionary means what); a store
 /// decides how items are kept. A second store (a server database, say) implements this protocol.
-protocol ItemStore: AnyObject, Sendable {
+package protocol ItemStore: AnyObject, Sendable {
   /// Whether the store is protected by a passphrase (a "passcode is set", rule 5.13).
   var hasPassphrase: Bool { get }
 

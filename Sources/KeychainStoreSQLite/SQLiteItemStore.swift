@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import GRDB
+import Security
 import Synchronization
 
 /// The item store on SQLite (through GRDB) with every row sealed by AES-256-GCM.
@@ -40,7 +41,9 @@ final class SQLiteItemStore: ItemStore {
       guard storedKeyCheck == nil else {
         throw KeychainStoreError(
           status: errSecAuthFailed,
-          message: "The key file \(files.keyFilePath) is missing; the items in \(files.databasePath) cannot be decrypted without it.")
+          message:
+            "The key file \(files.keyFilePath) is missing; the items in \(files.databasePath) cannot be decrypted without it."
+        )
       }
       let storeKey: [UInt8]
       do { storeKey = try OpenSSLCrypto.randomBytes(OpenSSLCrypto.keyLength) } catch {
@@ -83,7 +86,8 @@ final class SQLiteItemStore: ItemStore {
     do {
       return try DatabasePool(path: path, configuration: configuration)
     } catch {
-      throw KeychainStoreError(status: Self.status(for: error).code, message: "Cannot open \(path) as a keychain database.")
+      throw KeychainStoreError(
+        status: Self.status(for: error).code, message: "Cannot open \(path) as a keychain database.")
     }
   }
 
@@ -95,7 +99,9 @@ final class SQLiteItemStore: ItemStore {
         return !tables.isEmpty && !tables.contains("store_info")
       }
       if isForeign {
-        throw KeychainStoreError(status: errSecInvalidKeychain, message: "\(path) is an SQLite database of another program, not a keychain store; it was left untouched.")
+        throw KeychainStoreError(
+          status: errSecInvalidKeychain,
+          message: "\(path) is an SQLite database of another program, not a keychain store; it was left untouched.")
       }
       var migrator = DatabaseMigrator()
       migrator.registerMigration("v1") { db in
@@ -129,22 +135,29 @@ final class SQLiteItemStore: ItemStore {
     } catch let error as KeychainStoreError {
       throw error
     } catch {
-      throw KeychainStoreError(status: Self.status(for: error).code, message: "\(path) is not a valid keychain database (\(Self.status(for: error))).")
+      throw KeychainStoreError(
+        status: Self.status(for: error).code,
+        message: "\(path) is not a valid keychain database (\(Self.status(for: error))).")
     }
   }
 
-  private static func unlockedRing(_ contents: [UInt8], passphrase: String?, files: StoreFiles) throws(KeychainStoreError) -> KeyRing {
+  private static func unlockedRing(_ contents: [UInt8], passphrase: String?, files: StoreFiles)
+    throws(KeychainStoreError) -> KeyRing
+  {
     do {
       return KeyRing(storeKey: try KeyFile.decode(contents, passphrase: passphrase))
     } catch let status {
       let reason =
-        status == .authFailed ? "The passphrase is wrong." : "The key file \(files.keyFilePath) is damaged or unreadable."
+        status == .authFailed
+        ? "The passphrase is wrong." : "The key file \(files.keyFilePath) is damaged or unreadable."
       throw KeychainStoreError(status: status.code, message: reason)
     }
   }
 
   /// Records the key check of a new store, or refuses a key that is not the database's.
-  private static func verify(_ ring: KeyRing, against stored: [UInt8]?, in pool: DatabasePool, files: StoreFiles) throws(KeychainStoreError) {
+  private static func verify(_ ring: KeyRing, against stored: [UInt8]?, in pool: DatabasePool, files: StoreFiles)
+    throws(KeychainStoreError)
+  {
     guard let check = ring.keyCheck else { return }
     if let stored {
       guard stored == check else {
@@ -156,18 +169,21 @@ final class SQLiteItemStore: ItemStore {
     }
     do {
       try pool.write { db in
-        try db.execute(sql: "INSERT OR IGNORE INTO store_info (name, value) VALUES ('key_check', ?)", arguments: [Data(check)])
+        try db.execute(
+          sql: "INSERT OR IGNORE INTO store_info (name, value) VALUES ('key_check', ?)", arguments: [Data(check)])
       }
       let winner = try pool.read { db in
         try Data.fetchOne(db, sql: "SELECT value FROM store_info WHERE name = 'key_check'").map { [UInt8]($0) }
       }
       guard winner == check else {
-        throw KeychainStoreError(status: errSecAuthFailed, message: "Another key was installed for \(files.databasePath) concurrently.")
+        throw KeychainStoreError(
+          status: errSecAuthFailed, message: "Another key was installed for \(files.databasePath) concurrently.")
       }
     } catch let error as KeychainStoreError {
       throw error
     } catch {
-      throw KeychainStoreError(status: Self.status(for: error).code, message: "Cannot record the store key check in \(files.databasePath).")
+      throw KeychainStoreError(
+        status: Self.status(for: error).code, message: "Cannot record the store key check in \(files.databasePath).")
     }
   }
 
@@ -183,7 +199,9 @@ final class SQLiteItemStore: ItemStore {
     let ring: KeyRing
     do {
       ring = try Self.unlockedRing(keyFileContents, passphrase: passphrase, files: files)
-      let stored = try database { try pool.read { db in try Data.fetchOne(db, sql: "SELECT value FROM store_info WHERE name = 'key_check'") } }
+      let stored = try database {
+        try pool.read { db in try Data.fetchOne(db, sql: "SELECT value FROM store_info WHERE name = 'key_check'") }
+      }
       try Self.verify(ring, against: stored.map { [UInt8]($0) }, in: pool, files: files)
     } catch let error as KeychainStoreError {
       throw SecStatus(error.status)
@@ -294,7 +312,8 @@ final class SQLiteItemStore: ItemStore {
   }
 
   private func primaryKeyDigest(
-    _ ring: KeyRing, _ itemClass: ItemClass, _ attributes: [String: AttributeValue], group: String, synchronizable: Int64
+    _ ring: KeyRing, _ itemClass: ItemClass, _ attributes: [String: AttributeValue], group: String,
+    synchronizable: Int64
   ) -> Data {
     var parts = Array("pk\u{0}".utf8) + itemClass.tag
     for key in documentedPrimaryKey(of: itemClass) {
@@ -306,7 +325,8 @@ final class SQLiteItemStore: ItemStore {
     return digest(ring, parts)
   }
 
-  private func systemKeyDigest(_ ring: KeyRing, _ itemClass: ItemClass, _ attributes: [String: AttributeValue]) -> Data {
+  private func systemKeyDigest(_ ring: KeyRing, _ itemClass: ItemClass, _ attributes: [String: AttributeValue]) -> Data
+  {
     var parts = Array("spi\u{0}".utf8)
     for key in Self.systemPrimaryKey {
       if let value = attributes[key] {
@@ -340,7 +360,8 @@ final class SQLiteItemStore: ItemStore {
     return Data(OpenSSLCrypto.sha1(ItemCodec.encode(hashed, accessControl: nil)))
   }
 
-  private func searchDigests(_ ring: KeyRing, _ itemClass: ItemClass, _ attributes: [String: AttributeValue]) -> [Data?] {
+  private func searchDigests(_ ring: KeyRing, _ itemClass: ItemClass, _ attributes: [String: AttributeValue]) -> [Data?]
+  {
     Self.searchColumns.map { key in
       guard let value = attributes[key], let definition = ItemSchema.attribute(key, of: itemClass) else { return nil }
       return attributeDigest(ring, key, value, kind: definition.kind)
@@ -357,7 +378,8 @@ final class SQLiteItemStore: ItemStore {
         ItemCodec.encode(attributes, accessControl: accessControl), key: ring.metadataKey!,
         associatedData: identity.associatedData("meta"))
       let secret = try data.map { plaintext throws(CryptoError) in
-        Data(try OpenSSLCrypto.seal([UInt8](plaintext), key: classKey, associatedData: identity.associatedData("secret")))
+        Data(
+          try OpenSSLCrypto.seal([UInt8](plaintext), key: classKey, associatedData: identity.associatedData("secret")))
       }
       return (Data(meta), secret)
     } catch {
@@ -432,11 +454,13 @@ final class SQLiteItemStore: ItemStore {
       synchronizable: try row.integer(4), protection: try row.text(5), primaryKey: try row.blob(6),
       systemKey: try row.blob(7))
     let sealedSecret = try row.optionalBlob(9)
-    var item = StoredItem(itemClass: itemClass, persistentID: identity.persistentID, attributes: [:], accessControl: nil, data: nil)
+    var item = StoredItem(
+      itemClass: itemClass, persistentID: identity.persistentID, attributes: [:], accessControl: nil, data: nil)
     if fetch.attributes {
       let plaintext: [UInt8]
       do {
-        plaintext = try OpenSSLCrypto.open([UInt8](try row.blob(8)), key: ring.metadataKey!, associatedData: identity.associatedData("meta"))
+        plaintext = try OpenSSLCrypto.open(
+          [UInt8](try row.blob(8)), key: ring.metadataKey!, associatedData: identity.associatedData("meta"))
       } catch {
         throw .decode
       }
@@ -446,7 +470,8 @@ final class SQLiteItemStore: ItemStore {
     if fetch.data, let sealedSecret {
       let key = try ring.classKey(for: identity.protection)
       do {
-        item.data = Data(try OpenSSLCrypto.open([UInt8](sealedSecret), key: key, associatedData: identity.associatedData("secret")))
+        item.data = Data(
+          try OpenSSLCrypto.open([UInt8](sealedSecret), key: key, associatedData: identity.associatedData("secret")))
       } catch {
         throw .decode
       }
@@ -454,9 +479,17 @@ final class SQLiteItemStore: ItemStore {
     return RowRecord(id: id, item: item, protection: identity.protection, sealedSecret: sealedSecret)
   }
 
-  /// Plans and runs a search: the primary-key index when the query names the whole key, else the
-  /// digest columns it names; constraints no column covers are checked on the decrypted metadata.
-  private func select(_ db: Database, _ filter: ItemFilter, limit: Int?, fetch: ItemFetch, _ ring: KeyRing) throws(SecStatus) -> [RowRecord] {
+  /// A search as SQL: what the database compares, and what is left to check on decrypted metadata.
+  private struct SearchPlan {
+    var sql: String
+    var arguments: [(any DatabaseValueConvertible)?]
+    var remaining: [String: AttributeValue]
+    var needsPostFilter: Bool
+  }
+
+  /// Plans a search: the primary-key index when the query names the whole key, else the digest
+  /// columns it names; constraints no column covers are checked on the decrypted metadata.
+  private func plan(_ filter: ItemFilter, limit: Int?, _ ring: KeyRing) -> SearchPlan {
     var sql = "SELECT \(Self.rowColumns) FROM item WHERE class = ?"
     var arguments: [(any DatabaseValueConvertible)?] = [filter.itemClass.rawValue]
     var covered: Set<String> = []
@@ -486,7 +519,8 @@ final class SQLiteItemStore: ItemStore {
       var digests: [Data] = []
       for group in groups {
         for sync in syncValues {
-          digests.append(primaryKeyDigest(ring, filter.itemClass, filter.attributes, group: group, synchronizable: sync))
+          digests.append(
+            primaryKeyDigest(ring, filter.itemClass, filter.attributes, group: group, synchronizable: sync))
         }
       }
       sql += " AND pk IN (\(Array(repeating: "?", count: digests.count).joined(separator: ",")))"
@@ -494,29 +528,51 @@ final class SQLiteItemStore: ItemStore {
       covered.formUnion(primaryKey)
     } else {
       for key in Self.searchColumns {
-        guard let value = filter.attributes[key], let definition = ItemSchema.attribute(key, of: filter.itemClass) else { continue }
+        guard let value = filter.attributes[key], let definition = ItemSchema.attribute(key, of: filter.itemClass)
+        else { continue }
         sql += " AND \(key) = ?"
         arguments.append(attributeDigest(ring, key, value, kind: definition.kind))
         covered.insert(key)
       }
     }
-    // agrp and sync are columns; the planner already compared them exactly.
+    // agrp and sync are columns; the plan already compared them exactly.
     let remaining = filter.attributes.filter { !covered.contains($0.key) && $0.key != "agrp" && $0.key != "sync" }
     let needsPostFilter = !remaining.isEmpty || filter.hostOrSubdomain != nil
     sql += " ORDER BY id"
     if let limit, !needsPostFilter { sql += " LIMIT \(limit)" }
-    let rowFetch = ItemFetch(attributes: fetch.attributes || needsPostFilter, data: fetch.data)
+    return SearchPlan(sql: sql, arguments: arguments, remaining: remaining, needsPostFilter: needsPostFilter)
+  }
 
+  /// Runs a search plan over the rows, decrypting what `fetch` and the remaining constraints need.
+  private func select(_ db: Database, _ filter: ItemFilter, limit: Int?, fetch: ItemFetch, _ ring: KeyRing)
+    throws(SecStatus) -> [RowRecord]
+  {
+    let plan = plan(filter, limit: limit, ring)
+    let rowFetch = ItemFetch(attributes: fetch.attributes || plan.needsPostFilter, data: fetch.data)
     return try database {
-      let cursor = try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: StatementArguments(arguments))
+      let cursor = try Row.fetchCursor(db.cachedStatement(sql: plan.sql), arguments: StatementArguments(plan.arguments))
       var records: [RowRecord] = []
       while let row = try cursor.next() {
         let record = try decodeRow(row, fetch: rowFetch, ring)
-        if needsPostFilter && !matches(record.item, remaining, hostOrSubdomain: filter.hostOrSubdomain) { continue }
+        if plan.needsPostFilter && !matches(record.item, plan.remaining, hostOrSubdomain: filter.hostOrSubdomain) {
+          continue
+        }
         records.append(record)
         if let limit, records.count >= limit { break }
       }
       return records
+    }
+  }
+
+  /// SQLite's query plan for a search, for tests that prove the indexes are used.
+  func queryPlan(for filter: ItemFilter) throws(SecStatus) -> [String] {
+    let ring = try keyRing()
+    let plan = plan(filter, limit: nil, ring)
+    return try database {
+      try pool.read { db in
+        try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + plan.sql, arguments: StatementArguments(plan.arguments))
+          .map { $0["detail"] as String? ?? "" }
+      }
     }
   }
 
@@ -539,7 +595,9 @@ final class SQLiteItemStore: ItemStore {
     return true
   }
 
-  private func updateRows(_ db: Database, _ filter: ItemFilter, _ change: ItemChange, _ ring: KeyRing) throws(SecStatus) -> Int {
+  private func updateRows(_ db: Database, _ filter: ItemFilter, _ change: ItemChange, _ ring: KeyRing) throws(SecStatus)
+    -> Int
+  {
     let records = try select(db, filter, limit: nil, fetch: ItemFetch(attributes: true, data: false), ring)
     guard !records.isEmpty else { throw .itemNotFound }
     let now = Date()
@@ -551,7 +609,9 @@ final class SQLiteItemStore: ItemStore {
         attributes["pdmn"] = .string(newAccessControl.protection)
       } else if change.attributes["pdmn"] != nil, accessControl != nil {
         // A new protection replaces the protection inside the access control too (rule 12).
-        accessControl = SecAccessControl(protection: attributes["pdmn"].flatMap { if case .string(let p) = $0 { p } else { nil } } ?? record.protection, flags: accessControl!.flags)
+        accessControl = SecAccessControl(
+          protection: attributes["pdmn"].flatMap { if case .string(let p) = $0 { p } else { nil } }
+            ?? record.protection, flags: accessControl!.flags)
       }
       try change.validate(attributes, accessControl)
       var modified = now
@@ -564,10 +624,13 @@ final class SQLiteItemStore: ItemStore {
       // makes WhenUnlocked items unchangeable while locked.
       var data = change.data
       if data == nil, let sealedSecret = record.sealedSecret {
-        let oldIdentity = try identity(ring, record.item.itemClass, record.item.attributes, persistentID: record.item.persistentID)
+        let oldIdentity = try identity(
+          ring, record.item.itemClass, record.item.attributes, persistentID: record.item.persistentID)
         let key = try ring.classKey(for: record.protection)
         do {
-          data = Data(try OpenSSLCrypto.open([UInt8](sealedSecret), key: key, associatedData: oldIdentity.associatedData("secret")))
+          data = Data(
+            try OpenSSLCrypto.open(
+              [UInt8](sealedSecret), key: key, associatedData: oldIdentity.associatedData("secret")))
         } catch {
           throw .decode
         }

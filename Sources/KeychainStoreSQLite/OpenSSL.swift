@@ -1,5 +1,6 @@
 import COpenSSL
 import Foundation
+import Security
 
 /// A failure inside libcrypto or an authentication tag that did not verify.
 enum CryptoError: Error, Equatable {

@@ -1,4 +1,5 @@
 import Foundation
+import Security
 
 /// The keys of an open store, derived from its 256-bit store key.
 ///

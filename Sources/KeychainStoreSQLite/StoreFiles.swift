@@ -1,20 +1,11 @@
+import Foundation
+import Security
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Musl)
   import Musl
 #endif
-import Foundation
-
-/// A store that cannot be opened, with the reason in words (never a secret).
-public struct KeychainStoreError: Error, Equatable, CustomStringConvertible {
-  /// The errSec code SecItem calls report for this failure.
-  public let status: OSStatus
-  /// What went wrong, naming the file where it applies.
-  public let message: String
-
-  /// A readable description of the failure.
-  public var description: String { "\(message) (OSStatus \(status))" }
-}
 
 /// The files of a store: a directory (0700) holding the database and the key file (0600).
 ///
@@ -39,7 +30,8 @@ struct StoreFiles {
         }
       }
       if mkdir(path, 0o700) != 0 && errno != EEXIST {
-        throw KeychainStoreError(status: errSecIO, message: "Cannot create the store directory \(path): \(String(cString: strerror(errno))).")
+        throw KeychainStoreError(
+          status: errSecIO, message: "Cannot create the store directory \(path): \(String(cString: strerror(errno))).")
       }
       guard stat(path, &info) == 0 else {
         throw KeychainStoreError(status: errSecIO, message: "Cannot read the store directory \(path).")
@@ -51,7 +43,9 @@ struct StoreFiles {
     guard info.st_mode & 0o077 == 0 else {
       throw KeychainStoreError(
         status: errSecInvalidKeychain,
-        message: "The store directory \(path) is accessible to other users (mode \(String(info.st_mode & 0o777, radix: 8))); it must be 0700.")
+        message:
+          "The store directory \(path) is accessible to other users (mode \(String(info.st_mode & 0o777, radix: 8))); it must be 0700."
+      )
     }
   }
 
@@ -60,7 +54,8 @@ struct StoreFiles {
   func prepareDatabaseFile() throws(KeychainStoreError) {
     let descriptor = open(databasePath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
     guard descriptor >= 0 else {
-      throw KeychainStoreError(status: errSecIO, message: "Cannot create the database \(databasePath): \(String(cString: strerror(errno))).")
+      throw KeychainStoreError(
+        status: errSecIO, message: "Cannot create the database \(databasePath): \(String(cString: strerror(errno))).")
     }
     close(descriptor)
     try checkPrivate(databasePath, what: "database")
@@ -82,19 +77,23 @@ struct StoreFiles {
     let temporary = keyFilePath + ".new-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
     let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
     guard descriptor >= 0 else {
-      throw KeychainStoreError(status: errSecIO, message: "Cannot create the key file in \(directory.path): \(String(cString: strerror(errno))).")
+      throw KeychainStoreError(
+        status: errSecIO,
+        message: "Cannot create the key file in \(directory.path): \(String(cString: strerror(errno))).")
     }
     let written = contents.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
     let synced = fsync(descriptor) == 0
     close(descriptor)
     defer { unlink(temporary) }
     guard written == contents.count, synced else {
-      throw KeychainStoreError(status: errSecIO, message: "Cannot write the key file in \(directory.path) (disk full?).")
+      throw KeychainStoreError(
+        status: errSecIO, message: "Cannot write the key file in \(directory.path) (disk full?).")
     }
     // link() fails if the name exists: exactly one process's key file wins.
     if link(temporary, keyFilePath) != 0 {
       guard errno == EEXIST, let existing = try readKeyFile() else {
-        throw KeychainStoreError(status: errSecIO, message: "Cannot install the key file \(keyFilePath): \(String(cString: strerror(errno))).")
+        throw KeychainStoreError(
+          status: errSecIO, message: "Cannot install the key file \(keyFilePath): \(String(cString: strerror(errno))).")
       }
       return existing
     }
@@ -117,7 +116,9 @@ struct StoreFiles {
     guard info.st_mode & 0o077 == 0 else {
       throw KeychainStoreError(
         status: errSecInvalidKeychain,
-        message: "The \(what) \(path) is accessible to other users (mode \(String(info.st_mode & 0o777, radix: 8))); it must be 0600.")
+        message:
+          "The \(what) \(path) is accessible to other users (mode \(String(info.st_mode & 0o777, radix: 8))); it must be 0600."
+      )
     }
   }
 }

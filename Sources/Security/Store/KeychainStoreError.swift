@@ -1,0 +1,16 @@
+/// A store that cannot be opened, with the reason in words (never a secret).
+public struct KeychainStoreError: Error, Equatable, CustomStringConvertible {
+  /// The errSec code SecItem calls report for this failure.
+  public let status: OSStatus
+  /// What went wrong, naming the file where it applies.
+  public let message: String
+
+  /// Creates an error with a status and a message.
+  package init(status: OSStatus, message: String) {
+    self.status = status
+    self.message = message
+  }
+
+  /// A readable description of the failure.
+  public var description: String { "\(message) (OSStatus \(status))" }
+}

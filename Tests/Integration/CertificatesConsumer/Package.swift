@@ -1,0 +1,23 @@
+// swift-tools-version: 6.1
+// A package that depends on both KeychainBridge and swift-certificates: swift-certificates compiles
+// its `#if canImport(Security)` code against KeychainBridge's Security module. The check script
+// places this package beside a link named keychain-bridge that points at the project.
+import PackageDescription
+
+let package = Package(
+  name: "CertificatesConsumer",
+  dependencies: [
+    .package(path: "../keychain-bridge"),
+    .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
+  ],
+  targets: [
+    .executableTarget(
+      name: "CertificatesConsumer",
+      dependencies: [
+        .product(name: "Security", package: "keychain-bridge"),
+        .product(name: "X509", package: "swift-certificates"),
+      ]
+    )
+  ],
+  swiftLanguageModes: [.v6]
+)

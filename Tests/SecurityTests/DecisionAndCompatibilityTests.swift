@@ -1,0 +1,203 @@
+import Foundation
+import Testing
+
+@testable import Security
+
+/// The decisions of shared/spec/README.md where Apple is inconsistent.
+@Suite struct SpecDecisions {
+  @Test func test_decision_1_matchKeysInAddAreParam() throws {
+    try withFreshStore { _ in
+      #expect(add(genp([kSecMatchLimit as String: 1])) == errSecParam)
+      #expect(count(genp()) == 0)
+    }
+  }
+
+  @Test func test_decision_2_returnDataAloneOnAnItemWithoutDataIsEmptyData() throws {
+    try withFreshStore { _ in
+      add(genp())
+      let (status, result) = copy(genp([kSecReturnData as String: true]))
+      #expect(status == errSecSuccess)
+      #expect(result as? Data == Data())
+    }
+  }
+
+  @Test func test_decision_3_theDictionaryHoldsExactlyWhatWasAsked() throws {
+    try withFreshStore { _ in
+      add(genp([kSecValueData as String: Data(utf8: "pw")]))
+      let result = try #require(
+        copy(genp([kSecReturnPersistentRef as String: true, kSecReturnData as String: true])).1 as? [String: Any])
+      #expect(Set(result.keys) == [kSecValueData as String, kSecValuePersistentRef as String])
+    }
+  }
+
+  @Test func test_decision_4_synchronizableThisDeviceOnlyIsParamOnUpdateToo() throws {
+    try withFreshStore { _ in
+      add(genp([kSecAttrAccessible as String: kSecAttrAccessibleWhenUnlockedThisDeviceOnly]))
+      #expect(update(genp(), [kSecAttrSynchronizable as String: true]) == errSecParam)
+      #expect(count(genp()) == 1)
+    }
+  }
+
+  @Test func test_decision_5_nonAttributeKeysToUpdateAreNoSuchAttr() throws {
+    try withFreshStore { _ in
+      add(genp())
+      #expect(update(genp(), [kSecReturnAttributes as String: true]) == errSecNoSuchAttr)
+      #expect(update(genp(), [kSecAttrPort as String: 1]) == errSecNoSuchAttr)
+    }
+  }
+
+  @Test func test_decision_6_limitAllWithoutReturnKeysIsAnEmptyArray() throws {
+    try withFreshStore { _ in
+      add(genp())
+      let (status, result) = copy([
+        kSecClass as String: kSecClassGenericPassword, kSecMatchLimit as String: kSecMatchLimitAll,
+      ])
+      #expect(status == errSecSuccess)
+      #expect((result as? NSArray)?.count == 0)
+    }
+  }
+
+  @Test func test_decision_7_datesAreIgnoredOnAddAndParamInAnUpdate() throws {
+    try withFreshStore { _ in
+      #expect(add(genp([kSecAttrCreationDate as String: Date.distantPast])) == errSecSuccess)
+      #expect(update(genp(), [kSecAttrCreationDate as String: Date()]) == errSecParam)
+      #expect(update(genp(), [kSecAttrModificationDate as String: Date()]) == errSecParam)
+    }
+  }
+
+  @Test func test_decision_8_matchAndReturnKeysInUpdateAndDeleteQueriesAreIgnored() throws {
+    try withFreshStore { _ in
+      add(genp())
+      let noisy = genp([kSecMatchLimit as String: kSecMatchLimitAll, kSecReturnData as String: true])
+      #expect(update(noisy, [kSecAttrLabel as String: "x"]) == errSecSuccess)
+      #expect(delete(noisy) == errSecSuccess)
+    }
+  }
+
+  @Test func test_decision_9_resultsAreInInsertionOrderAndLimitOneIsTheEarliest() throws {
+    try withFreshStore { _ in
+      add(genp("b", [kSecAttrLabel as String: "same"]))
+      add(genp("a", [kSecAttrLabel as String: "same"]))
+      let first = readAttributes([kSecClass as String: kSecClassGenericPassword, kSecAttrLabel as String: "same"])
+      #expect(first?[kSecAttrAccount as String] as? String == "b")
+    }
+  }
+
+  @Test func test_decision_10_anAttributeKeepsItsStoredType() throws {
+    try withFreshStore { _ in
+      add(genp("", [kSecAttrAccount as String: Data(utf8: "bytes")]))
+      let attributes = try #require(readAttributes(genp("", [kSecAttrAccount as String: "bytes"])))
+      #expect(attributes[kSecAttrAccount as String] as? Data == Data(utf8: "bytes"))
+      #expect(attributes[kSecAttrAccount as String] as? String == nil)
+    }
+  }
+}
+
+/// Source compatibility with code written for Apple's Security framework.
+@Suite struct AppleSourceCompatibility {
+  @Test func everyConstantOfTheSpecificationHasApplesValue() throws {
+    let specification = try SpecificationFile.load()
+    let runtime = Dictionary(secItemConstantTable.map { ($0.name, $0.value as String) }) { first, _ in first }
+    #expect(runtime.count == specification.constants.count)
+    for constant in specification.constants {
+      #expect(runtime[constant.name] == constant.value, "\(constant.name)")
+    }
+  }
+
+  @Test func everyStatusCodeOfTheSpecificationHasApplesValue() throws {
+    let specification = try SpecificationFile.load()
+    let runtime = Dictionary(uniqueKeysWithValues: secStatusCodeTable.map { ($0.name, $0.code) })
+    #expect(runtime.count == specification.errors.count)
+    for error in specification.errors {
+      #expect(runtime[error.name] == error.code, "\(error.name)")
+    }
+  }
+
+  @Test func constantsHashLikeSwiftStrings() {
+    #expect(AnyHashable(kSecAttrAccount) == AnyHashable("acct"))
+    let result: [AnyHashable: Any] = ["acct": "alice"]
+    #expect(result[kSecAttrAccount] as? String == "alice")
+    let keyed: [AnyHashable: Any] = [kSecAttrService: "svc"]
+    #expect(keyed["svce"] as? String == "svc")
+    #expect(kSecAttrAccount as String == "acct")
+  }
+
+  @Test func cfDictionaryKeyedByConstantsWorksAsAQuery() throws {
+    try withFreshStore { _ in
+      let query: [CFString: Any] = [
+        kSecClass: kSecClassGenericPassword, kSecAttrAccount: "cf", kSecValueData: Data(utf8: "pw"),
+      ]
+      #expect(SecItemAdd(query as CFDictionary, nil) == errSecSuccess)
+      var result: AnyObject?
+      let status = withUnsafeMutablePointer(to: &result) {
+        SecItemCopyMatching([kSecClass: kSecClassGenericPassword, kSecReturnData: kCFBooleanTrue!] as CFDictionary, $0)
+      }
+      #expect(status == errSecSuccess)
+      #expect(result as? Data == Data(utf8: "pw"))
+    }
+  }
+
+  @Test func coreFoundationErrorFunctionsReadAnNSError() {
+    let error = NSError(domain: NSOSStatusErrorDomain, code: Int(errSecParam), userInfo: ["k": "v"])
+    #expect(CFErrorGetDomain(error) as String? == NSOSStatusErrorDomain)
+    #expect(CFErrorGetCode(error) == Int(errSecParam))
+    #expect((CFErrorCopyUserInfo(error) as? [String: Any])?["k"] as? String == "v")
+    #expect(kCFBooleanTrue.boolValue && !kCFBooleanFalse.boolValue)
+  }
+
+  @Test func accessControlCreationRejectsAnUnknownProtectionWithAnError() {
+    var error: Unmanaged<CFError>?
+    #expect(SecAccessControlCreateWithFlags(kCFAllocatorDefault, "nope" as CFString, .userPresence, &error) == nil)
+    let failure = error?.takeRetainedValue()
+    #expect(failure?.code == Int(errSecParam))
+    #expect(
+      SecAccessControlCreateWithFlags(
+        nil, kSecAttrAccessibleWhenUnlocked, [.privateKeyUsage, .applicationPassword], nil) != nil)
+  }
+
+  @Test func randomBytesComeFromTheCSPRNG() {
+    var first = [UInt8](repeating: 0, count: 32)
+    var second = [UInt8](repeating: 0, count: 32)
+    #expect(SecRandomCopyBytes(kSecRandomDefault, first.count, &first) == errSecSuccess)
+    #expect(SecRandomCopyBytes(kSecRandomDefault, second.count, &second) == errSecSuccess)
+    #expect(first != second && first != [UInt8](repeating: 0, count: 32))
+    #expect(SecRandomCopyBytes(nil, -1, &first) == errSecParam)
+  }
+
+  @Test func certificatesHoldTheirDERBytesAndRejectAnythingElse() throws {
+    let der = try #require(Data(base64Encoded: Self.testCertificate))
+    let certificate = try #require(SecCertificateCreateWithData(nil, der as CFData))
+    #expect(SecCertificateCopyData(certificate) as Data == der)
+    #expect(SecCertificateCreateWithData(nil, Data(utf8: "not a certificate") as CFData) == nil)
+    #expect(SecCertificateCreateWithData(nil, Data() as CFData) == nil)
+    #expect(SecCertificateCreateWithData(nil, (der + Data([0])) as CFData) == nil)
+    #expect(SecCertificateCreateWithData(nil, der.prefix(der.count - 1) as CFData) == nil)
+  }
+
+  /// A self-signed P-256 certificate made for these tests with `openssl req -x509`.
+  static let testCertificate =
+    "MIIBkTCCATegAwIBAgIUBrVXojTu6uyvFORMCEmdOa0Hq6EwCgYIKoZIzj0EAwIwHjEcMBoGA1UEAwwTS2V5Y2hhaW5CcmlkZ2UgVGVzdDAeFw0yNjExMjEwNjAzMTBaFw0zNjExMTgwNjAzMTBaMB4xHDAaBgNVBAMME0tleWNoYWluQnJpZGdlIFRlc3QwWTATBgcqhkjOPQIBBggqhkjOPQMBBwNCAASFmz4D7jy02YE7jrQed8W1vhaI/Gd0jiedsQnWTsimA5zfsTuClvscouPO9wrjWV6zKidraAaa8JS1MJaD2BwFo1MwUTAdBgNVHQ4EFgQU55H4caHp2UwFoQOM1/DHRJJg9AgwHwYDVR0jBBgwFoAU55H4caHp2UwFoQOM1/DHRJJg9AgwDwYDVR0TAQH/BAUwAwEB/zAKBggqhkjOPQQDAgNIADBFAiAMgOPinKgrjDI8VJowJbdZJNpc4Wy1D0RdVZ2lNl7z9QIhAIV5Rtkibi39QQdoxA61zlSgou160h3gsWbTSQzClwdV"
+}
+
+/// security-constants.json, as the tests read it.
+struct SpecificationFile: Decodable {
+  struct Constant: Decodable {
+    let name: String
+    let value: String
+  }
+
+  struct StatusCode: Decodable {
+    let name: String
+    let code: Int32
+  }
+
+  let constants: [Constant]
+  let errors: [StatusCode]
+
+  static func load() throws -> SpecificationFile {
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent()
+    let data = try Data(contentsOf: root.appendingPathComponent("Spec/security-constants.json"))
+    return try JSONDecoder().decode(SpecificationFile.self, from: data)
+  }
+}
