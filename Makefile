@@ -1,0 +1,31 @@
+# The two entry points of the README: `make run` and `make test`. Both install what is missing first.
+.PHONY: setup run test build lint check-apple-program check-certificates-consumer
+
+setup:
+	@scripts/setup.sh
+
+# The main job: a program written for Apple's Keychain Services, run unchanged on Linux.
+run: setup
+	swift build --product apple-style-demo
+	KEYCHAIN_BRIDGE_HOME=$${KEYCHAIN_BRIDGE_HOME:-$$(mktemp -d)/keychain} swift run apple-style-demo
+
+build: setup
+	@swift build --build-tests 2>&1 | tee .build-output.log | grep -vE '^\[|^Building|^Compiling|^Write|^Planning' || true
+	@if grep -E '^/.*/(Sources|Tests|Examples)/.*(warning|error):' .build-output.log; then \
+	  echo "build: the project's own code has warnings or errors"; rm -f .build-output.log; exit 1; fi
+	@rm -f .build-output.log
+
+lint:
+	swift format lint --strict -r Sources Tests Examples Package.swift
+
+check-apple-program: build
+	scripts/check-apple-program.sh
+
+check-certificates-consumer: setup
+	scripts/check-certificates-consumer.sh
+
+# The whole suite: warnings-free build, format lint, unit tests, then the end-to-end checks.
+test: build lint
+	swift test
+	$(MAKE) --no-print-directory check-apple-program
+	$(MAKE) --no-print-directory check-certificates-consumer
