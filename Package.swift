@@ -37,11 +37,18 @@ let package = Package(
       dependencies: ["Security", "KeychainStoreSQLite"],
       path: "Examples/AppleStyleDemo"
     ),
+    // A child process for tests that cannot run in the test process (file-size limits, kills).
+    .executableTarget(
+      name: "keychain-store-helper",
+      dependencies: ["Security", "KeychainStoreSQLite"],
+      path: "Tests/StoreHelper"
+    ),
     .testTarget(
       name: "SecurityTests",
       dependencies: [
         "Security",
         "KeychainStoreSQLite",
+        "keychain-store-helper",
         .product(name: "GRDB", package: "GRDB.swift"),
       ]
     ),
