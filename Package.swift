@@ -7,9 +7,12 @@ let package = Package(
     // The API module and the store it reaches through a link-time seam (see StoreBackend.swift).
     .library(name: "Security", targets: ["Security", "KeychainStoreSQLite"]),
     .executable(name: "apple-style-demo", targets: ["AppleStyleDemo"]),
+    .executable(name: "secgen", targets: ["secgen"]),
   ],
   dependencies: [
-    .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0")
+    .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    .package(url: "https://github.com/stencilproject/Stencil", from: "0.15.1"),
   ],
   targets: [
     // libcrypto (AES-256-GCM, HMAC, scrypt, RAND_bytes) through Debian's libssl-dev.
@@ -30,6 +33,30 @@ let package = Package(
         "COpenSSL",
         .product(name: "GRDB", package: "GRDB.swift"),
       ]
+    ),
+    // secgen: headers -> libclang parse -> model -> Stencil render -> Swift.
+    .systemLibrary(
+      name: "CClang",
+      path: "Generator/CClang",
+      pkgConfig: "libclang",
+      providers: [.apt(["libclang-dev"])]
+    ),
+    .target(name: "SecGenParse", dependencies: ["CClang"], path: "Generator/SecGenParse"),
+    .target(name: "SecGenModel", dependencies: ["SecGenParse"], path: "Generator/SecGenModel"),
+    .target(
+      name: "SecGenRender",
+      dependencies: ["SecGenModel", .product(name: "Stencil", package: "Stencil")],
+      path: "Generator/SecGenRender"
+    ),
+    .target(
+      name: "SecGen",
+      dependencies: ["SecGenParse", "SecGenModel", "SecGenRender"],
+      path: "Generator/SecGen"
+    ),
+    .executableTarget(
+      name: "secgen",
+      dependencies: ["SecGen", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+      path: "Generator/secgen"
     ),
     // A program written for Apple's keychain, compiled unchanged against this runtime.
     .executableTarget(

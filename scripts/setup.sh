@@ -20,9 +20,11 @@ if [ ${#missing[@]} -gt 0 ]; then
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
-# libclang.pc, written from llvm-config so the paths match the installed LLVM.
+# libclang.pc, written from llvm-config so the paths match the installed LLVM. It gives only the
+# include path: secgen loads libclang with dlopen at run time, so that a missing library is a clear
+# message ("install libclang-dev") rather than a dynamic-loader failure before main.
 llvm_config=$(command -v llvm-config || ls /usr/bin/llvm-config-* 2>/dev/null | sort -V | tail -n 1 || true)
-if [ -n "$llvm_config" ] && ! pkg-config --exists libclang 2>/dev/null; then
+if [ -n "$llvm_config" ] && { ! pkg-config --exists libclang 2>/dev/null || grep -q "written by KeychainBridge" "$(pkg-config --variable=pcfiledir libclang)/libclang.pc" 2>/dev/null; }; then
   pc_dir=/usr/local/lib/pkgconfig
   as_root mkdir -p "$pc_dir"
   as_root tee "$pc_dir/libclang.pc" >/dev/null <<PC
@@ -30,7 +32,7 @@ Name: libclang
 Description: The C interface to Clang (written by KeychainBridge's setup from $llvm_config)
 Version: $("$llvm_config" --version)
 Cflags: -I$("$llvm_config" --includedir)
-Libs: -L$("$llvm_config" --libdir) -lclang
+Libs:
 PC
   echo "setup: wrote $pc_dir/libclang.pc"
 fi

@@ -746,7 +746,7 @@ extern const CFStringRef kSecAttrPRFHmacAlgSHA512
     @param result On return, the found items in the shape the return type keys ask for. Pass NULL to test for existence.
     @result A result code: errSecSuccess, errSecUnimplemented, errSecParam, errSecAllocate, errSecIO, errSecWrPerm, errSecNotAvailable, errSecReadOnly, errSecAuthFailed, errSecInvalidKeychain, errSecDuplicateItem, errSecItemNotFound, errSecNoSuchAttr, errSecNoSuchClass, errSecInteractionNotAllowed, errSecInternalComponent, errSecDecode, errSecMissingEntitlement.
 */
-OSStatus SecItemCopyMatching(CFDictionaryRef query, CFTypeRef * __nullable CF_RETURNS_RETAINED result)
+OSStatus SecItemCopyMatching(CFDictionaryRef query, CFTypeRef __nullable * __nullable CF_RETURNS_RETAINED result)
     API_AVAILABLE(macos(10.6), ios(2.0));
 
 /*!
@@ -756,7 +756,7 @@ OSStatus SecItemCopyMatching(CFDictionaryRef query, CFTypeRef * __nullable CF_RE
     @param result On return, the added item in the shape the return type keys ask for. Pass NULL when no result is wanted.
     @result A result code: errSecSuccess, errSecUnimplemented, errSecParam, errSecAllocate, errSecIO, errSecWrPerm, errSecNotAvailable, errSecReadOnly, errSecAuthFailed, errSecInvalidKeychain, errSecDuplicateItem, errSecItemNotFound, errSecNoSuchAttr, errSecNoSuchClass, errSecInteractionNotAllowed, errSecInternalComponent, errSecDecode, errSecMissingEntitlement.
 */
-OSStatus SecItemAdd(CFDictionaryRef attributes, CFTypeRef * __nullable CF_RETURNS_RETAINED result)
+OSStatus SecItemAdd(CFDictionaryRef attributes, CFTypeRef __nullable * __nullable CF_RETURNS_RETAINED result)
     API_AVAILABLE(macos(10.6), ios(2.0));
 
 /*!

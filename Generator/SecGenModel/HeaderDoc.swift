@@ -1,0 +1,88 @@
+import Foundation
+import SecGenParse
+
+/// One `@tag` of a HeaderDoc comment, with the line it starts on.
+struct HeaderDocTag: Equatable {
+  var name: String
+  /// The first word after the tag, for `@constant NAME` and `@param NAME`.
+  var argument: String
+  /// The text after the tag (and after the argument, for tags that take one), lines joined.
+  var text: String
+  /// The tag's lines as written, for tables inside a `@discussion`.
+  var lines: [(text: String, line: Int)]
+  var line: Int
+
+  static func == (lhs: HeaderDocTag, rhs: HeaderDocTag) -> Bool {
+    lhs.name == rhs.name && lhs.argument == rhs.argument && lhs.text == rhs.text && lhs.line == rhs.line
+  }
+}
+
+/// A parsed `/*! ... */` comment.
+struct HeaderDocComment {
+  var tags: [HeaderDocTag]
+  var file: String
+  /// The line the comment starts on.
+  var line: Int
+
+  func first(_ name: String) -> HeaderDocTag? { tags.first { $0.name == name } }
+  func all(_ name: String) -> [HeaderDocTag] { tags.filter { $0.name == name } }
+
+  private static let tagsWithArgument: Set<String> = ["constant", "param"]
+
+  /// Parses `raw`, which starts on `line` of `file`.
+  init(raw: String, file: String, line: Int) {
+    self.file = file
+    self.line = line
+    var body = raw
+    if body.hasPrefix("/*!") { body.removeFirst(3) } else if body.hasPrefix("/**") { body.removeFirst(3) }
+    if body.hasSuffix("*/") { body.removeLast(2) }
+    var tags: [HeaderDocTag] = []
+    for (offset, rawLine) in body.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+      var text = rawLine.trimmingCharacters(in: .whitespaces)
+      if text.hasPrefix("*") && !text.hasPrefix("*/") { text = String(text.dropFirst()).trimmingCharacters(in: .whitespaces) }
+      let lineNumber = line + offset
+      if text.hasPrefix("@"), let name = text.dropFirst().split(separator: " ", maxSplits: 1).first {
+        var rest = text.dropFirst(name.count + 1).trimmingCharacters(in: .whitespaces)
+        var argument = ""
+        if Self.tagsWithArgument.contains(String(name)) {
+          let parts = rest.split(separator: " ", maxSplits: 1)
+          argument = parts.first.map(String.init) ?? ""
+          rest = parts.count > 1 ? String(parts[1]) : ""
+        }
+        tags.append(
+          HeaderDocTag(
+            name: String(name), argument: argument, text: rest, lines: [(rest, lineNumber)], line: lineNumber))
+      } else if !tags.isEmpty {
+        tags[tags.count - 1].lines.append((rawLine.trimmingCharacters(in: .whitespaces) == "" ? "" : String(rawLine), lineNumber))
+        if !text.isEmpty {
+          let current = tags[tags.count - 1].text
+          tags[tags.count - 1].text = current.isEmpty ? text : current + " " + text
+        }
+      }
+    }
+    self.tags = tags
+  }
+}
+
+/// Finds where a comment starts in its file, so diagnostics inside comments get real lines.
+struct SourceTexts {
+  private var texts: [String: String] = [:]
+
+  mutating func line(of comment: String, before declaration: SourceLocation) -> Int {
+    if texts[declaration.file] == nil {
+      texts[declaration.file] = (try? String(contentsOfFile: declaration.file, encoding: .utf8)) ?? ""
+    }
+    let text = texts[declaration.file]!
+    // The comment closest before the declaration: search every occurrence, keep the last one that
+    // starts before the declaration's line.
+    var best = declaration.line
+    var searchRange = text.startIndex..<text.endIndex
+    while let found = text.range(of: comment, range: searchRange) {
+      let line = text[..<found.lowerBound].reduce(1) { $1 == "\n" ? $0 + 1 : $0 }
+      if line > declaration.line { break }
+      best = line
+      searchRange = found.upperBound..<text.endIndex
+    }
+    return best
+  }
+}

@@ -1,0 +1,333 @@
+import Foundation
+import SecGenParse
+
+/// Stage 2: turns declarations and their HeaderDoc structure into a `SecurityModel`.
+///
+/// Every statement it cannot understand is a diagnostic with file:line:column: a constant outside
+/// an `@enum` group, a class table entry that names nothing, an attribute of unknown type...
+public struct ModelBuilder {
+  private var diagnostics: [Diagnostic] = []
+  private var sources = SourceTexts()
+  private let notes: APINotes
+
+  /// Builds the model of `parsed`, with the sidecar's overrides.
+  public static func build(_ parsed: ParsedHeaders, notes: APINotes = .empty) throws(DiagnosticsError) -> SecurityModel {
+    var builder = ModelBuilder(notes: notes)
+    let model = builder.model(parsed)
+    guard builder.diagnostics.isEmpty else { throw DiagnosticsError(builder.diagnostics) }
+    return model
+  }
+
+  private init(notes: APINotes) { self.notes = notes }
+
+  // MARK: Groups
+
+  /// An `@enum` group and the constants declared after it.
+  private struct ConstantGroup {
+    var title: String
+    var comment: HeaderDocComment
+    var members: [ConstantDeclaration] = []
+
+    var discussion: String { comment.first("discussion")?.text ?? "" }
+
+    func entry(for name: String) -> HeaderDocTag? {
+      comment.all("constant").first { $0.argument == name }
+    }
+  }
+
+  private mutating func report(_ location: SourceLocation, _ message: String) {
+    diagnostics.append(Diagnostic(location: location, severity: .error, message: message))
+  }
+
+  private mutating func comment(_ raw: String, before location: SourceLocation) -> HeaderDocComment {
+    HeaderDocComment(raw: raw, file: location.file, line: sources.line(of: raw, before: location))
+  }
+
+  private mutating func groups(_ constants: [ConstantDeclaration]) -> [ConstantGroup] {
+    var groups: [ConstantGroup] = []
+    var currentFile = ""
+    for constant in constants {
+      if constant.location.file != currentFile {
+        currentFile = constant.location.file
+        if let last = groups.indices.last, groups[last].comment.file != currentFile {
+          // A group never continues into another file.
+          groups.append(ConstantGroup(title: "", comment: HeaderDocComment(raw: "", file: currentFile, line: 0)))
+        }
+      }
+      let type = constant.type.replacingOccurrences(of: " _Nonnull", with: "")
+      if type != "const CFStringRef" {
+        report(
+          constant.location, "\(constant.name) is declared as '\(constant.type)'; constants must be 'extern const CFStringRef'")
+      }
+      if let raw = constant.comment {
+        let parsed = comment(raw, before: constant.location)
+        if let title = parsed.first("enum") {
+          groups.append(ConstantGroup(title: title.text, comment: parsed))
+        }
+      }
+      guard let last = groups.indices.last, !groups[last].title.isEmpty, groups[last].comment.file == currentFile else {
+        report(constant.location, "\(constant.name) is not inside an @enum group; every constant needs one")
+        continue
+      }
+      groups[last].members.append(constant)
+    }
+    groups.removeAll { $0.title.isEmpty }
+    for group in groups {
+      let declared = Set(group.members.map(\.name))
+      for entry in group.comment.all("constant") where !declared.contains(entry.argument) {
+        report(
+          SourceLocation(file: group.comment.file, line: entry.line, column: 5),
+          "@constant \(entry.argument) names no constant declared in the group \"\(group.title)\"")
+      }
+    }
+    return groups
+  }
+
+  // MARK: The model
+
+  private mutating func model(_ parsed: ParsedHeaders) -> SecurityModel {
+    let groups = groups(parsed.constants)
+    let allConstants = Dictionary(parsed.constants.map { ($0.name, $0) }) { first, _ in first }
+
+    var itemClasses: [ItemClassModel] = []
+    var attributeGroups: [ConstantGroup] = []
+    var valueGroups: [ValueGroupModel] = []
+    var keyGroups: [KeyGroupModel] = []
+    for group in groups {
+      switch group.title {
+      case "Class Value Constants":
+        itemClasses += group.members.map { member in
+          ItemClassModel(
+            constant: member.name,
+            swiftName: notes.names[member.name] ?? SwiftNaming.stripPrefix(member.name, ["kSecClass"]),
+            documentation: group.entry(for: member.name)?.text ?? "", attributes: [])
+        }
+      case "Attribute Key Constants":
+        attributeGroups.append(group)
+      case let title where title.hasSuffix(" Value Constants"):
+        let key = String(title.dropLast(" Value Constants".count))
+        guard allConstants[key] != nil else {
+          report(
+            SourceLocation(file: group.comment.file, line: group.comment.line, column: 1),
+            "the group \"\(title)\" names \(key), which is not a declared constant")
+          continue
+        }
+        if let existing = valueGroups.firstIndex(where: { $0.key == key }) {
+          valueGroups[existing].cases += valueCases(group, key: key)
+        } else {
+          valueGroups.append(
+            ValueGroupModel(
+              key: key, swiftName: notes.names[title] ?? SwiftNaming.stripPrefix(key, ["kSecAttr", "kSecUse", "kSec"]),
+              documentation: group.discussion, cases: valueCases(group, key: key)))
+        }
+      default:
+        let constants = group.members.map { member in
+          KeyConstantModel(
+            constant: member.name, isPrivate: isPrivate(member.location),
+            documentation: group.entry(for: member.name)?.text ?? "")
+        }
+        if let existing = keyGroups.firstIndex(where: { $0.title == group.title }) {
+          keyGroups[existing].constants += constants
+        } else {
+          keyGroups.append(KeyGroupModel(title: group.title, constants: constants))
+        }
+      }
+    }
+    for index in valueGroups.indices { checkUniqueNames(valueGroups[index]) }
+
+    var attributes = attributeGroups.flatMap { group in group.members.map { attribute($0, in: group, groups: valueGroups) } }
+    let classTable = classTable(attributeGroups, classes: Set(itemClasses.map(\.constant)), attributes: Set(attributes.map(\.constant)))
+    for index in itemClasses.indices {
+      itemClasses[index].attributes = classTable[itemClasses[index].constant] ?? []
+    }
+    for index in attributes.indices {
+      attributes[index].classes = itemClasses.filter { $0.attributes.contains(attributes[index].constant) }.map(\.constant)
+    }
+
+    let functions = parsed.functions.map { function($0) }
+    let itemResults = Set(functions.filter { $0.name.hasPrefix("SecItem") }.flatMap(\.resultCodes))
+    let statusCodes = statusCodes(parsed.enumerations, returnedByItemFunctions: itemResults)
+    let knownCodes = Set(statusCodes.map(\.name))
+    for (function, declaration) in zip(functions, parsed.functions) {
+      for code in function.resultCodes where !knownCodes.contains(code) {
+        report(declaration.location, "the @result of \(function.name) names \(code), which is not a declared status code")
+      }
+    }
+    return SecurityModel(
+      inputs: parsed.files.map { URL(fileURLWithPath: $0).lastPathComponent }, itemClasses: itemClasses,
+      attributes: attributes, valueGroups: valueGroups, keyGroups: keyGroups, statusCodes: statusCodes,
+      functions: functions)
+  }
+
+  private func isPrivate(_ location: SourceLocation) -> Bool {
+    URL(fileURLWithPath: location.file).lastPathComponent.hasSuffix("Priv.h")
+  }
+
+  private mutating func valueCases(_ group: ConstantGroup, key: String) -> [ValueCaseModel] {
+    group.members.map { member in
+      let name = notes.names[member.name] ?? SwiftNaming.lowerCamel(SwiftNaming.stripSharedPrefix(member.name, key: key))
+      if !SwiftNaming.isIdentifier(name) {
+        report(member.location, "\(member.name) would be named '\(name)' in Swift, which is not an identifier; give it a name in the API notes")
+      }
+      return ValueCaseModel(
+        constant: member.name, swiftName: name, isPrivate: isPrivate(member.location),
+        documentation: group.entry(for: member.name)?.text ?? "")
+    }
+  }
+
+  private mutating func checkUniqueNames(_ group: ValueGroupModel) {
+    var seen: [String: String] = [:]
+    for valueCase in group.cases {
+      if let other = seen[valueCase.swiftName] {
+        diagnostics.append(
+          Diagnostic(
+            location: .none, severity: .error,
+            message: "\(valueCase.constant) and \(other) would both be named '\(valueCase.swiftName)' in \(group.swiftName)"))
+      }
+      seen[valueCase.swiftName] = valueCase.constant
+    }
+  }
+
+  // MARK: Attributes
+
+  private static let cfTypes: [String: ValueType] = [
+    "CFStringRef": .string, "CFNumberRef": .number, "CFBooleanRef": .boolean, "CFDateRef": .date, "CFDataRef": .data,
+    "SecAccessControlRef": .accessControl, "SecAccessRef": .unsupported,
+  ]
+
+  private mutating func attribute(_ declaration: ConstantDeclaration, in group: ConstantGroup, groups: [ValueGroupModel]) -> AttributeModel {
+    let name = declaration.name
+    let swiftName = notes.names[name] ?? SwiftNaming.lowerCamel(SwiftNaming.stripPrefix(name, ["kSecAttr", "kSec"]))
+    guard let entry = group.entry(for: name) else {
+      report(declaration.location, "\(name) has no @constant entry, so its value type is unknown")
+      return AttributeModel(
+        constant: name, swiftName: swiftName, valueType: .unsupported, valueGroup: nil, readOnly: false, classes: [],
+        isPrivate: isPrivate(declaration.location), documentation: "")
+    }
+    let location = SourceLocation(file: group.comment.file, line: entry.line, column: 5)
+    var text = entry.text
+    var readOnly = false
+    for marker in ["(read-only)", "(read only)"] where text.hasPrefix(marker) {
+      readOnly = true
+      text = text.dropFirst(marker.count).trimmingCharacters(in: .whitespaces)
+    }
+    var valueType = ValueType.unsupported
+    var valueGroup: String?
+    if let override = notes.types[name].flatMap(ValueType.init(rawValue:)) {
+      valueType = override
+    } else if let range = text.range(of: #"listed in (\S+) Value Constants"#, options: .regularExpression) {
+      let key = text[range].dropFirst("listed in ".count).dropLast(" Value Constants".count)
+      if groups.contains(where: { $0.key == key }) {
+        valueType = .valueConstant
+        valueGroup = String(key)
+      } else {
+        report(location, "\(name) refers to \"\(key) Value Constants\", which is not a group of the headers")
+      }
+    } else if let range = text.range(of: #"\b(CF|Sec)[A-Za-z]*Ref\b"#, options: .regularExpression) {
+      let typeName = String(text[range])
+      if let known = Self.cfTypes[typeName] {
+        valueType = known
+      } else {
+        report(location, "\(name) has the value type \(typeName), which secgen does not know")
+      }
+    } else {
+      report(location, "the @constant text of \(name) names no value type (a CF type such as CFStringRef, or a value-constants group)")
+    }
+    return AttributeModel(
+      constant: name, swiftName: swiftName, valueType: valueType, valueGroup: valueGroup, readOnly: readOnly,
+      classes: [], isPrivate: isPrivate(declaration.location), documentation: text)
+  }
+
+  /// Reads the `kSecClassX item attributes:` tables of the attribute groups' discussions.
+  private mutating func classTable(_ groups: [ConstantGroup], classes: Set<String>, attributes: Set<String>) -> [String: [String]] {
+    var table: [String: [String]] = [:]
+    for group in groups {
+      guard let discussion = group.comment.first("discussion") else { continue }
+      var currentClass: String?
+      for (rawLine, line) in discussion.lines {
+        let text = rawLine.trimmingCharacters(in: .whitespaces)
+        let column = (rawLine.range(of: text).map { rawLine.distance(from: rawLine.startIndex, to: $0.lowerBound) } ?? 0) + 1
+        let location = SourceLocation(file: group.comment.file, line: line, column: column)
+        if text.hasSuffix(" item attributes:") {
+          let name = String(text.dropLast(" item attributes:".count))
+          guard classes.contains(name) else {
+            report(location, "the class table names \(name), which is not a declared item class")
+            currentClass = nil
+            continue
+          }
+          currentClass = name
+          if table[name] == nil { table[name] = [] }
+        } else if let current = currentClass, let match = text.range(of: #"^k[A-Za-z0-9_]+"#, options: .regularExpression) {
+          let name = String(text[match])
+          let rest = text[match.upperBound...].trimmingCharacters(in: .whitespaces)
+          guard rest.isEmpty || (rest.hasPrefix("(") && rest.hasSuffix(")")) else {
+            currentClass = nil
+            continue
+          }
+          guard attributes.contains(name) else {
+            report(location, "the class table of \(current) names \(name), which is not a declared attribute")
+            continue
+          }
+          if !table[current]!.contains(name) { table[current]!.append(name) }
+        } else if !text.isEmpty {
+          currentClass = nil
+        }
+      }
+    }
+    return table
+  }
+
+  // MARK: Status codes and functions
+
+  private mutating func statusCodes(_ enumerations: [EnumDeclaration], returnedByItemFunctions: Set<String>) -> [StatusCodeModel] {
+    var codes: [StatusCodeModel] = []
+    var firstByValue: [Int64: String] = [:]
+    for enumeration in enumerations {
+      for constant in enumeration.constants {
+        guard constant.name.hasPrefix("errSec") || constant.name == "noErr" else {
+          report(constant.location, "\(constant.name) is not a status code (errSec...); secgen reads only status-code enums")
+          continue
+        }
+        guard let meaning = constant.trailingComment, !meaning.isEmpty else {
+          report(constant.location, "\(constant.name) has no trailing comment giving its meaning")
+          continue
+        }
+        let swiftName = notes.names[constant.name] ?? SwiftNaming.lowerCamel(SwiftNaming.stripPrefix(constant.name, ["errSec"]))
+        codes.append(
+          StatusCodeModel(
+            name: constant.name, swiftName: swiftName, value: constant.value, meaning: meaning,
+            aliasOf: firstByValue[constant.value], returnedByItemFunctions: returnedByItemFunctions.contains(constant.name)))
+        if firstByValue[constant.value] == nil { firstByValue[constant.value] = constant.name }
+      }
+    }
+    return codes
+  }
+
+  private mutating func function(_ declaration: FunctionDeclaration) -> FunctionModel {
+    let parsed = declaration.comment.map { comment($0, before: declaration.location) }
+    if let parsed, let named = parsed.first("function"), named.text != declaration.name {
+      report(
+        SourceLocation(file: declaration.location.file, line: named.line, column: 5),
+        "@function \(named.text) documents \(declaration.name)")
+    }
+    let documented = Dictionary((parsed?.all("param") ?? []).map { ($0.argument, $0) }) { first, _ in first }
+    for (name, tag) in documented where !declaration.parameters.contains(where: { $0.name == name }) {
+      report(
+        SourceLocation(file: declaration.location.file, line: tag.line, column: 5),
+        "@param \(name) names no parameter of \(declaration.name)")
+    }
+    let result = parsed?.first("result")?.text ?? ""
+    var codes: [String] = []
+    var searchRange = result.startIndex..<result.endIndex
+    while let range = result.range(of: #"errSec[A-Za-z0-9]+"#, options: .regularExpression, range: searchRange) {
+      codes.append(String(result[range]))
+      searchRange = range.upperBound..<result.endIndex
+    }
+    return FunctionModel(
+      name: declaration.name, abstract: parsed?.first("abstract")?.text ?? "", resultType: declaration.resultType,
+      parameters: declaration.parameters.map {
+        ParameterModel(
+          name: $0.name, type: $0.type, nullable: $0.nullability == .nullable, documentation: documented[$0.name]?.text ?? "")
+      }, result: result, resultCodes: codes)
+  }
+}

@@ -1,0 +1,122 @@
+/// Stage 2's output: what the headers declare, in the terms the templates need.
+///
+/// Codable, so `secgen dump` can print it and the reference tests can compare it as JSON.
+public struct SecurityModel: Codable, Equatable, Sendable {
+  /// The header file names the model was built from, in order.
+  public var inputs: [String]
+  /// Item classes with the attributes the class table gives them.
+  public var itemClasses: [ItemClassModel]
+  /// Every attribute key constant.
+  public var attributes: [AttributeModel]
+  /// `<key> Value Constants` groups: each a typed enum.
+  public var valueGroups: [ValueGroupModel]
+  /// The other constant groups (search, return, value, other keys).
+  public var keyGroups: [KeyGroupModel]
+  /// Status codes with their values and meanings.
+  public var statusCodes: [StatusCodeModel]
+  /// Function prototypes.
+  public var functions: [FunctionModel]
+}
+
+/// An item class (`kSecClassGenericPassword`) and its attributes.
+public struct ItemClassModel: Codable, Equatable, Sendable {
+  public var constant: String
+  /// `GenericPassword`.
+  public var swiftName: String
+  public var documentation: String
+  /// Attribute constants, in the class table's order.
+  public var attributes: [String]
+}
+
+/// The Swift-facing kind of an attribute's values.
+public enum ValueType: String, Codable, Sendable, CaseIterable {
+  case string, number, boolean, date, data
+  /// A SecAccessControlRef.
+  case accessControl
+  /// One of the constants of a value group (a typed enum).
+  case valueConstant
+  /// A legacy macOS type with no Swift representation (SecAccessRef).
+  case unsupported
+}
+
+/// An attribute key (`kSecAttrAccount`).
+public struct AttributeModel: Codable, Equatable, Sendable {
+  public var constant: String
+  /// `account`.
+  public var swiftName: String
+  public var valueType: ValueType
+  /// The value group's key when `valueType` is `valueConstant` (`kSecAttrAccessible`).
+  public var valueGroup: String?
+  /// Only the store sets it (`(read-only)` in the header).
+  public var readOnly: Bool
+  /// Class constants whose table lists the attribute.
+  public var classes: [String]
+  /// Declared in a private header (`...Priv.h`), as Apple's SPI constants are.
+  public var isPrivate: Bool
+  public var documentation: String
+}
+
+/// A `<key> Value Constants` group.
+public struct ValueGroupModel: Codable, Equatable, Sendable {
+  /// The key whose values these are (`kSecAttrAccessible`).
+  public var key: String
+  /// `Accessibility`.
+  public var swiftName: String
+  public var documentation: String
+  public var cases: [ValueCaseModel]
+}
+
+/// One constant of a value group.
+public struct ValueCaseModel: Codable, Equatable, Sendable {
+  public var constant: String
+  /// `afterFirstUnlock`.
+  public var swiftName: String
+  public var isPrivate: Bool
+  public var documentation: String
+}
+
+/// Another `@enum` group of key constants.
+public struct KeyGroupModel: Codable, Equatable, Sendable {
+  public var title: String
+  public var constants: [KeyConstantModel]
+}
+
+/// A key constant of a `KeyGroupModel`.
+public struct KeyConstantModel: Codable, Equatable, Sendable {
+  public var constant: String
+  public var isPrivate: Bool
+  public var documentation: String
+}
+
+/// A status code (`errSecDuplicateItem = -25299`).
+public struct StatusCodeModel: Codable, Equatable, Sendable {
+  public var name: String
+  /// `duplicateItem`.
+  public var swiftName: String
+  public var value: Int64
+  /// The trailing comment.
+  public var meaning: String
+  /// The first code declared with the same value, when this one is an alias.
+  public var aliasOf: String?
+  /// Whether a SecItem function lists it in its `@result`.
+  public var returnedByItemFunctions: Bool
+}
+
+/// A function prototype with its HeaderDoc.
+public struct FunctionModel: Codable, Equatable, Sendable {
+  public var name: String
+  public var abstract: String
+  public var resultType: String
+  public var parameters: [ParameterModel]
+  public var result: String
+  /// Status codes named in `@result`.
+  public var resultCodes: [String]
+}
+
+/// A function parameter.
+public struct ParameterModel: Codable, Equatable, Sendable {
+  public var name: String
+  public var type: String
+  public var nullable: Bool
+  public var documentation: String
+}

@@ -1,0 +1,111 @@
+/// A place in a header: file, line and column (1-based).
+public struct SourceLocation: Codable, Hashable, Sendable, CustomStringConvertible {
+  public var file: String
+  public var line: Int
+  public var column: Int
+
+  /// Creates a location.
+  public init(file: String, line: Int, column: Int) {
+    self.file = file
+    self.line = line
+    self.column = column
+  }
+
+  /// No location (a failure that belongs to no file, such as a missing libclang).
+  public static let none = SourceLocation(file: "secgen", line: 0, column: 0)
+
+  /// `file:line:column`.
+  public var description: String { "\(file):\(line):\(column)" }
+}
+
+/// A problem found in the input, reported as `file:line:column: error: message`.
+public struct Diagnostic: Error, Codable, Hashable, Sendable, CustomStringConvertible {
+  /// How bad the problem is; secgen fails on either.
+  public enum Severity: String, Codable, Sendable {
+    case warning, error
+  }
+
+  public var location: SourceLocation
+  public var severity: Severity
+  public var message: String
+
+  /// Creates a diagnostic.
+  public init(location: SourceLocation, severity: Severity, message: String) {
+    self.location = location
+    self.severity = severity
+    self.message = message
+  }
+
+  /// The diagnostic in the compiler's format.
+  public var description: String { "\(location): \(severity.rawValue): \(message)" }
+}
+
+/// A failed stage: every diagnostic it found.
+public struct DiagnosticsError: Error, Sendable, CustomStringConvertible {
+  public var diagnostics: [Diagnostic]
+
+  /// Creates the error.
+  public init(_ diagnostics: [Diagnostic]) { self.diagnostics = diagnostics }
+
+  /// One diagnostic per line.
+  public var description: String { diagnostics.map(\.description).joined(separator: "\n") }
+}
+
+/// `extern const CFStringRef kSecAttrAccount;` and the like.
+public struct ConstantDeclaration: Codable, Hashable, Sendable {
+  public var name: String
+  /// The type as written after resolving the prelude's typedefs' names (`const CFStringRef`).
+  public var type: String
+  /// The HeaderDoc comment right before the declaration, if any.
+  public var comment: String?
+  public var location: SourceLocation
+}
+
+/// One enumerator of a `CF_ENUM`.
+public struct EnumConstantDeclaration: Codable, Hashable, Sendable {
+  public var name: String
+  public var value: Int64
+  /// The `/* ... */` comment that follows the enumerator on its line.
+  public var trailingComment: String?
+  public var location: SourceLocation
+}
+
+/// A `CF_ENUM` (Apple's status codes are one anonymous enum).
+public struct EnumDeclaration: Codable, Hashable, Sendable {
+  public var name: String?
+  public var comment: String?
+  public var constants: [EnumConstantDeclaration]
+  public var location: SourceLocation
+}
+
+/// A parameter of a function prototype.
+public struct ParameterDeclaration: Codable, Hashable, Sendable {
+  /// Nullability as written or implied by `CF_ASSUME_NONNULL`.
+  public enum Nullability: String, Codable, Sendable {
+    case nonnull, nullable, unspecified
+  }
+
+  public var name: String
+  public var type: String
+  public var nullability: Nullability
+}
+
+/// A function prototype.
+public struct FunctionDeclaration: Codable, Hashable, Sendable {
+  public var name: String
+  public var resultType: String
+  public var parameters: [ParameterDeclaration]
+  public var comment: String?
+  public var location: SourceLocation
+}
+
+/// Everything secgen understood in the headers, in source order.
+public struct ParsedHeaders: Codable, Sendable {
+  public var files: [String]
+  public var constants: [ConstantDeclaration] = []
+  public var enumerations: [EnumDeclaration] = []
+  public var functions: [FunctionDeclaration] = []
+
+  /// Creates an empty result for `files`.
+  public init(files: [String]) { self.files = files }
+}
