@@ -7,6 +7,8 @@ let package = Package(
     // The API module and the store it reaches through a link-time seam (see StoreBackend.swift).
     .library(name: "Security", targets: ["Security", "KeychainStoreSQLite"]),
     .executable(name: "apple-style-demo", targets: ["AppleStyleDemo"]),
+    // The typed API generated from the headers in the build step.
+    .library(name: "Keychain", targets: ["Keychain"]),
     .executable(name: "secgen", targets: ["secgen"]),
   ],
   dependencies: [
@@ -57,6 +59,19 @@ let package = Package(
       name: "secgen",
       dependencies: ["SecGen", .product(name: "ArgumentParser", package: "swift-argument-parser")],
       path: "Generator/secgen"
+    ),
+    .plugin(
+      name: "SecGenPlugin",
+      capability: .buildTool(),
+      dependencies: ["secgen"],
+      path: "Plugins/SecGenPlugin"
+    ),
+    // The typed API: hand-written support plus what secgen generates from Headers/ and Templates/.
+    .target(
+      name: "Keychain",
+      dependencies: ["Security", "KeychainStoreSQLite"],
+      exclude: ["Headers"],
+      plugins: ["SecGenPlugin"]
     ),
     // A program written for Apple's keychain, compiled unchanged against this runtime.
     .executableTarget(

@@ -1,13 +1,50 @@
+import Dispatch
 import Foundation
 import SecGenModel
 import SecGenParse
+import SecGenRender
 
-/// The three stages tied together.
+/// The three stages tied together: parse, model, render.
 public enum Pipeline {
+  /// How long each stage took, in seconds.
+  public struct Timings: Sendable {
+    public var parse: Double = 0
+    public var model: Double = 0
+    public var render: Double = 0
+    public var total: Double { parse + model + render }
+
+    /// Zero timings, filled in by a run.
+    public init() {}
+  }
+
+  private static func measure<T>(_ seconds: inout Double, _ body: () throws(DiagnosticsError) -> T)
+    throws(DiagnosticsError) -> T
+  {
+    let start = DispatchTime.now().uptimeNanoseconds
+    defer { seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 }
+    return try body()
+  }
+
   /// Parses `headers` and builds their model, with the sidecar `apiNotes` when given.
-  public static func model(headers: [URL], apiNotes: URL?) throws(DiagnosticsError) -> SecurityModel {
+  public static func model(headers: [URL], apiNotes: URL?, timings: inout Timings) throws(DiagnosticsError)
+    -> SecurityModel
+  {
     let notes = try apiNotes.map { url throws(DiagnosticsError) in try APINotes.load(url) } ?? .empty
-    let parsed = try HeaderParser.parse(headers)
-    return try ModelBuilder.build(parsed, notes: notes)
+    let parsed = try measure(&timings.parse) { () throws(DiagnosticsError) in try HeaderParser.parse(headers) }
+    var model = try measure(&timings.model) { () throws(DiagnosticsError) in
+      try ModelBuilder.build(parsed, notes: notes)
+    }
+    if let apiNotes { model.inputs.append(apiNotes.lastPathComponent) }
+    return model
+  }
+
+  /// Parses, models and renders: the generated files, in template order.
+  public static func generate(
+    headers: [URL], apiNotes: URL?, templates: URL, timings: inout Timings
+  ) throws(DiagnosticsError) -> [Renderer.Output] {
+    let model = try model(headers: headers, apiNotes: apiNotes, timings: &timings)
+    return try measure(&timings.render) { () throws(DiagnosticsError) in
+      try Renderer.render(model, templates: templates)
+    }
   }
 }

@@ -74,7 +74,9 @@ public struct APINotes: Codable, Equatable, Sendable {
     guard let range = text.range(of: "\"\(key)\"") else { return SourceLocation(file: file, line: 1, column: 1) }
     let before = text[..<range.lowerBound]
     let line = before.reduce(1) { $1 == "\n" ? $0 + 1 : $0 }
-    let column = before.distance(from: before.lastIndex(of: "\n").map { before.index(after: $0) } ?? before.startIndex, to: before.endIndex) + 1
+    let column =
+      before.distance(
+        from: before.lastIndex(of: "\n").map { before.index(after: $0) } ?? before.startIndex, to: before.endIndex) + 1
     return SourceLocation(file: file, line: line, column: column)
   }
 }

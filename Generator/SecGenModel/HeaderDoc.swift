@@ -39,7 +39,9 @@ struct HeaderDocComment {
     var tags: [HeaderDocTag] = []
     for (offset, rawLine) in body.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
       var text = rawLine.trimmingCharacters(in: .whitespaces)
-      if text.hasPrefix("*") && !text.hasPrefix("*/") { text = String(text.dropFirst()).trimmingCharacters(in: .whitespaces) }
+      if text.hasPrefix("*") && !text.hasPrefix("*/") {
+        text = String(text.dropFirst()).trimmingCharacters(in: .whitespaces)
+      }
       let lineNumber = line + offset
       if text.hasPrefix("@"), let name = text.dropFirst().split(separator: " ", maxSplits: 1).first {
         var rest = text.dropFirst(name.count + 1).trimmingCharacters(in: .whitespaces)
@@ -53,7 +55,8 @@ struct HeaderDocComment {
           HeaderDocTag(
             name: String(name), argument: argument, text: rest, lines: [(rest, lineNumber)], line: lineNumber))
       } else if !tags.isEmpty {
-        tags[tags.count - 1].lines.append((rawLine.trimmingCharacters(in: .whitespaces) == "" ? "" : String(rawLine), lineNumber))
+        tags[tags.count - 1].lines.append(
+          (rawLine.trimmingCharacters(in: .whitespaces) == "" ? "" : String(rawLine), lineNumber))
         if !text.isEmpty {
           let current = tags[tags.count - 1].text
           tags[tags.count - 1].text = current.isEmpty ? text : current + " " + text

@@ -11,7 +11,8 @@ public struct ModelBuilder {
   private let notes: APINotes
 
   /// Builds the model of `parsed`, with the sidecar's overrides.
-  public static func build(_ parsed: ParsedHeaders, notes: APINotes = .empty) throws(DiagnosticsError) -> SecurityModel {
+  public static func build(_ parsed: ParsedHeaders, notes: APINotes = .empty) throws(DiagnosticsError) -> SecurityModel
+  {
     var builder = ModelBuilder(notes: notes)
     let model = builder.model(parsed)
     guard builder.diagnostics.isEmpty else { throw DiagnosticsError(builder.diagnostics) }
@@ -57,7 +58,8 @@ public struct ModelBuilder {
       let type = constant.type.replacingOccurrences(of: " _Nonnull", with: "")
       if type != "const CFStringRef" {
         report(
-          constant.location, "\(constant.name) is declared as '\(constant.type)'; constants must be 'extern const CFStringRef'")
+          constant.location,
+          "\(constant.name) is declared as '\(constant.type)'; constants must be 'extern const CFStringRef'")
       }
       if let raw = constant.comment {
         let parsed = comment(raw, before: constant.location)
@@ -135,13 +137,17 @@ public struct ModelBuilder {
     }
     for index in valueGroups.indices { checkUniqueNames(valueGroups[index]) }
 
-    var attributes = attributeGroups.flatMap { group in group.members.map { attribute($0, in: group, groups: valueGroups) } }
-    let classTable = classTable(attributeGroups, classes: Set(itemClasses.map(\.constant)), attributes: Set(attributes.map(\.constant)))
+    var attributes = attributeGroups.flatMap { group in
+      group.members.map { attribute($0, in: group, groups: valueGroups) }
+    }
+    let classTable = classTable(
+      attributeGroups, classes: Set(itemClasses.map(\.constant)), attributes: Set(attributes.map(\.constant)))
     for index in itemClasses.indices {
       itemClasses[index].attributes = classTable[itemClasses[index].constant] ?? []
     }
     for index in attributes.indices {
-      attributes[index].classes = itemClasses.filter { $0.attributes.contains(attributes[index].constant) }.map(\.constant)
+      attributes[index].classes = itemClasses.filter { $0.attributes.contains(attributes[index].constant) }.map(
+        \.constant)
     }
 
     let functions = parsed.functions.map { function($0) }
@@ -150,7 +156,8 @@ public struct ModelBuilder {
     let knownCodes = Set(statusCodes.map(\.name))
     for (function, declaration) in zip(functions, parsed.functions) {
       for code in function.resultCodes where !knownCodes.contains(code) {
-        report(declaration.location, "the @result of \(function.name) names \(code), which is not a declared status code")
+        report(
+          declaration.location, "the @result of \(function.name) names \(code), which is not a declared status code")
       }
     }
     return SecurityModel(
@@ -165,9 +172,13 @@ public struct ModelBuilder {
 
   private mutating func valueCases(_ group: ConstantGroup, key: String) -> [ValueCaseModel] {
     group.members.map { member in
-      let name = notes.names[member.name] ?? SwiftNaming.lowerCamel(SwiftNaming.stripSharedPrefix(member.name, key: key))
+      let name =
+        notes.names[member.name] ?? SwiftNaming.lowerCamel(SwiftNaming.stripSharedPrefix(member.name, key: key))
       if !SwiftNaming.isIdentifier(name) {
-        report(member.location, "\(member.name) would be named '\(name)' in Swift, which is not an identifier; give it a name in the API notes")
+        report(
+          member.location,
+          "\(member.name) would be named '\(name)' in Swift, which is not an identifier; give it a name in the API notes"
+        )
       }
       return ValueCaseModel(
         constant: member.name, swiftName: name, isPrivate: isPrivate(member.location),
@@ -182,7 +193,8 @@ public struct ModelBuilder {
         diagnostics.append(
           Diagnostic(
             location: .none, severity: .error,
-            message: "\(valueCase.constant) and \(other) would both be named '\(valueCase.swiftName)' in \(group.swiftName)"))
+            message:
+              "\(valueCase.constant) and \(other) would both be named '\(valueCase.swiftName)' in \(group.swiftName)"))
       }
       seen[valueCase.swiftName] = valueCase.constant
     }
@@ -195,7 +207,9 @@ public struct ModelBuilder {
     "SecAccessControlRef": .accessControl, "SecAccessRef": .unsupported,
   ]
 
-  private mutating func attribute(_ declaration: ConstantDeclaration, in group: ConstantGroup, groups: [ValueGroupModel]) -> AttributeModel {
+  private mutating func attribute(
+    _ declaration: ConstantDeclaration, in group: ConstantGroup, groups: [ValueGroupModel]
+  ) -> AttributeModel {
     let name = declaration.name
     let swiftName = notes.names[name] ?? SwiftNaming.lowerCamel(SwiftNaming.stripPrefix(name, ["kSecAttr", "kSec"]))
     guard let entry = group.entry(for: name) else {
@@ -231,7 +245,9 @@ public struct ModelBuilder {
         report(location, "\(name) has the value type \(typeName), which secgen does not know")
       }
     } else {
-      report(location, "the @constant text of \(name) names no value type (a CF type such as CFStringRef, or a value-constants group)")
+      report(
+        location,
+        "the @constant text of \(name) names no value type (a CF type such as CFStringRef, or a value-constants group)")
     }
     return AttributeModel(
       constant: name, swiftName: swiftName, valueType: valueType, valueGroup: valueGroup, readOnly: readOnly,
@@ -239,14 +255,17 @@ public struct ModelBuilder {
   }
 
   /// Reads the `kSecClassX item attributes:` tables of the attribute groups' discussions.
-  private mutating func classTable(_ groups: [ConstantGroup], classes: Set<String>, attributes: Set<String>) -> [String: [String]] {
+  private mutating func classTable(_ groups: [ConstantGroup], classes: Set<String>, attributes: Set<String>) -> [String:
+    [String]]
+  {
     var table: [String: [String]] = [:]
     for group in groups {
       guard let discussion = group.comment.first("discussion") else { continue }
       var currentClass: String?
       for (rawLine, line) in discussion.lines {
         let text = rawLine.trimmingCharacters(in: .whitespaces)
-        let column = (rawLine.range(of: text).map { rawLine.distance(from: rawLine.startIndex, to: $0.lowerBound) } ?? 0) + 1
+        let column =
+          (rawLine.range(of: text).map { rawLine.distance(from: rawLine.startIndex, to: $0.lowerBound) } ?? 0) + 1
         let location = SourceLocation(file: group.comment.file, line: line, column: column)
         if text.hasSuffix(" item attributes:") {
           let name = String(text.dropLast(" item attributes:".count))
@@ -257,7 +276,9 @@ public struct ModelBuilder {
           }
           currentClass = name
           if table[name] == nil { table[name] = [] }
-        } else if let current = currentClass, let match = text.range(of: #"^k[A-Za-z0-9_]+"#, options: .regularExpression) {
+        } else if let current = currentClass,
+          let match = text.range(of: #"^k[A-Za-z0-9_]+"#, options: .regularExpression)
+        {
           let name = String(text[match])
           let rest = text[match.upperBound...].trimmingCharacters(in: .whitespaces)
           guard rest.isEmpty || (rest.hasPrefix("(") && rest.hasSuffix(")")) else {
@@ -279,24 +300,29 @@ public struct ModelBuilder {
 
   // MARK: Status codes and functions
 
-  private mutating func statusCodes(_ enumerations: [EnumDeclaration], returnedByItemFunctions: Set<String>) -> [StatusCodeModel] {
+  private mutating func statusCodes(_ enumerations: [EnumDeclaration], returnedByItemFunctions: Set<String>)
+    -> [StatusCodeModel]
+  {
     var codes: [StatusCodeModel] = []
     var firstByValue: [Int64: String] = [:]
     for enumeration in enumerations {
       for constant in enumeration.constants {
         guard constant.name.hasPrefix("errSec") || constant.name == "noErr" else {
-          report(constant.location, "\(constant.name) is not a status code (errSec...); secgen reads only status-code enums")
+          report(
+            constant.location, "\(constant.name) is not a status code (errSec...); secgen reads only status-code enums")
           continue
         }
         guard let meaning = constant.trailingComment, !meaning.isEmpty else {
           report(constant.location, "\(constant.name) has no trailing comment giving its meaning")
           continue
         }
-        let swiftName = notes.names[constant.name] ?? SwiftNaming.lowerCamel(SwiftNaming.stripPrefix(constant.name, ["errSec"]))
+        let swiftName =
+          notes.names[constant.name] ?? SwiftNaming.lowerCamel(SwiftNaming.stripPrefix(constant.name, ["errSec"]))
         codes.append(
           StatusCodeModel(
             name: constant.name, swiftName: swiftName, value: constant.value, meaning: meaning,
-            aliasOf: firstByValue[constant.value], returnedByItemFunctions: returnedByItemFunctions.contains(constant.name)))
+            aliasOf: firstByValue[constant.value],
+            returnedByItemFunctions: returnedByItemFunctions.contains(constant.name)))
         if firstByValue[constant.value] == nil { firstByValue[constant.value] = constant.name }
       }
     }
@@ -327,7 +353,8 @@ public struct ModelBuilder {
       name: declaration.name, abstract: parsed?.first("abstract")?.text ?? "", resultType: declaration.resultType,
       parameters: declaration.parameters.map {
         ParameterModel(
-          name: $0.name, type: $0.type, nullable: $0.nullability == .nullable, documentation: documented[$0.name]?.text ?? "")
+          name: $0.name, type: $0.type, nullable: $0.nullability == .nullable,
+          documentation: documented[$0.name]?.text ?? "")
       }, result: result, resultCodes: codes)
   }
 }

@@ -74,16 +74,21 @@ public enum HeaderParser {
     return text
   }
 
-  private static func parseFile(_ file: URL, _ library: LibClang, into result: inout ParsedHeaders) throws(DiagnosticsError) {
+  private static func parseFile(_ file: URL, _ library: LibClang, into result: inout ParsedHeaders)
+    throws(DiagnosticsError)
+  {
     let text = try readableText(file)
     let path = file.standardizedFileURL.path
     guard let index = library.createIndex(0, 0) else {
-      throw DiagnosticsError([Diagnostic(location: .none, severity: .error, message: "libclang could not create an index")])
+      throw DiagnosticsError([
+        Diagnostic(location: .none, severity: .error, message: "libclang could not create an index")
+      ])
     }
     defer { library.disposeIndex(index) }
     let arguments = ["-x", "c", "-std=gnu11", "-include", preludePath, "-I", file.deletingLastPathComponent().path]
     var unit: CXTranslationUnit?
-    let options = CXTranslationUnit_IncludeAttributedTypes.rawValue | CXTranslationUnit_SkipFunctionBodies.rawValue
+    let options =
+      CXTranslationUnit_IncludeAttributedTypes.rawValue | CXTranslationUnit_SkipFunctionBodies.rawValue
       | CXTranslationUnit_KeepGoing.rawValue
     let code = withCStrings(arguments) { argumentPointers in
       preludePath.withCString { preludeName in
@@ -124,7 +129,8 @@ public enum HeaderParser {
       guard severity.rawValue >= CXDiagnostic_Warning.rawValue else { return nil }
       let place = library.expansion(library.getDiagnosticLocation(diagnostic))
       return Diagnostic(
-        location: SourceLocation(file: place.file.isEmpty ? "<command line>" : place.file, line: place.line, column: place.column),
+        location: SourceLocation(
+          file: place.file.isEmpty ? "<command line>" : place.file, line: place.line, column: place.column),
         severity: severity == CXDiagnostic_Warning ? .warning : .error,
         message: library.string(library.getDiagnosticSpelling(diagnostic)))
     }

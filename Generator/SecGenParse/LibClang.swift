@@ -51,7 +51,8 @@ struct LibClang: @unchecked Sendable {
 
   /// The library names tried in order; `SECGEN_LIBCLANG` names a file to use instead.
   static let candidateNames: [String] =
-    ["libclang.so"] + (11...21).reversed().flatMap { ["libclang-\($0).so", "libclang-\($0).so.1", "libclang.so.\($0)"] }
+    ["libclang.so"]
+    + (11...21).reversed().flatMap { ["libclang-\($0).so", "libclang-\($0).so.1", "libclang.so.\($0)"] }
     + ["libclang-14.so.13"]
 
   /// The loaded library, or a diagnostic that says what to install.
@@ -65,7 +66,8 @@ struct LibClang: @unchecked Sendable {
       names.insert(explicit, at: 0)
     }
     // Debian keeps the unversioned name under LLVM's own library directory.
-    let llvmDirectories = (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib"))?
+    let llvmDirectories =
+      (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib"))?
       .filter { $0.hasPrefix("llvm-") }.sorted().reversed().map { "/usr/lib/\($0)/lib/libclang.so" } ?? []
     for name in names + llvmDirectories {
       if let handle = dlopen(name, RTLD_NOW | RTLD_LOCAL) { return handle }

@@ -9,26 +9,82 @@ struct SecGenCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "secgen",
     abstract: "Generates typed Swift from C declarations of Apple's Security item API.",
-    subcommands: [Dump.self])
+    discussion: "Stages: libclang parses the headers, a model is built from their HeaderDoc, Stencil renders it.",
+    subcommands: [Generate.self, Dump.self])
 }
 
 struct HeaderOptions: ParsableArguments {
-  @Option(name: .customLong("header"), help: "A header to read (repeat for several).")
+  @Option(name: .customLong("header"), help: "A header to read (repeat for several, in order).")
   var headers: [String] = []
 
-  @Option(help: "An API notes file (JSON) with Swift names and value types to override.")
+  @Option(help: "An API notes file (JSON) that renames constants or overrides value types.")
   var apiNotes: String?
+
+  @Flag(help: "Print how long parsing, modelling and rendering took.")
+  var timings = false
+
+  func validate() throws {
+    guard !headers.isEmpty else { throw ValidationError("give at least one --header") }
+  }
 
   var headerURLs: [URL] { headers.map { URL(fileURLWithPath: $0).standardizedFileURL } }
   var apiNotesURL: URL? { apiNotes.map { URL(fileURLWithPath: $0).standardizedFileURL } }
+
+  func report(_ timings: Pipeline.Timings) {
+    guard self.timings else { return }
+    let line = String(
+      format: "secgen timings: parse %.1f ms, model %.1f ms, render %.1f ms, total %.1f ms\n",
+      timings.parse * 1000, timings.model * 1000, timings.render * 1000, timings.total * 1000)
+    FileHandle.standardError.write(Data(line.utf8))
+  }
 }
 
-/// Prints diagnostics in the compiler's format and fails.
-func fail(_ error: DiagnosticsError) -> ExitCode {
+/// Prints diagnostics in the compiler's format (file:line:column: error: message) and fails.
+func failure(_ error: DiagnosticsError) -> ExitCode {
   for diagnostic in error.diagnostics {
     FileHandle.standardError.write(Data((diagnostic.description + "\n").utf8))
   }
   return ExitCode.failure
+}
+
+struct Generate: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Writes one Swift file per template (X.swift.stencil gives X.swift) into the output folder.")
+
+  @OptionGroup var options: HeaderOptions
+
+  @Option(help: "The folder of *.swift.stencil templates.")
+  var templates: String
+
+  @Option(help: "The folder to write the generated Swift into (created if missing).")
+  var output: String
+
+  func run() throws {
+    var timings = Pipeline.Timings()
+    let outputs: [SecGenOutput]
+    do throws(DiagnosticsError) {
+      outputs = try Pipeline.generate(
+        headers: options.headerURLs, apiNotes: options.apiNotesURL,
+        templates: URL(fileURLWithPath: templates).standardizedFileURL, timings: &timings
+      ).map { SecGenOutput(fileName: $0.fileName, contents: $0.contents) }
+    } catch {
+      throw failure(error)
+    }
+    let folder = URL(fileURLWithPath: output, isDirectory: true)
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    for file in outputs {
+      let destination = folder.appendingPathComponent(file.fileName)
+      // Unchanged files keep their timestamps, so the compiler does not rebuild them.
+      if FileManager.default.contents(atPath: destination.path) == Data(file.contents.utf8) { continue }
+      try Data(file.contents.utf8).write(to: destination, options: .atomic)
+    }
+    options.report(timings)
+  }
+}
+
+struct SecGenOutput {
+  var fileName: String
+  var contents: String
 }
 
 struct Dump: ParsableCommand {
@@ -37,14 +93,16 @@ struct Dump: ParsableCommand {
   @OptionGroup var options: HeaderOptions
 
   func run() throws {
-    guard !options.headers.isEmpty else { throw ValidationError("give at least one --header") }
-    do {
-      let model = try Pipeline.model(headers: options.headerURLs, apiNotes: options.apiNotesURL)
-      let encoder = JSONEncoder()
-      encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-      FileHandle.standardOutput.write(try encoder.encode(model) + Data("\n".utf8))
-    } catch let error as DiagnosticsError {
-      throw fail(error)
+    var timings = Pipeline.Timings()
+    let model: SecurityModel
+    do throws(DiagnosticsError) {
+      model = try Pipeline.model(headers: options.headerURLs, apiNotes: options.apiNotesURL, timings: &timings)
+    } catch {
+      throw failure(error)
     }
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    FileHandle.standardOutput.write(try encoder.encode(model) + Data("\n".utf8))
+    options.report(timings)
   }
 }

@@ -1,0 +1,40 @@
+import Foundation
+import PackagePlugin
+
+/// Runs secgen on the target's `Headers/*.h` (and `Headers/*.apinotes.json`) with the package's
+/// `Templates/*.swift.stencil`, writing one Swift file per template into the plugin's work
+/// folder. SwiftPM reruns it only when one of those inputs changes.
+@main
+struct SecGenPlugin: BuildToolPlugin {
+  func createBuildCommands(context: PluginContext, target: Target) throws -> [Command] {
+    let headersFolder = target.directoryURL.appending(path: "Headers")
+    let templatesFolder = context.package.directoryURL.appending(path: "Templates")
+    // Headers are never in target.sourceFiles, so the folders are listed here.
+    let headers = try files(in: headersFolder, endingWith: ".h")
+    let apiNotes = try files(in: headersFolder, endingWith: ".apinotes.json")
+    let templates = try files(in: templatesFolder, endingWith: ".swift.stencil")
+    let outputFolder = context.pluginWorkDirectoryURL.appending(path: "Generated")
+    let outputs = templates.map {
+      outputFolder.appending(path: String($0.lastPathComponent.dropLast(".stencil".count)))
+    }
+
+    var arguments = headers.flatMap { ["--header", $0.path] }
+    if let notes = apiNotes.first { arguments += ["--api-notes", notes.path] }
+    arguments += ["--templates", templatesFolder.path, "--output", outputFolder.path]
+    return [
+      .buildCommand(
+        displayName: "secgen: generating \(target.name) from \(headers.count) headers",
+        executable: try context.tool(named: "secgen").url,
+        arguments: ["generate"] + arguments,
+        inputFiles: headers + apiNotes + templates,
+        outputFiles: outputs)
+    ]
+  }
+
+  private func files(in folder: URL, endingWith suffix: String) throws -> [URL] {
+    try FileManager.default.contentsOfDirectory(atPath: folder.path)
+      .filter { $0.hasSuffix(suffix) }
+      .sorted()
+      .map { folder.appending(path: $0) }
+  }
+}

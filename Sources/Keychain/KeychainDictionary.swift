@@ -1,0 +1,123 @@
+import Foundation
+import Security
+
+/// One typed value of a keychain dictionary.
+public enum KeychainValue: Hashable, Sendable, CustomStringConvertible {
+  case string(String)
+  case data(Data)
+  case integer(Int)
+  case boolean(Bool)
+  case date(Date)
+  case accessControl(SecAccessControl)
+
+  /// The Core Foundation object the raw API receives.
+  public var object: AnyObject {
+    switch self {
+    case .string(let value): value as NSString
+    case .data(let value): value as NSData
+    case .integer(let value): NSNumber(value: value)
+    case .boolean(let value): NSNumber(value: value)
+    case .date(let value): value as NSDate
+    case .accessControl(let value): value
+    }
+  }
+
+  /// Classifies a value of a raw dictionary, or nil for a type the DSL never produces.
+  public init?(object: Any) {
+    switch object {
+    case let value as SecAccessControl: self = .accessControl(value)
+    case let value as NSNumber:
+      // Foundation marks booleans with the "c" type code, so true and 1 stay distinguishable.
+      self = String(cString: value.objCType) == "c" ? .boolean(value.boolValue) : .integer(value.intValue)
+    case let value as String: self = .string(value)
+    case let value as Data: self = .data(value)
+    case let value as Date: self = .date(value)
+    default: return nil
+    }
+  }
+
+  /// The value with its type, as `string("alice")`.
+  public var description: String {
+    switch self {
+    case .string(let value): "string(\"\(value)\")"
+    case .data(let value): "data(\(value.count) bytes)"
+    case .integer(let value): "integer(\(value))"
+    case .boolean(let value): "boolean(\(value))"
+    case .date(let value): "date(\(value.timeIntervalSince1970))"
+    case .accessControl(let value): "accessControl(\(value))"
+    }
+  }
+}
+
+/// The dictionary a DSL value lowers to: exactly what is passed to one SecItem call.
+///
+/// Builders expose it (`attributes`) so that a person can see what a call will do and a test can
+/// compare it, key by key and value by value with types, with what hand-written code passes.
+public struct KeychainDictionary: Hashable, Sendable, CustomStringConvertible {
+  /// The entries, by key (`"acct"`, `"r_Data"`...).
+  public private(set) var entries: [String: KeychainValue]
+
+  /// An empty dictionary.
+  public init() { entries = [:] }
+
+  /// A dictionary with these entries.
+  public init(_ entries: [String: KeychainValue]) { self.entries = entries }
+
+  /// The typed form of a raw dictionary, or nil when it holds a value the DSL cannot express
+  /// (used to compare raw code with the DSL).
+  public init?(_ raw: NSDictionary) {
+    var entries: [String: KeychainValue] = [:]
+    for (key, value) in raw {
+      guard let key = key as? String, let typed = KeychainValue(object: value) else { return nil }
+      entries[key] = typed
+    }
+    self.entries = entries
+  }
+
+  /// The value for a key.
+  public subscript(key: String) -> KeychainValue? {
+    get { entries[key] }
+    set { entries[key] = newValue }
+  }
+
+  /// The value for a key constant.
+  public subscript(key: CFString) -> KeychainValue? {
+    get { entries[key as String] }
+    set { entries[key as String] = newValue }
+  }
+
+  /// A copy with `value` set for `key`.
+  public func setting(_ key: CFString, _ value: KeychainValue?) -> KeychainDictionary {
+    var copy = self
+    copy[key] = value
+    return copy
+  }
+
+  /// A copy without the keys that only describe which items a call addresses.
+  func removingKeys(_ keys: [CFString]) -> KeychainDictionary {
+    var copy = self
+    for key in keys { copy[key] = nil }
+    return copy
+  }
+
+  /// The Core Foundation dictionary handed to the SecItem call.
+  public var cfDictionary: CFDictionary {
+    let dictionary = NSMutableDictionary(capacity: entries.count)
+    for (key, value) in entries { dictionary[key] = value.object }
+    return dictionary
+  }
+
+  /// The entries sorted by key, one per line.
+  public var description: String {
+    entries.keys.sorted().map { "\($0): \(entries[$0]!)" }.joined(separator: "\n")
+  }
+}
+
+/// A persistent reference: an opaque handle that finds one item again, stable across updates.
+public struct PersistentReference: Hashable, Sendable, Codable {
+  /// The reference's bytes, as `kSecValuePersistentRef` holds them.
+  public let data: Data
+
+  /// Wraps bytes returned by the keychain.
+  public init(_ data: Data) { self.data = data }
+}

@@ -1,0 +1,325 @@
+import Foundation
+@_spi(KeychainBridge) import Security
+
+/// A typed description of keychain items of one class: what to add, or what to find, change or
+/// delete. The generated builders (`GenericPassword`, `InternetPassword`...) conform.
+///
+/// Every operation lowers to exactly one dictionary (two for an update) and one SecItem call.
+public protocol KeychainRequest: Sendable, Hashable {
+  /// The typed result item of this class.
+  associatedtype Item: KeychainItem
+
+  /// The dictionary this description lowers to, `kSecClass` included.
+  var attributes: KeychainDictionary { get }
+
+  /// Wraps a lowered dictionary (the generated setters build on it).
+  init(lowered attributes: KeychainDictionary)
+}
+
+/// A typed item as a search returns it.
+public protocol KeychainItem: Sendable, Hashable {
+  /// Reads the item from a search result.
+  init(result: ItemAttributes)
+
+  /// The item's secret, when the search asked for it.
+  var data: Data? { get }
+
+  /// The item's persistent reference.
+  var persistentReference: PersistentReference? { get }
+}
+
+/// The attributes of one search result, read with their Swift types.
+public struct ItemAttributes: @unchecked Sendable {
+  // The result dictionary is immutable after the search; the @unchecked is for its Foundation type.
+  private let dictionary: NSDictionary
+
+  init(_ dictionary: NSDictionary) { self.dictionary = dictionary }
+
+  /// A text attribute; one stored as UTF-8 data reads as text too (the keychain keeps the caller's type).
+  public func string(_ key: CFString) -> String? {
+    switch dictionary[key as String] {
+    case let value as String: value
+    case let value as Data: String(data: value, encoding: .utf8)
+    case let value as NSNumber: value.stringValue
+    default: nil
+    }
+  }
+
+  /// A number attribute.
+  public func integer(_ key: CFString) -> Int? {
+    switch dictionary[key as String] {
+    case let value as NSNumber: value.intValue
+    case let value as String: Int(value)
+    default: nil
+    }
+  }
+
+  /// A boolean attribute (stored as 0 or 1).
+  public func boolean(_ key: CFString) -> Bool? { integer(key).map { $0 != 0 } }
+
+  /// A date attribute.
+  public func date(_ key: CFString) -> Date? { dictionary[key as String] as? Date }
+
+  /// A data attribute; text reads as its UTF-8 bytes.
+  public func data(_ key: CFString) -> Data? {
+    switch dictionary[key as String] {
+    case let value as Data: value
+    case let value as String: Data(value.utf8)
+    default: nil
+    }
+  }
+
+  /// An access control attribute.
+  public func accessControl(_ key: CFString) -> SecAccessControl? {
+    dictionary[key as String] as? SecAccessControl
+  }
+
+  /// The raw constant value of an attribute whose values are constants.
+  public func constant(_ key: CFString) -> String? { dictionary[key as String] as? String }
+}
+
+/// Which SecItem function a call goes to.
+public enum KeychainFunction: String, Sendable {
+  case add = "SecItemAdd"
+  case copyMatching = "SecItemCopyMatching"
+  case update = "SecItemUpdate"
+  case delete = "SecItemDelete"
+  /// The runtime's one-transaction update-or-add (`SecItemUpsert`).
+  case upsert = "SecItemUpsert"
+}
+
+/// One SecItem call as the DSL made it: the function and its dictionaries.
+public struct KeychainCall: Hashable, Sendable, CustomStringConvertible {
+  public var function: KeychainFunction
+  /// The first dictionary: attributes (add) or query (the others).
+  public var dictionary: KeychainDictionary
+  /// attributesToUpdate, for update and upsert.
+  public var changes: KeychainDictionary?
+  /// The status the call returned.
+  public var status: OSStatus
+
+  /// The function and its dictionaries.
+  public var description: String {
+    "\(function.rawValue)\n\(dictionary)" + (changes.map { "\n-- attributesToUpdate --\n\($0)" } ?? "")
+  }
+}
+
+/// Records every SecItem call the DSL makes inside `body` on this task: what the equivalence
+/// tests compare with hand-written code.
+public func recordingKeychainCalls<T>(_ body: () throws -> T) rethrows -> (result: T, calls: [KeychainCall]) {
+  let recorder = CallRecorder()
+  let result = try CallRecorder.$current.withValue(recorder, operation: body)
+  return (result, recorder.calls)
+}
+
+final class CallRecorder: @unchecked Sendable {
+  // Appended to only from the task that installed it.
+  var calls: [KeychainCall] = []
+  @TaskLocal static var current: CallRecorder?
+}
+
+/// Performs one call and records it.
+private func perform(
+  _ function: KeychainFunction, _ dictionary: KeychainDictionary, changes: KeychainDictionary? = nil,
+  result: UnsafeMutablePointer<CFTypeRef?>? = nil
+) -> OSStatus {
+  let status: OSStatus
+  switch function {
+  case .add: status = SecItemAdd(dictionary.cfDictionary, result)
+  case .copyMatching: status = SecItemCopyMatching(dictionary.cfDictionary, result)
+  case .update: status = SecItemUpdate(dictionary.cfDictionary, changes!.cfDictionary)
+  case .delete: status = SecItemDelete(dictionary.cfDictionary)
+  case .upsert: status = SecItemUpsert(dictionary.cfDictionary, changes!.cfDictionary)
+  }
+  CallRecorder.current?.calls.append(
+    KeychainCall(function: function, dictionary: dictionary, changes: changes, status: status))
+  return status
+}
+
+/// The keys that say what a search returns; they never belong in an add or in attributesToUpdate.
+private var searchOnlyKeys: [CFString] {
+  [kSecReturnData, kSecReturnAttributes, kSecReturnRef, kSecReturnPersistentRef, kSecMatchLimit]
+}
+
+extension KeychainRequest {
+  /// This description with another entry.
+  func with(_ key: CFString, _ value: KeychainValue?) -> Self {
+    Self(lowered: attributes.setting(key, value))
+  }
+
+  private func search(_ returning: [CFString], limit: KeychainValue?) -> KeychainDictionary {
+    var query = attributes.removingKeys(searchOnlyKeys)
+    for key in returning { query[key] = .boolean(true) }
+    query[kSecMatchLimit] = limit
+    return query
+  }
+
+  private func copyMatching(_ query: KeychainDictionary) -> Result<AnyObject?, KeychainError> {
+    var result: CFTypeRef?
+    let status = perform(.copyMatching, query, result: &result)
+    switch status {
+    case errSecSuccess: return .success(result)
+    case errSecItemNotFound: return .success(nil)
+    default: return .failure(KeychainError(status: status))
+    }
+  }
+
+  private static func status(_ status: OSStatus) -> Result<Void, KeychainError> {
+    status == errSecSuccess ? .success(()) : .failure(KeychainError(status: status))
+  }
+
+  private static func encodeJSON<T: Encodable>(_ value: T) -> Result<Data, KeychainError> {
+    do {
+      return .success(try JSONEncoder().encode(value))
+    } catch {
+      return .failure(KeychainError(status: errSecParam))
+    }
+  }
+
+  // MARK: Adding
+
+  /// Adds the described item, with `data` as its secret when given.
+  public func add(_ data: Data? = nil) -> Result<Void, KeychainError> {
+    let dictionary = attributes.removingKeys(searchOnlyKeys).setting(kSecValueData, data.map { .data($0) })
+    return Self.status(perform(.add, dictionary))
+  }
+
+  /// Adds the described item with a UTF-8 string as its secret.
+  public func add(_ string: String) -> Result<Void, KeychainError> { add(Data(string.utf8)) }
+
+  /// Adds the described item with `value`, encoded as JSON, as its secret.
+  public func add<Value: Encodable>(json value: Value) -> Result<Void, KeychainError> {
+    Self.encodeJSON(value).flatMap { add($0) }
+  }
+
+  /// Adds the described item and returns its persistent reference.
+  public func addReturningReference(_ data: Data? = nil) -> Result<PersistentReference, KeychainError> {
+    var dictionary = attributes.removingKeys(searchOnlyKeys).setting(kSecValueData, data.map { .data($0) })
+    dictionary[kSecReturnPersistentRef] = .boolean(true)
+    var result: CFTypeRef?
+    let status = perform(.add, dictionary, result: &result)
+    guard status == errSecSuccess else { return .failure(KeychainError(status: status)) }
+    guard let reference = result as? Data else { return .failure(KeychainError(status: errSecDecode)) }
+    return .success(PersistentReference(reference))
+  }
+
+  /// Replaces the secret of the described item, or adds the item when there is none, in one
+  /// transaction: unlike delete-then-add, a failure leaves the old item as it was.
+  ///
+  /// The item is found by every attribute this description has.
+  public func set(_ data: Data) -> Result<Void, KeychainError> {
+    let query = attributes.removingKeys(searchOnlyKeys)
+    let changes = KeychainDictionary([kSecValueData as String: .data(data)])
+    return Self.status(perform(.upsert, query, changes: changes))
+  }
+
+  /// `set(_:)` with a UTF-8 string.
+  public func set(_ string: String) -> Result<Void, KeychainError> { set(Data(string.utf8)) }
+
+  /// `set(_:)` with `value` encoded as JSON.
+  public func set<Value: Encodable>(json value: Value) -> Result<Void, KeychainError> {
+    Self.encodeJSON(value).flatMap { set($0) }
+  }
+
+  // MARK: Reading
+
+  /// The secret of the first matching item, or nil when nothing matches.
+  public func data() -> Result<Data?, KeychainError> {
+    copyMatching(search([kSecReturnData], limit: .string(kSecMatchLimitOne as String))).flatMap { result in
+      guard let result else { return .success(nil) }
+      guard let data = result as? Data else { return .failure(KeychainError(status: errSecDecode)) }
+      return .success(data)
+    }
+  }
+
+  /// The secret of the first matching item as UTF-8 text, or nil when nothing matches.
+  public func string() -> Result<String?, KeychainError> {
+    data().flatMap { data in
+      guard let data else { return .success(nil) }
+      guard let string = String(data: data, encoding: .utf8) else {
+        return .failure(KeychainError(status: errSecDecode))
+      }
+      return .success(string)
+    }
+  }
+
+  /// The secret of the first matching item decoded from JSON, or nil when nothing matches.
+  public func decode<Value: Decodable>(_ type: Value.Type) -> Result<Value?, KeychainError> {
+    data().flatMap { data in
+      guard let data else { return .success(nil) }
+      do {
+        return .success(try JSONDecoder().decode(type, from: data))
+      } catch {
+        return .failure(KeychainError(status: errSecDecode))
+      }
+    }
+  }
+
+  /// The first matching item with its attributes and reference (and data when asked), or nil.
+  public func item(includingData: Bool = false) -> Result<Item?, KeychainError> {
+    var returning = [kSecReturnAttributes, kSecReturnPersistentRef]
+    if includingData { returning.append(kSecReturnData) }
+    return copyMatching(search(returning, limit: .string(kSecMatchLimitOne as String))).flatMap { result in
+      guard let result else { return .success(nil) }
+      guard let dictionary = result as? NSDictionary else { return .failure(KeychainError(status: errSecDecode)) }
+      return .success(Item(result: ItemAttributes(dictionary)))
+    }
+  }
+
+  /// Every matching item in insertion order (at most `limit`), with data when asked.
+  public func all(includingData: Bool = false, limit: Int? = nil) -> Result<[Item], KeychainError> {
+    var returning = [kSecReturnAttributes, kSecReturnPersistentRef]
+    if includingData { returning.append(kSecReturnData) }
+    let matchLimit: KeychainValue = limit.map { .integer($0) } ?? .string(kSecMatchLimitAll as String)
+    return copyMatching(search(returning, limit: matchLimit)).flatMap { result in
+      guard let result else { return .success([]) }
+      guard let array = result as? [NSDictionary] else { return .failure(KeychainError(status: errSecDecode)) }
+      return .success(array.map { Item(result: ItemAttributes($0)) })
+    }
+  }
+
+  /// The persistent reference of the first matching item, or nil.
+  public func reference() -> Result<PersistentReference?, KeychainError> {
+    copyMatching(search([kSecReturnPersistentRef], limit: .string(kSecMatchLimitOne as String))).flatMap { result in
+      guard let result else { return .success(nil) }
+      guard let data = result as? Data else { return .failure(KeychainError(status: errSecDecode)) }
+      return .success(PersistentReference(data))
+    }
+  }
+
+  /// Whether any item matches.
+  public func exists() -> Result<Bool, KeychainError> {
+    let status = perform(.copyMatching, search([], limit: nil))
+    switch status {
+    case errSecSuccess: return .success(true)
+    case errSecItemNotFound: return .success(false)
+    default: return .failure(KeychainError(status: status))
+    }
+  }
+
+  // MARK: Changing
+
+  /// Changes every matching item: the attributes `changes` sets, and the secret when `data` is
+  /// given. Returns false when nothing matched.
+  public func update(_ changes: Self? = nil, data: Data? = nil) -> Result<Bool, KeychainError> {
+    var attributesToUpdate = (changes?.attributes ?? KeychainDictionary())
+      .removingKeys(searchOnlyKeys + [kSecClass, kSecValuePersistentRef])
+    attributesToUpdate[kSecValueData] = data.map { .data($0) }
+    let status = perform(.update, attributes.removingKeys(searchOnlyKeys), changes: attributesToUpdate)
+    switch status {
+    case errSecSuccess: return .success(true)
+    case errSecItemNotFound: return .success(false)
+    default: return .failure(KeychainError(status: status))
+    }
+  }
+
+  /// Deletes every matching item. Returns false when nothing matched.
+  public func delete() -> Result<Bool, KeychainError> {
+    let status = perform(.delete, attributes.removingKeys(searchOnlyKeys))
+    switch status {
+    case errSecSuccess: return .success(true)
+    case errSecItemNotFound: return .success(false)
+    default: return .failure(KeychainError(status: status))
+    }
+  }
+}
