@@ -86,6 +86,10 @@ let package = Package(
       path: "Tests/StoreHelper"
     ),
     .testTarget(
+      name: "KeychainTests",
+      dependencies: ["Keychain", "Security"]
+    ),
+    .testTarget(
       name: "SecurityTests",
       dependencies: [
         "Security",

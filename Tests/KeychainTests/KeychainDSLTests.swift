@@ -1,0 +1,209 @@
+import Foundation
+import Keychain
+import Security
+import Testing
+
+/// Runs `body` against a fresh temporary store.
+func withStore<T>(groups: [String] = ["dsl.group"], _ body: (KeychainStore) throws -> T) throws -> T {
+  let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kb-dsl-\(UUID().uuidString)")
+  defer { try? FileManager.default.removeItem(at: directory) }
+  let store = try KeychainStore(directory: directory)
+  return try withKeychainContext(store: store, accessGroups: groups) { try body(store) }
+}
+
+extension Result {
+  /// The error of a failed result, or nil.
+  var failure: Failure? {
+    if case .failure(let error) = self { error } else { nil }
+  }
+}
+
+struct Token: Codable, Equatable {
+  var value: String
+  var expires: Int
+}
+
+@Suite struct GenericPasswordDSL {
+  let item = GenericPassword().service("com.example.api").account("alice")
+
+  @Test func addThenReadDataStringAndItem() throws {
+    try withStore { _ throws in
+      #expect(throws: Never.self) { try item.label("API token").accessibility(.afterFirstUnlock).add("s3cret").get() }
+      #expect(try item.string().get() == "s3cret")
+      #expect(try item.data().get() == Data("s3cret".utf8))
+      let found = try #require(try item.item().get())
+      #expect(found.account == "alice" && found.service == "com.example.api" && found.label == "API token")
+      #expect(found.accessibility == .afterFirstUnlock)
+      #expect(found.creationDate != nil && found.data == nil)
+      #expect(found.persistentReference != nil)
+    }
+  }
+
+  @Test func readsOfAbsentItemsAreNilNotErrors() throws {
+    try withStore { _ throws in
+      #expect(try item.string().get() == nil)
+      #expect(try item.item().get() == nil)
+      #expect(try item.reference().get() == nil)
+      #expect(try item.exists().get() == false)
+      #expect(try item.all().get().isEmpty)
+    }
+  }
+
+  @Test func aSecondAddIsATypedDuplicateError() throws {
+    try withStore { _ throws in
+      _ = item.add("one")
+      #expect(item.add("two").failure == .duplicateItem)
+      if case .failure(let error) = item.add("two") {
+        #expect(error.status == errSecDuplicateItem)
+        #expect(error.localizedDescription == "The item already exists in the keychain.")
+      }
+    }
+  }
+
+  @Test func setAddsThenReplacesInOneCall() throws {
+    try withStore { _ throws in
+      #expect(throws: Never.self) { try item.set("v1").get() }
+      #expect(throws: Never.self) { try item.set("v2").get() }
+      #expect(try item.string().get() == "v2")
+      #expect(try GenericPassword().service("com.example.api").all().get().count == 1)
+    }
+  }
+
+  @Test func setKeepsTheOldSecretWhenItFails() throws {
+    try withStore { store throws in
+      _ = item.set("precious")
+      store.lock()
+      #expect(item.set("replacement").failure == .interactionNotAllowed)
+      store.unlock()
+      #expect(try item.string().get() == "precious")
+    }
+  }
+
+  @Test func codableValuesRoundTripAsJSON() throws {
+    try withStore { _ throws in
+      let token = Token(value: "abc", expires: 42)
+      #expect(throws: Never.self) { try item.add(json: token).get() }
+      #expect(try item.decode(Token.self).get() == token)
+      #expect(throws: Never.self) { try item.set(json: Token(value: "def", expires: 7)).get() }
+      #expect(try item.decode(Token.self).get()?.value == "def")
+      _ = GenericPassword().service("other").account("x").add("not json")
+      #expect(GenericPassword().service("other").decode(Token.self).failure == .decode)
+    }
+  }
+
+  @Test func allListsInInsertionOrderWithOptionalDataAndLimit() throws {
+    try withStore { _ throws in
+      for account in ["c", "a", "b"] { _ = GenericPassword().service("list").account(account).add(account) }
+      let all = try GenericPassword().service("list").all(includingData: true).get()
+      #expect(all.map(\.account) == ["c", "a", "b"])
+      #expect(all.map(\.data) == ["c", "a", "b"].map { Data($0.utf8) })
+      #expect(try GenericPassword().service("list").all(limit: 2).get().count == 2)
+    }
+  }
+
+  @Test func updateChangesAttributesAndDataAndReportsMisses() throws {
+    try withStore { _ throws in
+      _ = item.add("old")
+      #expect(try item.update(GenericPassword().label("renamed"), data: Data("new".utf8)).get() == true)
+      #expect(try item.item().get()?.label == "renamed")
+      #expect(try item.string().get() == "new")
+      #expect(try GenericPassword().service("nothing").update(data: Data()).get() == false)
+    }
+  }
+
+  @Test func deleteReportsWhetherItRemovedAnything() throws {
+    try withStore { _ throws in
+      _ = item.add("x")
+      #expect(try item.delete().get() == true)
+      #expect(try item.delete().get() == false)
+    }
+  }
+
+  @Test func persistentReferencesFindUpdateAndDeleteOneItem() throws {
+    try withStore { _ throws in
+      let reference = try item.addReturningReference(Data("by-ref".utf8)).get()
+      _ = GenericPassword().service("com.example.api").account("bob").add("other")
+      let byReference = GenericPassword(reference: reference)
+      #expect(try byReference.string().get() == "by-ref")
+      #expect(try byReference.update(data: Data("changed".utf8)).get() == true)
+      #expect(try item.string().get() == "changed")
+      #expect(try item.item().get()?.request == byReference)
+      #expect(try byReference.delete().get() == true)
+      #expect(try GenericPassword().service("com.example.api").all().get().map(\.account) == ["bob"])
+    }
+  }
+
+  @Test func accessGroupsSynchronizableAndAccessControlAreTyped() throws {
+    try withStore(groups: ["team.app", "team.shared"]) { _ throws in
+      let control = try #require(SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleAfterFirstUnlock, .userPresence, nil))
+      _ = item.accessGroup("team.shared").accessControl(control).add("x")
+      _ = item.synchronizable(true).add("synced")
+      let found = try #require(try item.accessGroup("team.shared").item().get())
+      #expect(found.accessGroup == "team.shared" && found.accessControl == control)
+      #expect(found.accessibility == .afterFirstUnlock)
+      #expect(try item.synchronizable(.any).all().get().count == 2)
+      #expect(try item.synchronizable(true).string().get() == "synced")
+      #expect(item.accessGroup("elsewhere").add("x").failure == .missingEntitlement)
+    }
+  }
+}
+
+@Suite struct InternetPasswordDSL {
+  @Test func everyPrimaryKeyAttributeIsTyped() throws {
+    try withStore { _ throws in
+      let login = InternetPassword().server("example.com").account("alice").port(443).path("/login")
+        .protocol(.https).authenticationType(.htmlForm).securityDomain("realm")
+      #expect(throws: Never.self) { try login.add("hunter2").get() }
+      let found = try #require(try InternetPassword().server("example.com").item(includingData: true).get())
+      #expect(found.port == 443 && found.path == "/login" && found.protocol == .https)
+      #expect(found.authenticationType == .htmlForm && found.securityDomain == "realm")
+      #expect(found.data == Data("hunter2".utf8))
+      #expect(try login.port(8443).exists().get() == false)
+    }
+  }
+
+  @Test func theLoweredDictionaryIsVisibleAndTyped() {
+    let query = InternetPassword().server("example.com").port(443).protocol(.https).isInvisible(true)
+    #expect(query.attributes[kSecClass] == .string("inet"))
+    #expect(query.attributes[kSecAttrServer] == .string("example.com"))
+    #expect(query.attributes[kSecAttrPort] == .integer(443))
+    #expect(query.attributes[kSecAttrProtocol] == .string(kSecAttrProtocolHTTPS as String))
+    #expect(query.attributes[kSecAttrIsInvisible] == .boolean(true))
+    #expect(query == InternetPassword().server("example.com").port(443).protocol(.https).isInvisible(true))
+  }
+}
+
+@Suite struct GeneratedTypes {
+  @Test func keychainErrorMapsEveryCodeBothWays() {
+    for error in [KeychainError.param, .duplicateItem, .itemNotFound, .interactionNotAllowed, .missingEntitlement, .decode] {
+      #expect(KeychainError(status: error.status) == error)
+    }
+    #expect(KeychainError(status: -12345) == .unknown(-12345))
+    #expect(KeychainError(status: -12345).message == "OSStatus -12345")
+    #expect(KeychainError.itemNotFound.description.contains("-25300"))
+  }
+
+  @Test func valueEnumsMapToTheirConstantsAndBack() {
+    #expect(Accessibility.whenUnlocked.constant as String == kSecAttrAccessibleWhenUnlocked as String)
+    #expect(Accessibility(constant: "ck") == .afterFirstUnlock)
+    #expect(InternetProtocol.https.constant as String == "htps")
+    #expect(AuthenticationType.allCases.count == 8)
+    #expect(AuthenticationType(constant: "dflt") == .default)
+    #expect(Accessibility(constant: "nope") == nil)
+  }
+
+  @Test func recordedCallsShowTheOneDictionaryEachOperationSends() throws {
+    try withStore { _ throws in
+      let item = GenericPassword().service("svc").account("a")
+      let (_, calls) = recordingKeychainCalls {
+        _ = item.add("x")
+        _ = item.string()
+      }
+      #expect(calls.map(\.function) == [.add, .copyMatching])
+      #expect(calls[0].dictionary[kSecValueData] == .data(Data("x".utf8)))
+      #expect(calls[1].dictionary[kSecReturnData] == .boolean(true))
+      #expect(calls[1].dictionary[kSecMatchLimit] == .string(kSecMatchLimitOne as String))
+      #expect(calls.allSatisfy { $0.status == errSecSuccess })
+    }
+  }
+}
