@@ -86,6 +86,11 @@ let package = Package(
       path: "Tests/StoreHelper"
     ),
     .testTarget(
+      name: "SecGenTests",
+      dependencies: ["SecGen", "SecGenModel", "SecGenParse", "Security", "KeychainStoreSQLite", "secgen"],
+      exclude: ["Fixtures"]
+    ),
+    .testTarget(
       name: "KeychainTests",
       dependencies: ["Keychain", "Security"]
     ),

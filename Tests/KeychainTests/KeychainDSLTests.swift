@@ -135,7 +135,8 @@ struct Token: Codable, Equatable {
 
   @Test func accessGroupsSynchronizableAndAccessControlAreTyped() throws {
     try withStore(groups: ["team.app", "team.shared"]) { _ throws in
-      let control = try #require(SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleAfterFirstUnlock, .userPresence, nil))
+      let control = try #require(
+        SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleAfterFirstUnlock, .userPresence, nil))
       _ = item.accessGroup("team.shared").accessControl(control).add("x")
       _ = item.synchronizable(true).add("synced")
       let found = try #require(try item.accessGroup("team.shared").item().get())
@@ -175,7 +176,9 @@ struct Token: Codable, Equatable {
 
 @Suite struct GeneratedTypes {
   @Test func keychainErrorMapsEveryCodeBothWays() {
-    for error in [KeychainError.param, .duplicateItem, .itemNotFound, .interactionNotAllowed, .missingEntitlement, .decode] {
+    for error in [
+      KeychainError.param, .duplicateItem, .itemNotFound, .interactionNotAllowed, .missingEntitlement, .decode,
+    ] {
       #expect(KeychainError(status: error.status) == error)
     }
     #expect(KeychainError(status: -12345) == .unknown(-12345))

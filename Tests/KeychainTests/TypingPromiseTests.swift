@@ -40,7 +40,10 @@ import Testing
     ("GenericPassword().server(\"example.com\")", "has no member 'server'"),
     ("InternetPassword().service(\"svc\")", "has no member 'service'"),
     ("InternetPassword().port(\"443\")", "cannot convert value of type 'String' to expected argument type 'Int'"),
-    ("GenericPassword().accessibility(\"ak\")", "cannot convert value of type 'String' to expected argument type 'Accessibility'"),
+    (
+      "GenericPassword().accessibility(\"ak\")",
+      "cannot convert value of type 'String' to expected argument type 'Accessibility'"
+    ),
     ("InternetPassword().protocol(.afterFirstUnlock)", "has no member 'afterFirstUnlock'"),
     ("GenericPassword().creationDate(Date())", "has no member 'creationDate'"),
   ])

@@ -1,0 +1,139 @@
+import Foundation
+import SecGen
+import SecGenParse
+import Testing
+
+/// Malformed input gives a file:line:column diagnostic and a failing exit, never a crash or
+/// silently wrong output.
+@Suite struct DiagnosticsTests {
+  /// A valid header around `body`, so each case breaks exactly one thing.
+  static func header(_ body: String) -> String {
+    """
+    CF_ASSUME_NONNULL_BEGIN
+    /*!
+        @enum Class Value Constants
+        @discussion Classes.
+        @constant kSecClassGenericPassword Generic passwords.
+    */
+    extern const CFStringRef kSecClassGenericPassword;
+    \(body)
+    CF_ASSUME_NONNULL_END
+
+    """
+  }
+
+  static let attributeGroup = """
+    /*!
+        @enum Attribute Key Constants
+        @discussion The attributes.
+
+        kSecClassGenericPassword item attributes:
+            kSecAttrAccount
+
+        @constant kSecAttrAccount The account, a CFStringRef.
+    */
+    extern const CFStringRef kSecAttrAccount;
+    """
+
+  struct Case: CustomStringConvertible, Sendable {
+    var name: String
+    var contents: Data?
+    var line: Int
+    var message: String
+    var description: String { name }
+  }
+
+  static let cases: [Case] = [
+    Case(
+      name: "syntax error", contents: Data(header("extern const CFStringRef kSecAttrAccount\nint broken(;").utf8),
+      line: 8, message: "expected"),
+    Case(
+      name: "attribute of unknown type",
+      contents: Data(header(attributeGroup.replacingOccurrences(of: "a CFStringRef", with: "a CFWidgetRef")).utf8),
+      line: 15, message: "CFWidgetRef, which secgen does not know"),
+    Case(
+      name: "class table naming an undeclared constant",
+      contents: Data(
+        header(
+          attributeGroup.replacingOccurrences(
+            of: "    kSecAttrAccount\n\n", with: "    kSecAttrAccount\n        kSecAttrNowhere\n\n")
+        ).utf8),
+      line: 14, message: "names kSecAttrNowhere, which is not a declared attribute"),
+    Case(
+      name: "class table naming an undeclared class",
+      contents: Data(
+        header(
+          attributeGroup.replacingOccurrences(of: "kSecClassGenericPassword item", with: "kSecClassSpaceship item")
+        ).utf8),
+      line: 12, message: "kSecClassSpaceship, which is not a declared item class"),
+    Case(
+      name: "constant outside any group",
+      contents: Data("extern const CFStringRef kSecStray;\n".utf8), line: 1, message: "not inside an @enum group"),
+    Case(
+      name: "status code without a meaning",
+      contents: Data(header("CF_ENUM(OSStatus) {\n    errSecSuccess = 0,\n};").utf8), line: 9,
+      message: "no trailing comment"),
+    Case(name: "empty file", contents: Data("  \n\n".utf8), line: 1, message: "the header is empty"),
+    Case(
+      name: "binary file", contents: Data([0x7F, 0x45, 0x4C, 0x46, 0, 1, 2, 0xFF, 0xFE]), line: 1,
+      message: "not UTF-8 text"),
+    Case(name: "missing file", contents: nil, line: 1, message: "cannot read the header"),
+  ]
+
+  static func write(_ testCase: Case) throws -> URL {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("secgen-diag-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    let file = folder.appendingPathComponent("Broken.h")
+    if let contents = testCase.contents { try contents.write(to: file) }
+    return file
+  }
+
+  @Test(arguments: cases)
+  func malformedInputIsADiagnosticWithItsPlace(_ testCase: Case) throws {
+    let file = try Self.write(testCase)
+    defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+    var timings = Pipeline.Timings()
+    let error = #expect(throws: DiagnosticsError.self) {
+      _ = try Pipeline.generate(headers: [file], apiNotes: nil, templates: Paths.templates, timings: &timings)
+    }
+    let diagnostic = try #require(error?.diagnostics.first)
+    #expect(diagnostic.location.file.hasSuffix("Broken.h"), "\(diagnostic)")
+    #expect(diagnostic.location.line == testCase.line, "\(diagnostic)")
+    #expect(diagnostic.location.column >= 1, "\(diagnostic)")
+    #expect(error?.diagnostics.contains { $0.message.contains(testCase.message) } == true, "\(error!)")
+  }
+
+  @Test(arguments: cases)
+  func theCommandExitsNonZeroWithTheDiagnostic(_ testCase: Case) throws {
+    let file = try Self.write(testCase)
+    let output = file.deletingLastPathComponent().appendingPathComponent("out")
+    defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+    let result = try run(
+      Paths.products.appendingPathComponent("secgen"),
+      ["generate", "--header", file.path, "--templates", Paths.templates.path, "--output", output.path])
+    #expect(result.status != 0)
+    #expect(result.errors.contains("Broken.h:\(testCase.line):"), "\(result.errors)")
+    #expect(result.errors.contains("error:"))
+    #expect(!FileManager.default.fileExists(atPath: output.path), "no output may be written on failure")
+  }
+
+  @Test func badAPINotesAreDiagnosedInTheNotesFile() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("secgen-notes-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let notes = folder.appendingPathComponent("Bad.apinotes.json")
+    try Data("{\n  \"names\": {},\n  \"availability\": {}\n}\n".utf8).write(to: notes)
+    var timings = Pipeline.Timings()
+    let error = #expect(throws: DiagnosticsError.self) {
+      _ = try Pipeline.model(headers: Paths.realHeaders, apiNotes: notes, timings: &timings)
+    }
+    #expect(error?.diagnostics.first?.location.line == 3)
+    #expect(error?.diagnostics.first?.message.contains("\"availability\" is not allowed") == true)
+  }
+
+  @Test func aMissingArgumentPrintsUsage() throws {
+    let result = try run(Paths.products.appendingPathComponent("secgen"), ["generate"])
+    #expect(result.status != 0)
+    #expect(result.errors.contains("Usage:") || result.errors.contains("Error:"))
+  }
+}

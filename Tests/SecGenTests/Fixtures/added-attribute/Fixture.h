@@ -1,0 +1,58 @@
+/*!
+    @header Fixture
+    The generic-password fixture with one more attribute (kSecAttrLabel) in the class table: the
+    generated builder gains a typed setter and the item a typed field, with no Swift edited.
+*/
+
+CF_ASSUME_NONNULL_BEGIN
+
+/*!
+    @enum Class Key Constant
+    @discussion The key of the class.
+    @constant kSecClass A key whose value is the item's class.
+*/
+extern const CFStringRef kSecClass
+    API_AVAILABLE(macos(10.6), ios(2.0));
+
+/*!
+    @enum Class Value Constants
+    @discussion The classes.
+    @constant kSecClassGenericPassword Generic passwords.
+*/
+extern const CFStringRef kSecClassGenericPassword;
+
+/*!
+    @enum Attribute Key Constants
+    @discussion The attributes.
+
+    kSecClassGenericPassword item attributes:
+        kSecAttrAccount
+        kSecAttrService
+        kSecAttrLabel
+
+    @constant kSecAttrAccount The account, a CFStringRef.
+    @constant kSecAttrService The service, a CFStringRef.
+    @constant kSecAttrLabel The label people see, a CFStringRef.
+*/
+extern const CFStringRef kSecAttrAccount;
+extern const CFStringRef kSecAttrService;
+extern const CFStringRef kSecAttrLabel;
+
+CF_ENUM(OSStatus)
+{
+    errSecSuccess = 0, /* It worked. */
+    errSecParam = -50, /* A parameter was wrong. */
+    errSecDuplicateItem = -25299, /* The item is there already. */
+    errSecItemNotFound = -25300, /* The item is not there. */
+};
+
+/*!
+    @function SecItemAdd
+    @abstract Adds an item.
+    @param attributes What to add.
+    @param result What was added.
+    @result errSecSuccess, errSecParam, errSecDuplicateItem or errSecItemNotFound.
+*/
+OSStatus SecItemAdd(CFDictionaryRef attributes, CFTypeRef __nullable * __nullable result);
+
+CF_ASSUME_NONNULL_END

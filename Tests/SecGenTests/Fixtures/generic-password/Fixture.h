@@ -1,0 +1,54 @@
+/*!
+    @header Fixture
+    The smallest useful input: one class with two attributes, four status codes, one function.
+*/
+
+CF_ASSUME_NONNULL_BEGIN
+
+/*!
+    @enum Class Key Constant
+    @discussion The key of the class.
+    @constant kSecClass A key whose value is the item's class.
+*/
+extern const CFStringRef kSecClass
+    API_AVAILABLE(macos(10.6), ios(2.0));
+
+/*!
+    @enum Class Value Constants
+    @discussion The classes.
+    @constant kSecClassGenericPassword Generic passwords.
+*/
+extern const CFStringRef kSecClassGenericPassword;
+
+/*!
+    @enum Attribute Key Constants
+    @discussion The attributes.
+
+    kSecClassGenericPassword item attributes:
+        kSecAttrAccount
+        kSecAttrService
+
+    @constant kSecAttrAccount The account, a CFStringRef.
+    @constant kSecAttrService The service, a CFStringRef.
+*/
+extern const CFStringRef kSecAttrAccount;
+extern const CFStringRef kSecAttrService;
+
+CF_ENUM(OSStatus)
+{
+    errSecSuccess = 0, /* It worked. */
+    errSecParam = -50, /* A parameter was wrong. */
+    errSecDuplicateItem = -25299, /* The item is there already. */
+    errSecItemNotFound = -25300, /* The item is not there. */
+};
+
+/*!
+    @function SecItemAdd
+    @abstract Adds an item.
+    @param attributes What to add.
+    @param result What was added.
+    @result errSecSuccess, errSecParam, errSecDuplicateItem or errSecItemNotFound.
+*/
+OSStatus SecItemAdd(CFDictionaryRef attributes, CFTypeRef __nullable * __nullable result);
+
+CF_ASSUME_NONNULL_END

@@ -1,0 +1,118 @@
+import Foundation
+import SecGen
+import SecGenModel
+import Testing
+
+@testable import Security
+
+/// The project's own headers, against the specification and against the runtime.
+@Suite struct RealHeadersTests {
+  struct Specification: Decodable {
+    struct Constant: Decodable {
+      let name: String
+      let group: String
+      let valueType: String?
+      let classes: [String]?
+    }
+
+    struct StatusCode: Decodable {
+      let name: String
+      let code: Int64
+    }
+
+    let constants: [Constant]
+    let errors: [StatusCode]
+  }
+
+  static let specification: Specification = {
+    let data = try! Data(contentsOf: Paths.root.appendingPathComponent("Spec/security-constants.json"))
+    return try! JSONDecoder().decode(Specification.self, from: data)
+  }()
+
+  static func model() throws -> SecurityModel {
+    var timings = Pipeline.Timings()
+    return try Pipeline.model(headers: Paths.realHeaders, apiNotes: Paths.realNotes, timings: &timings)
+  }
+
+  /// The Swift-side value type the specification's valueType text implies.
+  static func expectedType(_ valueType: String) -> ValueType {
+    if valueType.hasPrefix("typed constant") { return .valueConstant }
+    if valueType.hasPrefix("SecAccessControlRef") { return .accessControl }
+    if valueType.hasPrefix("SecAccessRef") { return .unsupported }
+    if valueType.hasPrefix("CFBoolean") { return .boolean }
+    if valueType.hasPrefix("CFNumber") { return .number }
+    if valueType.hasPrefix("CFDate") { return .date }
+    if valueType.hasPrefix("CFString") { return .string }
+    return .data
+  }
+
+  @Test(arguments: [("genp", "kSecClassGenericPassword"), ("inet", "kSecClassInternetPassword")])
+  func everyAttributeOfThePasswordClassesIsThereWithItsType(tag: String, classConstant: String) throws {
+    let model = try Self.model()
+    let itemClass = try #require(model.itemClasses.first { $0.constant == classConstant })
+    let expected = Self.specification.constants.filter { $0.group == "attr" && ($0.classes ?? []).contains(tag) }
+    #expect(Set(itemClass.attributes) == Set(expected.map(\.name)))
+    let attributes = Dictionary(model.attributes.map { ($0.constant, $0) }) { first, _ in first }
+    for constant in expected {
+      let attribute = try #require(attributes[constant.name])
+      #expect(attribute.valueType == Self.expectedType(constant.valueType ?? ""), "\(constant.name)")
+      #expect(attribute.classes.contains(classConstant))
+    }
+    #expect(attributes["kSecAttrCreationDate"]?.readOnly == true)
+    #expect(attributes["kSecAttrAccount"]?.readOnly == false)
+    #expect(attributes["kSecAttrAccessible"]?.valueGroup == "kSecAttrAccessible")
+  }
+
+  @Test func everyStatusCodeIsThereWithItsValue() throws {
+    let model = try Self.model()
+    #expect(model.statusCodes.map(\.name) == Self.specification.errors.map(\.name))
+    #expect(model.statusCodes.map(\.value) == Self.specification.errors.map(\.code))
+    #expect(model.statusCodes.allSatisfy { !$0.meaning.isEmpty })
+    let returned = Set(model.statusCodes.filter(\.returnedByItemFunctions).map(\.name))
+    #expect(
+      returned.isSuperset(of: [
+        "errSecDuplicateItem", "errSecItemNotFound", "errSecParam", "errSecInteractionNotAllowed",
+      ]))
+  }
+
+  @Test func theHeadersDeclareExactlyTheRuntimesConstantsAndCodes() throws {
+    let model = try Self.model()
+    var declared = Set(model.attributes.map(\.constant))
+    declared.formUnion(model.itemClasses.map(\.constant))
+    declared.formUnion(model.valueGroups.flatMap { $0.cases.map(\.constant) })
+    declared.formUnion(model.keyGroups.flatMap { $0.constants.map(\.constant) })
+    let runtime = Set(secItemConstantTable.map(\.name))
+    #expect(
+      declared.subtracting(runtime).isEmpty,
+      "declared but not in the runtime: \(declared.subtracting(runtime).sorted())")
+    #expect(
+      runtime.subtracting(declared).isEmpty,
+      "in the runtime but not declared: \(runtime.subtracting(declared).sorted())")
+    let runtimeCodes = Dictionary(secStatusCodeTable.map { ($0.name, Int64($0.code)) }) { first, _ in first }
+    for code in model.statusCodes {
+      #expect(runtimeCodes[code.name] == code.value, "\(code.name)")
+    }
+    #expect(runtimeCodes.count == model.statusCodes.count)
+  }
+
+  @Test func theFunctionsHaveTheirParametersAndNullability() throws {
+    let functions = Dictionary(try Self.model().functions.map { ($0.name, $0) }) { first, _ in first }
+    let copyMatching = try #require(functions["SecItemCopyMatching"])
+    #expect(copyMatching.parameters.map(\.name) == ["query", "result"])
+    #expect(copyMatching.parameters.map(\.nullable) == [false, true])
+    #expect(copyMatching.resultType == "OSStatus")
+    #expect(
+      Set(functions.keys) == [
+        "SecItemAdd", "SecItemCopyMatching", "SecItemUpdate", "SecItemDelete", "SecCopyErrorMessageString",
+      ])
+  }
+
+  @Test func theCommandDumpsTheModelAsJSON() throws {
+    let result = try run(
+      Paths.products.appendingPathComponent("secgen"),
+      ["dump", "--api-notes", Paths.realNotes.path] + Paths.realHeaders.flatMap { ["--header", $0.path] })
+    #expect(result.status == 0, "\(result.errors)")
+    let decoded = try JSONDecoder().decode(SecurityModel.self, from: Data(result.output.utf8))
+    #expect(decoded == (try Self.model()))
+  }
+}

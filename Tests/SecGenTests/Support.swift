@@ -1,0 +1,32 @@
+import Foundation
+
+/// Paths the generator tests use.
+enum Paths {
+  static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()
+  static let fixtures = root.appendingPathComponent("Tests/SecGenTests/Fixtures")
+  static let templates = root.appendingPathComponent("Templates")
+  static let headers = root.appendingPathComponent("Sources/Keychain/Headers")
+  static let realHeaders = ["SecBase.h", "SecItem.h", "SecItemPriv.h"].map { headers.appendingPathComponent($0) }
+  static let realNotes = headers.appendingPathComponent("Security.apinotes.json")
+  /// The build's products folder (beside the test bundle): the secgen binary and the modules.
+  static let products = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+}
+
+/// Runs a program; returns its exit status, standard output and standard error.
+func run(_ executable: URL, _ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
+  let process = Process()
+  process.executableURL = executable
+  process.arguments = arguments
+  let output = Pipe()
+  let errors = Pipe()
+  process.standardOutput = output
+  process.standardError = errors
+  try process.run()
+  let outputData = output.fileHandleForReading.readDataToEndOfFile()
+  let errorData = errors.fileHandleForReading.readDataToEndOfFile()
+  process.waitUntilExit()
+  return (
+    process.terminationStatus, String(decoding: outputData, as: UTF8.self), String(decoding: errorData, as: UTF8.self)
+  )
+}
