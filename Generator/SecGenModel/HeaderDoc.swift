@@ -69,23 +69,20 @@ struct HeaderDocComment {
 
 /// Finds where a comment starts in its file, so diagnostics inside comments get real lines.
 struct SourceTexts {
-  private var texts: [String: String] = [:]
+  private var lines: [String: [Substring]] = [:]
 
+  /// The line `comment` starts on: the comment ends on the last line before the declaration that
+  /// closes a comment, and starts as many lines earlier as it has line breaks.
   mutating func line(of comment: String, before declaration: SourceLocation) -> Int {
-    if texts[declaration.file] == nil {
-      texts[declaration.file] = (try? String(contentsOfFile: declaration.file, encoding: .utf8)) ?? ""
+    if lines[declaration.file] == nil {
+      let text = (try? String(contentsOfFile: declaration.file, encoding: .utf8)) ?? ""
+      lines[declaration.file] = text.split(separator: "\n", omittingEmptySubsequences: false)
     }
-    let text = texts[declaration.file]!
-    // The comment closest before the declaration: search every occurrence, keep the last one that
-    // starts before the declaration's line.
-    var best = declaration.line
-    var searchRange = text.startIndex..<text.endIndex
-    while let found = text.range(of: comment, range: searchRange) {
-      let line = text[..<found.lowerBound].reduce(1) { $1 == "\n" ? $0 + 1 : $0 }
-      if line > declaration.line { break }
-      best = line
-      searchRange = found.upperBound..<text.endIndex
-    }
-    return best
+    let fileLines = lines[declaration.file]!
+    let breaks = comment.reduce(0) { $1 == "\n" ? $0 + 1 : $0 }
+    var end = min(declaration.line, fileLines.count)
+    while end >= 1, !fileLines[end - 1].contains("*/") { end -= 1 }
+    guard end >= 1 else { return declaration.line }
+    return max(1, end - breaks)
   }
 }
