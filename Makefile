@@ -1,5 +1,9 @@
 # The two entry points of the README: `make run` and `make test`. Both install what is missing first.
-.PHONY: setup run test build lint check-apple-program check-certificates-consumer
+.PHONY: setup run test build lint generated secgen-timings check-apple-program check-certificates-consumer
+
+HEADERS := Sources/Keychain/Headers
+SECGEN_INPUTS := --header $(HEADERS)/SecBase.h --header $(HEADERS)/SecItem.h --header $(HEADERS)/SecItemPriv.h \
+	--api-notes $(HEADERS)/Security.apinotes.json
 
 setup:
 	@scripts/setup.sh
@@ -16,7 +20,17 @@ build: setup
 	@rm -f .build-output.log
 
 lint:
-	swift format lint --strict -r Sources Tests Examples Package.swift
+	swift format lint --strict -r Sources Generator Plugins Tests Examples Package.swift
+
+# The Swift the build plugin generates, written to generated/ for a person to read.
+generated: setup
+	swift run secgen generate $(SECGEN_INPUTS) --templates Templates --output generated
+	@echo "generated/: $$(ls generated | tr '\n' ' ')"
+
+# secgen's parse, model and render times for the full header set, in release mode.
+secgen-timings: setup
+	swift build -c release --product secgen
+	.build/release/secgen generate $(SECGEN_INPUTS) --templates Templates --output .build/secgen-timings --timings
 
 check-apple-program: build
 	scripts/check-apple-program.sh
