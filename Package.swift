@@ -10,6 +10,7 @@ let package = Package(
     // The typed API generated from the headers in the build step.
     .library(name: "Keychain", targets: ["Keychain"]),
     .executable(name: "secgen", targets: ["secgen"]),
+    .executable(name: "keychain-examples", targets: ["keychain-examples"]),
   ],
   dependencies: [
     .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -72,6 +73,20 @@ let package = Package(
       dependencies: ["Security", "KeychainStoreSQLite"],
       exclude: ["Headers"],
       plugins: ["SecGenPlugin"]
+    ),
+    // Keychain tasks written twice, with the raw API and with the DSL (issue: the equivalence proof).
+    .target(
+      name: "KeychainExamples",
+      dependencies: ["Keychain", "Security", "KeychainStoreSQLite"],
+      path: "Examples/KeychainExamples"
+    ),
+    .executableTarget(
+      name: "keychain-examples",
+      dependencies: [
+        "KeychainExamples", "Keychain", "Security",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ],
+      path: "Examples/keychain-examples"
     ),
     // A program written for Apple's keychain, compiled unchanged against this runtime.
     .executableTarget(

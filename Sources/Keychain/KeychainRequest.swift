@@ -98,6 +98,16 @@ public struct KeychainCall: Hashable, Sendable, CustomStringConvertible {
   /// The status the call returned.
   public var status: OSStatus
 
+  /// Describes a call.
+  public init(
+    function: KeychainFunction, dictionary: KeychainDictionary, changes: KeychainDictionary?, status: OSStatus
+  ) {
+    self.function = function
+    self.dictionary = dictionary
+    self.changes = changes
+    self.status = status
+  }
+
   /// The function and its dictionaries.
   public var description: String {
     "\(function.rawValue)\n\(dictionary)" + (changes.map { "\n-- attributesToUpdate --\n\($0)" } ?? "")
@@ -169,8 +179,11 @@ extension KeychainRequest {
   }
 
   private static func encodeJSON<T: Encodable>(_ value: T) -> Result<Data, KeychainError> {
+    // Sorted keys: the same value always gives the same bytes (Foundation's order is not stable).
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = .sortedKeys
     do {
-      return .success(try JSONEncoder().encode(value))
+      return .success(try encoder.encode(value))
     } catch {
       return .failure(KeychainError(status: errSecParam))
     }

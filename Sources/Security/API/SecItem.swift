@@ -9,7 +9,7 @@ import Foundation
 /// - Returns: errSecSuccess, or errSecDuplicateItem, errSecParam, errSecNoSuchAttr,
 ///   errSecMissingEntitlement, errSecInteractionNotAllowed, ... (keychain-semantics.md section 5).
 public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
-  SecItemCall.run { context throws(SecStatus) in
+  SecItemCall.run("SecItemAdd", attributes) { context throws(SecStatus) in
     let request = try ItemRequest(attributes)
     let item = try SecItemCall.newItem(from: request, context)
     let stored = try context.store.backend.insert(item)
@@ -26,7 +26,7 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
 ///   - result: receives the data, attributes, persistent reference, or an array of them (rule 4).
 /// - Returns: errSecSuccess, errSecItemNotFound when nothing matches, or another errSec code.
 public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
-  SecItemCall.run { context throws(SecStatus) in
+  SecItemCall.run("SecItemCopyMatching", query) { context throws(SecStatus) in
     let request = try ItemRequest(query)
     let itemClass = try request.requiredClass()
     if request.hasValueRef || request.useKeys["u_ItemList"] != nil || request.matchKeys.contains("m_ItemList") {
@@ -57,7 +57,7 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
 /// - Returns: errSecSuccess, errSecItemNotFound, errSecDuplicateItem (nothing changed),
 ///   errSecNoSuchAttr for a key that cannot be updated, or another errSec code.
 public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus {
-  SecItemCall.run { context throws(SecStatus) in
+  SecItemCall.run("SecItemUpdate", query, attributesToUpdate) { context throws(SecStatus) in
     let request = try ItemRequest(query)
     let itemClass = try request.requiredClass()
     let filter = try SecItemCall.filter(from: request, context, ignoringMatchAndReturn: true)
@@ -72,7 +72,7 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
 ///   the class in the caller's groups. Match and return keys are ignored (decision 8).
 /// - Returns: errSecSuccess, errSecItemNotFound when nothing matched, or another errSec code.
 public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
-  SecItemCall.run { context throws(SecStatus) in
+  SecItemCall.run("SecItemDelete", query) { context throws(SecStatus) in
     let request = try ItemRequest(query)
     _ = try request.requiredClass()
     let filter = try SecItemCall.filter(from: request, context, ignoringMatchAndReturn: true)
@@ -88,7 +88,7 @@ public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
 /// and SecItemAdd's rules.
 @_spi(KeychainBridge)
 public func SecItemUpsert(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus {
-  SecItemCall.run { context throws(SecStatus) in
+  SecItemCall.run("SecItemUpsert", query, attributesToUpdate) { context throws(SecStatus) in
     let request = try ItemRequest(query)
     let itemClass = try request.requiredClass()
     let filter = try SecItemCall.filter(from: request, context, ignoringMatchAndReturn: true)
@@ -108,17 +108,24 @@ enum SecItemCall {
     var accessGroups: [String]
   }
 
-  /// Runs one call: every failure becomes its status, and nothing escapes as a crash.
-  static func run(_ body: (Context) throws(SecStatus) -> Void) -> OSStatus {
+  /// Runs one call: every failure becomes its status, and nothing escapes as a crash. The call is
+  /// recorded when a recorder is installed (withSecItemCallRecording).
+  static func run(
+    _ function: String, _ dictionary: NSDictionary, _ changes: NSDictionary? = nil,
+    _ body: (Context) throws(SecStatus) -> Void
+  ) -> OSStatus {
+    let status: OSStatus
     do throws(SecStatus) {
       let current = KeychainContext.current
       let groups = current.resolvedAccessGroups
       guard !groups.isEmpty else { throw SecStatus.missingEntitlement }  // rule 11
       try body(Context(store: try current.resolvedStore(), accessGroups: groups))
-      return errSecSuccess
+      status = errSecSuccess
     } catch {
-      return error.code
+      status = error.code
     }
+    SecItemCallRecorder.record(function, dictionary, changes, status)
+    return status
   }
 
   private static let tokenGroup = "com.apple.token"

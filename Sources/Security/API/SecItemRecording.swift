@@ -1,0 +1,42 @@
+import Foundation
+
+/// One SecItem call as a caller made it: which function, its dictionaries and the status.
+///
+/// For the equivalence tests: raw code and the typed API are observed at the same boundary.
+@_spi(KeychainBridge)
+public struct SecItemCallRecord: @unchecked Sendable, CustomStringConvertible {
+  // The dictionaries are immutable copies; @unchecked for their Foundation type.
+  /// `SecItemAdd`, `SecItemCopyMatching`, `SecItemUpdate`, `SecItemDelete` or `SecItemUpsert`.
+  public let function: String
+  /// The attributes (add) or query (the others).
+  public let dictionary: NSDictionary
+  /// attributesToUpdate, for update and upsert.
+  public let changes: NSDictionary?
+  /// What the call returned.
+  public let status: OSStatus
+
+  /// The function and status.
+  public var description: String { "\(function) -> \(status)" }
+}
+
+final class SecItemCallRecorder: @unchecked Sendable {
+  // Appended to only by the task that installed it.
+  var records: [SecItemCallRecord] = []
+  @TaskLocal static var current: SecItemCallRecorder?
+
+  static func record(_ function: String, _ dictionary: NSDictionary, _ changes: NSDictionary?, _ status: OSStatus) {
+    guard let recorder = current else { return }
+    recorder.records.append(
+      SecItemCallRecord(
+        function: function, dictionary: dictionary.copy() as! NSDictionary,
+        changes: changes.map { $0.copy() as! NSDictionary }, status: status))
+  }
+}
+
+/// Runs `body` and returns every SecItem call it made on this task, in order.
+@_spi(KeychainBridge)
+public func withSecItemCallRecording<T>(_ body: () throws -> T) rethrows -> (result: T, calls: [SecItemCallRecord]) {
+  let recorder = SecItemCallRecorder()
+  let result = try SecItemCallRecorder.$current.withValue(recorder, operation: body)
+  return (result, recorder.records)
+}
