@@ -8,10 +8,11 @@ SECGEN_INPUTS := --header $(HEADERS)/SecBase.h --header $(HEADERS)/SecItem.h --h
 setup:
 	@scripts/setup.sh
 
-# The main job: a program written for Apple's Keychain Services, run unchanged on Linux.
+# The main job: every example written with the raw API and with the DSL, run both ways on fresh
+# stores, compared in a table (exits non-zero if any pair differs).
 run: setup
-	swift build --product apple-style-demo
-	KEYCHAIN_BRIDGE_HOME=$${KEYCHAIN_BRIDGE_HOME:-$$(mktemp -d)/keychain} swift run apple-style-demo
+	swift build --product keychain-examples
+	swift run keychain-examples
 
 build: setup
 	@swift build --build-tests 2>&1 | tee .build-output.log | grep -vE '^\[|^Building|^Compiling|^Write|^Planning' || true
@@ -41,5 +42,6 @@ check-certificates-consumer: setup
 # The whole suite: warnings-free build, format lint, unit tests, then the end-to-end checks.
 test: build lint
 	swift test
+	swift run keychain-examples
 	$(MAKE) --no-print-directory check-apple-program
 	$(MAKE) --no-print-directory check-certificates-consumer

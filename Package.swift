@@ -106,6 +106,10 @@ let package = Package(
       exclude: ["Fixtures"]
     ),
     .testTarget(
+      name: "EquivalenceTests",
+      dependencies: ["KeychainExamples", "Keychain", "Security", "SecGen", "SecGenModel"]
+    ),
+    .testTarget(
       name: "KeychainTests",
       dependencies: ["Keychain", "Security"]
     ),
