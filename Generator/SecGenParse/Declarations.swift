@@ -36,8 +36,10 @@ public struct Diagnostic: Error, Codable, Hashable, Sendable, CustomStringConver
     self.message = message
   }
 
-  /// The diagnostic in the compiler's format.
-  public var description: String { "\(location): \(severity.rawValue): \(message)" }
+  /// The diagnostic in the compiler's format (`secgen: error: ...` when it has no place).
+  public var description: String {
+    location == .none ? "secgen: \(severity.rawValue): \(message)" : "\(location): \(severity.rawValue): \(message)"
+  }
 }
 
 /// A failed stage: every diagnostic it found.

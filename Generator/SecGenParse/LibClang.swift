@@ -60,16 +60,17 @@ struct LibClang: @unchecked Sendable {
     $0 as? Diagnostic ?? Diagnostic(location: .none, severity: .error, message: "\($0)")
   }
 
+  /// `SECGEN_LIBCLANG`, when set, names the one library to use; otherwise the usual names and
+  /// Debian's LLVM folders are tried.
   private static func openLibrary() -> UnsafeMutableRawPointer? {
-    var names = candidateNames
     if let explicit = ProcessInfo.processInfo.environment["SECGEN_LIBCLANG"], !explicit.isEmpty {
-      names.insert(explicit, at: 0)
+      return dlopen(explicit, RTLD_NOW | RTLD_LOCAL)
     }
     // Debian keeps the unversioned name under LLVM's own library directory.
     let llvmDirectories =
       (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib"))?
       .filter { $0.hasPrefix("llvm-") }.sorted().reversed().map { "/usr/lib/\($0)/lib/libclang.so" } ?? []
-    for name in names + llvmDirectories {
+    for name in candidateNames + llvmDirectories {
       if let handle = dlopen(name, RTLD_NOW | RTLD_LOCAL) { return handle }
     }
     return nil

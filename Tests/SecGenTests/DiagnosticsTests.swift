@@ -131,6 +131,22 @@ import Testing
     #expect(error?.diagnostics.first?.message.contains("\"availability\" is not allowed") == true)
   }
 
+  @Test func aMissingLibclangIsOneMessageSayingWhatToInstall() throws {
+    let process = Process()
+    process.executableURL = Paths.products.appendingPathComponent("secgen")
+    process.arguments = ["dump", "--header", Paths.realHeaders[0].path]
+    process.environment = ["SECGEN_LIBCLANG": "/nonexistent/libclang.so"]
+    let errors = Pipe()
+    process.standardError = errors
+    process.standardOutput = Pipe()
+    try process.run()
+    let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    #expect(process.terminationStatus != 0)
+    #expect(message.contains("secgen needs libclang") && message.contains("apt-get install libclang-dev"), "\(message)")
+    #expect(message.split(separator: "\n").count == 1)
+  }
+
   @Test func aMissingArgumentPrintsUsage() throws {
     let result = try run(Paths.products.appendingPathComponent("secgen"), ["generate"])
     #expect(result.status != 0)
