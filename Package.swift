@@ -11,6 +11,7 @@ let package = Package(
     .library(name: "Keychain", targets: ["Keychain"]),
     .executable(name: "secgen", targets: ["secgen"]),
     .executable(name: "keychain-examples", targets: ["keychain-examples"]),
+    .executable(name: "security", targets: ["SecurityTool"]),
   ],
   dependencies: [
     .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -88,6 +89,11 @@ let package = Package(
       ],
       path: "Examples/keychain-examples"
     ),
+    // `security`: macOS's keychain command-line tool over the store, built on the typed API.
+    .executableTarget(
+      name: "SecurityTool",
+      dependencies: ["Keychain", "Security", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+    ),
     // A program written for Apple's keychain, compiled unchanged against this runtime.
     .executableTarget(
       name: "AppleStyleDemo",
@@ -108,6 +114,10 @@ let package = Package(
     .testTarget(
       name: "EquivalenceTests",
       dependencies: ["KeychainExamples", "Keychain", "Security", "SecGen", "SecGenModel"]
+    ),
+    .testTarget(
+      name: "SecurityToolTests",
+      dependencies: ["SecurityTool", "Keychain", "Security"]
     ),
     .testTarget(
       name: "KeychainTests",

@@ -226,6 +226,15 @@ extension KeychainRequest {
     return Self.status(perform(.upsert, query, changes: changes))
   }
 
+  /// Replaces the secret and the attributes `changes` sets on the described item, or adds the item
+  /// with them, in one transaction.
+  public func set(_ data: Data, changing changes: Self) -> Result<Void, KeychainError> {
+    let query = attributes.removingKeys(searchOnlyKeys)
+    var attributesToUpdate = changes.attributes.removingKeys(searchOnlyKeys + [kSecClass, kSecValuePersistentRef])
+    attributesToUpdate[kSecValueData] = .data(data)
+    return Self.status(perform(.upsert, query, changes: attributesToUpdate))
+  }
+
   /// `set(_:)` with a UTF-8 string.
   public func set(_ string: String) -> Result<Void, KeychainError> { set(Data(string.utf8)) }
 

@@ -34,3 +34,9 @@ package func secMessage(for status: OSStatus) -> String {
 public func SecCopyErrorMessageString(_ status: OSStatus, _ reserved: UnsafeMutableRawPointer?) -> CFString? {
   secMessage(for: status) as NSString
 }
+
+/// The name of a status code (`errSecDuplicateItem`), or nil for a code this runtime does not know.
+@_spi(KeychainBridge)
+public func SecStatusCodeName(_ status: OSStatus) -> String? {
+  secStatusCodeTable.first { $0.code == status }?.name
+}

@@ -1,0 +1,111 @@
+import Foundation
+import Keychain
+
+/// Prints items the way macOS's `security` tool does, so scripts that parse its output keep working.
+enum ItemFormatting {
+  /// A value as `security` shows it: printable text quoted, anything else as hex and escaped text.
+  static func blob(_ bytes: Data?) -> String {
+    guard let bytes else { return "<NULL>" }
+    let printable = bytes.allSatisfy {
+      (0x20..<0x7F).contains($0) && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\")
+    }
+    if printable { return "\"\(String(decoding: bytes, as: UTF8.self))\"" }
+    let hex = bytes.map { String(format: "%02X", $0) }.joined()
+    return "0x\(hex)  \"\(escaped(bytes))\""
+  }
+
+  /// Bytes with non-printable ones as octal escapes, as `security` prints them.
+  static func escaped(_ bytes: Data) -> String {
+    bytes.map { byte in
+      switch byte {
+      case UInt8(ascii: "\""): "\\\""
+      case UInt8(ascii: "\\"): "\\\\"
+      case 0x20..<0x7F: String(UnicodeScalar(byte))
+      default: String(format: "\\%03o", byte)
+      }
+    }.joined()
+  }
+
+  static func text(_ value: String?) -> String { blob(value.map { Data($0.utf8) }) }
+
+  static func uint32(_ value: Int?) -> String {
+    guard let value else { return "<NULL>" }
+    return String(format: "0x%08X ", UInt32(truncatingIfNeeded: value))
+  }
+
+  static func sint32(_ value: Bool?) -> String {
+    guard let value else { return "<NULL>" }
+    return String(format: "0x%08X ", value ? 1 : 0)
+  }
+
+  static func fourCharacterCode(_ value: String?) -> String {
+    guard let value else { return "<NULL>" }
+    return "\"\(value)\""
+  }
+
+  static func date(_ value: Date?) -> String {
+    guard let value else { return "<NULL>" }
+    let formatter = DateFormatter()
+    formatter.locale = Locale(identifier: "en_US_POSIX")
+    formatter.timeZone = TimeZone(identifier: "UTC")
+    formatter.dateFormat = "yyyyMMddHHmmss'Z'"
+    let text = formatter.string(from: value)
+    let bytes = Data(text.utf8) + Data([0])
+    return "0x\(bytes.map { String(format: "%02X", $0) }.joined())  \"\(text)\\000\""
+  }
+
+  static func header(store: String, itemClass: String) -> [String] {
+    ["keychain: \"\(store)\"", "version: 512", "class: \"\(itemClass)\"", "attributes:"]
+  }
+
+  static func lines(_ item: GenericPasswordItem, store: String) -> [String] {
+    header(store: store, itemClass: "genp") + [
+      "    0x00000007 <blob>=\(text(item.label))",
+      "    0x00000008 <blob>=<NULL>",
+      "    \"acct\"<blob>=\(text(item.account))",
+      "    \"cdat\"<timedate>=\(date(item.creationDate))",
+      "    \"crtr\"<uint32>=\(uint32(item.creator))",
+      "    \"cusi\"<sint32>=\(sint32(item.hasCustomIcon))",
+      "    \"desc\"<blob>=\(text(item.description))",
+      "    \"gena\"<blob>=\(blob(item.generic))",
+      "    \"icmt\"<blob>=\(text(item.comment))",
+      "    \"invi\"<sint32>=\(sint32(item.isInvisible))",
+      "    \"mdat\"<timedate>=\(date(item.modificationDate))",
+      "    \"nega\"<sint32>=\(sint32(item.isNegative))",
+      "    \"prot\"<blob>=<NULL>",
+      "    \"scrp\"<sint32>=\(uint32(item.scriptCode))",
+      "    \"svce\"<blob>=\(text(item.service))",
+      "    \"type\"<uint32>=\(uint32(item.type))",
+    ]
+  }
+
+  static func lines(_ item: InternetPasswordItem, store: String) -> [String] {
+    header(store: store, itemClass: "inet") + [
+      "    0x00000007 <blob>=\(text(item.label))",
+      "    0x00000008 <blob>=<NULL>",
+      "    \"acct\"<blob>=\(text(item.account))",
+      "    \"atyp\"<blob>=\(text(item.authenticationType.map { $0.constant as String }))",
+      "    \"cdat\"<timedate>=\(date(item.creationDate))",
+      "    \"crtr\"<uint32>=\(uint32(item.creator))",
+      "    \"cusi\"<sint32>=\(sint32(item.hasCustomIcon))",
+      "    \"desc\"<blob>=\(text(item.description))",
+      "    \"icmt\"<blob>=\(text(item.comment))",
+      "    \"invi\"<sint32>=\(sint32(item.isInvisible))",
+      "    \"mdat\"<timedate>=\(date(item.modificationDate))",
+      "    \"nega\"<sint32>=\(sint32(item.isNegative))",
+      "    \"path\"<blob>=\(text(item.path))",
+      "    \"port\"<uint32>=\(uint32(item.port))",
+      "    \"prot\"<blob>=<NULL>",
+      "    \"ptcl\"<uint32>=\(fourCharacterCode(item.protocol.map { $0.constant as String }))",
+      "    \"scrp\"<sint32>=\(uint32(item.scriptCode))",
+      "    \"sdmn\"<blob>=\(text(item.securityDomain))",
+      "    \"srvr\"<blob>=\(text(item.server))",
+      "    \"type\"<uint32>=\(uint32(item.type))",
+    ]
+  }
+
+  /// `password: "..."`, as `-g` prints it (to standard error).
+  static func passwordLine(_ data: Data?) -> String {
+    "password: " + (data.map(blob) ?? "")
+  }
+}

@@ -1,0 +1,133 @@
+import ArgumentParser
+import Foundation
+import Keychain
+@_spi(KeychainBridge) import Security
+
+struct DumpKeychain: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "dump-keychain", abstract: "Print every item of the keychain.")
+
+  @OptionGroup var store: StoreOption
+  @Flag(name: .customShort("d"), help: "Also print each item's data.") var withData = false
+
+  func run() throws {
+    try runReportingFailures {
+      let opened = try store.open()
+      let path = opened.directory.path
+      let synchronizable = SynchronizableFilter.any
+      for item in try GenericPassword().synchronizable(synchronizable).all(includingData: withData).orFail(
+        "dump-keychain")
+      {
+        printLines(ItemFormatting.lines(item, store: path))
+        if withData { print("data:\n\(ItemFormatting.blob(item.data))") }
+      }
+      for item in try InternetPassword().synchronizable(synchronizable).all(includingData: withData).orFail(
+        "dump-keychain")
+      {
+        printLines(ItemFormatting.lines(item, store: path))
+        if withData { print("data:\n\(ItemFormatting.blob(item.data))") }
+      }
+    }
+  }
+}
+
+struct LockKeychain: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "lock-keychain",
+    abstract: "Lock the keychain.",
+    discussion: """
+      The lock drops the store's key material from this process's memory. No daemon keeps keys between \
+      commands here, so every command starts from the store's files: a passphrase store is locked until a \
+      command is given its passphrase, a key-file store is unlocked by its key file.
+      """)
+
+  @OptionGroup var store: StoreOption
+
+  func run() throws {
+    try runReportingFailures {
+      try store.open().lock()
+    }
+  }
+}
+
+struct UnlockKeychain: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "unlock-keychain",
+    abstract: "Unlock the keychain: check its passphrase (prompted for, without echo, when -p is not given).")
+
+  @OptionGroup var store: StoreOption
+  @Option(name: .customShort("p"), help: "The passphrase.") var password: String?
+
+  func run() throws {
+    try runReportingFailures {
+      let opened = try store.open()
+      guard opened.hasPassphrase else { return }
+      let passphrase = password ?? promptForPassword("password to unlock \(opened.directory.path): ")
+      let status = opened.unlock(passphrase: passphrase)
+      guard status == errSecSuccess else {
+        throw Failure(operation: "SecKeychainUnlock \(opened.directory.path)", status: status, detail: nil)
+      }
+    }
+  }
+}
+
+struct CreateKeychain: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "create-keychain", abstract: "Create a keychain store in a new directory.")
+
+  @Option(name: .customShort("p"), help: "Protect the store with this passphrase (otherwise a key file).")
+  var password: String?
+  @Flag(name: .customShort("P"), help: "Prompt for the passphrase.") var prompt = false
+  @Argument(help: "The store's directory.") var path: String
+
+  func run() throws {
+    try runReportingFailures {
+      let directory = URL(fileURLWithPath: path, isDirectory: true)
+      if FileManager.default.fileExists(atPath: directory.appendingPathComponent("keychain.db").path) {
+        throw Failure(operation: "SecKeychainCreate \(path)", status: errSecDuplicateKeychain, detail: nil)
+      }
+      let passphrase = password ?? (prompt ? promptForPassword("password for new keychain: ") : nil)
+      do throws(KeychainStoreError) {
+        _ = try KeychainStore(directory: directory, passphrase: passphrase)
+      } catch {
+        throw Failure(operation: "SecKeychainCreate \(path)", status: error.status, detail: error.message)
+      }
+    }
+  }
+}
+
+struct DefaultKeychain: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "default-keychain",
+    abstract: "Print the default keychain.",
+    discussion: "The default keychain is the store KEYCHAIN_BRIDGE_HOME names; -s prints the command that sets it.")
+
+  @Option(name: .customShort("s"), help: "The store to make the default.") var set: String?
+
+  func run() throws {
+    if let set {
+      let path = URL(fileURLWithPath: set, isDirectory: true).standardizedFileURL.path
+      FileHandle.standardError.write(
+        Data(
+          "security: the default keychain is chosen by the environment; run: export KEYCHAIN_BRIDGE_HOME=\"\(path)\"\n"
+            .utf8))
+      throw ExitCode(1)
+    }
+    print("    \"\(KeychainStore.defaultDirectory.path)\"")
+  }
+}
+
+struct ShowKeychainInfo: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "show-keychain-info", abstract: "Show the keychain's settings.")
+
+  @OptionGroup var store: StoreOption
+
+  func run() throws {
+    try runReportingFailures {
+      let opened = try store.open()
+      let protection = opened.hasPassphrase ? "passphrase" : "key file"
+      print("Keychain \"\(opened.directory.path)\" no-timeout protection=\(protection)")
+    }
+  }
+}

@@ -1,0 +1,109 @@
+import ArgumentParser
+import Foundation
+import Keychain
+@_spi(KeychainBridge) import Security
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// `security`: macOS's keychain command-line tool, over this project's store.
+@main
+struct SecurityTool: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "security",
+    abstract: "Command-line access to the keychain, with the commands and output of macOS's security tool.",
+    discussion: """
+      The store is the one KEYCHAIN_BRIDGE_HOME names (else $XDG_DATA_HOME/keychain-bridge), or -k PATH. \
+      Exit status 0 on success, 44 when an item is not found, and otherwise the low byte of the errSec code, \
+      as on macOS.
+      """,
+    subcommands: [
+      AddGenericPassword.self, FindGenericPassword.self, DeleteGenericPassword.self, AddInternetPassword.self,
+      FindInternetPassword.self, DeleteInternetPassword.self, DumpKeychain.self, LockKeychain.self,
+      UnlockKeychain.self, CreateKeychain.self, DefaultKeychain.self, ShowKeychainInfo.self,
+    ])
+}
+
+/// `-k PATH`: the store to use instead of the default.
+struct StoreOption: ParsableArguments {
+  @Option(
+    name: .customShort("k"),
+    help: ArgumentHelp("The keychain store directory (default: KEYCHAIN_BRIDGE_HOME).", valueName: "path"))
+  var keychain: String?
+
+  /// Opens the store (creating it on first use) and makes it the default of this process.
+  func open() throws -> KeychainStore {
+    let directory = keychain.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? KeychainStore.defaultDirectory
+    KeychainStore.setDefaultDirectory(directory)
+    do {
+      return try KeychainStore.default()
+    } catch {
+      throw Failure(operation: "open \(directory.path)", status: error.status, detail: error.message)
+    }
+  }
+}
+
+/// A failed command: one line on standard error naming the errSec code, and macOS's exit status.
+struct Failure: Error, CustomStringConvertible {
+  var operation: String
+  var status: OSStatus
+  var detail: String?
+
+  var description: String {
+    let name = SecStatusCodeName(status).map { "\($0) (\(status))" } ?? "OSStatus \(status)"
+    let message = detail ?? (SecCopyErrorMessageString(status, nil) as String?) ?? ""
+    return "security: \(operation): \(name): \(message)"
+  }
+
+  /// The low byte of the status, as macOS's tool exits (errSecItemNotFound gives 44).
+  var exitCode: Int32 { Int32(UInt8(truncatingIfNeeded: status)) }
+}
+
+/// Runs a command body, turning failures into macOS's message and exit status.
+func runReportingFailures(_ body: () throws -> Void) throws {
+  do {
+    try body()
+  } catch let failure as Failure {
+    FileHandle.standardError.write(Data((failure.description + "\n").utf8))
+    throw ExitCode(failure.exitCode == 0 ? 1 : failure.exitCode)
+  }
+}
+
+extension Result where Failure == KeychainError {
+  /// The value, or a `Failure` for `operation`.
+  func orFail(_ operation: String) throws -> Success {
+    switch self {
+    case .success(let value): return value
+    case .failure(let error): throw SecurityToolFailure(operation: operation, status: error.status, detail: nil)
+    }
+  }
+}
+
+typealias SecurityToolFailure = Failure
+
+/// The "not found" failure, worded as macOS's tool words it.
+func notFound(_ operation: String) -> Failure {
+  Failure(
+    operation: operation, status: errSecItemNotFound, detail: "The specified item could not be found in the keychain.")
+}
+
+func printLines(_ lines: [String]) {
+  print(lines.joined(separator: "\n"))
+}
+
+/// Reads a password from the terminal without echoing it.
+func promptForPassword(_ prompt: String) -> String? {
+  guard isatty(STDIN_FILENO) == 1 else { return nil }
+  FileHandle.standardError.write(Data(prompt.utf8))
+  var settings = termios()
+  tcgetattr(STDIN_FILENO, &settings)
+  var silent = settings
+  silent.c_lflag &= ~tcflag_t(ECHO)
+  tcsetattr(STDIN_FILENO, TCSANOW, &silent)
+  defer {
+    tcsetattr(STDIN_FILENO, TCSANOW, &settings)
+    FileHandle.standardError.write(Data("\n".utf8))
+  }
+  return readLine(strippingNewline: true)
+}

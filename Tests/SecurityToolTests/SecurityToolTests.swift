@@ -1,0 +1,203 @@
+import Foundation
+import Keychain
+import Security
+import Testing
+
+/// The built `security` binary against temporary stores.
+@Suite struct SecurityToolTests {
+  static let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    .appendingPathComponent("security")
+  static let groups = "tool.group"
+
+  /// A temporary store and a way to run the tool on it.
+  final class Harness {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kb-cli-\(UUID().uuidString)")
+
+    deinit { try? FileManager.default.removeItem(at: directory) }
+
+    @discardableResult
+    func run(_ arguments: String...) throws -> (status: Int32, output: String, errors: String) {
+      try run(arguments)
+    }
+
+    /// Runs `body` with the library on the same store and groups as the tool.
+    func library<T>(_ body: () throws -> T) throws -> T {
+      try withKeychainContext(
+        store: try KeychainStore(directory: directory), accessGroups: [SecurityToolTests.groups], body)
+    }
+  }
+
+  @Test func addThenFindPrintsTheMacOSFormat() throws {
+    let tool = Harness()
+    #expect(
+      try tool.run("add-generic-password", "-a", "alice", "-s", "svc", "-w", "pw", "-l", "Label", "-j", "note").status
+        == 0)
+    let found = try tool.run("find-generic-password", "-a", "alice", "-s", "svc")
+    #expect(found.status == 0)
+    let lines = found.output.split(separator: "\n").map(String.init)
+    #expect(
+      lines.prefix(4) == ["keychain: \"\(tool.directory.path)\"", "version: 512", "class: \"genp\"", "attributes:"])
+    #expect(lines.contains("    \"acct\"<blob>=\"alice\""))
+    #expect(lines.contains("    \"svce\"<blob>=\"svc\""))
+    #expect(lines.contains("    0x00000007 <blob>=\"Label\""))
+    #expect(lines.contains("    \"icmt\"<blob>=\"note\""))
+    #expect(lines.contains { $0.hasPrefix("    \"cdat\"<timedate>=0x") && $0.hasSuffix("Z\\000\"") })
+    #expect(!found.output.contains("pw"))
+  }
+
+  @Test func minusWPrintsThePasswordAloneAndMinusGToStandardError() throws {
+    let tool = Harness()
+    let password = "correct horse — ünïcödé"
+    try tool.run("add-generic-password", "-a", "alice", "-s", "svc", "-w", password)
+    let alone = try tool.run("find-generic-password", "-s", "svc", "-w")
+    #expect(alone.status == 0 && alone.output == password + "\n")
+    let shown = try tool.run("find-generic-password", "-s", "svc", "-g")
+    #expect(shown.errors.hasPrefix("password: 0x"))
+    #expect(shown.errors.contains("\\303\\274"))
+    #expect(!shown.output.contains("password:"))
+  }
+
+  @Test func aDuplicateIsAnErrorWithoutMinusUAndReplacedWithIt() throws {
+    let tool = Harness()
+    try tool.run("add-generic-password", "-a", "alice", "-s", "svc", "-w", "first secret")
+    let duplicate = try tool.run("add-generic-password", "-a", "alice", "-s", "svc", "-w", "second secret")
+    #expect(duplicate.status == 45)
+    #expect(duplicate.errors.contains("errSecDuplicateItem (-25299)"))
+    #expect(duplicate.errors.split(separator: "\n").count == 1)
+    #expect(!duplicate.errors.contains("second secret"), "a password must never appear in an error")
+    #expect(try tool.run("add-generic-password", "-a", "alice", "-s", "svc", "-w", "second secret", "-U").status == 0)
+    #expect(try tool.run("find-generic-password", "-a", "alice", "-w").output == "second secret\n")
+  }
+
+  @Test func aMissingItemExits44() throws {
+    let tool = Harness()
+    let missing = try tool.run("find-generic-password", "-a", "nobody")
+    #expect(missing.status == 44)
+    #expect(missing.errors.contains("errSecItemNotFound (-25300)"))
+    #expect(try tool.run("delete-internet-password", "-s", "nowhere").status == 44)
+  }
+
+  @Test func deletePrintsTheItemAndRemovesIt() throws {
+    let tool = Harness()
+    try tool.run("add-generic-password", "-a", "alice", "-s", "svc", "-w", "x")
+    try tool.run("add-generic-password", "-a", "bob", "-s", "svc", "-w", "y")
+    let deleted = try tool.run("delete-generic-password", "-a", "alice")
+    #expect(deleted.status == 0 && deleted.output.hasSuffix("password has been deleted.\n"))
+    #expect(try tool.run("find-generic-password", "-a", "alice").status == 44)
+    #expect(try tool.run("find-generic-password", "-a", "bob").status == 0)
+  }
+
+  @Test func internetPasswordsTakeEveryMacOSFlag() throws {
+    let tool = Harness()
+    let add = try tool.run(
+      "add-internet-password", "-a", "bob", "-s", "example.com", "-r", "htps", "-P", "443", "-p", "/login", "-d",
+      "realm",
+      "-t", "form", "-w", "hunter2")
+    #expect(add.status == 0, "\(add.errors)")
+    let found = try tool.run("find-internet-password", "-s", "example.com", "-r", "htps", "-P", "443")
+    #expect(found.output.contains("class: \"inet\""))
+    #expect(found.output.contains("    \"port\"<uint32>=0x000001BB "))
+    #expect(found.output.contains("    \"ptcl\"<uint32>=\"htps\""))
+    #expect(found.output.contains("    \"atyp\"<blob>=\"form\""))
+    #expect(found.output.contains("    \"sdmn\"<blob>=\"realm\""))
+    #expect(found.output.contains("    \"path\"<blob>=\"/login\""))
+    #expect(try tool.run("find-internet-password", "-s", "example.com", "-P", "8080").status == 44)
+    #expect(try tool.run("find-internet-password", "-s", "example.com", "-w").output == "hunter2\n")
+    #expect(try tool.run("delete-internet-password", "-s", "example.com", "-a", "bob").status == 0)
+  }
+
+  @Test func dumpKeychainListsEveryItemAndDataWithMinusD() throws {
+    let tool = Harness()
+    try tool.run("add-generic-password", "-a", "alice", "-s", "svc", "-w", "g-secret")
+    try tool.run("add-internet-password", "-a", "bob", "-s", "example.com", "-w", "i-secret")
+    let plain = try tool.run("dump-keychain")
+    #expect(plain.output.components(separatedBy: "class: ").count == 3)
+    #expect(!plain.output.contains("g-secret"))
+    let withData = try tool.run("dump-keychain", "-d")
+    #expect(withData.output.contains("data:\n\"g-secret\"") && withData.output.contains("data:\n\"i-secret\""))
+  }
+
+  @Test func badInputPrintsUsageNeverAStackTrace() throws {
+    let tool = Harness()
+    for arguments in [
+      ["find-generic-password", "-x"], ["add-generic-password", "-s", "svc"], ["no-such-command"],
+      ["add-internet-password", "-a", "a", "-s", "s", "-r", "gopher"], ["find-internet-password", "-P", "eighty"],
+      ["find-generic-password", "-g", "-w"],
+    ] {
+      let result = try tool.run(arguments)
+      #expect(result.status != 0, "\(arguments)")
+      #expect(result.errors.contains("Error:") || result.errors.contains("Usage:"), "\(arguments): \(result.errors)")
+      #expect(!result.errors.contains("Fatal error") && !result.errors.contains("Stack dump"))
+    }
+  }
+
+  @Test func theMinusKOptionChoosesTheStore() throws {
+    let tool = Harness()
+    let other = FileManager.default.temporaryDirectory.appendingPathComponent("kb-cli-other-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: other) }
+    try tool.run("add-generic-password", "-k", other.path, "-a", "alice", "-s", "svc", "-w", "x")
+    #expect(try tool.run("find-generic-password", "-a", "alice").status == 44)
+    #expect(try tool.run("find-generic-password", "-k", other.path, "-a", "alice").status == 0)
+  }
+
+  @Test func passphraseStoresAreCreatedAndUnlockedAsOnMacOS() throws {
+    let tool = Harness()
+    let store = tool.directory.appendingPathComponent("vault").path
+    #expect(try tool.run("create-keychain", "-p", "open sesame", store).status == 0)
+    #expect(try tool.run("create-keychain", "-p", "again", store).status == 48)
+    #expect(try tool.run("show-keychain-info", "-k", store).output.contains("protection=passphrase"))
+    let wrong = try tool.run("unlock-keychain", "-k", store, "-p", "not-it-7f3a")
+    #expect(wrong.status == 51)
+    #expect(wrong.errors.contains("errSecAuthFailed") && !wrong.errors.contains("not-it-7f3a"))
+    #expect(try tool.run("unlock-keychain", "-k", store, "-p", "open sesame").status == 0)
+    #expect(try tool.run("lock-keychain", "-k", store).status == 0)
+    #expect(try tool.run("default-keychain").output == "    \"\(tool.directory.path)\"\n")
+  }
+
+  @Test func itemsRoundTripBetweenTheToolTheDSLAndTheRawAPI() throws {
+    let tool = Harness()
+    try tool.run("add-generic-password", "-a", "alice", "-s", "svc", "-w", "from the tool")
+    try tool.library { () throws in
+      #expect(try GenericPassword().account("alice").service("svc").string().get() == "from the tool")
+      var result: CFTypeRef?
+      let query: [String: Any] = [
+        kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: "alice",
+        kSecReturnData as String: true,
+      ]
+      #expect(SecItemCopyMatching(query as CFDictionary, &result) == errSecSuccess)
+      #expect(result as? Data == Data("from the tool".utf8))
+      _ = GenericPassword().account("carol").service("svc").add("from the DSL")
+      let raw: [String: Any] = [
+        kSecClass as String: kSecClassInternetPassword, kSecAttrServer as String: "raw.example",
+        kSecAttrAccount as String: "dave", kSecValueData as String: Data("from the raw API".utf8),
+      ]
+      #expect(SecItemAdd(raw as CFDictionary, nil) == errSecSuccess)
+    }
+    #expect(try tool.run("find-generic-password", "-a", "carol", "-w").output == "from the DSL\n")
+    #expect(try tool.run("find-internet-password", "-s", "raw.example", "-w").output == "from the raw API\n")
+  }
+}
+
+extension SecurityToolTests.Harness {
+  @discardableResult
+  func run(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
+    let process = Process()
+    process.executableURL = SecurityToolTests.binary
+    process.arguments = arguments
+    process.environment = [
+      "KEYCHAIN_BRIDGE_HOME": directory.path, "KEYCHAIN_BRIDGE_ACCESS_GROUPS": SecurityToolTests.groups,
+    ]
+    process.standardInput = FileHandle.nullDevice
+    let output = Pipe()
+    let errors = Pipe()
+    process.standardOutput = output
+    process.standardError = errors
+    try process.run()
+    let outputData = output.fileHandleForReading.readDataToEndOfFile()
+    let errorData = errors.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (
+      process.terminationStatus, String(decoding: outputData, as: UTF8.self), String(decoding: errorData, as: UTF8.self)
+    )
+  }
+}
