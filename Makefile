@@ -1,5 +1,5 @@
 # The two entry points of the README: `make run` and `make test`. Both install what is missing first.
-.PHONY: setup run test build lint generated secgen-timings check-apple-program check-certificates-consumer
+.PHONY: setup run test build lint generated secgen-timings bench check-apple-program check-certificates-consumer
 
 HEADERS := Sources/Keychain/Headers
 SECGEN_INPUTS := --header $(HEADERS)/SecBase.h --header $(HEADERS)/SecItem.h --header $(HEADERS)/SecItemPriv.h \
@@ -21,7 +21,13 @@ build: setup
 	@rm -f .build-output.log
 
 lint:
-	swift format lint --strict -r Sources Generator Plugins Tests Examples Package.swift
+	swift format lint --strict -r Sources Generator Plugins Tests Examples Benchmarks Package.swift
+
+# The benchmark: C baseline, raw Security and the DSL interleaved; writes benchmark-results/.
+# KEYCHAIN_BRIDGE_BENCH_LONG=1 adds the 1M-item store.
+bench: setup
+	swift build -c release --product keychain-bench
+	.build/release/keychain-bench
 
 # The Swift the build plugin generates, written to generated/ for a person to read.
 generated: setup

@@ -12,6 +12,7 @@ let package = Package(
     .executable(name: "secgen", targets: ["secgen"]),
     .executable(name: "keychain-examples", targets: ["keychain-examples"]),
     .executable(name: "security", targets: ["SecurityTool"]),
+    .executable(name: "keychain-bench", targets: ["keychain-bench"]),
   ],
   dependencies: [
     .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -93,6 +94,17 @@ let package = Package(
     .executableTarget(
       name: "SecurityTool",
       dependencies: ["Keychain", "Security", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+    ),
+    // The benchmark's C baseline: the same work done directly with sqlite3 and OpenSSL.
+    .target(
+      name: "CKeychainBaseline",
+      path: "Benchmarks/CKeychainBaseline",
+      linkerSettings: [.linkedLibrary("sqlite3"), .linkedLibrary("crypto")]
+    ),
+    .executableTarget(
+      name: "keychain-bench",
+      dependencies: ["CKeychainBaseline", "Keychain", "Security", "KeychainStoreSQLite"],
+      path: "Benchmarks/keychain-bench"
     ),
     // A program written for Apple's keychain, compiled unchanged against this runtime.
     .executableTarget(

@@ -7,4 +7,6 @@
 #include <openssl/crypto.h>
 #include <openssl/sha.h>
 #include <openssl/x509.h>
+#include <openssl/core_names.h>
+#include <openssl/params.h>
 #endif

@@ -93,11 +93,10 @@ public struct KeychainDictionary: Hashable, Sendable, CustomStringConvertible {
     return copy
   }
 
-  /// A copy without the keys that only describe which items a call addresses.
-  func removingKeys(_ keys: [CFString]) -> KeychainDictionary {
-    var copy = self
-    for key in keys { copy[key] = nil }
-    return copy
+  /// A copy without the given keys.
+  func removingKeys(_ keys: Set<String>) -> KeychainDictionary {
+    guard entries.keys.contains(where: keys.contains) else { return self }
+    return KeychainDictionary(entries.filter { !keys.contains($0.key) })
   }
 
   /// The Core Foundation dictionary handed to the SecItem call.

@@ -37,7 +37,7 @@ public struct ItemAttributes: @unchecked Sendable {
 
   /// A text attribute; one stored as UTF-8 data reads as text too (the keychain keeps the caller's type).
   public func string(_ key: CFString) -> String? {
-    switch dictionary[key as String] {
+    switch dictionary.object(forKey: key) {
     case let value as String: value
     case let value as Data: String(data: value, encoding: .utf8)
     case let value as NSNumber: value.stringValue
@@ -47,7 +47,7 @@ public struct ItemAttributes: @unchecked Sendable {
 
   /// A number attribute.
   public func integer(_ key: CFString) -> Int? {
-    switch dictionary[key as String] {
+    switch dictionary.object(forKey: key) {
     case let value as NSNumber: value.intValue
     case let value as String: Int(value)
     default: nil
@@ -58,11 +58,11 @@ public struct ItemAttributes: @unchecked Sendable {
   public func boolean(_ key: CFString) -> Bool? { integer(key).map { $0 != 0 } }
 
   /// A date attribute.
-  public func date(_ key: CFString) -> Date? { dictionary[key as String] as? Date }
+  public func date(_ key: CFString) -> Date? { dictionary.object(forKey: key) as? Date }
 
   /// A data attribute; text reads as its UTF-8 bytes.
   public func data(_ key: CFString) -> Data? {
-    switch dictionary[key as String] {
+    switch dictionary.object(forKey: key) {
     case let value as Data: value
     case let value as String: Data(value.utf8)
     default: nil
@@ -71,11 +71,11 @@ public struct ItemAttributes: @unchecked Sendable {
 
   /// An access control attribute.
   public func accessControl(_ key: CFString) -> SecAccessControl? {
-    dictionary[key as String] as? SecAccessControl
+    dictionary.object(forKey: key) as? SecAccessControl
   }
 
   /// The raw constant value of an attribute whose values are constants.
-  public func constant(_ key: CFString) -> String? { dictionary[key as String] as? String }
+  public func constant(_ key: CFString) -> String? { dictionary.object(forKey: key) as? String }
 }
 
 /// Which SecItem function a call goes to.
@@ -147,9 +147,14 @@ private func perform(
 }
 
 /// The keys that say what a search returns; they never belong in an add or in attributesToUpdate.
-private var searchOnlyKeys: [CFString] {
-  [kSecReturnData, kSecReturnAttributes, kSecReturnRef, kSecReturnPersistentRef, kSecMatchLimit]
-}
+/// Built once: every operation removes them.
+private let searchOnlyKeys: Set<String> = Set(
+  [kSecReturnData, kSecReturnAttributes, kSecReturnRef, kSecReturnPersistentRef, kSecMatchLimit].map { $0 as String })
+
+/// searchOnlyKeys plus the keys that identify rather than describe an item.
+private let identityAndSearchKeys: Set<String> = searchOnlyKeys.union([
+  kSecClass as String, kSecValuePersistentRef as String,
+])
 
 extension KeychainRequest {
   /// This description with another entry.
@@ -230,7 +235,7 @@ extension KeychainRequest {
   /// with them, in one transaction.
   public func set(_ data: Data, changing changes: Self) -> Result<Void, KeychainError> {
     let query = attributes.removingKeys(searchOnlyKeys)
-    var attributesToUpdate = changes.attributes.removingKeys(searchOnlyKeys + [kSecClass, kSecValuePersistentRef])
+    var attributesToUpdate = changes.attributes.removingKeys(identityAndSearchKeys)
     attributesToUpdate[kSecValueData] = .data(data)
     return Self.status(perform(.upsert, query, changes: attributesToUpdate))
   }
@@ -325,7 +330,7 @@ extension KeychainRequest {
   /// given. Returns false when nothing matched.
   public func update(_ changes: Self? = nil, data: Data? = nil) -> Result<Bool, KeychainError> {
     var attributesToUpdate = (changes?.attributes ?? KeychainDictionary())
-      .removingKeys(searchOnlyKeys + [kSecClass, kSecValuePersistentRef])
+      .removingKeys(identityAndSearchKeys)
     attributesToUpdate[kSecValueData] = data.map { .data($0) }
     let status = perform(.update, attributes.removingKeys(searchOnlyKeys), changes: attributesToUpdate)
     switch status {

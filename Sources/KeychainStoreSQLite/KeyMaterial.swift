@@ -10,6 +10,8 @@ struct KeyRing: Sendable {
   private(set) var storeKey: [UInt8]?
   private(set) var metadataKey: [UInt8]?
   private(set) var indexKey: [UInt8]?
+  /// The index key prepared for HMAC, so each digest skips OpenSSL's algorithm lookup.
+  private(set) var indexMAC: OpenSSLCrypto.KeyedHMAC?
   private var classKeys: [String: [UInt8]] = [:]
   private(set) var locked = true
   private(set) var everUnlocked = false
@@ -23,6 +25,7 @@ struct KeyRing: Sendable {
     self.storeKey = storeKey
     metadataKey = OpenSSLCrypto.deriveKey(from: storeKey, label: "keychain-bridge/metadata/v1")
     indexKey = OpenSSLCrypto.deriveKey(from: storeKey, label: "keychain-bridge/index/v1")
+    indexMAC = OpenSSLCrypto.KeyedHMAC(key: indexKey!)
     for protection in ItemSchema.accessibilityValues.keys {
       classKeys[protection] = OpenSSLCrypto.deriveKey(from: storeKey, label: "keychain-bridge/class/\(protection)/v1")
     }

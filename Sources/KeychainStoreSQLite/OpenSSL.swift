@@ -42,6 +42,43 @@ enum OpenSSLCrypto {
     return output
   }
 
+  /// HMAC-SHA-256 under one fixed key, prepared once: each digest duplicates the keyed context
+  /// instead of looking the algorithms up again, which OpenSSL 3's one-shot HMAC() does per call.
+  final class KeyedHMAC: @unchecked Sendable {
+    // The prepared context is only ever duplicated, never updated, so sharing it is safe.
+    private let prepared: OpaquePointer
+
+    init?(key: [UInt8]) {
+      guard let mac = EVP_MAC_fetch(nil, "HMAC", nil) else { return nil }
+      defer { EVP_MAC_free(mac) }
+      guard let context = EVP_MAC_CTX_new(mac) else { return nil }
+      var digest = Array("SHA256".utf8CString)
+      let initialized = digest.withUnsafeMutableBufferPointer { name -> Bool in
+        var parameters = [
+          OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, name.baseAddress, 0), OSSL_PARAM_construct_end(),
+        ]
+        return EVP_MAC_init(context, key, key.count, &parameters) == 1
+      }
+      guard initialized else {
+        EVP_MAC_CTX_free(context)
+        return nil
+      }
+      prepared = context
+    }
+
+    deinit { EVP_MAC_CTX_free(prepared) }
+
+    func digest(_ message: [UInt8]) -> [UInt8] {
+      var output = [UInt8](repeating: 0, count: 32)
+      guard let context = EVP_MAC_CTX_dup(prepared) else { return output }
+      defer { EVP_MAC_CTX_free(context) }
+      var length = 0
+      _ = EVP_MAC_update(context, message, message.count)
+      _ = EVP_MAC_final(context, &output, &length, output.count)
+      return output
+    }
+  }
+
   /// HKDF-Expand (RFC 5869) for one 32-byte block: a subkey of `key` named by `label`.
   static func deriveKey(from key: [UInt8], label: String) -> [UInt8] {
     hmacSHA256(key: key, Array(label.utf8) + [1])

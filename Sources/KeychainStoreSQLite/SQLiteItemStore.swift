@@ -225,10 +225,19 @@ final class SQLiteItemStore: ItemStore {
     return try write { db throws(SecStatus) in try self.insertRow(db, item, ring) }
   }
 
+  func insertBatch(_ items: [NewItem]) throws(SecStatus) {
+    let ring = try keyRing()
+    try write { db throws(SecStatus) in
+      for item in items { _ = try self.insertRow(db, item, ring) }
+    }
+  }
+
   func find(_ filter: ItemFilter, limit: Int?, fetch: ItemFetch) throws(SecStatus) -> [StoredItem] {
     let ring = try keyRing()
+    // One SELECT, which SQLite runs as one implicit read transaction on a WAL snapshot: GRDB's
+    // explicit BEGIN/COMMIT around it would only add two statements to every search.
     return try database {
-      try pool.read { db in try self.select(db, filter, limit: limit, fetch: fetch, ring).map(\.item) }
+      try pool.unsafeRead { db in try self.select(db, filter, limit: limit, fetch: fetch, ring).map(\.item) }
     }
   }
 
@@ -296,11 +305,19 @@ final class SQLiteItemStore: ItemStore {
   }
 
   private func digest(_ ring: KeyRing, _ parts: [UInt8]) -> Data {
-    Data(OpenSSLCrypto.hmacSHA256(key: ring.indexKey!, parts).prefix(Self.digestLength))
+    let full = ring.indexMAC?.digest(parts) ?? OpenSSLCrypto.hmacSHA256(key: ring.indexKey!, parts)
+    return Data(full.prefix(Self.digestLength))
   }
 
+  /// Access groups are few and searched on every call: their digests are kept (the index key of a
+  /// store never changes).
+  private let groupDigests = Mutex<[String: Data]>([:])
+
   private func groupDigest(_ ring: KeyRing, _ group: String) -> Data {
-    digest(ring, Array("agrp\u{0}".utf8) + Array(group.utf8))
+    if let cached = groupDigests.withLock({ $0[group] }) { return cached }
+    let computed = digest(ring, Array("agrp\u{0}".utf8) + Array(group.utf8))
+    groupDigests.withLock { $0[group] = computed }
+    return computed
   }
 
   private func attributeDigest(_ ring: KeyRing, _ key: String, _ value: AttributeValue, kind: AttributeKind) -> Data {

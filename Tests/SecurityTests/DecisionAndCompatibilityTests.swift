@@ -122,6 +122,18 @@ import Testing
     #expect(kSecAttrAccount as String == "acct")
   }
 
+  @Test func resultDictionariesAreReadableWithTheConstantsAsNSDictionaryKeys() throws {
+    try withFreshStore { _ in
+      add(genp("alice", [kSecValueData as String: Data(utf8: "pw")]))
+      let result = try #require(copy(genp([kSecReturnAttributes as String: true])).1 as? NSDictionary)
+      #expect(result.object(forKey: kSecAttrAccount) as? String == "alice")
+      #expect(result[kSecAttrService] as? String == "svc")
+      let keyedByConstant = NSDictionary(dictionary: [kSecAttrLabel: "x"])
+      #expect(keyedByConstant.object(forKey: "labl" as NSString) as? String == "x")
+      #expect((kSecAttrAccount as NSString).hash == ("acct" as NSString).hash)
+    }
+  }
+
   @Test func cfDictionaryKeyedByConstantsWorksAsAQuery() throws {
     try withFreshStore { _ in
       let query: [CFString: Any] = [

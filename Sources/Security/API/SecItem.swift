@@ -101,6 +101,23 @@ public func SecItemUpsert(_ query: CFDictionary, _ attributesToUpdate: CFDiction
   }
 }
 
+/// Adds every dictionary (each as SecItemAdd would) in one transaction: all or none.
+///
+/// Not part of Apple's API: for imports, and for benchmarks that fill large stores.
+@_spi(KeychainBridge)
+public func SecItemImport(_ items: [CFDictionary]) -> OSStatus {
+  SecItemCall.run("SecItemImport", NSDictionary()) { context throws(SecStatus) in
+    var prepared: [NewItem] = []
+    prepared.reserveCapacity(items.count)
+    for attributes in items {
+      let request = try ItemRequest(attributes)
+      if !request.returnFlags.isEmpty { throw .param }
+      prepared.append(try SecItemCall.newItem(from: request, context))
+    }
+    try context.store.backend.insertBatch(prepared)
+  }
+}
+
 /// The steps shared by the SecItem calls: context, access-group policy and the add/update rules.
 enum SecItemCall {
   struct Context {

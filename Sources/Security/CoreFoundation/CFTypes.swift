@@ -113,8 +113,8 @@ public final class SecConstantString: NSString, _HasCustomAnyHashableRepresentat
   /// The UTF-16 code unit at `index`.
   public override func character(at index: Int) -> unichar { utf16Units[index] }
 
-  /// Hashes like the equal Swift `String`, so dictionaries find the constant by either spelling.
-  public override var hash: Int { value.hashValue }
+  // `hash` is deliberately NSString's own (content-based), so NSDictionary lookups keyed by a
+  // constant find entries keyed by an equal NSString; AnyHashable uses the String representation.
 
   /// The string's value as a Swift `String`.
   public override var description: String { value }

@@ -82,6 +82,9 @@ package protocol ItemStore: AnyObject, Sendable {
   /// Adds one item; errSecDuplicateItem when its primary key is taken (rule 5.2).
   func insert(_ item: NewItem) throws(SecStatus) -> StoredItem
 
+  /// Adds many items in one transaction (an import): all of them, or none when one fails.
+  func insertBatch(_ items: [NewItem]) throws(SecStatus)
+
   /// The matching items in insertion order (decision 9), at most `limit` of them.
   func find(_ filter: ItemFilter, limit: Int?, fetch: ItemFetch) throws(SecStatus) -> [StoredItem]
 

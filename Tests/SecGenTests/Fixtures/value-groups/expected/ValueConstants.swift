@@ -19,9 +19,13 @@ public enum InternetProtocol: Hashable, Sendable, CaseIterable {
     }
   }
 
+  /// The cases by constant, built once: results are read field by field, item by item.
+  private static let byConstant: [String: Self] = Dictionary(
+    allCases.map { ($0.constant as String, $0) }, uniquingKeysWith: { first, _ in first })
+
   /// The value whose constant is `constant`, or nil.
   public init?(constant: String) {
-    guard let value = Self.allCases.first(where: { $0.constant as String == constant }) else { return nil }
+    guard let value = Self.byConstant[constant] else { return nil }
     self = value
   }
 }
@@ -41,9 +45,13 @@ public enum Accessible: Hashable, Sendable, CaseIterable {
     }
   }
 
+  /// The cases by constant, built once: results are read field by field, item by item.
+  private static let byConstant: [String: Self] = Dictionary(
+    allCases.map { ($0.constant as String, $0) }, uniquingKeysWith: { first, _ in first })
+
   /// The value whose constant is `constant`, or nil.
   public init?(constant: String) {
-    guard let value = Self.allCases.first(where: { $0.constant as String == constant }) else { return nil }
+    guard let value = Self.byConstant[constant] else { return nil }
     self = value
   }
 }

@@ -1,0 +1,183 @@
+#include "baseline.h"
+
+#include <openssl/evp.h>
+#include <openssl/rand.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct kb_baseline {
+    sqlite3 *db;
+    sqlite3_stmt *insert, *select_secret, *select_attributes, *update, *delete, *list;
+    unsigned char key[32];
+};
+
+static int prepare(sqlite3 *db, const char *sql, sqlite3_stmt **statement) {
+    return sqlite3_prepare_v2(db, sql, -1, statement, NULL) == SQLITE_OK ? 0 : -1;
+}
+
+kb_baseline *kb_baseline_open(const char *path) {
+    kb_baseline *store = calloc(1, sizeof *store);
+    if (!store || sqlite3_open(path, &store->db) != SQLITE_OK) { free(store); return NULL; }
+    sqlite3_busy_timeout(store->db, 10000);
+    const char *schema =
+        "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;"
+        "CREATE TABLE IF NOT EXISTS genp (id INTEGER PRIMARY KEY, account TEXT NOT NULL, service TEXT NOT NULL,"
+        " label TEXT, secret BLOB NOT NULL, UNIQUE(account, service));";
+    if (sqlite3_exec(store->db, schema, NULL, NULL, NULL) != SQLITE_OK) { kb_baseline_close(store); return NULL; }
+    RAND_bytes(store->key, sizeof store->key);
+    if (prepare(store->db, "INSERT INTO genp (account, service, label, secret) VALUES (?, ?, ?, ?)", &store->insert)
+        || prepare(store->db, "SELECT secret FROM genp WHERE account = ? AND service = ?", &store->select_secret)
+        || prepare(store->db, "SELECT account, service, label FROM genp WHERE account = ? AND service = ?", &store->select_attributes)
+        || prepare(store->db, "UPDATE genp SET secret = ? WHERE account = ? AND service = ?", &store->update)
+        || prepare(store->db, "DELETE FROM genp WHERE account = ? AND service = ?", &store->delete)
+        || prepare(store->db, "SELECT account, service, secret FROM genp WHERE service = ? ORDER BY id LIMIT ?", &store->list)) {
+        kb_baseline_close(store);
+        return NULL;
+    }
+    return store;
+}
+
+void kb_baseline_close(kb_baseline *store) {
+    if (!store) return;
+    sqlite3_stmt *statements[] = {store->insert, store->select_secret, store->select_attributes, store->update, store->delete, store->list};
+    for (size_t i = 0; i < sizeof statements / sizeof *statements; i++) sqlite3_finalize(statements[i]);
+    sqlite3_close(store->db);
+    free(store);
+}
+
+/* nonce(12) | ciphertext | tag(16); associated data = account \0 service */
+static int seal(const kb_baseline *store, const char *account, const char *service, const unsigned char *secret,
+                size_t length, unsigned char *out) {
+    unsigned char aad[512];
+    size_t account_length = strlen(account), service_length = strlen(service);
+    if (account_length + service_length + 1 > sizeof aad) return -1;
+    memcpy(aad, account, account_length);
+    aad[account_length] = 0;
+    memcpy(aad + account_length + 1, service, service_length);
+    RAND_bytes(out, 12);
+    EVP_CIPHER_CTX *context = EVP_CIPHER_CTX_new();
+    int written = 0, ok = EVP_EncryptInit_ex(context, EVP_aes_256_gcm(), NULL, store->key, out)
+        && EVP_EncryptUpdate(context, NULL, &written, aad, (int)(account_length + service_length + 1))
+        && EVP_EncryptUpdate(context, out + 12, &written, secret, (int)length)
+        && EVP_EncryptFinal_ex(context, out + 12 + length, &written)
+        && EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_GET_TAG, 16, out + 12 + length);
+    EVP_CIPHER_CTX_free(context);
+    return ok ? 0 : -1;
+}
+
+static int open_sealed(const kb_baseline *store, const char *account, const char *service, const unsigned char *sealed,
+                       size_t sealed_length, unsigned char *out) {
+    if (sealed_length < 28) return -1;
+    unsigned char aad[512];
+    size_t account_length = strlen(account), service_length = strlen(service);
+    if (account_length + service_length + 1 > sizeof aad) return -1;
+    memcpy(aad, account, account_length);
+    aad[account_length] = 0;
+    memcpy(aad + account_length + 1, service, service_length);
+    size_t length = sealed_length - 28;
+    unsigned char tag[16];
+    memcpy(tag, sealed + 12 + length, 16);
+    EVP_CIPHER_CTX *context = EVP_CIPHER_CTX_new();
+    int written = 0, ok = EVP_DecryptInit_ex(context, EVP_aes_256_gcm(), NULL, store->key, sealed)
+        && EVP_DecryptUpdate(context, NULL, &written, aad, (int)(account_length + service_length + 1))
+        && EVP_DecryptUpdate(context, out, &written, sealed + 12, (int)length)
+        && EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_TAG, 16, tag)
+        && EVP_DecryptFinal_ex(context, out + length, &written);
+    EVP_CIPHER_CTX_free(context);
+    return ok ? (int)length : -1;
+}
+
+static int insert(kb_baseline *store, const char *account, const char *service, const unsigned char *secret, size_t length) {
+    unsigned char sealed[4096];
+    if (length + 28 > sizeof sealed || seal(store, account, service, secret, length, sealed)) return -1;
+    sqlite3_stmt *s = store->insert;
+    sqlite3_bind_text(s, 1, account, -1, SQLITE_STATIC);
+    sqlite3_bind_text(s, 2, service, -1, SQLITE_STATIC);
+    sqlite3_bind_text(s, 3, service, -1, SQLITE_STATIC);
+    sqlite3_bind_blob(s, 4, sealed, (int)(length + 28), SQLITE_STATIC);
+    int result = sqlite3_step(s) == SQLITE_DONE ? 0 : -1;
+    sqlite3_reset(s);
+    return result;
+}
+
+int kb_baseline_add(kb_baseline *store, const char *account, const char *service, const unsigned char *secret, size_t length) {
+    return insert(store, account, service, secret, length);
+}
+
+int kb_baseline_fill(kb_baseline *store, const char *prefix, const char *service, int count) {
+    char account[256];
+    const unsigned char secret[] = "baseline-secret-0123456789";
+    sqlite3_exec(store->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+    for (int i = 0; i < count; i++) {
+        snprintf(account, sizeof account, "%s-%d", prefix, i);
+        if (insert(store, account, service, secret, sizeof secret - 1)) { sqlite3_exec(store->db, "ROLLBACK", NULL, NULL, NULL); return -1; }
+    }
+    return sqlite3_exec(store->db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
+}
+
+int kb_baseline_lookup(kb_baseline *store, const char *account, const char *service, unsigned char *out, size_t capacity) {
+    sqlite3_stmt *s = store->select_secret;
+    sqlite3_bind_text(s, 1, account, -1, SQLITE_STATIC);
+    sqlite3_bind_text(s, 2, service, -1, SQLITE_STATIC);
+    int length = -1;
+    if (sqlite3_step(s) == SQLITE_ROW) {
+        int sealed_length = sqlite3_column_bytes(s, 0);
+        if ((size_t)sealed_length <= capacity + 28)
+            length = open_sealed(store, account, service, sqlite3_column_blob(s, 0), (size_t)sealed_length, out);
+    }
+    sqlite3_reset(s);
+    return length;
+}
+
+int kb_baseline_attributes(kb_baseline *store, const char *account, const char *service) {
+    sqlite3_stmt *s = store->select_attributes;
+    sqlite3_bind_text(s, 1, account, -1, SQLITE_STATIC);
+    sqlite3_bind_text(s, 2, service, -1, SQLITE_STATIC);
+    int result = -1;
+    if (sqlite3_step(s) == SQLITE_ROW) {
+        volatile const unsigned char *values[3] = {sqlite3_column_text(s, 0), sqlite3_column_text(s, 1), sqlite3_column_text(s, 2)};
+        result = values[0] && values[1] ? 0 : -1;
+    }
+    sqlite3_reset(s);
+    return result;
+}
+
+int kb_baseline_update(kb_baseline *store, const char *account, const char *service, const unsigned char *secret, size_t length) {
+    unsigned char sealed[4096];
+    if (length + 28 > sizeof sealed || seal(store, account, service, secret, length, sealed)) return -1;
+    sqlite3_stmt *s = store->update;
+    sqlite3_bind_blob(s, 1, sealed, (int)(length + 28), SQLITE_STATIC);
+    sqlite3_bind_text(s, 2, account, -1, SQLITE_STATIC);
+    sqlite3_bind_text(s, 3, service, -1, SQLITE_STATIC);
+    int result = sqlite3_step(s) == SQLITE_DONE && sqlite3_changes(store->db) == 1 ? 0 : -1;
+    sqlite3_reset(s);
+    return result;
+}
+
+int kb_baseline_delete(kb_baseline *store, const char *account, const char *service) {
+    sqlite3_stmt *s = store->delete;
+    sqlite3_bind_text(s, 1, account, -1, SQLITE_STATIC);
+    sqlite3_bind_text(s, 2, service, -1, SQLITE_STATIC);
+    int result = sqlite3_step(s) == SQLITE_DONE && sqlite3_changes(store->db) == 1 ? 0 : -1;
+    sqlite3_reset(s);
+    return result;
+}
+
+int kb_baseline_list(kb_baseline *store, const char *service, int limit) {
+    sqlite3_stmt *s = store->list;
+    sqlite3_bind_text(s, 1, service, -1, SQLITE_STATIC);
+    sqlite3_bind_int(s, 2, limit);
+    int count = 0;
+    unsigned char out[4096];
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        int sealed_length = sqlite3_column_bytes(s, 2);
+        if (sealed_length <= (int)sizeof out
+            && open_sealed(store, (const char *)sqlite3_column_text(s, 0), (const char *)sqlite3_column_text(s, 1),
+                           sqlite3_column_blob(s, 2), (size_t)sealed_length, out) >= 0)
+            count++;
+    }
+    sqlite3_reset(s);
+    return count;
+}

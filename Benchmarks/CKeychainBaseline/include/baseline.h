@@ -1,0 +1,30 @@
+// The C baseline of the benchmark: a generic-password table done directly with sqlite3 and
+// OpenSSL, to measure how close the Swift store comes to what SQLite plus AES-GCM can do.
+#ifndef KEYCHAIN_BRIDGE_BASELINE_H
+#define KEYCHAIN_BRIDGE_BASELINE_H
+
+#include <stddef.h>
+
+typedef struct kb_baseline kb_baseline;
+
+/// Opens (creating) the database at `path`: WAL, synchronous=FULL, UNIQUE(account, service).
+kb_baseline *kb_baseline_open(const char *path);
+void kb_baseline_close(kb_baseline *store);
+
+/// Adds one item in its own transaction; the secret is sealed with AES-256-GCM, a random nonce and
+/// account and service as associated data. Returns 0, or -1 (a duplicate or another failure).
+int kb_baseline_add(kb_baseline *store, const char *account, const char *service, const unsigned char *secret, size_t length);
+/// Adds `count` items named prefix-<i> in one transaction (filling a store before measuring).
+int kb_baseline_fill(kb_baseline *store, const char *prefix, const char *service, int count);
+/// Reads and opens the secret of one item into `out`; returns its length, or -1.
+int kb_baseline_lookup(kb_baseline *store, const char *account, const char *service, unsigned char *out, size_t capacity);
+/// Reads the attributes (account, service, label) of one item; returns 0 or -1.
+int kb_baseline_attributes(kb_baseline *store, const char *account, const char *service);
+/// Replaces the secret of one item (sealed again); returns 0 or -1.
+int kb_baseline_update(kb_baseline *store, const char *account, const char *service, const unsigned char *secret, size_t length);
+/// Deletes one item; returns 0 or -1.
+int kb_baseline_delete(kb_baseline *store, const char *account, const char *service);
+/// Reads and opens the secrets of the first `limit` items of a service; returns how many.
+int kb_baseline_list(kb_baseline *store, const char *service, int limit);
+
+#endif

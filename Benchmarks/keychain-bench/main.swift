@@ -1,0 +1,385 @@
+// keychain-bench: the store and the DSL against a C baseline (sqlite3 + OpenSSL), interleaved in
+// one process run so the figures share the machine's state. Prints a table and writes JSON and an
+// SVG plot to benchmark-results/. KEYCHAIN_BRIDGE_BENCH_LONG=1 adds the 1M-item store.
+import CKeychainBaseline
+import Dispatch
+import Foundation
+import Keychain
+@_spi(KeychainBridge) import Security
+
+// MARK: Implementations
+
+/// One implementation of the benchmark's operations on its own store of `size` items.
+protocol Implementation: AnyObject {
+  var name: String { get }
+  func add(_ account: String) -> Bool
+  func lookupData(_ account: String) -> Bool
+  func lookupAttributes(_ account: String) -> Bool
+  func update(_ account: String) -> Bool
+  func delete(_ account: String) -> Bool
+  func list() -> Bool
+  /// Runs `body` in whatever context the implementation's calls need.
+  func batch(_ body: () -> Void)
+}
+
+let service = "bench.service"
+let secret = Data("benchmark-secret-0123456789".utf8)
+
+final class CBaseline: Implementation {
+  let name = "C"
+  let store: OpaquePointer
+
+  init(directory: URL, size: Int) throws {
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    guard let store = kb_baseline_open(directory.appendingPathComponent("baseline.db").path) else {
+      throw BenchError("cannot open the C baseline database")
+    }
+    self.store = store
+    guard kb_baseline_fill(store, "acct", service, Int32(size)) == 0 else {
+      throw BenchError("cannot fill the C baseline")
+    }
+  }
+
+  deinit { kb_baseline_close(store) }
+
+  func add(_ account: String) -> Bool {
+    secret.withUnsafeBytes { kb_baseline_add(store, account, service, $0.baseAddress, $0.count) == 0 }
+  }
+  func lookupData(_ account: String) -> Bool {
+    var buffer = [UInt8](repeating: 0, count: 256)
+    return kb_baseline_lookup(store, account, service, &buffer, buffer.count) >= 0
+  }
+  func lookupAttributes(_ account: String) -> Bool { kb_baseline_attributes(store, account, service) == 0 }
+  func update(_ account: String) -> Bool {
+    secret.withUnsafeBytes { kb_baseline_update(store, account, service, $0.baseAddress, $0.count) == 0 }
+  }
+  func delete(_ account: String) -> Bool { kb_baseline_delete(store, account, service) == 0 }
+  func list() -> Bool { kb_baseline_list(store, service, 100) == 100 }
+  func batch(_ body: () -> Void) { body() }
+}
+
+/// Fills a Security store with `size` items in batches (one transaction each; not measured).
+func fill(_ store: KeychainStore, size: Int) throws {
+  try withKeychainContext(store: store, accessGroups: ["bench"]) {
+    var next = 0
+    while next < size {
+      let batch = (next..<min(size, next + 5000)).map { index -> CFDictionary in
+        [
+          kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service,
+          kSecAttrAccount as String: "acct-\(index)", kSecAttrLabel as String: service,
+          kSecValueData as String: secret,
+        ] as CFDictionary
+      }
+      let status = SecItemImport(batch)
+      guard status == errSecSuccess else { throw BenchError("filling the store failed: \(status)") }
+      next += batch.count
+    }
+  }
+}
+
+final class RawSecurity: Implementation {
+  let name = "raw"
+  let store: KeychainStore
+
+  init(directory: URL, size: Int) throws {
+    store = try KeychainStore(directory: directory)
+    try fill(store, size: size)
+  }
+
+  func query(_ account: String) -> [String: Any] {
+    [
+      kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service,
+      kSecAttrAccount as String: account,
+    ]
+  }
+  func add(_ account: String) -> Bool {
+    var attributes = query(account)
+    attributes[kSecAttrLabel as String] = service
+    attributes[kSecValueData as String] = secret
+    return SecItemAdd(attributes as CFDictionary, nil) == errSecSuccess
+  }
+  func lookupData(_ account: String) -> Bool {
+    var query = query(account)
+    query[kSecReturnData as String] = true
+    query[kSecMatchLimit as String] = kSecMatchLimitOne
+    var result: CFTypeRef?
+    return SecItemCopyMatching(query as CFDictionary, &result) == errSecSuccess && result is Data
+  }
+  func lookupAttributes(_ account: String) -> Bool {
+    var query = query(account)
+    query[kSecReturnAttributes as String] = true
+    query[kSecReturnPersistentRef as String] = true
+    query[kSecMatchLimit as String] = kSecMatchLimitOne
+    var result: CFTypeRef?
+    return SecItemCopyMatching(query as CFDictionary, &result) == errSecSuccess
+  }
+  func update(_ account: String) -> Bool {
+    SecItemUpdate(query(account) as CFDictionary, [kSecValueData as String: secret] as CFDictionary) == errSecSuccess
+  }
+  func delete(_ account: String) -> Bool { SecItemDelete(query(account) as CFDictionary) == errSecSuccess }
+  func list() -> Bool {
+    let query: [String: Any] = [
+      kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service,
+      kSecReturnAttributes as String: true, kSecReturnPersistentRef as String: true, kSecReturnData as String: true,
+      kSecMatchLimit as String: 100,
+    ]
+    var result: CFTypeRef?
+    return SecItemCopyMatching(query as CFDictionary, &result) == errSecSuccess && (result as? [Any])?.count == 100
+  }
+  func batch(_ body: () -> Void) { withKeychainContext(store: store, accessGroups: ["bench"], body) }
+}
+
+final class DSL: Implementation {
+  let name = "DSL"
+  let store: KeychainStore
+  let items = GenericPassword().service(service)
+
+  init(directory: URL, size: Int) throws {
+    store = try KeychainStore(directory: directory)
+    try fill(store, size: size)
+  }
+
+  func add(_ account: String) -> Bool { (try? items.account(account).label(service).add(secret).get()) != nil }
+  func lookupData(_ account: String) -> Bool { ((try? items.account(account).data().get()) ?? nil) != nil }
+  func lookupAttributes(_ account: String) -> Bool { ((try? items.account(account).item().get()) ?? nil) != nil }
+  func update(_ account: String) -> Bool { (try? items.account(account).update(data: secret).get()) == true }
+  func delete(_ account: String) -> Bool { (try? items.account(account).delete().get()) == true }
+  func list() -> Bool { (try? items.all(includingData: true, limit: 100).get())?.count == 100 }
+  func batch(_ body: () -> Void) { withKeychainContext(store: store, accessGroups: ["bench"], body) }
+}
+
+struct BenchError: Error, CustomStringConvertible {
+  var description: String
+  init(_ description: String) { self.description = description }
+}
+
+// MARK: Measuring
+
+enum Operation: String, CaseIterable {
+  case add, lookupData = "lookup data", lookupAttributes = "lookup attributes", update, delete, list = "list 100"
+
+  /// How many times a round runs the operation (durable writes are slower, so fewer).
+  var count: Int {
+    switch self {
+    case .add, .update, .delete: 200
+    case .lookupData, .lookupAttributes: 2000
+    case .list: 100
+    }
+  }
+}
+
+struct Samples {
+  var roundsPerSecond: [Double] = []
+  var latencies: [UInt64] = []
+
+  var medianOpsPerSecond: Double { roundsPerSecond.sorted()[roundsPerSecond.count / 2] }
+  func percentile(_ fraction: Double) -> Double {
+    let sorted = latencies.sorted()
+    return Double(sorted[min(sorted.count - 1, Int(Double(sorted.count) * fraction))]) / 1000
+  }
+}
+
+func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+
+/// Resident memory figures of this process, in MB: current and peak.
+func memory() -> (current: Double, peak: Double) {
+  let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+  func value(_ key: String) -> Double {
+    let line = status.split(separator: "\n").first { $0.hasPrefix(key) } ?? ""
+    return Double(line.split(separator: " ").dropFirst().first ?? "0").map { $0 / 1024 } ?? 0
+  }
+  return (value("VmRSS:"), value("VmHWM:"))
+}
+
+struct SizeResult {
+  var size: Int
+  var samples: [String: [Operation: Samples]] = [:]
+  var openMilliseconds: Double = 0
+  var fillSeconds: Double = 0
+}
+
+// KEYCHAIN_BRIDGE_BENCH_PROFILE=<implementation> runs only that implementation's data lookups, for
+// a profiler to attribute their cost.
+if let profiled = ProcessInfo.processInfo.environment["KEYCHAIN_BRIDGE_BENCH_PROFILE"] {
+  let directory = FileManager.default.temporaryDirectory.appendingPathComponent("keychain-bench-profile-\(getpid())")
+  defer { try? FileManager.default.removeItem(at: directory) }
+  let implementation: any Implementation =
+    profiled == "DSL" ? try DSL(directory: directory, size: 1000) : try RawSecurity(directory: directory, size: 1000)
+  implementation.batch {
+    for index in 0..<20_000 {
+      _ = implementation.lookupData("acct-\(index % 1000)")
+      if index % 10 == 0 { _ = implementation.lookupAttributes("acct-\(index % 1000)") }
+    }
+  }
+  exit(0)
+}
+
+let rounds = 5
+let long = ProcessInfo.processInfo.environment["KEYCHAIN_BRIDGE_BENCH_LONG"] == "1"
+let sizes = long ? [1_000, 100_000, 1_000_000] : [1_000, 100_000]
+let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("keychain-bench-\(getpid())")
+defer { try? FileManager.default.removeItem(at: scratch) }
+
+var results: [SizeResult] = []
+var generator = SystemRandomNumberGenerator()
+for size in sizes {
+  FileHandle.standardOutput.write(Data("store of \(size) items: filling...".utf8))
+  let fillStart = now()
+  let folder = scratch.appendingPathComponent("\(size)")
+  let implementations: [any Implementation] = [
+    try CBaseline(directory: folder.appendingPathComponent("c"), size: size),
+    try RawSecurity(directory: folder.appendingPathComponent("raw"), size: size),
+    try DSL(directory: folder.appendingPathComponent("dsl"), size: size),
+  ]
+  var result = SizeResult(size: size)
+  result.fillSeconds = Double(now() - fillStart) / 1e9
+  print(" \(String(format: "%.1f", result.fillSeconds)) s; measuring")
+  for round in 0..<rounds {
+    for operation in Operation.allCases {
+      // Each round starts with a different implementation, so none always runs on a cold cache.
+      let order = (0..<implementations.count).map { implementations[($0 + round) % implementations.count] }
+      for implementation in order {
+        let accounts: [String] =
+          switch operation {
+          case .add, .delete: (0..<operation.count).map { "new-\(round)-\($0)" }
+          default: (0..<operation.count).map { _ in "acct-\(Int.random(in: 0..<size, using: &generator))" }
+          }
+        var failures = 0
+        var latencies: [UInt64] = []
+        latencies.reserveCapacity(accounts.count)
+        let start = now()
+        implementation.batch {
+          for account in accounts {
+            let begin = now()
+            let ok: Bool
+            switch operation {
+            case .add: ok = implementation.add(account)
+            case .lookupData: ok = implementation.lookupData(account)
+            case .lookupAttributes: ok = implementation.lookupAttributes(account)
+            case .update: ok = implementation.update(account)
+            case .delete: ok = implementation.delete(account)
+            case .list: ok = implementation.list()
+            }
+            latencies.append(now() - begin)
+            if !ok { failures += 1 }
+          }
+        }
+        let seconds = Double(now() - start) / 1e9
+        if failures > 0 { print("  \(implementation.name) \(operation.rawValue): \(failures) failures") }
+        result.samples[implementation.name, default: [:]][operation, default: Samples()].roundsPerSecond.append(
+          Double(accounts.count) / seconds)
+        result.samples[implementation.name, default: [:]][operation, default: Samples()].latencies += latencies
+      }
+    }
+  }
+  // Opening: a new KeychainStore on the filled database and one lookup.
+  let openStart = now()
+  let reopened = try KeychainStore(directory: folder.appendingPathComponent("raw"))
+  _ = withKeychainContext(store: reopened, accessGroups: ["bench"]) {
+    GenericPassword().service(service).account("acct-0").exists()
+  }
+  result.openMilliseconds = Double(now() - openStart) / 1e6
+  results.append(result)
+}
+
+// MARK: Reporting
+
+func format(_ value: Double) -> String { value >= 100 ? String(format: "%.0f", value) : String(format: "%.2f", value) }
+
+var json: [[String: Any]] = []
+for result in results {
+  print("\nstore of \(result.size) items (median of \(rounds) rounds; latency p50 / p99.9 in µs)")
+  let header = [
+    "operation", "C ops/s", "raw ops/s", "DSL ops/s", "raw/C", "DSL/raw", "C p50/p99.9", "raw p50/p99.9",
+    "DSL p50/p99.9",
+  ]
+  var rows: [[String]] = []
+  for operation in Operation.allCases {
+    let c = result.samples["C"]![operation]!
+    let raw = result.samples["raw"]![operation]!
+    let dsl = result.samples["DSL"]![operation]!
+    rows.append([
+      operation.rawValue, format(c.medianOpsPerSecond), format(raw.medianOpsPerSecond), format(dsl.medianOpsPerSecond),
+      String(format: "%.2f", raw.medianOpsPerSecond / c.medianOpsPerSecond),
+      String(format: "%.2f", dsl.medianOpsPerSecond / raw.medianOpsPerSecond),
+      "\(format(c.percentile(0.5)))/\(format(c.percentile(0.999)))",
+      "\(format(raw.percentile(0.5)))/\(format(raw.percentile(0.999)))",
+      "\(format(dsl.percentile(0.5)))/\(format(dsl.percentile(0.999)))",
+    ])
+    for (name, samples) in [("C", c), ("raw", raw), ("DSL", dsl)] {
+      json.append([
+        "size": result.size, "operation": operation.rawValue, "implementation": name,
+        "opsPerSecond": samples.medianOpsPerSecond, "roundsOpsPerSecond": samples.roundsPerSecond,
+        "p50Microseconds": samples.percentile(0.5), "p999Microseconds": samples.percentile(0.999),
+      ])
+    }
+  }
+  let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max()! }
+  for row in [header] + rows {
+    print(
+      row.enumerated().map { $1.padding(toLength: widths[$0], withPad: " ", startingAt: 0) }.joined(separator: "  "))
+  }
+  print("open a \(result.size)-item store and look one item up: \(String(format: "%.1f", result.openMilliseconds)) ms")
+}
+let lookupSmall = results.first!.samples["raw"]![.lookupData]!.medianOpsPerSecond
+let lookupLarge = results.last!.samples["raw"]![.lookupData]!.medianOpsPerSecond
+let memoryFigures = memory()
+print(
+  String(
+    format: "\nlookup at %d items is %.2fx slower than at %d", results.last!.size, lookupSmall / lookupLarge,
+    results.first!.size))
+print(String(format: "memory: %.0f MB resident now, %.0f MB peak", memoryFigures.current, memoryFigures.peak))
+
+// JSON and an SVG bar chart (ops/s per operation, per implementation, per size).
+let output = URL(fileURLWithPath: "benchmark-results", isDirectory: true)
+try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
+let summary: [String: Any] = [
+  "results": json, "rounds": rounds, "sizes": sizes,
+  "openMilliseconds": Dictionary(uniqueKeysWithValues: results.map { ("\($0.size)", $0.openMilliseconds) }),
+  "peakResidentMB": memoryFigures.peak, "lookupSlowdownLargestVersusSmallest": lookupSmall / lookupLarge,
+]
+try JSONSerialization.data(withJSONObject: summary, options: [.prettyPrinted, .sortedKeys])
+  .write(to: output.appendingPathComponent("results.json"))
+
+var svg: [String] = []
+let barWidth = 14.0
+let groupWidth = barWidth * 3 + 16
+let chartHeight = 220.0
+let operations = Operation.allCases
+let width = 80 + Double(results.count * operations.count) * groupWidth + Double(results.count) * 30
+svg.append(
+  "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Int(width))\" height=\"320\" font-family=\"sans-serif\" font-size=\"10\">"
+)
+svg.append(
+  "<text x=\"10\" y=\"16\" font-size=\"13\">keychain-bench: ops/s (log scale) — C baseline, raw Security, Keychain DSL</text>"
+)
+let colors = ["C": "#777777", "raw": "#1f77b4", "DSL": "#ff7f0e"]
+let maximum = log10(json.compactMap { $0["opsPerSecond"] as? Double }.max() ?? 10)
+var x = 60.0
+for result in results {
+  svg.append("<text x=\"\(x)\" y=\"300\" font-size=\"11\">\(result.size) items</text>")
+  for operation in operations {
+    for (index, name) in ["C", "raw", "DSL"].enumerated() {
+      let value = result.samples[name]![operation]!.medianOpsPerSecond
+      let height = max(1, log10(max(value, 1)) / maximum * chartHeight)
+      let barX = x + Double(index) * barWidth
+      svg.append(
+        "<rect x=\"\(barX)\" y=\"\(40 + chartHeight - height)\" width=\"\(barWidth - 2)\" height=\"\(height)\" fill=\"\(colors[name]!)\"><title>\(name) \(operation.rawValue): \(Int(value)) ops/s</title></rect>"
+      )
+    }
+    svg.append(
+      "<text x=\"\(x)\" y=\"\(55 + chartHeight)\" transform=\"rotate(30 \(x) \(55 + chartHeight))\">\(operation.rawValue)</text>"
+    )
+    x += groupWidth
+  }
+  x += 30
+}
+for (index, name) in ["C", "raw", "DSL"].enumerated() {
+  svg.append(
+    "<rect x=\"\(width - 90)\" y=\"\(30 + Double(index) * 14)\" width=\"10\" height=\"10\" fill=\"\(colors[name]!)\"/>")
+  svg.append("<text x=\"\(width - 76)\" y=\"\(39 + Double(index) * 14)\">\(name)</text>")
+}
+svg.append("</svg>")
+try svg.joined(separator: "\n").write(
+  to: output.appendingPathComponent("ops-per-second.svg"), atomically: true, encoding: .utf8)
+print("wrote \(output.path)/results.json and \(output.path)/ops-per-second.svg")
