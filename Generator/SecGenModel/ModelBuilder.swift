@@ -135,7 +135,6 @@ public struct ModelBuilder {
         }
       }
     }
-    for index in valueGroups.indices { checkUniqueNames(valueGroups[index]) }
 
     var attributes = attributeGroups.flatMap { group in
       group.members.map { attribute($0, in: group, groups: valueGroups) }
@@ -183,20 +182,6 @@ public struct ModelBuilder {
       return ValueCaseModel(
         constant: member.name, swiftName: name, isPrivate: isPrivate(member.location),
         documentation: group.entry(for: member.name)?.text ?? "")
-    }
-  }
-
-  private mutating func checkUniqueNames(_ group: ValueGroupModel) {
-    var seen: [String: String] = [:]
-    for valueCase in group.cases {
-      if let other = seen[valueCase.swiftName] {
-        diagnostics.append(
-          Diagnostic(
-            location: .none, severity: .error,
-            message:
-              "\(valueCase.constant) and \(other) would both be named '\(valueCase.swiftName)' in \(group.swiftName)"))
-      }
-      seen[valueCase.swiftName] = valueCase.constant
     }
   }
 

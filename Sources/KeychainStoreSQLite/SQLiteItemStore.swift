@@ -191,6 +191,9 @@ final class SQLiteItemStore: ItemStore {
 
   var isLocked: Bool { keys.withLock { $0.locked } }
 
+  /// Whether the store key itself is in memory (false after lock), for tests.
+  var holdsStoreKey: Bool { keys.withLock { $0.storeKey != nil } }
+
   func lock() {
     keys.withLock { $0.lock() }
   }

@@ -227,18 +227,29 @@ import Testing
     #expect(unexpected.isEmpty, "unexpected statuses: \(unexpected)")
   }
 
+  /// 100,000 dictionaries per run; KEYCHAIN_BRIDGE_LONG=1 makes it 1,000,000.
+  static var fuzzCount: Int {
+    ProcessInfo.processInfo.environment["KEYCHAIN_BRIDGE_LONG"] == "1" ? 1_000_000 : 100_000
+  }
+
   @Test func randomDictionariesGetStatusCodesAndLeaveExistingItemsIntact() throws {
     let temporary = try TemporaryStore()
-    temporary.run {
+    let count = Self.fuzzCount
+    var statuses: [OSStatus: Int] = [:]
+    // The sentinel lives in a group the fuzzing caller does not hold: valid random updates cannot
+    // reach it, so any change to it would be damage.
+    temporary.run(accessGroups: ["sentinel.group"]) {
       _ = add(genp("sentinel", [kSecValueData as String: Data(utf8: "keep"), kSecAttrLabel as String: "label"]))
+    }
+    temporary.run {
       var generator = SeededGenerator(seed: 2026)
-      for _ in 0..<2000 {
+      for _ in 0..<count {
         let dictionary = HostileDictionary.make(&generator)
         let other = HostileDictionary.make(&generator)
         var result: CFTypeRef?
-        _ = SecItemCopyMatching(dictionary, &result)
-        _ = SecItemAdd(dictionary, &result)
-        _ = SecItemUpdate(dictionary, other)
+        statuses[SecItemCopyMatching(dictionary, &result), default: 0] += 1
+        statuses[SecItemAdd(dictionary, &result), default: 0] += 1
+        statuses[SecItemUpdate(dictionary, other), default: 0] += 1
         // Deletes stay away from the sentinel's service so its survival proves nothing was lost.
         if (dictionary["svce"] as? String) != "svc" && (dictionary["class"] != nil) {
           let mutable = dictionary.mutableCopy() as! NSMutableDictionary
@@ -246,8 +257,28 @@ import Testing
           _ = SecItemDelete(mutable)
         }
       }
-      #expect(readData(genp("sentinel")) == Data(utf8: "keep"))
     }
+    temporary.run(accessGroups: ["sentinel.group"]) {
+      #expect(readData(genp("sentinel")) == Data(utf8: "keep"))
+      #expect(readAttributes(genp("sentinel"))?[kSecAttrLabel as String] as? String == "label")
+    }
+    let known = statuses.keys.allSatisfy {
+      $0 == errSecSuccess || SecCopyErrorMessageString($0, nil) as String? != "OSStatus \($0)"
+    }
+    print(
+      "fuzz: \(count) dictionaries, \(count * 3) calls (plus deletes), 0 crashes, statuses \(statuses.sorted { $0.key < $1.key })"
+    )
+    #expect(known, "every answer must be an errSec code the runtime knows")
+  }
+
+  @Test func lockingDropsTheStoreKeyFromMemory() throws {
+    let temporary = try TemporaryStore()
+    let store = try #require(temporary.store.backend as? SQLiteItemStore)
+    #expect(store.holdsStoreKey)
+    temporary.store.lock()
+    #expect(!store.holdsStoreKey)
+    temporary.store.unlock()
+    #expect(store.holdsStoreKey)
   }
 
   @Test func hugeValuesAreStoredOrRefusedWithAStatus() throws {

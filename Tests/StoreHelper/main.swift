@@ -1,12 +1,20 @@
+import Dispatch
 import Foundation
 import Security
+import Synchronization
 
 // A child process for store tests that must not run inside the test process: filling the disk
-// (a file-size limit applies to the whole process) and, later, being killed mid-write.
+// (a file-size limit applies to the whole process), being killed mid-write, and several processes
+// writing at once.
 //
 //   keychain-store-helper fill DIRECTORY MAX_FILE_BYTES
 //     adds 4 KiB items until a call fails; prints "ok N" after each acknowledged add and
 //     "failed STATUS" for the first failure.
+//   keychain-store-helper write DIRECTORY PREFIX
+//     adds items PREFIX-0, PREFIX-1... forever, printing "ack NAME" after each acknowledged add.
+//   keychain-store-helper mix DIRECTORY PROCESS OPERATIONS
+//     two threads of random operations on keys of their own and on shared keys; prints the final
+//     state of their own keys as the serial model predicts it, and every unexpected status.
 #if canImport(Glibc)
   import Glibc
 #endif
@@ -36,14 +44,145 @@ func fill(directory: String, maxBytes: UInt64) throws -> Int32 {
   }
 }
 
-let arguments = CommandLine.arguments
-guard arguments.count == 4, arguments[1] == "fill", let maxBytes = UInt64(arguments[3]) else {
-  FileHandle.standardError.write(Data("usage: keychain-store-helper fill DIRECTORY MAX_FILE_BYTES\n".utf8))
-  exit(2)
+/// The data of a crash-test item: derived from its name, so a reader can check it.
+func crashData(_ name: String) -> Data {
+  Data((0..<48).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ name.utf8.reduce(0) { $0 &* 31 &+ Int($1) }) })
 }
+
+func write(directory: String, prefix: String) throws -> Int32 {
+  let store = try KeychainStore(directory: URL(fileURLWithPath: directory, isDirectory: true))
+  return withKeychainContext(store: store, accessGroups: ["helper"]) {
+    for index in 0... {
+      let name = "\(prefix)-\(index)"
+      let attributes: [String: Any] = [
+        kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "crash",
+        kSecAttrAccount as String: name, kSecValueData as String: crashData(name),
+      ]
+      let status = SecItemAdd(attributes as CFDictionary, nil)
+      guard status == errSecSuccess else {
+        FileHandle.standardOutput.write(Data("failed \(status)\n".utf8))
+        return 1
+      }
+      FileHandle.standardOutput.write(Data("ack \(name)\n".utf8))
+    }
+    return 0
+  }
+}
+
+/// Random operations of one thread: on its own keys (only it writes them, so a serial model of
+/// its acknowledged operations predicts their final state) and on shared keys (contention).
+func mixThread(process: Int, thread: Int, operations: Int, store: KeychainStore) -> (
+  model: [String: Data?], anomalies: [String]
+) {
+  withKeychainContext(store: store, accessGroups: ["helper"]) {
+    var generator = SystemRandomNumberGenerator()
+    var model: [String: Data?] = [:]
+    var anomalies: [String] = []
+    let allowed: Set<OSStatus> = [errSecSuccess, errSecDuplicateItem, errSecItemNotFound]
+    for step in 0..<operations {
+      let own = Bool.random(using: &generator)
+      let key =
+        own
+        ? "own-\(process)-\(thread)-\(Int.random(in: 0..<8, using: &generator))"
+        : "shared-\(Int.random(in: 0..<6, using: &generator))"
+      let token = "p\(process)t\(thread)s\(step)"
+      let data = Data(token.utf8)
+      let query: [String: Any] = [
+        kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "mix", kSecAttrAccount as String: key,
+      ]
+      var status: OSStatus
+      switch Int.random(in: 0..<5, using: &generator) {
+      case 0:
+        var attributes = query
+        attributes[kSecValueData as String] = data
+        attributes[kSecAttrLabel as String] = token
+        status = SecItemAdd(attributes as CFDictionary, nil)
+        if own && status == errSecSuccess { model[key] = data }
+        if own && status == errSecDuplicateItem && (model[key] ?? nil) == nil {
+          // The model says absent; only a store that lost a delete could answer duplicate.
+          anomalies.append("duplicate on \(key), which the model says is absent")
+        }
+      case 1:
+        var read = query
+        read[kSecReturnData as String] = true
+        read[kSecReturnAttributes as String] = true
+        var result: CFTypeRef?
+        status = SecItemCopyMatching(read as CFDictionary, &result)
+        if status == errSecSuccess, let item = result as? [String: Any] {
+          // Data and label are always written together: a mismatch is a half-applied update.
+          let label = item[kSecAttrLabel as String] as? String
+          let value = (item[kSecValueData as String] as? Data).map { String(decoding: $0, as: UTF8.self) }
+          if label != value { anomalies.append("half-applied item \(key): label \(label ?? "-") data \(value ?? "-")") }
+          if own, (model[key] ?? nil) != item[kSecValueData as String] as? Data {
+            anomalies.append("read of \(key) disagrees with the model")
+          }
+        }
+        if own && status == errSecItemNotFound && (model[key] ?? nil) != nil {
+          anomalies.append("\(key) missing, the model has it")
+        }
+      case 2:
+        status = SecItemUpdate(
+          query as CFDictionary, [kSecValueData as String: data, kSecAttrLabel as String: token] as CFDictionary)
+        if own && status == errSecSuccess { model[key] = data }
+      case 3:
+        status = SecItemUpdate(
+          query as CFDictionary, [kSecValueData as String: data, kSecAttrLabel as String: token] as CFDictionary)
+        if status == errSecItemNotFound {
+          var attributes = query
+          attributes[kSecValueData as String] = data
+          attributes[kSecAttrLabel as String] = token
+          status = SecItemAdd(attributes as CFDictionary, nil)
+        }
+        if own && status == errSecSuccess { model[key] = data }
+      default:
+        status = SecItemDelete(query as CFDictionary)
+        if own && status == errSecSuccess { model[key] = .some(nil) }
+      }
+      if !allowed.contains(status) { anomalies.append("status \(status) on \(key)") }
+    }
+    return (model, anomalies)
+  }
+}
+
+func mix(directory: String, process: Int, operations: Int) throws -> Int32 {
+  let store = try KeychainStore(directory: URL(fileURLWithPath: directory, isDirectory: true))
+  let results = Mutex<[(model: [String: Data?], anomalies: [String])]>([])
+  DispatchQueue.concurrentPerform(iterations: 2) { thread in
+    let result = mixThread(process: process, thread: thread, operations: operations, store: store)
+    results.withLock { $0.append(result) }
+  }
+  var lines: [String] = []
+  for result in results.withLock({ $0 }) {
+    for (key, data) in result.model.sorted(by: { $0.key < $1.key }) {
+      lines.append("own \(key) " + ((data ?? nil).map { String(decoding: $0, as: UTF8.self) } ?? "absent"))
+    }
+    lines += result.anomalies.map { "anomaly \($0)" }
+  }
+  FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+  return 0
+}
+
+let arguments = CommandLine.arguments
 do {
-  exit(try fill(directory: arguments[2], maxBytes: maxBytes))
+  switch (arguments.count, arguments.count > 1 ? arguments[1] : "") {
+  case (4, "fill"):
+    guard let maxBytes = UInt64(arguments[3]) else { throw HelperUsage() }
+    exit(try fill(directory: arguments[2], maxBytes: maxBytes))
+  case (4, "write"):
+    exit(try write(directory: arguments[2], prefix: arguments[3]))
+  case (5, "mix"):
+    guard let process = Int(arguments[3]), let operations = Int(arguments[4]) else { throw HelperUsage() }
+    exit(try mix(directory: arguments[2], process: process, operations: operations))
+  default:
+    throw HelperUsage()
+  }
+} catch is HelperUsage {
+  FileHandle.standardError.write(
+    Data("usage: keychain-store-helper fill DIR MAX_BYTES | write DIR PREFIX | mix DIR PROCESS OPERATIONS\n".utf8))
+  exit(2)
 } catch {
   FileHandle.standardError.write(Data("keychain-store-helper: \(error)\n".utf8))
   exit(3)
 }
+
+struct HelperUsage: Error {}

@@ -1,0 +1,64 @@
+import Foundation
+import SecGen
+import SecGenParse
+import Testing
+
+/// Mutated headers (bytes flipped, lines dropped or duplicated, declarations truncated) fed to the
+/// generator: no crash, and every failure a diagnostic with a file, line and column.
+@Suite struct GeneratorFuzzTests {
+  static let count = ProcessInfo.processInfo.environment["KEYCHAIN_BRIDGE_LONG"] == "1" ? 10_000 : 1_000
+
+  static func mutate(_ lines: [String], _ generator: inout some RandomNumberGenerator) -> String {
+    var lines = lines
+    for _ in 0..<Int.random(in: 1...3, using: &generator) {
+      let index = Int.random(in: 0..<lines.count, using: &generator)
+      switch Int.random(in: 0..<4, using: &generator) {
+      case 0:  // flip a byte
+        var bytes = Array(lines[index].utf8)
+        if !bytes.isEmpty {
+          bytes[Int.random(in: 0..<bytes.count, using: &generator)] ^= UInt8.random(in: 1...255, using: &generator)
+        }
+        lines[index] = String(decoding: bytes, as: UTF8.self)
+      case 1: lines.remove(at: index)
+      case 2: lines.insert(lines[index], at: index)
+      default:  // truncate a declaration mid-line
+        lines[index] = String(lines[index].prefix(Int.random(in: 0...max(0, lines[index].count), using: &generator)))
+      }
+      if lines.isEmpty { lines = [""] }
+    }
+    return lines.joined(separator: "\n")
+  }
+
+  @Test func mutatedHeadersGiveOutputOrPlacedDiagnosticsNeverACrash() throws {
+    let source = try String(
+      contentsOf: Paths.fixtures.appendingPathComponent("value-groups/Fixture.h"), encoding: .utf8)
+    let lines = source.components(separatedBy: "\n")
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("secgen-fuzz-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let header = folder.appendingPathComponent("Mutant.h")
+    var generator = SystemRandomNumberGenerator()
+    var generated = 0
+    var diagnosed = 0
+    var unplaced: [String] = []
+    for _ in 0..<Self.count {
+      try Data(Self.mutate(lines, &generator).utf8).write(to: header)
+      var timings = Pipeline.Timings()
+      do {
+        _ = try Pipeline.generate(headers: [header], apiNotes: nil, templates: Paths.templates, timings: &timings)
+        generated += 1
+      } catch {
+        diagnosed += 1
+        for diagnostic in error.diagnostics
+        where diagnostic.location.line < 1 || diagnostic.location.column < 1 || diagnostic.location.file.isEmpty {
+          unplaced.append(diagnostic.description)
+        }
+      }
+    }
+    print(
+      "secgen fuzz: \(Self.count) mutated headers, \(generated) generated, \(diagnosed) diagnosed, \(unplaced.count) diagnostics without a place, 0 crashes"
+    )
+    #expect(unplaced.isEmpty, "\(unplaced.prefix(5))")
+    #expect(diagnosed > 0)
+  }
+}
