@@ -47,19 +47,26 @@ void kb_baseline_close(kb_baseline *store) {
     free(store);
 }
 
+/* The associated data of an item, account \0 service; returns its length, or 0 if it does not fit. */
+static size_t associated_data(const char *account, const char *service, unsigned char aad[512]) {
+    size_t account_length = strlen(account), service_length = strlen(service);
+    if (account_length + service_length + 1 > 512) return 0;
+    memcpy(aad, account, account_length);
+    aad[account_length] = 0;
+    memcpy(aad + account_length + 1, service, service_length);
+    return account_length + service_length + 1;
+}
+
 /* nonce(12) | ciphertext | tag(16); associated data = account \0 service */
 static int seal(const kb_baseline *store, const char *account, const char *service, const unsigned char *secret,
                 size_t length, unsigned char *out) {
     unsigned char aad[512];
-    size_t account_length = strlen(account), service_length = strlen(service);
-    if (account_length + service_length + 1 > sizeof aad) return -1;
-    memcpy(aad, account, account_length);
-    aad[account_length] = 0;
-    memcpy(aad + account_length + 1, service, service_length);
+    size_t aad_length = associated_data(account, service, aad);
+    if (!aad_length) return -1;
     RAND_bytes(out, 12);
     EVP_CIPHER_CTX *context = EVP_CIPHER_CTX_new();
     int written = 0, ok = EVP_EncryptInit_ex(context, EVP_aes_256_gcm(), NULL, store->key, out)
-        && EVP_EncryptUpdate(context, NULL, &written, aad, (int)(account_length + service_length + 1))
+        && EVP_EncryptUpdate(context, NULL, &written, aad, (int)aad_length)
         && EVP_EncryptUpdate(context, out + 12, &written, secret, (int)length)
         && EVP_EncryptFinal_ex(context, out + 12 + length, &written)
         && EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_GET_TAG, 16, out + 12 + length);
@@ -71,17 +78,14 @@ static int open_sealed(const kb_baseline *store, const char *account, const char
                        size_t sealed_length, unsigned char *out) {
     if (sealed_length < 28) return -1;
     unsigned char aad[512];
-    size_t account_length = strlen(account), service_length = strlen(service);
-    if (account_length + service_length + 1 > sizeof aad) return -1;
-    memcpy(aad, account, account_length);
-    aad[account_length] = 0;
-    memcpy(aad + account_length + 1, service, service_length);
+    size_t aad_length = associated_data(account, service, aad);
+    if (!aad_length) return -1;
     size_t length = sealed_length - 28;
     unsigned char tag[16];
     memcpy(tag, sealed + 12 + length, 16);
     EVP_CIPHER_CTX *context = EVP_CIPHER_CTX_new();
     int written = 0, ok = EVP_DecryptInit_ex(context, EVP_aes_256_gcm(), NULL, store->key, sealed)
-        && EVP_DecryptUpdate(context, NULL, &written, aad, (int)(account_length + service_length + 1))
+        && EVP_DecryptUpdate(context, NULL, &written, aad, (int)aad_length)
         && EVP_DecryptUpdate(context, out, &written, sealed + 12, (int)length)
         && EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_TAG, 16, tag)
         && EVP_DecryptFinal_ex(context, out + length, &written);

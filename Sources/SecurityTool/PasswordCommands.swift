@@ -3,6 +3,41 @@ import Foundation
 import Keychain
 @_spi(KeychainBridge) import Security
 
+// MARK: Shared by both classes
+
+/// find-*-password: the first match, printed as macOS prints it, with -g or -w for the password.
+func findAndPrint<Request: KeychainRequest>(
+  _ request: Request, store: StoreOption, showPassword: Bool, passwordOnly: Bool,
+  lines: (Request.Item, String) -> [String]
+) throws {
+  try runReportingFailures {
+    let opened = try store.open()
+    guard let item = try request.item(includingData: showPassword || passwordOnly).orFail("SecKeychainSearchCopyNext")
+    else { throw notFound("SecKeychainSearchCopyNext") }
+    if passwordOnly {
+      print(String(decoding: item.data ?? Data(), as: UTF8.self))
+      return
+    }
+    printLines(lines(item, opened.directory.path))
+    if showPassword { FileHandle.standardError.write(Data((ItemFormatting.passwordLine(item.data) + "\n").utf8)) }
+  }
+}
+
+/// delete-*-password: prints the first match, then deletes exactly that item (by its reference).
+func deleteFirst<Request: KeychainRequest>(
+  _ request: Request, store: StoreOption, lines: (Request.Item, String) -> [String]
+) throws {
+  try runReportingFailures {
+    let opened = try store.open()
+    guard let item = try request.item().orFail("SecKeychainSearchCopyNext"), let reference = item.persistentReference
+    else { throw notFound("SecKeychainSearchCopyNext") }
+    printLines(lines(item, opened.directory.path))
+    _ = try Request(lowered: KeychainDictionary([kSecValuePersistentRef as String: .data(reference.data)])).delete()
+      .orFail("SecKeychainItemDelete")
+    print("password has been deleted.")
+  }
+}
+
 // MARK: Generic passwords
 
 struct AddGenericPassword: ParsableCommand {
@@ -76,18 +111,8 @@ struct FindGenericPassword: ParsableCommand {
   }
 
   func run() throws {
-    try runReportingFailures {
-      let opened = try store.open()
-      guard
-        let item = try match.request.item(includingData: showPassword || passwordOnly).orFail(
-          "SecKeychainSearchCopyNext")
-      else { throw notFound("SecKeychainSearchCopyNext") }
-      if passwordOnly {
-        print(String(decoding: item.data ?? Data(), as: UTF8.self))
-        return
-      }
-      printLines(ItemFormatting.lines(item, store: opened.directory.path))
-      if showPassword { FileHandle.standardError.write(Data((ItemFormatting.passwordLine(item.data) + "\n").utf8)) }
+    try findAndPrint(match.request, store: store, showPassword: showPassword, passwordOnly: passwordOnly) {
+      ItemFormatting.lines($0, store: $1)
     }
   }
 }
@@ -100,14 +125,7 @@ struct DeleteGenericPassword: ParsableCommand {
   @OptionGroup var match: GenericPasswordMatch
 
   func run() throws {
-    try runReportingFailures {
-      let opened = try store.open()
-      guard let item = try match.request.item().orFail("SecKeychainSearchCopyNext"), let request = item.request
-      else { throw notFound("SecKeychainSearchCopyNext") }
-      printLines(ItemFormatting.lines(item, store: opened.directory.path))
-      _ = try request.delete().orFail("SecKeychainItemDelete")
-      print("password has been deleted.")
-    }
+    try deleteFirst(match.request, store: store) { ItemFormatting.lines($0, store: $1) }
   }
 }
 
@@ -215,18 +233,8 @@ struct FindInternetPassword: ParsableCommand {
   }
 
   func run() throws {
-    try runReportingFailures {
-      let opened = try store.open()
-      guard
-        let item = try options.request.item(includingData: showPassword || passwordOnly).orFail(
-          "SecKeychainSearchCopyNext")
-      else { throw notFound("SecKeychainSearchCopyNext") }
-      if passwordOnly {
-        print(String(decoding: item.data ?? Data(), as: UTF8.self))
-        return
-      }
-      printLines(ItemFormatting.lines(item, store: opened.directory.path))
-      if showPassword { FileHandle.standardError.write(Data((ItemFormatting.passwordLine(item.data) + "\n").utf8)) }
+    try findAndPrint(options.request, store: store, showPassword: showPassword, passwordOnly: passwordOnly) {
+      ItemFormatting.lines($0, store: $1)
     }
   }
 }
@@ -239,13 +247,6 @@ struct DeleteInternetPassword: ParsableCommand {
   @OptionGroup var options: InternetPasswordOptions
 
   func run() throws {
-    try runReportingFailures {
-      let opened = try store.open()
-      guard let item = try options.request.item().orFail("SecKeychainSearchCopyNext"), let request = item.request
-      else { throw notFound("SecKeychainSearchCopyNext") }
-      printLines(ItemFormatting.lines(item, store: opened.directory.path))
-      _ = try request.delete().orFail("SecKeychainItemDelete")
-      print("password has been deleted.")
-    }
+    try deleteFirst(options.request, store: store) { ItemFormatting.lines($0, store: $1) }
   }
 }
