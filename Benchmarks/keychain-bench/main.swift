@@ -111,7 +111,10 @@ final class RawSecurity: Implementation {
     query[kSecReturnPersistentRef as String] = true
     query[kSecMatchLimit as String] = kSecMatchLimitOne
     var result: CFTypeRef?
-    return SecItemCopyMatching(query as CFDictionary, &result) == errSecSuccess
+    // Read the result as client code does, so the comparison with the DSL's typed item is fair.
+    guard SecItemCopyMatching(query as CFDictionary, &result) == errSecSuccess, let item = result as? [String: Any]
+    else { return false }
+    return item[kSecAttrAccount as String] as? String == account && item[kSecAttrLabel as String] is String
   }
   func update(_ account: String) -> Bool {
     SecItemUpdate(query(account) as CFDictionary, [kSecValueData as String: secret] as CFDictionary) == errSecSuccess
@@ -124,7 +127,10 @@ final class RawSecurity: Implementation {
       kSecMatchLimit as String: 100,
     ]
     var result: CFTypeRef?
-    return SecItemCopyMatching(query as CFDictionary, &result) == errSecSuccess && (result as? [Any])?.count == 100
+    guard SecItemCopyMatching(query as CFDictionary, &result) == errSecSuccess, let items = result as? [[String: Any]]
+    else { return false }
+    return items.count == 100
+      && items.allSatisfy { $0[kSecAttrAccount as String] is String && $0[kSecValueData as String] is Data }
   }
   func batch(_ body: () -> Void) { withKeychainContext(store: store, accessGroups: ["bench"], body) }
 }

@@ -30,16 +30,31 @@ public protocol KeychainItem: Sendable, Hashable {
 
 /// The attributes of one search result, read with their Swift types.
 public struct ItemAttributes: @unchecked Sendable {
-  // The result dictionary is immutable after the search; the @unchecked is for its Foundation type.
-  private let dictionary: NSDictionary
+  // The values are immutable Foundation objects; the @unchecked is for their type.
+  private let values: [String: AnyObject]
 
-  init(_ dictionary: NSDictionary) { self.dictionary = dictionary }
+  /// Copies the result into a Swift dictionary once: Foundation's NSDictionary on Linux compares keys
+  /// through NSString bridging on every lookup, which made reading a typed item's 33 fields slow.
+  init(_ dictionary: NSDictionary) {
+    var values: [String: AnyObject] = [:]
+    values.reserveCapacity(dictionary.count)
+    for (key, value) in dictionary {
+      if let key = key as? String { values[key] = value as AnyObject }
+    }
+    self.values = values
+  }
+
+  /// The value for a key constant; a constant's `description` is its stored String, so no bridging.
+  private func object(_ key: CFString) -> AnyObject? { values[key.description] }
+
+  // Results hold Foundation objects: matching their classes and bridging statically avoids the
+  // general dynamic cast, which was most of the cost of reading a typed item (33 fields).
 
   /// A text attribute; one stored as UTF-8 data reads as text too (the keychain keeps the caller's type).
   public func string(_ key: CFString) -> String? {
-    switch dictionary.object(forKey: key) {
-    case let value as String: value
-    case let value as Data: String(data: value, encoding: .utf8)
+    switch object(key) {
+    case let value as NSString: value as String
+    case let value as NSData: String(data: value as Data, encoding: .utf8)
     case let value as NSNumber: value.stringValue
     default: nil
     }
@@ -47,9 +62,9 @@ public struct ItemAttributes: @unchecked Sendable {
 
   /// A number attribute.
   public func integer(_ key: CFString) -> Int? {
-    switch dictionary.object(forKey: key) {
+    switch object(key) {
     case let value as NSNumber: value.intValue
-    case let value as String: Int(value)
+    case let value as NSString: Int(value as String)
     default: nil
     }
   }
@@ -58,24 +73,24 @@ public struct ItemAttributes: @unchecked Sendable {
   public func boolean(_ key: CFString) -> Bool? { integer(key).map { $0 != 0 } }
 
   /// A date attribute.
-  public func date(_ key: CFString) -> Date? { dictionary.object(forKey: key) as? Date }
+  public func date(_ key: CFString) -> Date? { (object(key) as? NSDate).map { $0 as Date } }
 
   /// A data attribute; text reads as its UTF-8 bytes.
   public func data(_ key: CFString) -> Data? {
-    switch dictionary.object(forKey: key) {
-    case let value as Data: value
-    case let value as String: Data(value.utf8)
+    switch object(key) {
+    case let value as NSData: value as Data
+    case let value as NSString: Data((value as String).utf8)
     default: nil
     }
   }
 
   /// An access control attribute.
   public func accessControl(_ key: CFString) -> SecAccessControl? {
-    dictionary.object(forKey: key) as? SecAccessControl
+    object(key) as? SecAccessControl
   }
 
   /// The raw constant value of an attribute whose values are constants.
-  public func constant(_ key: CFString) -> String? { dictionary.object(forKey: key) as? String }
+  public func constant(_ key: CFString) -> String? { (object(key) as? NSString).map { $0 as String } }
 }
 
 /// Which SecItem function a call goes to.
