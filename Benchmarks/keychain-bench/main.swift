@@ -211,8 +211,13 @@ if let profiled = ProcessInfo.processInfo.environment["KEYCHAIN_BRIDGE_BENCH_PRO
   defer { try? FileManager.default.removeItem(at: directory) }
   let implementation: any Implementation =
     profiled == "DSL" ? try DSL(directory: directory, size: 1000) : try RawSecurity(directory: directory, size: 1000)
+  let listOnly = ProcessInfo.processInfo.environment["KEYCHAIN_BRIDGE_BENCH_PROFILE_LIST"] == "1"
   implementation.batch {
-    for index in 0..<20_000 {
+    for index in 0..<(listOnly ? 300 : 20_000) {
+      if listOnly {
+        _ = implementation.list()
+        continue
+      }
       _ = implementation.lookupData("acct-\(index % 1000)")
       if index % 10 == 0 { _ = implementation.lookupAttributes("acct-\(index % 1000)") }
     }
