@@ -38,6 +38,16 @@ func deleteFirst<Request: KeychainRequest>(
   }
 }
 
+/// `-g | -w` of the find commands.
+struct PasswordDisplay: ParsableArguments {
+  @Flag(name: .customShort("g"), help: "Also print the password (to standard error).") var showPassword = false
+  @Flag(name: .customShort("w"), help: "Print only the password.") var passwordOnly = false
+
+  func validate() throws {
+    if showPassword && passwordOnly { throw ValidationError("-g and -w cannot be used together") }
+  }
+}
+
 // MARK: Generic passwords
 
 struct AddGenericPassword: ParsableCommand {
@@ -103,15 +113,12 @@ struct FindGenericPassword: ParsableCommand {
 
   @OptionGroup var store: StoreOption
   @OptionGroup var match: GenericPasswordMatch
-  @Flag(name: .customShort("g"), help: "Also print the password (to standard error).") var showPassword = false
-  @Flag(name: .customShort("w"), help: "Print only the password.") var passwordOnly = false
-
-  func validate() throws {
-    if showPassword && passwordOnly { throw ValidationError("-g and -w cannot be used together") }
-  }
+  @OptionGroup var display: PasswordDisplay
 
   func run() throws {
-    try findAndPrint(match.request, store: store, showPassword: showPassword, passwordOnly: passwordOnly) {
+    try findAndPrint(
+      match.request, store: store, showPassword: display.showPassword, passwordOnly: display.passwordOnly
+    ) {
       ItemFormatting.lines($0, store: $1)
     }
   }
@@ -225,15 +232,12 @@ struct FindInternetPassword: ParsableCommand {
 
   @OptionGroup var store: StoreOption
   @OptionGroup var options: InternetPasswordOptions
-  @Flag(name: .customShort("g"), help: "Also print the password (to standard error).") var showPassword = false
-  @Flag(name: .customShort("w"), help: "Print only the password.") var passwordOnly = false
-
-  func validate() throws {
-    if showPassword && passwordOnly { throw ValidationError("-g and -w cannot be used together") }
-  }
+  @OptionGroup var display: PasswordDisplay
 
   func run() throws {
-    try findAndPrint(options.request, store: store, showPassword: showPassword, passwordOnly: passwordOnly) {
+    try findAndPrint(
+      options.request, store: store, showPassword: display.showPassword, passwordOnly: display.passwordOnly
+    ) {
       ItemFormatting.lines($0, store: $1)
     }
   }
