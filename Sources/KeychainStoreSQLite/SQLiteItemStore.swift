@@ -627,11 +627,9 @@ final class SQLiteItemStore: ItemStore {
       if let newAccessControl = change.accessControl {
         accessControl = newAccessControl
         attributes["pdmn"] = .string(newAccessControl.protection)
-      } else if change.attributes["pdmn"] != nil, accessControl != nil {
+      } else if case .string(let protection)? = change.attributes["pdmn"], let current = accessControl {
         // A new protection replaces the protection inside the access control too (rule 12).
-        accessControl = SecAccessControl(
-          protection: attributes["pdmn"].flatMap { if case .string(let p) = $0 { p } else { nil } }
-            ?? record.protection, flags: accessControl!.flags)
+        accessControl = SecAccessControl(protection: protection, flags: current.flags)
       }
       try change.validate(attributes, accessControl)
       var modified = now

@@ -201,6 +201,20 @@ import Testing
     }
   }
 
+  @Test func test_12_changingAccessibilityMovesTheAccessControlsProtectionAndKeepsItsFlags() throws {
+    try withFreshStore { _ in
+      let control = try #require(
+        SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleAfterFirstUnlock, .devicePasscode, nil))
+      add(genp([kSecAttrAccessControl as String: control, kSecValueData as String: Data(utf8: "pw")]))
+      #expect(update(genp(), [kSecAttrAccessible as String: kSecAttrAccessibleAlways]) == errSecSuccess)
+      let attributes = try #require(readAttributes(genp()))
+      #expect(attributes[kSecAttrAccessible as String] as? String == "dk")
+      let moved = try #require(attributes[kSecAttrAccessControl as String] as? SecAccessControl)
+      #expect(moved == SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleAlways, .devicePasscode, nil))
+      #expect(readData(genp()) == Data(utf8: "pw"))
+    }
+  }
+
   @Test func test_12_aPassphraseStoreIsSealedUntilUnlockedWithTheRightPassphrase() throws {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kb-pass-\(UUID().uuidString)")
     defer { try? FileManager.default.removeItem(at: directory) }
