@@ -8,9 +8,13 @@ import SecGenRender
 public enum Pipeline {
   /// How long each stage took, in seconds.
   public struct Timings: Sendable {
+    /// Seconds spent parsing with libclang.
     public var parse: Double = 0
+    /// Seconds spent building the model.
     public var model: Double = 0
+    /// Seconds spent rendering the templates.
     public var render: Double = 0
+    /// The three stages together.
     public var total: Double { parse + model + render }
 
     /// Zero timings, filled in by a run.

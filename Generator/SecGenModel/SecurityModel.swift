@@ -20,9 +20,11 @@ public struct SecurityModel: Codable, Equatable, Sendable {
 
 /// An item class (`kSecClassGenericPassword`) and its attributes.
 public struct ItemClassModel: Codable, Equatable, Sendable {
+  /// The C constant's name.
   public var constant: String
   /// `GenericPassword`.
   public var swiftName: String
+  /// The HeaderDoc text.
   public var documentation: String
   /// Attribute constants, in the class table's order.
   public var attributes: [String]
@@ -41,9 +43,11 @@ public enum ValueType: String, Codable, Sendable, CaseIterable {
 
 /// An attribute key (`kSecAttrAccount`).
 public struct AttributeModel: Codable, Equatable, Sendable {
+  /// The C constant's name.
   public var constant: String
   /// `account`.
   public var swiftName: String
+  /// The kind of its values.
   public var valueType: ValueType
   /// The value group's key when `valueType` is `valueConstant` (`kSecAttrAccessible`).
   public var valueGroup: String?
@@ -53,6 +57,7 @@ public struct AttributeModel: Codable, Equatable, Sendable {
   public var classes: [String]
   /// Declared in a private header (`...Priv.h`), as Apple's SPI constants are.
   public var isPrivate: Bool
+  /// The HeaderDoc text.
   public var documentation: String
 }
 
@@ -62,37 +67,49 @@ public struct ValueGroupModel: Codable, Equatable, Sendable {
   public var key: String
   /// `Accessibility`.
   public var swiftName: String
+  /// The HeaderDoc text.
   public var documentation: String
+  /// The constants of the group, as cases.
   public var cases: [ValueCaseModel]
 }
 
 /// One constant of a value group.
 public struct ValueCaseModel: Codable, Equatable, Sendable {
+  /// The C constant's name.
   public var constant: String
   /// `afterFirstUnlock`.
   public var swiftName: String
+  /// Whether a private header (`...Priv.h`) declares it.
   public var isPrivate: Bool
+  /// The HeaderDoc text.
   public var documentation: String
 }
 
 /// Another `@enum` group of key constants.
 public struct KeyGroupModel: Codable, Equatable, Sendable {
+  /// The `@enum` title.
   public var title: String
+  /// Its constants, in source order.
   public var constants: [KeyConstantModel]
 }
 
 /// A key constant of a `KeyGroupModel`.
 public struct KeyConstantModel: Codable, Equatable, Sendable {
+  /// The C constant's name.
   public var constant: String
+  /// Whether a private header (`...Priv.h`) declares it.
   public var isPrivate: Bool
+  /// The HeaderDoc text.
   public var documentation: String
 }
 
 /// A status code (`errSecDuplicateItem = -25299`).
 public struct StatusCodeModel: Codable, Equatable, Sendable {
+  /// The name as declared.
   public var name: String
   /// `duplicateItem`.
   public var swiftName: String
+  /// Its value.
   public var value: Int64
   /// The trailing comment.
   public var meaning: String
@@ -104,10 +121,15 @@ public struct StatusCodeModel: Codable, Equatable, Sendable {
 
 /// A function prototype with its HeaderDoc.
 public struct FunctionModel: Codable, Equatable, Sendable {
+  /// The name as declared.
   public var name: String
+  /// The `@abstract` text.
   public var abstract: String
+  /// The result type as libclang spells it.
   public var resultType: String
+  /// The parameters, in order.
   public var parameters: [ParameterModel]
+  /// The `@result` text.
   public var result: String
   /// Status codes named in `@result`.
   public var resultCodes: [String]
@@ -115,8 +137,12 @@ public struct FunctionModel: Codable, Equatable, Sendable {
 
 /// A function parameter.
 public struct ParameterModel: Codable, Equatable, Sendable {
+  /// The name as declared.
   public var name: String
+  /// The type as libclang spells it.
   public var type: String
+  /// Whether it may be NULL.
   public var nullable: Bool
+  /// The HeaderDoc text.
   public var documentation: String
 }

@@ -1,7 +1,10 @@
 /// A place in a header: file, line and column (1-based).
 public struct SourceLocation: Codable, Hashable, Sendable, CustomStringConvertible {
+  /// The file's path.
   public var file: String
+  /// The line, from 1.
   public var line: Int
+  /// The column, from 1.
   public var column: Int
 
   /// Creates a location.
@@ -25,8 +28,11 @@ public struct Diagnostic: Error, Codable, Hashable, Sendable, CustomStringConver
     case warning, error
   }
 
+  /// Where it is declared.
   public var location: SourceLocation
+  /// How bad the problem is.
   public var severity: Severity
+  /// What is wrong, in words.
   public var message: String
 
   /// Creates a diagnostic.
@@ -44,6 +50,7 @@ public struct Diagnostic: Error, Codable, Hashable, Sendable, CustomStringConver
 
 /// A failed stage: every diagnostic it found.
 public struct DiagnosticsError: Error, Sendable, CustomStringConvertible {
+  /// Every diagnostic, in the order found.
   public var diagnostics: [Diagnostic]
 
   /// Creates the error.
@@ -55,28 +62,37 @@ public struct DiagnosticsError: Error, Sendable, CustomStringConvertible {
 
 /// `extern const CFStringRef kSecAttrAccount;` and the like.
 public struct ConstantDeclaration: Codable, Hashable, Sendable {
+  /// The name as declared.
   public var name: String
   /// The type as written after resolving the prelude's typedefs' names (`const CFStringRef`).
   public var type: String
   /// The HeaderDoc comment right before the declaration, if any.
   public var comment: String?
+  /// Where it is declared.
   public var location: SourceLocation
 }
 
 /// One enumerator of a `CF_ENUM`.
 public struct EnumConstantDeclaration: Codable, Hashable, Sendable {
+  /// The name as declared.
   public var name: String
+  /// Its value.
   public var value: Int64
   /// The `/* ... */` comment that follows the enumerator on its line.
   public var trailingComment: String?
+  /// Where it is declared.
   public var location: SourceLocation
 }
 
 /// A `CF_ENUM` (Apple's status codes are one anonymous enum).
 public struct EnumDeclaration: Codable, Hashable, Sendable {
+  /// The name as declared.
   public var name: String?
+  /// The HeaderDoc comment before it, if any.
   public var comment: String?
+  /// Its constants, in source order.
   public var constants: [EnumConstantDeclaration]
+  /// Where it is declared.
   public var location: SourceLocation
 }
 
@@ -87,25 +103,37 @@ public struct ParameterDeclaration: Codable, Hashable, Sendable {
     case nonnull, nullable, unspecified
   }
 
+  /// The name as declared.
   public var name: String
+  /// The type as libclang spells it.
   public var type: String
+  /// Its nullability.
   public var nullability: Nullability
 }
 
 /// A function prototype.
 public struct FunctionDeclaration: Codable, Hashable, Sendable {
+  /// The name as declared.
   public var name: String
+  /// The result type as libclang spells it.
   public var resultType: String
+  /// The parameters, in order.
   public var parameters: [ParameterDeclaration]
+  /// The HeaderDoc comment before it, if any.
   public var comment: String?
+  /// Where it is declared.
   public var location: SourceLocation
 }
 
 /// Everything secgen understood in the headers, in source order.
 public struct ParsedHeaders: Codable, Sendable {
+  /// The headers read, in order.
   public var files: [String]
+  /// Its constants, in source order.
   public var constants: [ConstantDeclaration] = []
+  /// The CF_ENUMs, in source order.
   public var enumerations: [EnumDeclaration] = []
+  /// The function prototypes, in source order.
   public var functions: [FunctionDeclaration] = []
 
   /// Creates an empty result for `files`.

@@ -10,7 +10,9 @@ import Stencil
 public enum Renderer {
   /// One generated file.
   public struct Output: Equatable, Sendable {
+    /// The file name: the template's, without `.stencil`.
     public var fileName: String
+    /// The generated Swift source.
     public var contents: String
   }
 

@@ -105,6 +105,7 @@ public enum KeychainFunction: String, Sendable {
 
 /// One SecItem call as the DSL made it: the function and its dictionaries.
 public struct KeychainCall: Hashable, Sendable, CustomStringConvertible {
+  /// The SecItem function called.
   public var function: KeychainFunction
   /// The first dictionary: attributes (add) or query (the others).
   public var dictionary: KeychainDictionary
