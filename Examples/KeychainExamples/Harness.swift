@@ -1,6 +1,6 @@
 import Foundation
 import Keychain
-@_spi(KeychainBridge) import Security
+import Security
 
 /// What an example may do besides keychain calls: act as another app, or lock the device.
 public struct ExampleEnvironment {
@@ -66,23 +66,13 @@ public func runExample(_ body: (ExampleEnvironment) -> [String]) throws -> Examp
   let store = try KeychainStore(directory: directory)
   let environment = ExampleEnvironment(store: store)
   let start = Date()
-  let (transcript, calls) = withSecItemCallRecording {
+  let (transcript, calls) = recordingKeychainCalls {
     environment.asApp(ExampleEnvironment.defaultGroups) { body(environment) }
   }
   let seconds = Date().timeIntervalSince(start)
   store.unlock()
   return ExampleRun(
-    transcript: transcript, calls: calls.map(keychainCall), finalStore: canonicalDump(store), seconds: seconds)
-}
-
-/// A recorded call with typed dictionaries (a value the DSL cannot express shows as "<untyped>").
-func keychainCall(_ record: SecItemCallRecord) -> KeychainCall {
-  func typed(_ dictionary: NSDictionary) -> KeychainDictionary {
-    KeychainDictionary(dictionary) ?? KeychainDictionary(["<untyped>": .string(dictionary.description)])
-  }
-  return KeychainCall(
-    function: KeychainFunction(rawValue: record.function) ?? .copyMatching, dictionary: typed(record.dictionary),
-    changes: record.changes.map(typed), status: record.status)
+    transcript: transcript, calls: calls, finalStore: canonicalDump(store), seconds: seconds)
 }
 
 /// Every item of the store, one line each, sorted: attributes (without the dates and the

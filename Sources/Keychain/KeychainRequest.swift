@@ -101,6 +101,8 @@ public enum KeychainFunction: String, Sendable {
   case delete = "SecItemDelete"
   /// The runtime's one-transaction update-or-add (`SecItemUpsert`).
   case upsert = "SecItemUpsert"
+  /// The runtime's one-transaction import (`SecItemImport`).
+  case importItems = "SecItemImport"
 }
 
 /// One SecItem call as the DSL made it: the function and its dictionaries.
@@ -130,21 +132,27 @@ public struct KeychainCall: Hashable, Sendable, CustomStringConvertible {
   }
 }
 
-/// Records every SecItem call the DSL makes inside `body` on this task: what the equivalence
-/// tests compare with hand-written code.
+extension KeychainCall {
+  /// A call the runtime recorded, its dictionaries typed (a value the DSL never produces shows
+  /// as "<untyped>").
+  init(_ record: SecItemCallRecord) {
+    func typed(_ dictionary: NSDictionary) -> KeychainDictionary {
+      KeychainDictionary(dictionary) ?? KeychainDictionary(["<untyped>": .string(dictionary.description)])
+    }
+    self.init(
+      function: KeychainFunction(rawValue: record.function) ?? .importItems, dictionary: typed(record.dictionary),
+      changes: record.changes.map(typed), status: record.status)
+  }
+}
+
+/// Records every SecItem call made inside `body` on this task, by the DSL or by raw code: what the
+/// equivalence tests compare. The runtime's recorder observes both at the same boundary.
 public func recordingKeychainCalls<T>(_ body: () throws -> T) rethrows -> (result: T, calls: [KeychainCall]) {
-  let recorder = CallRecorder()
-  let result = try CallRecorder.$current.withValue(recorder, operation: body)
-  return (result, recorder.calls)
+  let (result, records) = try withSecItemCallRecording(body)
+  return (result, records.map(KeychainCall.init))
 }
 
-final class CallRecorder: @unchecked Sendable {
-  // Appended to only from the task that installed it.
-  var calls: [KeychainCall] = []
-  @TaskLocal static var current: CallRecorder?
-}
-
-/// Performs one call and records it.
+/// Performs one call.
 private func perform(
   _ function: KeychainFunction, _ dictionary: KeychainDictionary, changes: KeychainDictionary? = nil,
   result: UnsafeMutablePointer<CFTypeRef?>? = nil
@@ -156,9 +164,8 @@ private func perform(
   case .update: status = SecItemUpdate(dictionary.cfDictionary, changes!.cfDictionary)
   case .delete: status = SecItemDelete(dictionary.cfDictionary)
   case .upsert: status = SecItemUpsert(dictionary.cfDictionary, changes!.cfDictionary)
+  case .importItems: status = errSecUnimplemented  // the DSL never imports; the case names recorded imports
   }
-  CallRecorder.current?.calls.append(
-    KeychainCall(function: function, dictionary: dictionary, changes: changes, status: status))
   return status
 }
 

@@ -90,13 +90,15 @@ func mixThread(process: Int, thread: Int, operations: Int, store: KeychainStore)
       let query: [String: Any] = [
         kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "mix", kSecAttrAccount as String: key,
       ]
+      // Data and label always travel together, so a reader can tell a half-applied change.
+      let contents: [String: Any] = [kSecValueData as String: data, kSecAttrLabel as String: token]
+      func addItem() -> OSStatus {
+        SecItemAdd(query.merging(contents) { $1 } as CFDictionary, nil)
+      }
       var status: OSStatus
       switch Int.random(in: 0..<5, using: &generator) {
       case 0:
-        var attributes = query
-        attributes[kSecValueData as String] = data
-        attributes[kSecAttrLabel as String] = token
-        status = SecItemAdd(attributes as CFDictionary, nil)
+        status = addItem()
         if own && status == errSecSuccess { model[key] = data }
         if own && status == errSecDuplicateItem && (model[key] ?? nil) == nil {
           // The model says absent; only a store that lost a delete could answer duplicate.
@@ -121,18 +123,11 @@ func mixThread(process: Int, thread: Int, operations: Int, store: KeychainStore)
           anomalies.append("\(key) missing, the model has it")
         }
       case 2:
-        status = SecItemUpdate(
-          query as CFDictionary, [kSecValueData as String: data, kSecAttrLabel as String: token] as CFDictionary)
+        status = SecItemUpdate(query as CFDictionary, contents as CFDictionary)
         if own && status == errSecSuccess { model[key] = data }
       case 3:
-        status = SecItemUpdate(
-          query as CFDictionary, [kSecValueData as String: data, kSecAttrLabel as String: token] as CFDictionary)
-        if status == errSecItemNotFound {
-          var attributes = query
-          attributes[kSecValueData as String] = data
-          attributes[kSecAttrLabel as String] = token
-          status = SecItemAdd(attributes as CFDictionary, nil)
-        }
+        status = SecItemUpdate(query as CFDictionary, contents as CFDictionary)
+        if status == errSecItemNotFound { status = addItem() }
         if own && status == errSecSuccess { model[key] = data }
       default:
         status = SecItemDelete(query as CFDictionary)
