@@ -37,6 +37,8 @@ let package = Package(
         "Security",
         "COpenSSL",
         .product(name: "GRDB", package: "GRDB.swift"),
+        // The search path uses SQLite's C API directly (SQLiteStatements.swift).
+        .product(name: "GRDBSQLite", package: "GRDB.swift"),
       ]
     ),
     // secgen: headers -> libclang parse -> model -> Stencil render -> Swift.

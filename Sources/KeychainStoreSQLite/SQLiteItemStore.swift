@@ -15,6 +15,7 @@ final class SQLiteItemStore: ItemStore {
   let files: StoreFiles
   let hasPassphrase: Bool
   private let pool: DatabasePool
+  private let readers: ReadConnections
   private let keyFileContents: [UInt8]
   private let keys: Mutex<KeyRing>
   private let checkpointer: WALCheckpointer
@@ -70,6 +71,7 @@ final class SQLiteItemStore: ItemStore {
     }
     keys = Mutex(ring)
     checkpointer = WALCheckpointer(path: files.databasePath)
+    readers = ReadConnections(path: files.databasePath)
   }
 
   // MARK: Opening
@@ -237,10 +239,10 @@ final class SQLiteItemStore: ItemStore {
 
   func find(_ filter: ItemFilter, limit: Int?, fetch: ItemFetch) throws(SecStatus) -> [StoredItem] {
     let ring = try keyRing()
-    // One SELECT, which SQLite runs as one implicit read transaction on a WAL snapshot: GRDB's
-    // explicit BEGIN/COMMIT around it would only add two statements to every search.
-    return try database {
-      try pool.unsafeRead { db in try self.select(db, filter, limit: limit, fetch: fetch, ring).map(\.item) }
+    let plan = plan(filter, limit: limit, ring)
+    // One SELECT, which SQLite runs as one implicit read transaction on a WAL snapshot.
+    return try readers.withStatement(plan.sql) { statement throws(SecStatus) in
+      try self.select(statement, plan, filter, limit: limit, fetch: fetch, ring).map(\.item)
     }
   }
 
@@ -267,6 +269,10 @@ final class SQLiteItemStore: ItemStore {
       let rows = try self.select(db, filter, limit: nil, fetch: ItemFetch(attributes: false, data: false), ring)
       guard !rows.isEmpty else { throw .itemNotFound }
       let ids = rows.map(\.id)
+      if ids.count == 1 {
+        try self.database { try db.cachedStatement(sql: "DELETE FROM item WHERE id = ?").execute(arguments: [ids[0]]) }
+        return 1
+      }
       for start in stride(from: 0, to: ids.count, by: 500) {
         let chunk = Array(ids[start..<min(start + 500, ids.count)])
         let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
@@ -285,7 +291,7 @@ final class SQLiteItemStore: ItemStore {
     var id: Int64
     var item: StoredItem
     var protection: String
-    var sealedSecret: Data?
+    var sealedSecret: [UInt8]?
   }
 
   /// The values that identify a row and bind its ciphertexts to it.
@@ -298,11 +304,31 @@ final class SQLiteItemStore: ItemStore {
     var primaryKey: Data
     var systemKey: Data
 
-    func associatedData(_ purpose: String) -> [UInt8] {
-      var bytes = Array("keychain-bridge/\(purpose)/v1".utf8)
-      bytes += itemClass.tag + persistentID + accessGroup + primaryKey + systemKey
+    enum Purpose {
+      case metadata, secret
+
+      var label: [UInt8] {
+        switch self {
+        case .metadata: Self.metadataLabel
+        case .secret: Self.secretLabel
+        }
+      }
+      private static let metadataLabel = Array("keychain-bridge/meta/v1".utf8)
+      private static let secretLabel = Array("keychain-bridge/secret/v1".utf8)
+    }
+
+    func associatedData(_ purpose: Purpose) -> [UInt8] {
+      var bytes: [UInt8] = []
+      bytes.reserveCapacity(
+        32 + persistentID.count + accessGroup.count + primaryKey.count + systemKey.count + protection.utf8.count)
+      bytes += purpose.label
+      bytes += itemClass.rawValue.utf8
+      bytes += persistentID
+      bytes += accessGroup
+      bytes += primaryKey
+      bytes += systemKey
       bytes.append(UInt8(truncatingIfNeeded: synchronizable))
-      bytes += Array(protection.utf8)
+      bytes += protection.utf8
       return bytes
     }
   }
@@ -327,21 +353,42 @@ final class SQLiteItemStore: ItemStore {
     digest(ring, Array("attr\u{0}\(key)\u{0}".utf8) + value.matchingBytes(as: kind))
   }
 
-  private func documentedPrimaryKey(of itemClass: ItemClass) -> [String] {
-    ItemSchema.primaryKey(of: itemClass).filter { !Self.systemPrimaryKey.contains($0) }
+  /// One attribute of a class's documented primary key, looked up once instead of on every digest.
+  private struct PrimaryKeyField {
+    var key: String
+    var kind: AttributeKind
+    var fallback: AttributeValue
   }
+
+  private static let primaryKeyFields: [ItemClass: [PrimaryKeyField]] = Dictionary(
+    uniqueKeysWithValues: ItemClass.allCases.map { itemClass in
+      let defaults = ItemSchema.primaryKeyDefaults(of: itemClass)
+      let fields = ItemSchema.primaryKey(of: itemClass).compactMap { key -> PrimaryKeyField? in
+        guard !systemPrimaryKey.contains(key), let definition = ItemSchema.attribute(key, of: itemClass),
+          let fallback = defaults[key]
+        else { return nil }
+        return PrimaryKeyField(key: key, kind: definition.kind, fallback: fallback)
+      }
+      return (itemClass, fields)
+    })
 
   private func primaryKeyDigest(
     _ ring: KeyRing, _ itemClass: ItemClass, _ attributes: [String: AttributeValue], group: String,
     synchronizable: Int64
   ) -> Data {
-    var parts = Array("pk\u{0}".utf8) + itemClass.tag
-    for key in documentedPrimaryKey(of: itemClass) {
-      let kind = ItemSchema.attribute(key, of: itemClass)!.kind
-      let bytes = (attributes[key] ?? ItemSchema.primaryKeyDefaults(of: itemClass)[key]!).matchingBytes(as: kind)
-      parts += Array(key.utf8) + withUnsafeBytes(of: UInt32(bytes.count).littleEndian, Array.init) + bytes
+    var parts: [UInt8] = []
+    parts.reserveCapacity(128)
+    parts += "pk\u{0}".utf8
+    parts += itemClass.rawValue.utf8
+    for field in Self.primaryKeyFields[itemClass] ?? [] {
+      let bytes = (attributes[field.key] ?? field.fallback).matchingBytes(as: field.kind)
+      parts += field.key.utf8
+      withUnsafeBytes(of: UInt32(bytes.count).littleEndian) { parts += $0 }
+      parts += bytes
     }
-    parts += Array("\u{0}agrp\u{0}".utf8) + Array(group.utf8) + [0, UInt8(truncatingIfNeeded: synchronizable)]
+    parts += "\u{0}agrp\u{0}".utf8
+    parts += group.utf8
+    parts += [0, UInt8(truncatingIfNeeded: synchronizable)]
     return digest(ring, parts)
   }
 
@@ -396,10 +443,10 @@ final class SQLiteItemStore: ItemStore {
     do {
       let meta = try OpenSSLCrypto.seal(
         ItemCodec.encode(attributes, accessControl: accessControl), key: ring.metadataKey!,
-        associatedData: identity.associatedData("meta"))
+        associatedData: identity.associatedData(.metadata))
       let secret = try data.map { plaintext throws(CryptoError) in
         Data(
-          try OpenSSLCrypto.seal([UInt8](plaintext), key: classKey, associatedData: identity.associatedData("secret")))
+          try OpenSSLCrypto.seal([UInt8](plaintext), key: classKey, associatedData: identity.associatedData(.secret)))
       }
       return (Data(meta), secret)
     } catch {
@@ -444,18 +491,24 @@ final class SQLiteItemStore: ItemStore {
 
   /// Deletes the row holding `identity`'s key if it is corrupt; errSecDuplicateItem if it is sound.
   private func replaceCorruptRow(_ db: Database, _ identity: RowIdentity, _ ring: KeyRing) throws(SecStatus) {
-    let existing = try database {
-      try Row.fetchOne(
-        db, sql: "SELECT \(Self.rowColumns) FROM item WHERE class = ? AND pk = ? AND spi = ?",
-        arguments: [identity.itemClass.rawValue, identity.primaryKey, identity.systemKey])
+    let statement = try grdbStatement(
+      db, "SELECT \(Self.rowColumns) FROM item WHERE class = ? AND pk = ? AND spi = ?")
+    var corruptID: Int64?
+    var found = false
+    try forEachRow(
+      of: statement,
+      arguments: [.text(identity.itemClass.rawValue), .blob(identity.primaryKey), .blob(identity.systemKey)]
+    ) { row throws(SecStatus) in
+      found = true
+      do throws(SecStatus) {
+        _ = try decodeRow(row, fetch: ItemFetch(attributes: true, data: false), ring)
+      } catch .decode {
+        corruptID = try row.integer(0)
+      }
+      return false
     }
-    guard let existing else { throw .duplicateItem }
-    do throws(SecStatus) {
-      _ = try decodeRow(existing, fetch: ItemFetch(attributes: true, data: false), ring)
-      throw SecStatus.duplicateItem
-    } catch .decode {
-      try database { try db.execute(sql: "DELETE FROM item WHERE id = ?", arguments: [existing[0] as Int64?]) }
-    }
+    guard found, let corruptID else { throw .duplicateItem }
+    try database { try db.execute(sql: "DELETE FROM item WHERE id = ?", arguments: [corruptID]) }
   }
 
   private static let updateSQL = """
@@ -466,21 +519,21 @@ final class SQLiteItemStore: ItemStore {
   private static let rowColumns = "id, class, persistref, agrp, sync, pdmn, pk, spi, meta, secret"
 
   /// Reads one row's columns (in `rowColumns` order) and opens what `fetch` asks for.
-  private func decodeRow(_ row: Row, fetch: ItemFetch, _ ring: KeyRing) throws(SecStatus) -> RowRecord {
+  private func decodeRow(_ row: StatementRow, fetch: ItemFetch, _ ring: KeyRing) throws(SecStatus) -> RowRecord {
     let id = try row.integer(0)
     guard let itemClass = ItemClass(rawValue: try row.text(1)) else { throw .decode }
     let identity = RowIdentity(
       itemClass: itemClass, persistentID: try row.blob(2), accessGroup: try row.blob(3),
       synchronizable: try row.integer(4), protection: try row.text(5), primaryKey: try row.blob(6),
       systemKey: try row.blob(7))
-    let sealedSecret = try row.optionalBlob(9)
+    let sealedSecret = try row.optionalBytes(9)
     var item = StoredItem(
       itemClass: itemClass, persistentID: identity.persistentID, attributes: [:], accessControl: nil, data: nil)
     if fetch.attributes {
       let plaintext: [UInt8]
       do {
         plaintext = try OpenSSLCrypto.open(
-          [UInt8](try row.blob(8)), key: ring.metadataKey!, associatedData: identity.associatedData("meta"))
+          try row.bytes(8), key: ring.metadataKey!, associatedData: identity.associatedData(.metadata))
       } catch {
         throw .decode
       }
@@ -491,7 +544,7 @@ final class SQLiteItemStore: ItemStore {
       let key = try ring.classKey(for: identity.protection)
       do {
         item.data = Data(
-          try OpenSSLCrypto.open([UInt8](sealedSecret), key: key, associatedData: identity.associatedData("secret")))
+          try OpenSSLCrypto.open(sealedSecret, key: key, associatedData: identity.associatedData(.secret)))
       } catch {
         throw .decode
       }
@@ -502,98 +555,164 @@ final class SQLiteItemStore: ItemStore {
   /// A search as SQL: what the database compares, and what is left to check on decrypted metadata.
   private struct SearchPlan {
     var sql: String
-    var arguments: [(any DatabaseValueConvertible)?]
+    var arguments: [SQLArgument]
     var remaining: [String: AttributeValue]
     var needsPostFilter: Bool
+    /// The SQL leaves the order (and so the limit) to `select`, which sorts by id itself.
+    var sortsInMemory: Bool
   }
+
+  /// What a search's SQL depends on. Searches of one shape share one SQL text, built once and
+  /// prepared once per connection; only the bound values differ.
+  private struct PlanShape: Hashable {
+    enum Reference: Hashable { case none, uuid, rowID }
+    var reference: Reference = .none
+    /// nil when every group is searched.
+    var groupCount: Int?
+    var comparesSynchronizable = false
+    /// How many primary-key digests the search compares (0: it does not use the primary key).
+    var primaryKeyCount = 0
+    /// Which of `searchColumns` the search compares, in that order.
+    var searchColumns: [Bool] = []
+
+    var sql: String {
+      var sql = "SELECT \(SQLiteItemStore.rowColumns) FROM item WHERE class = ?"
+      switch reference {
+      case .none: break
+      case .uuid: sql += " AND persistref = ?"
+      case .rowID: sql += " AND id = ?"
+      }
+      if let groupCount { sql += " AND agrp IN (\(Self.marks(groupCount)))" }
+      if comparesSynchronizable { sql += " AND sync = ?" }
+      if primaryKeyCount > 0 { sql += " AND pk IN (\(Self.marks(primaryKeyCount)))" }
+      for (key, compared) in zip(SQLiteItemStore.searchColumns, searchColumns) where compared {
+        sql += " AND \(key) = ?"
+      }
+      // The primary-key index orders its few matches by spi, so ORDER BY id would cost SQLite a
+      // temporary B-tree per search; select() sorts them instead. The other indexes end in the
+      // rowid, so SQLite returns their rows in id order without sorting. A negative LIMIT is none.
+      return primaryKeyCount > 0 ? sql : sql + " ORDER BY id LIMIT ?"
+    }
+
+    private static func marks(_ count: Int) -> String {
+      Array(repeating: "?", count: count).joined(separator: ",")
+    }
+  }
+
+  private let planSQL = Mutex<[PlanShape: String]>([:])
 
   /// Plans a search: the primary-key index when the query names the whole key, else the digest
   /// columns it names; constraints no column covers are checked on the decrypted metadata.
   private func plan(_ filter: ItemFilter, limit: Int?, _ ring: KeyRing) -> SearchPlan {
-    var sql = "SELECT \(Self.rowColumns) FROM item WHERE class = ?"
-    var arguments: [(any DatabaseValueConvertible)?] = [filter.itemClass.rawValue]
+    var shape = PlanShape()
+    var arguments: [SQLArgument] = [.text(filter.itemClass.rawValue)]
     var covered: Set<String> = []
     switch filter.reference {
     case .uuid(_, let uuid)?:
-      sql += " AND persistref = ?"
-      arguments.append(uuid)
+      shape.reference = .uuid
+      arguments.append(.blob(uuid))
     case .rowID(_, let rowID)?:
-      sql += " AND id = ?"
-      arguments.append(rowID)
+      shape.reference = .rowID
+      arguments.append(.integer(rowID))
     case nil:
       break
     }
     if let groups = filter.accessGroups {
-      sql += " AND agrp IN (\(Array(repeating: "?", count: groups.count).joined(separator: ",")))"
-      arguments += groups.map { groupDigest(ring, $0) }
+      shape.groupCount = groups.count
+      for group in groups { arguments.append(.blob(groupDigest(ring, group))) }
     }
     if let sync = filter.synchronizable {
-      sql += " AND sync = ?"
-      arguments.append(sync)
+      shape.comparesSynchronizable = true
+      arguments.append(.integer(sync))
     }
-    let primaryKey = documentedPrimaryKey(of: filter.itemClass)
+    let primaryKey = Self.primaryKeyFields[filter.itemClass] ?? []
     if let groups = filter.accessGroups, filter.reference == nil,
-      primaryKey.allSatisfy({ filter.attributes[$0] != nil })
+      primaryKey.allSatisfy({ filter.attributes[$0.key] != nil })
     {
       let syncValues: [Int64] = filter.synchronizable.map { [$0] } ?? [0, 1]
-      var digests: [Data] = []
       for group in groups {
         for sync in syncValues {
-          digests.append(
-            primaryKeyDigest(ring, filter.itemClass, filter.attributes, group: group, synchronizable: sync))
+          arguments.append(
+            .blob(primaryKeyDigest(ring, filter.itemClass, filter.attributes, group: group, synchronizable: sync)))
         }
       }
-      sql += " AND pk IN (\(Array(repeating: "?", count: digests.count).joined(separator: ",")))"
-      arguments += digests
-      covered.formUnion(primaryKey)
+      shape.primaryKeyCount = groups.count * syncValues.count
+      for field in primaryKey { covered.insert(field.key) }
     } else {
-      for key in Self.searchColumns {
+      shape.searchColumns = Self.searchColumns.map { key in
         guard let value = filter.attributes[key], let definition = ItemSchema.attribute(key, of: filter.itemClass)
-        else { continue }
-        sql += " AND \(key) = ?"
-        arguments.append(attributeDigest(ring, key, value, kind: definition.kind))
+        else { return false }
+        arguments.append(.blob(attributeDigest(ring, key, value, kind: definition.kind)))
         covered.insert(key)
+        return true
       }
     }
     // agrp and sync are columns; the plan already compared them exactly.
     let remaining = filter.attributes.filter { !covered.contains($0.key) && $0.key != "agrp" && $0.key != "sync" }
     let needsPostFilter = !remaining.isEmpty || filter.hostOrSubdomain != nil
-    sql += " ORDER BY id"
-    if let limit, !needsPostFilter { sql += " LIMIT \(limit)" }
-    return SearchPlan(sql: sql, arguments: arguments, remaining: remaining, needsPostFilter: needsPostFilter)
+    let sortsInMemory = shape.primaryKeyCount > 0
+    if !sortsInMemory { arguments.append(.integer(needsPostFilter ? -1 : Int64(limit ?? -1))) }
+    let sql = planSQL.withLock { cache in
+      if let cached = cache[shape] { return cached }
+      let sql = shape.sql
+      cache[shape] = sql
+      return sql
+    }
+    return SearchPlan(
+      sql: sql, arguments: arguments, remaining: remaining, needsPostFilter: needsPostFilter,
+      sortsInMemory: sortsInMemory)
   }
 
-  /// Runs a search plan over the rows, decrypting what `fetch` and the remaining constraints need.
+  /// A statement GRDB prepared and cached on a write connection, driven through SQLite's C API by
+  /// the same row code as searches. Only the store's raw path uses these SQL texts, so GRDB's own
+  /// argument bookkeeping for them is never relied on.
+  private func grdbStatement(_ db: Database, _ sql: String) throws(SecStatus) -> OpaquePointer {
+    try database { try db.cachedStatement(sql: sql).sqliteStatement }
+  }
+
+  /// Runs a search plan inside a write transaction.
   private func select(_ db: Database, _ filter: ItemFilter, limit: Int?, fetch: ItemFetch, _ ring: KeyRing)
     throws(SecStatus) -> [RowRecord]
   {
     let plan = plan(filter, limit: limit, ring)
+    return try select(try grdbStatement(db, plan.sql), plan, filter, limit: limit, fetch: fetch, ring)
+  }
+
+  /// Runs a search plan over the rows, decrypting what `fetch` and the remaining constraints need.
+  private func select(
+    _ statement: OpaquePointer, _ plan: SearchPlan, _ filter: ItemFilter, limit: Int?, fetch: ItemFetch,
+    _ ring: KeyRing
+  ) throws(SecStatus) -> [RowRecord] {
     let rowFetch = ItemFetch(attributes: fetch.attributes || plan.needsPostFilter, data: fetch.data)
-    return try database {
-      let cursor = try Row.fetchCursor(db.cachedStatement(sql: plan.sql), arguments: StatementArguments(plan.arguments))
-      var records: [RowRecord] = []
-      while let row = try cursor.next() {
-        let record = try decodeRow(row, fetch: rowFetch, ring)
-        if plan.needsPostFilter && !matches(record.item, plan.remaining, hostOrSubdomain: filter.hostOrSubdomain) {
-          continue
-        }
-        records.append(record)
-        if let limit, records.count >= limit { break }
+    var records: [RowRecord] = []
+    try forEachRow(of: statement, arguments: plan.arguments) { row throws(SecStatus) in
+      let record = try decodeRow(row, fetch: rowFetch, ring)
+      if plan.needsPostFilter && !matches(record.item, plan.remaining, hostOrSubdomain: filter.hostOrSubdomain) {
+        return true
       }
-      return records
+      records.append(record)
+      if let limit, !plan.sortsInMemory { return records.count < limit }
+      return true
     }
+    if plan.sortsInMemory {
+      records.sort { $0.id < $1.id }
+      if let limit, records.count > limit { records.removeSubrange(limit...) }
+    }
+    return records
   }
 
   /// SQLite's query plan for a search, for tests that prove the indexes are used.
   func queryPlan(for filter: ItemFilter) throws(SecStatus) -> [String] {
     let ring = try keyRing()
     let plan = plan(filter, limit: nil, ring)
-    return try database {
-      try pool.read { db in
-        try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + plan.sql, arguments: StatementArguments(plan.arguments))
-          .map { $0["detail"] as String? ?? "" }
+    var details: [String] = []
+    try readers.withStatement("EXPLAIN QUERY PLAN " + plan.sql) { statement throws(SecStatus) in
+      try forEachRow(of: statement, arguments: plan.arguments) { row throws(SecStatus) in
+        details.append(try row.text(3))
+        return true
       }
     }
+    return details
   }
 
   private func matches(_ item: StoredItem, _ constraints: [String: AttributeValue], hostOrSubdomain: String?) -> Bool {
@@ -647,8 +766,7 @@ final class SQLiteItemStore: ItemStore {
         let key = try ring.classKey(for: record.protection)
         do {
           data = Data(
-            try OpenSSLCrypto.open(
-              [UInt8](sealedSecret), key: key, associatedData: oldIdentity.associatedData("secret")))
+            try OpenSSLCrypto.open(sealedSecret, key: key, associatedData: oldIdentity.associatedData(.secret)))
         } catch {
           throw .decode
         }
@@ -703,17 +821,7 @@ final class SQLiteItemStore: ItemStore {
   static func status(for error: any Error) -> SecStatus {
     if let status = error as? SecStatus { return status }
     guard let error = error as? DatabaseError else { return .notAvailable }
-    switch error.resultCode {
-    case .SQLITE_CONSTRAINT: return .duplicateItem
-    case .SQLITE_READONLY: return SecStatus(errSecReadOnly)
-    case .SQLITE_NOMEM: return SecStatus(errSecAllocate)
-    case .SQLITE_IOERR, .SQLITE_FULL, .SQLITE_CANTOPEN: return .io
-    case .SQLITE_CORRUPT, .SQLITE_NOTADB: return SecStatus(errSecInvalidKeychain)
-    case .SQLITE_PERM, .SQLITE_AUTH: return SecStatus(errSecWrPerm)
-    case .SQLITE_MISMATCH: return .noSuchAttribute
-    case .SQLITE_INTERNAL: return SecStatus(errSecInternalComponent)
-    default: return .notAvailable
-    }
+    return secStatus(sqliteResultCode: error.resultCode.primaryResultCode.rawValue)
   }
 }
 
@@ -748,33 +856,6 @@ private final class WALCheckpointer: Sendable {
       // A failed checkpoint is harmless: the WAL keeps the data and the next one catches up.
       try? connection?.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(PASSIVE)") }
       state.withLock { $0.running = false }
-    }
-  }
-}
-
-extension Row {
-  /// Column accessors that report a wrongly typed value as errSecDecode instead of trapping, since
-  /// the database file may have been altered.
-  fileprivate func integer(_ index: Int) throws(SecStatus) -> Int64 {
-    guard case .int64(let value) = (self[index] as DatabaseValue).storage else { throw .decode }
-    return value
-  }
-
-  fileprivate func text(_ index: Int) throws(SecStatus) -> String {
-    guard case .string(let value) = (self[index] as DatabaseValue).storage else { throw .decode }
-    return value
-  }
-
-  fileprivate func blob(_ index: Int) throws(SecStatus) -> Data {
-    guard case .blob(let value) = (self[index] as DatabaseValue).storage else { throw .decode }
-    return value
-  }
-
-  fileprivate func optionalBlob(_ index: Int) throws(SecStatus) -> Data? {
-    switch (self[index] as DatabaseValue).storage {
-    case .null: return nil
-    case .blob(let value): return value
-    default: throw .decode
     }
   }
 }

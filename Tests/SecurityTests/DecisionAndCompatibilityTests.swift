@@ -83,6 +83,25 @@ import Testing
     }
   }
 
+  @Test func test_decision_9_primaryKeyMatchesAcrossGroupsComeInInsertionOrder() throws {
+    // One primary key in three groups, added out of the groups' order: the primary-key search
+    // compares several digests and orders its matches itself.
+    try withFreshStore(accessGroups: ["g1", "g2", "g3"]) { _ in
+      for group in ["g2", "g3", "g1"] {
+        #expect(add(genp([kSecAttrAccessGroup as String: group, kSecAttrLabel as String: group])) == errSecSuccess)
+      }
+      var result: CFTypeRef?
+      let all = genp([kSecMatchLimit as String: kSecMatchLimitAll, kSecReturnAttributes as String: true])
+      #expect(SecItemCopyMatching(all as CFDictionary, &result) == errSecSuccess)
+      let labels = (result as? [[String: Any]])?.map { $0[kSecAttrLabel as String] as? String }
+      #expect(labels == ["g2", "g3", "g1"])
+      #expect(readAttributes(genp())?[kSecAttrLabel as String] as? String == "g2")
+      let two = genp([kSecMatchLimit as String: 2, kSecReturnAttributes as String: true])
+      #expect(SecItemCopyMatching(two as CFDictionary, &result) == errSecSuccess)
+      #expect((result as? [[String: Any]])?.map { $0[kSecAttrLabel as String] as? String } == ["g2", "g3"])
+    }
+  }
+
   @Test func test_decision_10_anAttributeKeepsItsStoredType() throws {
     try withFreshStore { _ in
       add(genp("", [kSecAttrAccount as String: Data(utf8: "bytes")]))
