@@ -38,9 +38,7 @@ public struct ItemAttributes: @unchecked Sendable {
   init(_ dictionary: NSDictionary) {
     var values: [String: AnyObject] = [:]
     values.reserveCapacity(dictionary.count)
-    for (key, value) in dictionary {
-      if let key = key as? String { values[key] = value as AnyObject }
-    }
+    for (key, value) in dictionary.stringKeyedEntries() { values[key] = value as AnyObject }
     self.values = values
   }
 

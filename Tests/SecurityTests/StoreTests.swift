@@ -3,7 +3,7 @@ import GRDB
 import Testing
 
 @testable import KeychainStoreSQLite
-@testable import Security
+@_spi(KeychainBridge) @testable import Security
 
 /// The encrypted SQLite store: files, keys, tampering, concurrency and hostile input.
 @Suite struct StoreBehaviour {
@@ -180,6 +180,47 @@ import Testing
     }
   }
 
+  @Test func dictionaryEntriesPairEveryKeyWithItsOwnValue() throws {
+    // The fast path reads allKeys and allValues separately; both must come in the same order.
+    var plain: [String: Any] = [:]
+    for index in 0..<120 { plain["key\(index)"] = "value\(index)" }
+    let mutable = NSMutableDictionary(dictionary: plain)
+    mutable.removeObject(forKey: "key7")
+    mutable["key-late"] = "value-late"
+    final class Subclass: NSDictionary {
+      let backing: NSDictionary
+      init(_ backing: NSDictionary) {
+        self.backing = backing
+        super.init(objects: nil, forKeys: nil, count: 0)
+      }
+      required init?(coder: NSCoder) { nil }
+      required convenience init(dictionaryLiteral elements: (Any, Any)...) { self.init(NSDictionary()) }
+      required convenience init(
+        objects: UnsafePointer<AnyObject>!, forKeys keys: UnsafePointer<NSObject>!, count: Int
+      ) {
+        self.init(NSDictionary(objects: objects, forKeys: keys, count: count))
+      }
+      override var count: Int { backing.count }
+      override func object(forKey key: Any) -> Any? { backing.object(forKey: key) }
+      override func keyEnumerator() -> NSEnumerator { backing.keyEnumerator() }
+    }
+    for dictionary in [plain as NSDictionary, mutable, Subclass(mutable)] {
+      let entries = try dictionary.keychainEntries()
+      #expect(entries.count == dictionary.count)
+      for (key, value) in entries {
+        #expect(value as? String == "value" + key.dropFirst(3), "\(key)")
+      }
+    }
+    // A Swift object is stored wrapped; both readers hand back the object itself.
+    let control = try #require(SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleAlways, [], nil))
+    let holding = NSMutableDictionary()
+    holding["accc"] = control
+    #expect(try holding.keychainEntries().first?.1 as AnyObject === control)
+    #expect(holding.stringKeyedEntries().first?.value as AnyObject === control)
+    #expect(throws: SecStatus.noSuchAttribute) { try ([1: "x"] as NSDictionary).keychainEntries() }
+    #expect(throws: SecStatus.param) { try ([Data(): "x"] as NSDictionary).keychainEntries() }
+  }
+
   @Test func primaryKeyAndAttributeSearchesUseIndexes() throws {
     let temporary = try TemporaryStore()
     let store = try #require(temporary.store.backend as? SQLiteItemStore)
@@ -190,11 +231,14 @@ import Testing
     let keyPlan = try store.queryPlan(for: byKey).joined(separator: "\n")
     #expect(keyPlan.contains("USING INDEX sqlite_autoindex_item") && keyPlan.contains("pk"), "\(keyPlan)")
     #expect(!keyPlan.contains("SCAN item"))
+    // Lookups by primary key are sorted in Swift: SQLite's sorter would cost more than the search.
+    #expect(!keyPlan.contains("TEMP B-TREE"), "\(keyPlan)")
     var byServer = ItemFilter(itemClass: .internetPassword)
     byServer.accessGroups = ["g"]
     byServer.attributes = ["srvr": .string("example.com")]
     let serverPlan = try store.queryPlan(for: byServer).joined(separator: "\n")
     #expect(serverPlan.contains("item_srvr"), "\(serverPlan)")
+    #expect(!serverPlan.contains("TEMP B-TREE"), "\(serverPlan)")
   }
 
   @Test func concurrentThreadsOnOverlappingKeysGetOnlyApplesStatuses() async throws {

@@ -78,7 +78,7 @@ public func SecAccessControlCreateWithFlags(
   _ allocator: CFAllocator?, _ protection: CFTypeRef, _ flags: SecAccessControlCreateFlags,
   _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
 ) -> SecAccessControl? {
-  guard let value = protection as? String, ItemSchema.accessibilityValues[value] != nil else {
+  guard let value = ValueConversion.string(protection), ItemSchema.accessibilityValues[value] != nil else {
     let failure = NSError(
       domain: NSOSStatusErrorDomain, code: Int(errSecParam),
       userInfo: [NSLocalizedDescriptionKey: "The protection is not a kSecAttrAccessible value."])

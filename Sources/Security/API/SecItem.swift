@@ -197,7 +197,7 @@ enum SecItemCall {
     if !request.matchKeys.isEmpty { throw .param }  // decision 1
     if request.reference != nil || request.hasValueRef || request.useKeys["u_ItemList"] != nil { throw .param }
     if request.synchronizableAny { throw .param }
-    if (request.useKeys["u_AuthUI"] as? String) == "u_AuthUIS" { throw .param }  // rule 1.11
+    if request.useKeys["u_AuthUI"].flatMap(ValueConversion.string) == "u_AuthUIS" { throw .param }  // rule 1.11
     var attributes = request.attributes
     for key in ["cdat", "mdat", "tomb", "musr", "sha1", "UUID"] { attributes[key] = nil }  // store-set (2.2)
     for (key, value) in ItemSchema.primaryKeyDefaults(of: itemClass) where attributes[key] == nil {
@@ -234,8 +234,7 @@ enum SecItemCall {
     -> ItemChange
   {
     var change = ItemChange()
-    for (key, value) in dictionary {
-      guard let name = key as? String else { throw key is NSNumber ? .noSuchAttribute : .param }
+    for (name, value) in try dictionary.keychainEntries() {
       if name == "v_Data" {
         guard let data = value as? Data else { throw .param }
         change.data = data

@@ -75,7 +75,7 @@ public func CFErrorCopyUserInfo(_ error: CFError!) -> CFDictionary! {
 /// string) would miss. Giving the constants a `String` hashing identity makes both spellings work.
 public final class SecConstantString: NSString, _HasCustomAnyHashableRepresentation {
   // Immutable after init, so sharing the global constants across threads is safe.
-  private let value: String
+  let value: String
   private let utf16Units: [unichar]
 
   /// Creates a constant string with the given value.

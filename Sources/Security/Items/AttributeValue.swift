@@ -64,8 +64,12 @@ package enum ValueConversion {
     }
   }
 
+  /// A string from a String, an NSString or a kSec constant.
   package static func string(_ value: Any) -> String? {
-    value as? String
+    // The constants are an NSString subclass, which swift-corelibs-foundation bridges by copying
+    // UTF-16 units one by one (about 1 µs each); their Swift value is at hand.
+    if let constant = value as? SecConstantString { return constant.value }
+    return value as? String
   }
 
   package static func data(_ value: Any) -> Data? {
@@ -126,8 +130,9 @@ package enum ValueConversion {
 extension NSNumber {
   /// Whether the number holds an integer (booleans included), rather than a fraction.
   fileprivate var isIntegral: Bool {
-    let type = String(cString: objCType)
-    if type == "d" || type == "f" {
+    // objCType is a one-character C string; reading it avoids building a String per number.
+    let type = UInt8(bitPattern: objCType.pointee)
+    if type == UInt8(ascii: "d") || type == UInt8(ascii: "f") {
       return doubleValue.rounded() == doubleValue && abs(doubleValue) < 9.2e18
     }
     return true

@@ -57,18 +57,11 @@ struct ItemRequest {
   /// Parses `dictionary`. `classHint` supplies the class for attributesToUpdate, which has none.
   init(_ dictionary: NSDictionary, classHint: ItemClass? = nil) throws(SecStatus) {
     guard dictionary.count <= Self.keyLimit else { throw .param }
-    var entries: [(String, Any)] = []
-    entries.reserveCapacity(dictionary.count)
-    for (key, value) in dictionary {
-      guard let name = key as? String else {
-        throw key is NSNumber ? .noSuchAttribute : .param
-      }
-      entries.append((name, value))
-    }
+    let entries = try dictionary.keychainEntries()
 
     itemClass = classHint
     if let (_, value) = entries.first(where: { $0.0 == "class" }) {
-      guard let name = value as? String else { throw .param }
+      guard let name = ValueConversion.string(value) else { throw .param }
       guard let parsed = ItemClass(rawValue: name) else { throw .noSuchClass }
       itemClass = parsed
     }
@@ -112,7 +105,9 @@ struct ItemRequest {
       guard Self.knownUseKeys.contains(key) else { throw .param }
       if value is NSNull { throw .param }
       if key == "u_AuthUI" {
-        guard let mode = value as? String, ["u_AuthUIA", "u_AuthUIF", "u_AuthUIS"].contains(mode) else { throw .param }
+        guard let mode = ValueConversion.string(value), ["u_AuthUIA", "u_AuthUIF", "u_AuthUIS"].contains(mode) else {
+          throw .param
+        }
       }
       useKeys[key] = value
     case "v":
@@ -150,7 +145,7 @@ struct ItemRequest {
       self.accessControl = accessControl
       return
     }
-    if definition.kind == .synchronizable, let text = value as? String, text == "syna" {
+    if definition.kind == .synchronizable, let text = ValueConversion.string(value), text == "syna" {
       synchronizableAny = true
       return
     }
@@ -162,7 +157,7 @@ struct ItemRequest {
     matchKeys.insert(key)
     switch key {
     case "m_Limit":
-      if let text = value as? String {
+      if let text = ValueConversion.string(value) {
         switch text {
         case "m_LimitOne": limit = .one
         case "m_LimitAll": limit = .all
@@ -174,7 +169,7 @@ struct ItemRequest {
         throw .param
       }
     case "m_HostOrSubdomainOfHost":
-      guard let host = value as? String else { throw .param }
+      guard let host = ValueConversion.string(value) else { throw .param }
       hostOrSubdomain = host
     case "m_ValidOnDate":
       break  // kCFNull means "now"; certificates only
@@ -201,3 +196,70 @@ struct ItemRequest {
     return accessible
   }
 }
+
+extension NSDictionary {
+  /// The entries of a caller's dictionary with string keys: errSecNoSuchAttribute for a number key,
+  /// errSecParam for any other key that is not a string.
+  func keychainEntries() throws(SecStatus) -> [(String, Any)] {
+    var entries: [(String, Any)] = []
+    entries.reserveCapacity(count)
+    var invalidKey: SecStatus?
+    forEachEntry { key, value in
+      guard let name = ValueConversion.string(key) else {
+        invalidKey = key is NSNumber ? .noSuchAttribute : .param
+        return false
+      }
+      entries.append((name, value))
+      return true
+    }
+    if let invalidKey { throw invalidKey }
+    return entries
+  }
+
+  /// The entries with string keys (others are left out), for readers of SecItem results.
+  @_spi(KeychainBridge)
+  public func stringKeyedEntries() -> [(key: String, value: Any)] {
+    var entries: [(key: String, value: Any)] = []
+    entries.reserveCapacity(count)
+    forEachEntry { key, value in
+      if let name = ValueConversion.string(key) { entries.append((name, value)) }
+      return true
+    }
+    return entries
+  }
+
+  /// Calls `body` with each key and value until it returns false.
+  ///
+  /// Reading dictionaries is a large part of every SecItem call on swift-corelibs-foundation,
+  /// where `for (key, value) in` bridges each entry to Swift values on its own. For NSDictionary
+  /// and NSMutableDictionary themselves (what `[String: Any] as CFDictionary` makes), allKeys and
+  /// allValues are both copies of one Swift dictionary's keys and values, which come in the same
+  /// order; that costs a third of the iterator. Subclasses, whose two arrays need not agree, are
+  /// enumerated pair by pair.
+  private func forEachEntry(_ body: (Any, Any) -> Bool) {
+    if type(of: self) == NSDictionary.self || type(of: self) == NSMutableDictionary.self {
+      let keys = allKeys
+      let values = allValues
+      if keys.count == values.count {
+        for (key, value) in zip(keys, values) {
+          // allValues hands out Foundation's wrapper of a Swift object (a SecAccessControl, say)
+          // as it is stored; object(forKey:) unwraps it, as the iterator would.
+          let isWrapped = ObjectIdentifier(type(of: value as AnyObject)) == swiftValueWrapperClass
+          if !body(key, isWrapped ? object(forKey: key) ?? value : value) { return }
+        }
+        return
+      }
+    }
+    enumerateKeysAndObjects { key, value, stop in
+      if !body(key, value) { stop.pointee = true }
+    }
+  }
+}
+
+/// The class NSDictionary wraps a value in when it is no Foundation object (`__SwiftValue` on
+/// swift-corelibs-foundation), found once by storing such a value.
+private let swiftValueWrapperClass: ObjectIdentifier = {
+  final class Probe {}
+  let stored = NSDictionary(object: Probe(), forKey: NSString(string: "probe")).allValues[0]
+  return ObjectIdentifier(type(of: stored as AnyObject))
+}()
