@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import GRDB
+import GRDBSQLite
 import Security
 import Synchronization
 
@@ -34,7 +35,8 @@ final class SQLiteItemStore: ItemStore {
     files = StoreFiles(directory: directory)
     try files.prepareDirectory()
     try files.prepareDatabaseFile()
-    pool = try Self.openPool(path: files.databasePath)
+    checkpointer = WALCheckpointer(path: files.databasePath)
+    pool = try Self.openPool(path: files.databasePath, checkpointer: checkpointer)
     let storedKeyCheck = try Self.migrate(pool, path: files.databasePath)
 
     var contents = try files.readKeyFile()
@@ -70,20 +72,23 @@ final class SQLiteItemStore: ItemStore {
       try Self.verify(ring, against: storedKeyCheck, in: pool, files: files)
     }
     keys = Mutex(ring)
-    checkpointer = WALCheckpointer(path: files.databasePath)
     readers = ReadConnections(path: files.databasePath)
   }
 
   // MARK: Opening
 
-  private static func openPool(path: String) throws(KeychainStoreError) -> DatabasePool {
+  private static func openPool(path: String, checkpointer: WALCheckpointer) throws(KeychainStoreError)
+    -> DatabasePool
+  {
     var configuration = Configuration()
     configuration.busyMode = .timeout(10)
     configuration.label = "keychain-bridge"
     configuration.prepareDatabase { db in
       try db.execute(sql: "PRAGMA synchronous = FULL")
-      // Checkpoints run on a background queue (WALCheckpointer), never in the caller's commit.
+      // Checkpoints run on a background queue (WALCheckpointer), never in the caller's commit. This
+      // pragma removes SQLite's own WAL hook, so the checkpointer's is installed after it.
       try db.execute(sql: "PRAGMA wal_autocheckpoint = 0")
+      if !db.configuration.readonly { checkpointer.watch(db) }
     }
     do {
       return try DatabasePool(path: path, configuration: configuration)
@@ -187,6 +192,11 @@ final class SQLiteItemStore: ItemStore {
       throw KeychainStoreError(
         status: Self.status(for: error).code, message: "Cannot record the store key check in \(files.databasePath).")
     }
+  }
+
+  deinit {
+    // The writer's WAL hook points at the checkpointer: remove it while both are alive.
+    pool.writeWithoutTransaction { db in checkpointer.unwatch(db) }
   }
 
   // MARK: Lock state
@@ -805,7 +815,6 @@ final class SQLiteItemStore: ItemStore {
         return value!
       }
     }
-    checkpointer.noteCommit()
     return result
   }
 
@@ -825,21 +834,44 @@ final class SQLiteItemStore: ItemStore {
   }
 }
 
-/// Moves WAL checkpoints off the callers' commits: after enough commits, a background queue runs a
-/// PASSIVE checkpoint on a connection of its own, which never blocks readers or writers.
+/// Moves WAL checkpoints off the callers' commits: when the WAL has grown by enough pages, a
+/// background queue runs a PASSIVE checkpoint on a connection of its own, which never blocks
+/// readers or writers.
+///
+/// The trigger is pages, as SQLite's own autocheckpoint's is, not commits: a commit to a large store
+/// touches more index pages, and a checkpoint that copies many megabytes into the database file
+/// ends in an fsync that holds up the next commit's own. At 100k items, checkpoints every 1000
+/// commits put 3-4 ms on the p99.9 of deletes; every ~500 pages keeps it under 1 ms.
 private final class WALCheckpointer: Sendable {
-  private static let commitsPerCheckpoint = 1000
+  private static let pagesPerCheckpoint: Int32 = 500
   private let path: String
-  private let state = Mutex<(commits: Int, running: Bool, connection: DatabaseQueue?)>((0, false, nil))
+  private let state = Mutex<(checkpointedAt: Int32, running: Bool, connection: DatabaseQueue?)>((0, false, nil))
   private let queue = DispatchQueue(label: "keychain-bridge.checkpoint", qos: .utility)
 
   init(path: String) { self.path = path }
 
-  func noteCommit() {
+  /// Installs the WAL hook on a writing connection; `unwatch` must run before the checkpointer is
+  /// released (the hook holds no reference).
+  func watch(_ db: Database) {
+    sqlite3_wal_hook(
+      db.sqliteConnection,
+      { context, _, _, pages in
+        Unmanaged<WALCheckpointer>.fromOpaque(context!).takeUnretainedValue().walHolds(pages: pages)
+        return SQLITE_OK
+      }, Unmanaged.passUnretained(self).toOpaque())
+  }
+
+  func unwatch(_ db: Database) {
+    sqlite3_wal_hook(db.sqliteConnection, nil, nil)
+  }
+
+  /// Called inside every commit with the number of pages in the WAL.
+  private func walHolds(pages: Int32) {
     let start = state.withLock { state -> Bool in
-      state.commits += 1
-      guard state.commits >= Self.commitsPerCheckpoint, !state.running else { return false }
-      state.commits = 0
+      // A new WAL (restarted after a complete checkpoint) starts counting again.
+      if pages < state.checkpointedAt { state.checkpointedAt = 0 }
+      guard pages - state.checkpointedAt >= Self.pagesPerCheckpoint, !state.running else { return false }
+      state.checkpointedAt = pages
       state.running = true
       return true
     }
