@@ -25,6 +25,29 @@ import Testing
     }
   }
 
+  @Test func backgroundCheckpointsMoveCommittedPagesIntoTheDatabaseFile() async throws {
+    // Callers' commits never checkpoint (wal_autocheckpoint is off); the WAL hook starts one in the
+    // background every 500 WAL pages. Without it every page would stay in the WAL.
+    let temporary = try TemporaryStore()
+    let database = temporary.directory.appendingPathComponent("keychain.db").path
+    func size(_ path: String) throws -> Int {
+      try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0
+    }
+    let before = try size(database)
+    temporary.run {
+      for index in 0..<400 {
+        _ = add(genp("account-\(index)", [kSecValueData as String: Data(repeating: 7, count: 2000)]))
+      }
+    }
+    var after = try size(database)
+    for _ in 0..<100 where after <= before {
+      try await Task.sleep(for: .milliseconds(50))
+      after = try size(database)
+    }
+    #expect(after > before + 400 * 2000 / 2, "database file \(before) -> \(after) bytes")
+    temporary.run { #expect(count(genp([:]).filter { $0.key != kSecAttrAccount as String }) == 400) }
+  }
+
   @Test func aDirectoryOthersCanReadIsRefused() throws {
     let directory = newDirectory()
     defer { try? FileManager.default.removeItem(at: directory) }
