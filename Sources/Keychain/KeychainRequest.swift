@@ -30,29 +30,40 @@ public protocol KeychainItem: Sendable, Hashable {
 
 /// The attributes of one search result, read with their Swift types.
 public struct ItemAttributes: @unchecked Sendable {
-  // The values are immutable Foundation objects; the @unchecked is for their type.
-  private let values: [String: AnyObject]
+  // The values are immutable Foundation objects or Swift values; the @unchecked is for their type.
+  private let values: [String: Any]
 
-  /// Copies the result into a Swift dictionary once: Foundation's NSDictionary on Linux compares keys
-  /// through NSString bridging on every lookup, which made reading a typed item's 33 fields slow.
+  /// Copies a single result into a Swift dictionary once: Foundation's NSDictionary on Linux compares
+  /// keys through NSString bridging on every lookup, which made reading a typed item's 33 fields slow.
   init(_ dictionary: NSDictionary) {
-    var values: [String: AnyObject] = [:]
+    var values: [String: Any] = [:]
     values.reserveCapacity(dictionary.count)
-    for (key, value) in dictionary.stringKeyedEntries() { values[key] = value as AnyObject }
+    for (key, value) in dictionary.stringKeyedEntries() { values[key] = value }
+    self.values = values
+  }
+
+  /// Reads an element of a result array, which swift-corelibs-foundation hands out already bridged
+  /// to a Swift dictionary (its values as String, Data, Date, Bool or NSNumber).
+  init(_ dictionary: [AnyHashable: Any]) {
+    var values: [String: Any] = [:]
+    values.reserveCapacity(dictionary.count)
+    for (key, value) in dictionary {
+      if let key = key.base as? String { values[key] = value }
+    }
     self.values = values
   }
 
   /// The value for a key constant; a constant's `description` is its stored String, so no bridging.
-  private func object(_ key: CFString) -> AnyObject? { values[key.description] }
+  private func value(_ key: CFString) -> Any? { values[key.description] }
 
-  // Results hold Foundation objects: matching their classes and bridging statically avoids the
-  // general dynamic cast, which was most of the cost of reading a typed item (33 fields).
+  // Each accessor tries the type the attribute is normally stored with first: a failed cast
+  // between bridged types costs a temporary Foundation object.
 
   /// A text attribute; one stored as UTF-8 data reads as text too (the keychain keeps the caller's type).
   public func string(_ key: CFString) -> String? {
-    switch object(key) {
-    case let value as NSString: value as String
-    case let value as NSData: String(data: value as Data, encoding: .utf8)
+    switch value(key) {
+    case let value as String: value
+    case let value as Data: String(data: value, encoding: .utf8)
     case let value as NSNumber: value.stringValue
     default: nil
     }
@@ -60,9 +71,9 @@ public struct ItemAttributes: @unchecked Sendable {
 
   /// A number attribute.
   public func integer(_ key: CFString) -> Int? {
-    switch object(key) {
+    switch value(key) {
     case let value as NSNumber: value.intValue
-    case let value as NSString: Int(value as String)
+    case let value as String: Int(value)
     default: nil
     }
   }
@@ -71,24 +82,24 @@ public struct ItemAttributes: @unchecked Sendable {
   public func boolean(_ key: CFString) -> Bool? { integer(key).map { $0 != 0 } }
 
   /// A date attribute.
-  public func date(_ key: CFString) -> Date? { (object(key) as? NSDate).map { $0 as Date } }
+  public func date(_ key: CFString) -> Date? { value(key) as? Date }
 
   /// A data attribute; text reads as its UTF-8 bytes.
   public func data(_ key: CFString) -> Data? {
-    switch object(key) {
-    case let value as NSData: value as Data
-    case let value as NSString: Data((value as String).utf8)
+    switch value(key) {
+    case let value as Data: value
+    case let value as String: Data(value.utf8)
     default: nil
     }
   }
 
   /// An access control attribute.
   public func accessControl(_ key: CFString) -> SecAccessControl? {
-    object(key) as? SecAccessControl
+    value(key) as? SecAccessControl
   }
 
   /// The raw constant value of an attribute whose values are constants.
-  public func constant(_ key: CFString) -> String? { (object(key) as? NSString).map { $0 as String } }
+  public func constant(_ key: CFString) -> String? { value(key) as? String }
 }
 
 /// Which SecItem function a call goes to.
@@ -321,8 +332,18 @@ extension KeychainRequest {
     let matchLimit: KeychainValue = limit.map { .integer($0) } ?? .string(kSecMatchLimitAll as String)
     return copyMatching(search(returning, limit: matchLimit)).flatMap { result in
       guard let result else { return .success([]) }
-      guard let array = result as? [NSDictionary] else { return .failure(KeychainError(status: errSecDecode)) }
-      return .success(array.map { Item(result: ItemAttributes($0)) })
+      guard let array = result as? NSArray else { return .failure(KeychainError(status: errSecDecode)) }
+      var items: [Item] = []
+      items.reserveCapacity(array.count)
+      for index in 0..<array.count {
+        // `result as? [NSDictionary]` would bridge each element to a Swift dictionary and back.
+        switch array.object(at: index) {
+        case let dictionary as [AnyHashable: Any]: items.append(Item(result: ItemAttributes(dictionary)))
+        case let dictionary as NSDictionary: items.append(Item(result: ItemAttributes(dictionary)))
+        default: return .failure(KeychainError(status: errSecDecode))
+        }
+      }
+      return .success(items)
     }
   }
 
