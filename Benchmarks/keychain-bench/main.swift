@@ -293,6 +293,32 @@ for size in sizes {
   results.append(result)
 }
 
+// The part of a raw lookup that Foundation alone costs, whatever the store does: the caller builds
+// the query and bridges it to a CFDictionary, SecItemCopyMatching must read its entries back, and the
+// caller casts the result to Data. Measured in this run so the lookup ratio can be read against it.
+func foundationFloorMicroseconds() -> Double {
+  let result: CFTypeRef = secret as NSData
+  var samples: [Double] = []
+  for _ in 0..<rounds {
+    let count = 20_000
+    var sink = 0
+    let start = now()
+    for index in 0..<count {
+      let query: [String: Any] = [
+        kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service,
+        kSecAttrAccount as String: "acct-\(index % 1000)", kSecReturnData as String: true,
+        kSecMatchLimit as String: kSecMatchLimitOne,
+      ]
+      sink &+= (query as CFDictionary).stringKeyedEntries().count
+      if result is Data { sink &+= 1 }
+    }
+    samples.append(Double(now() - start) / 1000 / Double(count))
+    precondition(sink == count * 6)
+  }
+  return samples.sorted()[samples.count / 2]
+}
+let floorMicroseconds = foundationFloorMicroseconds()
+
 // MARK: Reporting
 
 func format(_ value: Double) -> String { value >= 100 ? String(format: "%.0f", value) : String(format: "%.2f", value) }
@@ -340,6 +366,12 @@ print(
     format: "\nlookup at %d items is %.2fx slower than at %d", results.last!.size, lookupSmall / lookupLarge,
     results.first!.size))
 print(String(format: "memory: %.0f MB resident now, %.0f MB peak", memoryFigures.current, memoryFigures.peak))
+let cLookup = results.first!.samples["C"]![.lookupData]!.percentile(0.5)
+print(
+  String(
+    format:
+      "Foundation floor of a raw lookup (query built, bridged and read back, result cast to Data; no store): %.2f µs"
+      + " = %.2fx C's whole lookup (%.2f µs)", floorMicroseconds, floorMicroseconds / cLookup, cLookup))
 
 // JSON and an SVG bar chart (ops/s per operation, per implementation, per size).
 let output = URL(fileURLWithPath: "benchmark-results", isDirectory: true)
@@ -348,6 +380,7 @@ let summary: [String: Any] = [
   "results": json, "rounds": rounds, "sizes": sizes,
   "openMilliseconds": Dictionary(uniqueKeysWithValues: results.map { ("\($0.size)", $0.openMilliseconds) }),
   "peakResidentMB": memoryFigures.peak, "lookupSlowdownLargestVersusSmallest": lookupSmall / lookupLarge,
+  "foundationFloorOfRawLookupMicroseconds": floorMicroseconds,
 ]
 try JSONSerialization.data(withJSONObject: summary, options: [.prettyPrinted, .sortedKeys])
   .write(to: output.appendingPathComponent("results.json"))
