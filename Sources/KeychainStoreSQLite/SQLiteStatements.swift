@@ -14,7 +14,6 @@ enum SQLArgument {
   case integer(Int64)
   case text(String)
   case blob(Data)
-  case null
 }
 
 /// SQLite's primary result codes as errSec codes (the mapping of keychain-semantics.md 16.1).
@@ -91,8 +90,6 @@ func forEachRow(
         // A NULL pointer would bind NULL, not an empty blob.
         sqlite3_bind_blob(statement, index, buffer.baseAddress ?? emptyBlob, Int32(buffer.count), transientDestructor)
       }
-    case .null:
-      code = sqlite3_bind_null(statement, index)
     }
     guard code == SQLITE_OK else { throw secStatus(sqliteResultCode: code) }
   }
