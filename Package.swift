@@ -18,6 +18,7 @@ let package = Package(
     .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     .package(url: "https://github.com/stencilproject/Stencil", from: "0.15.1"),
+    .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
   ],
   targets: [
     // libcrypto (AES-256-GCM, HMAC, scrypt, RAND_bytes) through Debian's libssl-dev.
@@ -39,6 +40,8 @@ let package = Package(
         .product(name: "GRDB", package: "GRDB.swift"),
         // The search path uses SQLite's C API directly (SQLiteStatements.swift).
         .product(name: "GRDBSQLite", package: "GRDB.swift"),
+        // Operational events (skipped damaged rows, checkpoint failures), never values.
+        .product(name: "Logging", package: "swift-log"),
       ]
     ),
     // secgen: headers -> libclang parse -> model -> Stencil render -> Swift.
@@ -144,7 +147,8 @@ let package = Package(
         "KeychainStoreSQLite",
         "keychain-store-helper",
         .product(name: "GRDB", package: "GRDB.swift"),
-      ]
+      ],
+      exclude: ["Fixtures"]
     ),
   ],
   swiftLanguageModes: [.v6]

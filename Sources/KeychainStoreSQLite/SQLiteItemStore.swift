@@ -20,6 +20,7 @@ final class SQLiteItemStore: ItemStore {
   private let keyFileContents: [UInt8]
   private let keys: Mutex<KeyRing>
   private let checkpointer: WALCheckpointer
+  private let integrity: IntegrityMonitor
 
   /// Digest columns the planner can search by, besides the primary key.
   private static let searchColumns = ["acct", "svce", "srvr", "labl"]
@@ -73,6 +74,8 @@ final class SQLiteItemStore: ItemStore {
     }
     keys = Mutex(ring)
     readers = ReadConnections(path: files.databasePath)
+    integrity = IntegrityMonitor(databasePath: files.databasePath)
+    if ring.metadataKey != nil { try upgradeRowFormat(ring) }
   }
 
   // MARK: Opening
@@ -134,6 +137,13 @@ final class SQLiteItemStore: ItemStore {
             CREATE INDEX item_srvr ON item (class, srvr);
             CREATE INDEX item_labl ON item (class, labl);
             """)
+      }
+      // Row format 2 binds the search digests and the secret's presence into each row's sealing.
+      // Rows written before it are sealed again by upgradeRowFormat once the keys are at hand.
+      migrator.registerMigration("v2-row-format") { db in
+        let hasItems = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM item)") ?? false
+        try db.execute(
+          sql: "INSERT INTO store_info (name, value) VALUES ('row_format', ?)", arguments: [Data([hasItems ? 1 : 2])])
       }
       try migrator.migrate(pool)
       return try pool.read { db in
@@ -199,6 +209,112 @@ final class SQLiteItemStore: ItemStore {
     pool.writeWithoutTransaction { db in checkpointer.unwatch(db) }
   }
 
+  // MARK: Row format
+
+  /// Seals rows written in row format 1 again in format 2, in one transaction.
+  ///
+  /// A format-1 row bound only its identity columns; its search digests are accepted only when they
+  /// are what its authenticated attributes give, so an upgrade never launders a column altered on
+  /// disk. Rows that fail either check are left as they are, and count as damaged from then on.
+  private func upgradeRowFormat(_ ring: KeyRing) throws(KeychainStoreError) {
+    let formatSQL = "SELECT value FROM store_info WHERE name = 'row_format'"
+    do {
+      let current = try pool.read { db in try Data.fetchOne(db, sql: formatSQL) }
+      guard current == Data([1]) else { return }
+      try write { db throws(SecStatus) in
+        guard try self.database({ try Data.fetchOne(db, sql: formatSQL) }) == Data([1]) else { return }
+        var upgrades: [(id: Int64, identity: RowIdentity, meta: Data, secret: Data?)] = []
+        try forEachRow(of: try self.grdbStatement(db, "SELECT \(Self.rowColumns) FROM item"), arguments: []) {
+          row throws(SecStatus) in
+          if let upgrade = try? self.formatOneUpgrade(row, ring) { upgrades.append(upgrade) }
+          return true
+        }
+        for upgrade in upgrades {
+          try self.database {
+            try db.execute(
+              sql: "UPDATE item SET meta = ?, secret = ? WHERE id = ?",
+              arguments: [upgrade.meta, upgrade.secret, upgrade.id])
+          }
+        }
+        try self.database {
+          try db.execute(sql: "UPDATE store_info SET value = ? WHERE name = 'row_format'", arguments: [Data([2])])
+        }
+      }
+    } catch let status as SecStatus {
+      throw KeychainStoreError(
+        status: status.code, message: "Cannot upgrade the rows of \(files.databasePath) to the current format.")
+    } catch {
+      throw KeychainStoreError(
+        status: Self.status(for: error).code,
+        message: "Cannot upgrade the rows of \(files.databasePath) to the current format.")
+    }
+  }
+
+  /// A format-1 row opened with its old associated data and sealed again in format 2.
+  private func formatOneUpgrade(_ row: StatementRow, _ ring: KeyRing) throws(SecStatus) -> (
+    id: Int64, identity: RowIdentity, meta: Data, secret: Data?
+  ) {
+    guard let itemClass = ItemClass(rawValue: try row.text(1)) else { throw .decode }
+    let sealedSecret = try row.optionalBytes(9)
+    var stored = RowIdentity(
+      itemClass: itemClass, persistentID: try row.blob(2), accessGroup: try row.blob(3),
+      synchronizable: try row.integer(4), protection: try row.text(5), primaryKey: try row.blob(6),
+      systemKey: try row.blob(7), searchDigests: [], hasSecret: sealedSecret != nil)
+    for column in Int32(10)..<Int32(10 + Self.searchColumns.count) {
+      stored.searchDigests.append(try row.optionalBlob(column))
+    }
+    let attributes: [String: AttributeValue]
+    let accessControl: SecAccessControl?
+    var data: Data?
+    do {
+      let plaintext = try OpenSSLCrypto.open(
+        try row.bytes(8), key: ring.metadataKey!, associatedData: stored.formatOneAssociatedData(.metadata))
+      (attributes, accessControl) = try ItemCodec.decode(plaintext)
+      if let sealedSecret {
+        data = Data(
+          try OpenSSLCrypto.open(
+            sealedSecret, key: try ring.classKey(for: stored.protection),
+            associatedData: stored.formatOneAssociatedData(.secret)))
+      }
+    } catch {
+      throw .decode
+    }
+    guard stored.searchDigests == searchDigests(ring, itemClass, attributes) else { throw .decode }
+    let sealed = try seal(ring, stored, attributes: attributes, accessControl: accessControl, data: data)
+    return (try row.integer(0), stored, sealed.meta, sealed.secret)
+  }
+
+  // MARK: Integrity
+
+  /// Authenticates every row of the store: its columns, metadata and, where its class key is in
+  /// memory, its secret.
+  func checkIntegrity() throws(SecStatus) -> KeychainIntegrityReport {
+    let ring = try keyRing()
+    var checked = 0
+    var damaged = 0
+    try readers.withStatement("SELECT \(Self.rowColumns) FROM item ORDER BY id") { statement throws(SecStatus) in
+      try forEachRow(of: statement, arguments: []) { row throws(SecStatus) in
+        checked += 1
+        do throws(SecStatus) {
+          let record = try decodeRow(row, fetch: ItemFetch(attributes: true, data: false), ring)
+          if let sealedSecret = record.sealedSecret, let key = try? ring.classKey(for: record.identity.protection) {
+            do {
+              _ = try OpenSSLCrypto.open(
+                sealedSecret, key: key, associatedData: record.identity.associatedData(.secret))
+            } catch {
+              throw .decode
+            }
+          }
+        } catch .decode {
+          damaged += 1
+        }
+        return true
+      }
+    }
+    return KeychainIntegrityReport(
+      checkedItems: checked, damagedItems: damaged, skippedSinceOpen: integrity.skippedRows)
+  }
+
   // MARK: Lock state
 
   var isLocked: Bool { keys.withLock { $0.locked } }
@@ -222,6 +338,11 @@ final class SQLiteItemStore: ItemStore {
       throw SecStatus(error.status)
     } catch {
       throw .notAvailable
+    }
+    do {
+      try upgradeRowFormat(ring)
+    } catch {
+      throw SecStatus(error.status)
     }
     keys.withLock { $0 = ring }
   }
@@ -249,7 +370,7 @@ final class SQLiteItemStore: ItemStore {
 
   func find(_ filter: ItemFilter, limit: Int?, fetch: ItemFetch) throws(SecStatus) -> [StoredItem] {
     let ring = try keyRing()
-    let plan = plan(filter, limit: limit, ring)
+    let plan = plan(filter, ring)
     // One SELECT, which SQLite runs as one implicit read transaction on a WAL snapshot.
     return try readers.withStatement(plan.sql) { statement throws(SecStatus) in
       try self.select(statement, plan, filter, limit: limit, fetch: fetch, ring).map(\.item)
@@ -296,51 +417,12 @@ final class SQLiteItemStore: ItemStore {
 
   // MARK: Rows
 
-  /// A row as read, with what the fetch asked for decrypted.
+  /// A row as read and authenticated, with what the fetch asked for decrypted.
   private struct RowRecord {
     var id: Int64
     var item: StoredItem
-    var protection: String
+    var identity: RowIdentity
     var sealedSecret: [UInt8]?
-  }
-
-  /// The values that identify a row and bind its ciphertexts to it.
-  private struct RowIdentity: Equatable {
-    var itemClass: ItemClass
-    var persistentID: Data
-    var accessGroup: Data
-    var synchronizable: Int64
-    var protection: String
-    var primaryKey: Data
-    var systemKey: Data
-
-    enum Purpose {
-      case metadata, secret
-
-      var label: [UInt8] {
-        switch self {
-        case .metadata: Self.metadataLabel
-        case .secret: Self.secretLabel
-        }
-      }
-      private static let metadataLabel = Array("keychain-bridge/meta/v1".utf8)
-      private static let secretLabel = Array("keychain-bridge/secret/v1".utf8)
-    }
-
-    func associatedData(_ purpose: Purpose) -> [UInt8] {
-      var bytes: [UInt8] = []
-      bytes.reserveCapacity(
-        32 + persistentID.count + accessGroup.count + primaryKey.count + systemKey.count + protection.utf8.count)
-      bytes += purpose.label
-      bytes += itemClass.rawValue.utf8
-      bytes += persistentID
-      bytes += accessGroup
-      bytes += primaryKey
-      bytes += systemKey
-      bytes.append(UInt8(truncatingIfNeeded: synchronizable))
-      bytes += protection.utf8
-      return bytes
-    }
   }
 
   private func digest(_ ring: KeyRing, _ parts: [UInt8]) -> Data {
@@ -416,8 +498,10 @@ final class SQLiteItemStore: ItemStore {
     return digest(ring, parts)
   }
 
+  /// The plain columns of an item with these attributes.
   private func identity(
-    _ ring: KeyRing, _ itemClass: ItemClass, _ attributes: [String: AttributeValue], persistentID: Data
+    _ ring: KeyRing, _ itemClass: ItemClass, _ attributes: [String: AttributeValue], persistentID: Data,
+    hasSecret: Bool
   ) throws(SecStatus) -> RowIdentity {
     guard case .string(let group)? = attributes["agrp"], case .integer(let sync)? = attributes["sync"],
       case .string(let protection)? = attributes["pdmn"]
@@ -426,7 +510,8 @@ final class SQLiteItemStore: ItemStore {
       itemClass: itemClass, persistentID: persistentID, accessGroup: groupDigest(ring, group),
       synchronizable: sync, protection: protection,
       primaryKey: primaryKeyDigest(ring, itemClass, attributes, group: group, synchronizable: sync),
-      systemKey: systemKeyDigest(ring, itemClass, attributes))
+      systemKey: systemKeyDigest(ring, itemClass, attributes),
+      searchDigests: searchDigests(ring, itemClass, attributes), hasSecret: hasSecret)
   }
 
   /// The SHA-1 fingerprint Apple keeps in `sha1`: here over the item's primary key and data-free
@@ -474,13 +559,14 @@ final class SQLiteItemStore: ItemStore {
     attributes["sha1"] = .data(fingerprint(attributes))
     let persistentID: Data
     do { persistentID = Data(try OpenSSLCrypto.randomBytes(16)) } catch { throw SecStatus(errSecAllocate) }
-    let identity = try identity(ring, item.itemClass, attributes, persistentID: persistentID)
+    let identity = try identity(
+      ring, item.itemClass, attributes, persistentID: persistentID, hasSecret: item.data != nil)
     let sealed = try seal(ring, identity, attributes: attributes, accessControl: item.accessControl, data: item.data)
     let arguments: [(any DatabaseValueConvertible)?] =
       [
         item.itemClass.rawValue, persistentID, identity.accessGroup, identity.synchronizable, identity.protection,
         identity.primaryKey, identity.systemKey,
-      ] + searchDigests(ring, item.itemClass, attributes) + [sealed.meta, sealed.secret]
+      ] + identity.searchDigests + [sealed.meta, sealed.secret]
     let sql = """
       INSERT INTO item (class, persistref, agrp, sync, pdmn, pk, spi, acct, svce, srvr, labl, meta, secret)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -526,20 +612,33 @@ final class SQLiteItemStore: ItemStore {
     meta = ?, secret = ? WHERE id = ?
     """
 
-  private static let rowColumns = "id, class, persistref, agrp, sync, pdmn, pk, spi, meta, secret"
+  private static let rowColumns =
+    "id, class, persistref, agrp, sync, pdmn, pk, spi, meta, secret, acct, svce, srvr, labl"
 
-  /// Reads one row's columns (in `rowColumns` order) and opens what `fetch` asks for.
+  /// Reads one row's columns (in `rowColumns` order), proves them authentic and opens what `fetch`
+  /// asks for; errSecDecode when any column or ciphertext is not what the row was sealed with.
+  ///
+  /// Every row is authenticated, whatever the fetch: opening the secret proves every plain column
+  /// (they are its associated data), and otherwise the metadata is opened, which also proves whether
+  /// the row has a secret. A search, a count or a delete therefore never acts on a row whose
+  /// columns were altered.
   private func decodeRow(_ row: StatementRow, fetch: ItemFetch, _ ring: KeyRing) throws(SecStatus) -> RowRecord {
     let id = try row.integer(0)
     guard let itemClass = ItemClass(rawValue: try row.text(1)) else { throw .decode }
+    let sealedSecret = try row.optionalBytes(9)
+    var searchDigests: [Data?] = []
+    searchDigests.reserveCapacity(Self.searchColumns.count)
+    for column in Int32(10)..<Int32(10 + Self.searchColumns.count) {
+      searchDigests.append(try row.optionalBlob(column))
+    }
     let identity = RowIdentity(
       itemClass: itemClass, persistentID: try row.blob(2), accessGroup: try row.blob(3),
       synchronizable: try row.integer(4), protection: try row.text(5), primaryKey: try row.blob(6),
-      systemKey: try row.blob(7))
-    let sealedSecret = try row.optionalBytes(9)
+      systemKey: try row.blob(7), searchDigests: searchDigests, hasSecret: sealedSecret != nil)
     var item = StoredItem(
       itemClass: itemClass, persistentID: identity.persistentID, attributes: [:], accessControl: nil, data: nil)
-    if fetch.attributes {
+    let opensSecret = fetch.data && sealedSecret != nil
+    if fetch.attributes || !opensSecret {
       let plaintext: [UInt8]
       do {
         plaintext = try OpenSSLCrypto.open(
@@ -547,10 +646,12 @@ final class SQLiteItemStore: ItemStore {
       } catch {
         throw .decode
       }
-      (item.attributes, item.accessControl) = try ItemCodec.decode(plaintext)
-      guard item.attributes["pdmn"] == .string(identity.protection) else { throw .decode }
+      if fetch.attributes {
+        (item.attributes, item.accessControl) = try ItemCodec.decode(plaintext)
+        guard item.attributes["pdmn"] == .string(identity.protection) else { throw .decode }
+      }
     }
-    if fetch.data, let sealedSecret {
+    if opensSecret, let sealedSecret {
       let key = try ring.classKey(for: identity.protection)
       do {
         item.data = Data(
@@ -559,17 +660,44 @@ final class SQLiteItemStore: ItemStore {
         throw .decode
       }
     }
-    return RowRecord(id: id, item: item, protection: identity.protection, sealedSecret: sealedSecret)
+    return RowRecord(id: id, item: item, identity: identity, sealedSecret: sealedSecret)
   }
 
   /// A search as SQL: what the database compares, and what is left to check on decrypted metadata.
   private struct SearchPlan {
     var sql: String
     var arguments: [SQLArgument]
+    /// The column values SQLite compared, checked again on every authenticated row.
+    var expected: ExpectedColumns
     var remaining: [String: AttributeValue]
     var needsPostFilter: Bool
-    /// The SQL leaves the order (and so the limit) to `select`, which sorts by id itself.
+    /// The SQL leaves the order to `select`, which sorts by id itself.
     var sortsInMemory: Bool
+  }
+
+  /// The column values a search selected rows by. SQLite answers from its indexes, which are not
+  /// authenticated (a flipped bit in an index entry can point at another row), so each row is
+  /// checked against these once its own columns are proven authentic.
+  private struct ExpectedColumns {
+    var itemClass: ItemClass
+    var persistentID: Data?
+    var accessGroups: Set<Data>?
+    var synchronizable: Int64?
+    var primaryKeys: Set<Data>?
+    /// Per search column, the digest compared, or nil when the column was not compared.
+    var searchDigests: [Data?]
+
+    func admit(_ identity: RowIdentity) -> Bool {
+      guard identity.itemClass == itemClass else { return false }
+      if let persistentID, identity.persistentID != persistentID { return false }
+      if let accessGroups, !accessGroups.contains(identity.accessGroup) { return false }
+      if let synchronizable, identity.synchronizable != synchronizable { return false }
+      if let primaryKeys, !primaryKeys.contains(identity.primaryKey) { return false }
+      for (wanted, stored) in zip(searchDigests, identity.searchDigests) {
+        if let wanted, stored != wanted { return false }
+      }
+      return true
+    }
   }
 
   /// What a search's SQL depends on. Searches of one shape share one SQL text, built once and
@@ -600,8 +728,9 @@ final class SQLiteItemStore: ItemStore {
       }
       // The primary-key index orders its few matches by spi, so ORDER BY id would cost SQLite a
       // temporary B-tree per search; select() sorts them instead. The other indexes end in the
-      // rowid, so SQLite returns their rows in id order without sorting. A negative LIMIT is none.
-      return primaryKeyCount > 0 ? sql : sql + " ORDER BY id LIMIT ?"
+      // rowid, so SQLite returns their rows in id order without sorting. There is no LIMIT:
+      // select() stops stepping once it has enough rows that passed authentication.
+      return primaryKeyCount > 0 ? sql : sql + " ORDER BY id"
     }
 
     private static func marks(_ count: Int) -> String {
@@ -613,14 +742,17 @@ final class SQLiteItemStore: ItemStore {
 
   /// Plans a search: the primary-key index when the query names the whole key, else the digest
   /// columns it names; constraints no column covers are checked on the decrypted metadata.
-  private func plan(_ filter: ItemFilter, limit: Int?, _ ring: KeyRing) -> SearchPlan {
+  private func plan(_ filter: ItemFilter, _ ring: KeyRing) -> SearchPlan {
     var shape = PlanShape()
     var arguments: [SQLArgument] = [.text(filter.itemClass.rawValue)]
+    var expected = ExpectedColumns(
+      itemClass: filter.itemClass, searchDigests: Array(repeating: nil, count: Self.searchColumns.count))
     var covered: Set<String> = []
     switch filter.reference {
     case .uuid(_, let uuid)?:
       shape.reference = .uuid
       arguments.append(.blob(uuid))
+      expected.persistentID = uuid
     case .rowID(_, let rowID)?:
       shape.reference = .rowID
       arguments.append(.integer(rowID))
@@ -629,30 +761,38 @@ final class SQLiteItemStore: ItemStore {
     }
     if let groups = filter.accessGroups {
       shape.groupCount = groups.count
-      for group in groups { arguments.append(.blob(groupDigest(ring, group))) }
+      let digests = groups.map { groupDigest(ring, $0) }
+      for digest in digests { arguments.append(.blob(digest)) }
+      expected.accessGroups = Set(digests)
     }
     if let sync = filter.synchronizable {
       shape.comparesSynchronizable = true
       arguments.append(.integer(sync))
+      expected.synchronizable = sync
     }
     let primaryKey = Self.primaryKeyFields[filter.itemClass] ?? []
     if let groups = filter.accessGroups, filter.reference == nil,
       primaryKey.allSatisfy({ filter.attributes[$0.key] != nil })
     {
       let syncValues: [Int64] = filter.synchronizable.map { [$0] } ?? [0, 1]
+      var digests: Set<Data> = []
       for group in groups {
         for sync in syncValues {
-          arguments.append(
-            .blob(primaryKeyDigest(ring, filter.itemClass, filter.attributes, group: group, synchronizable: sync)))
+          let digest = primaryKeyDigest(ring, filter.itemClass, filter.attributes, group: group, synchronizable: sync)
+          arguments.append(.blob(digest))
+          digests.insert(digest)
         }
       }
+      expected.primaryKeys = digests
       shape.primaryKeyCount = groups.count * syncValues.count
       for field in primaryKey { covered.insert(field.key) }
     } else {
-      shape.searchColumns = Self.searchColumns.map { key in
+      shape.searchColumns = Self.searchColumns.enumerated().map { index, key in
         guard let value = filter.attributes[key], let definition = ItemSchema.attribute(key, of: filter.itemClass)
         else { return false }
-        arguments.append(.blob(attributeDigest(ring, key, value, kind: definition.kind)))
+        let digest = attributeDigest(ring, key, value, kind: definition.kind)
+        arguments.append(.blob(digest))
+        expected.searchDigests[index] = digest
         covered.insert(key)
         return true
       }
@@ -660,8 +800,6 @@ final class SQLiteItemStore: ItemStore {
     // agrp and sync are columns; the plan already compared them exactly.
     let remaining = filter.attributes.filter { !covered.contains($0.key) && $0.key != "agrp" && $0.key != "sync" }
     let needsPostFilter = !remaining.isEmpty || filter.hostOrSubdomain != nil
-    let sortsInMemory = shape.primaryKeyCount > 0
-    if !sortsInMemory { arguments.append(.integer(needsPostFilter ? -1 : Int64(limit ?? -1))) }
     let sql = planSQL.withLock { cache in
       if let cached = cache[shape] { return cached }
       let sql = shape.sql
@@ -669,8 +807,8 @@ final class SQLiteItemStore: ItemStore {
       return sql
     }
     return SearchPlan(
-      sql: sql, arguments: arguments, remaining: remaining, needsPostFilter: needsPostFilter,
-      sortsInMemory: sortsInMemory)
+      sql: sql, arguments: arguments, expected: expected, remaining: remaining, needsPostFilter: needsPostFilter,
+      sortsInMemory: shape.primaryKeyCount > 0)
   }
 
   /// A statement GRDB prepared and cached on a write connection, driven through SQLite's C API by
@@ -684,25 +822,47 @@ final class SQLiteItemStore: ItemStore {
   private func select(_ db: Database, _ filter: ItemFilter, limit: Int?, fetch: ItemFetch, _ ring: KeyRing)
     throws(SecStatus) -> [RowRecord]
   {
-    let plan = plan(filter, limit: limit, ring)
+    let plan = plan(filter, ring)
     return try select(try grdbStatement(db, plan.sql), plan, filter, limit: limit, fetch: fetch, ring)
   }
 
-  /// Runs a search plan over the rows, decrypting what `fetch` and the remaining constraints need.
+  /// Runs a search plan over the rows, authenticating each and decrypting what `fetch` and the
+  /// remaining constraints need.
+  ///
+  /// A row that fails authentication is skipped and reported, as Apple skips corrupt rows (rule
+  /// 3.8), so one damaged row does not deny access to every other item. When the search found only
+  /// damaged rows it answers errSecDecode: the item it targets exists but cannot be trusted.
   private func select(
     _ statement: OpaquePointer, _ plan: SearchPlan, _ filter: ItemFilter, limit: Int?, fetch: ItemFetch,
     _ ring: KeyRing
   ) throws(SecStatus) -> [RowRecord] {
     let rowFetch = ItemFetch(attributes: fetch.attributes || plan.needsPostFilter, data: fetch.data)
     var records: [RowRecord] = []
+    var damaged = 0
     try forEachRow(of: statement, arguments: plan.arguments) { row throws(SecStatus) in
-      let record = try decodeRow(row, fetch: rowFetch, ring)
+      let record: RowRecord
+      do throws(SecStatus) {
+        record = try decodeRow(row, fetch: rowFetch, ring)
+      } catch .decode {
+        damaged += 1
+        return true
+      }
+      // An authentic row that does not carry the values SQLite selected it by was reached through a
+      // damaged index entry.
+      guard plan.expected.admit(record.identity) else {
+        damaged += 1
+        return true
+      }
       if plan.needsPostFilter && !matches(record.item, plan.remaining, hostOrSubdomain: filter.hostOrSubdomain) {
         return true
       }
       records.append(record)
       if let limit, !plan.sortsInMemory { return records.count < limit }
       return true
+    }
+    if damaged > 0 {
+      integrity.report(damagedRows: damaged, itemClass: filter.itemClass)
+      if records.isEmpty { throw .decode }
     }
     if plan.sortsInMemory {
       records.sort { $0.id < $1.id }
@@ -714,7 +874,7 @@ final class SQLiteItemStore: ItemStore {
   /// SQLite's query plan for a search, for tests that prove the indexes are used.
   func queryPlan(for filter: ItemFilter) throws(SecStatus) -> [String] {
     let ring = try keyRing()
-    let plan = plan(filter, limit: nil, ring)
+    let plan = plan(filter, ring)
     var details: [String] = []
     try readers.withStatement("EXPLAIN QUERY PLAN " + plan.sql) { statement throws(SecStatus) in
       try forEachRow(of: statement, arguments: plan.arguments) { row throws(SecStatus) in
@@ -750,6 +910,8 @@ final class SQLiteItemStore: ItemStore {
     let records = try select(db, filter, limit: nil, fetch: ItemFetch(attributes: true, data: false), ring)
     guard !records.isEmpty else { throw .itemNotFound }
     let now = Date()
+    var updated = 0
+    var damaged = 0
     for record in records {
       var attributes = record.item.attributes.merging(change.attributes) { _, new in new }
       var accessControl = record.item.accessControl
@@ -771,23 +933,25 @@ final class SQLiteItemStore: ItemStore {
       // makes WhenUnlocked items unchangeable while locked.
       var data = change.data
       if data == nil, let sealedSecret = record.sealedSecret {
-        let oldIdentity = try identity(
-          ring, record.item.itemClass, record.item.attributes, persistentID: record.item.persistentID)
-        let key = try ring.classKey(for: record.protection)
+        let key = try ring.classKey(for: record.identity.protection)
         do {
           data = Data(
-            try OpenSSLCrypto.open(sealedSecret, key: key, associatedData: oldIdentity.associatedData(.secret)))
+            try OpenSSLCrypto.open(sealedSecret, key: key, associatedData: record.identity.associatedData(.secret)))
         } catch {
-          throw .decode
+          // Its metadata is sound but its secret is not: the row is left as it is, like any
+          // damaged row a search meets.
+          damaged += 1
+          continue
         }
       } else {
-        _ = try ring.classKey(for: record.protection)
+        _ = try ring.classKey(for: record.identity.protection)
       }
-      let identity = try identity(ring, record.item.itemClass, attributes, persistentID: record.item.persistentID)
+      let identity = try identity(
+        ring, record.item.itemClass, attributes, persistentID: record.item.persistentID, hasSecret: data != nil)
       let sealed = try seal(ring, identity, attributes: attributes, accessControl: accessControl, data: data)
       let arguments: [(any DatabaseValueConvertible)?] =
         [identity.accessGroup, identity.synchronizable, identity.protection, identity.primaryKey, identity.systemKey]
-        + searchDigests(ring, record.item.itemClass, attributes) + [sealed.meta, sealed.secret, record.id]
+        + identity.searchDigests + [sealed.meta, sealed.secret, record.id]
       do {
         try db.cachedStatement(sql: Self.updateSQL).execute(arguments: StatementArguments(arguments))
       } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
@@ -797,8 +961,13 @@ final class SQLiteItemStore: ItemStore {
       } catch {
         throw Self.status(for: error)
       }
+      updated += 1
     }
-    return records.count
+    if damaged > 0 {
+      integrity.report(damagedRows: damaged, itemClass: filter.itemClass)
+      if updated == 0 { throw .decode }
+    }
+    return updated
   }
 
   // MARK: Transactions and errors

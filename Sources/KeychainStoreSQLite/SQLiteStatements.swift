@@ -62,6 +62,10 @@ struct StatementRow {
     return Data(bytes: start, count: Int(sqlite3_column_bytes(statement, column)))
   }
 
+  func optionalBlob(_ column: Int32) throws(SecStatus) -> Data? {
+    sqlite3_column_type(statement, column) == SQLITE_NULL ? nil : try blob(column)
+  }
+
   func optionalBytes(_ column: Int32) throws(SecStatus) -> [UInt8]? {
     sqlite3_column_type(statement, column) == SQLITE_NULL ? nil : try bytes(column)
   }

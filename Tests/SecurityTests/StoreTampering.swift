@@ -17,7 +17,10 @@ enum StoreTampering {
     let queue = try open(directory)
     try queue.write { db in
       let id = try Int64.fetchAll(db, sql: "SELECT id FROM item ORDER BY id")[index]
-      var bytes = [UInt8](try Data.fetchOne(db, sql: "SELECT \(column) FROM item WHERE id = ?", arguments: [id])!)
+      guard let value = try Data.fetchOne(db, sql: "SELECT \(column) FROM item WHERE id = ?", arguments: [id]),
+        !value.isEmpty
+      else { return }
+      var bytes = [UInt8](value)
       let position = offset ?? bytes.count / 2
       bytes[position] ^= 0x01
       try db.execute(sql: "UPDATE item SET \(column) = ? WHERE id = ?", arguments: [Data(bytes), id])
@@ -38,6 +41,46 @@ enum StoreTampering {
       try db.execute(
         sql: "UPDATE item SET meta = ?, secret = ? WHERE id = ?",
         arguments: [rows[0]["meta"] as Data?, rows[0]["secret"] as Data?, ids[second]])
+    }
+  }
+
+  /// Exchanges the values of `column` between the `first`-th and `second`-th rows (by insertion).
+  static func swapColumn(_ column: String, _ first: Int, _ second: Int, directory: URL) throws {
+    try open(directory).write { db in
+      let ids = try Int64.fetchAll(db, sql: "SELECT id FROM item ORDER BY id")
+      let values = try [ids[first], ids[second]].map { id in
+        try Row.fetchOne(db, sql: "SELECT \(column) AS value FROM item WHERE id = ?", arguments: [id])!["value"]
+          as DatabaseValue
+      }
+      // Through a free value first, so that UNIQUE columns can be exchanged.
+      try db.execute(sql: "UPDATE item SET \(column) = randomblob(16) WHERE id = ?", arguments: [ids[first]])
+      try db.execute(sql: "UPDATE item SET \(column) = ? WHERE id = ?", arguments: [values[0], ids[second]])
+      try db.execute(sql: "UPDATE item SET \(column) = ? WHERE id = ?", arguments: [values[1], ids[first]])
+    }
+  }
+
+  /// Copies the value of `column` from the `source`-th row onto the `target`-th row.
+  static func copyColumn(_ column: String, from source: Int, to target: Int, directory: URL) throws {
+    try open(directory).write { db in
+      let ids = try Int64.fetchAll(db, sql: "SELECT id FROM item ORDER BY id")
+      try db.execute(
+        sql: "UPDATE item SET \(column) = (SELECT \(column) FROM item WHERE id = ?) WHERE id = ?",
+        arguments: [ids[source], ids[target]])
+    }
+  }
+
+  /// Sets `column` of the `index`-th row to NULL.
+  static func setNull(_ column: String, row index: Int, directory: URL) throws {
+    try open(directory).write { db in
+      let id = try Int64.fetchAll(db, sql: "SELECT id FROM item ORDER BY id")[index]
+      try db.execute(sql: "UPDATE item SET \(column) = NULL WHERE id = ?", arguments: [id])
+    }
+  }
+
+  /// Moves everything in the WAL into the database file and empties the WAL.
+  static func checkpoint(_ directory: URL) throws {
+    try open(directory).writeWithoutTransaction { db in
+      _ = try Row.fetchAll(db, sql: "PRAGMA wal_checkpoint(TRUNCATE)")
     }
   }
 

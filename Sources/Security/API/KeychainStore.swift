@@ -50,6 +50,23 @@ public final class KeychainStore: Sendable {
     }
   }
 
+  /// Authenticates every item in the store: its searchable columns, its attributes and, where the
+  /// lock state allows, its secret.
+  ///
+  /// Searches skip items that fail authentication (rule 3.8) instead of failing as a whole, so a
+  /// damaged item shows only here and in the count of skipped items.
+  ///
+  /// - Throws: `KeychainStoreError` when the store is sealed (a passphrase store not unlocked) or
+  ///   cannot be read.
+  public func checkIntegrity() throws(KeychainStoreError) -> KeychainIntegrityReport {
+    do {
+      return try backend.checkIntegrity()
+    } catch {
+      throw KeychainStoreError(
+        status: error.code, message: "Cannot check the items of \(directory.path) (\(error.description)).")
+    }
+  }
+
   /// The directory of the default store, from the environment (see the type's documentation).
   public static var defaultDirectory: URL {
     let environment = ProcessInfo.processInfo.environment
@@ -82,6 +99,23 @@ public final class KeychainStore: Sendable {
       state.store = opened
       return opened
     }
+  }
+}
+
+/// What `KeychainStore.checkIntegrity()` found.
+public struct KeychainIntegrityReport: Sendable, Equatable {
+  /// How many items the store holds.
+  public var checkedItems: Int
+  /// How many of them failed authentication: altered, swapped or damaged on disk.
+  public var damagedItems: Int
+  /// How many damaged rows SecItem calls on this store skipped since it was opened in this process.
+  public var skippedSinceOpen: Int
+
+  /// Creates a report from its counts.
+  package init(checkedItems: Int, damagedItems: Int, skippedSinceOpen: Int) {
+    self.checkedItems = checkedItems
+    self.damagedItems = damagedItems
+    self.skippedSinceOpen = skippedSinceOpen
   }
 }
 

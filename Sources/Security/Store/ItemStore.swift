@@ -105,4 +105,7 @@ package protocol ItemStore: AnyObject, Sendable {
 
   /// Whether the store is locked.
   var isLocked: Bool { get }
+
+  /// Authenticates every item the store holds and counts those that fail.
+  func checkIntegrity() throws(SecStatus) -> KeychainIntegrityReport
 }
