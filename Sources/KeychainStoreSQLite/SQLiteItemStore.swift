@@ -15,7 +15,10 @@ import Synchronization
 final class SQLiteItemStore: ItemStore {
   let files: StoreFiles
   let hasPassphrase: Bool
-  private let pool: DatabasePool
+  /// The writer's connection pool; nil for a read-only store.
+  private let pool: DatabasePool?
+  /// Whether the store was opened read-only (every change is errSecReadOnly).
+  let isReadOnly: Bool
   private let readers: ReadConnections
   private let keyFileContents: [UInt8]
   private let keys: Mutex<KeyRing>
@@ -31,37 +34,20 @@ final class SQLiteItemStore: ItemStore {
   /// Opens (creating if needed) the store in `directory`.
   ///
   /// A new store is protected by `passphrase` when one is given, else by a key file. An existing
-  /// passphrase store opened without its passphrase stays sealed until `unlock(passphrase:)`.
+  /// passphrase store opened without its passphrase stays sealed until `unlock(passphrase:)`. A
+  /// store this process cannot write (a read-only mount or directory) is opened read-only: searches
+  /// work, and every change is errSecReadOnly.
   init(directory: URL, passphrase: String?) throws(KeychainStoreError) {
     files = StoreFiles(directory: directory)
     try files.prepareDirectory()
-    try files.prepareDatabaseFile()
+    isReadOnly = files.isReadOnly
     checkpointer = WALCheckpointer(path: files.databasePath)
-    pool = try Self.openPool(path: files.databasePath, checkpointer: checkpointer)
-    let storedKeyCheck = try Self.migrate(pool, path: files.databasePath)
-
-    var contents = try files.readKeyFile()
-    if contents == nil {
-      guard storedKeyCheck == nil else {
-        throw KeychainStoreError(
-          status: errSecAuthFailed,
-          message:
-            "The key file \(files.keyFilePath) is missing; the items in \(files.databasePath) cannot be decrypted without it."
-        )
-      }
-      let storeKey: [UInt8]
-      do { storeKey = try OpenSSLCrypto.randomBytes(OpenSSLCrypto.keyLength) } catch {
-        throw KeychainStoreError(status: errSecAllocate, message: "The random number generator failed.")
-      }
-      let sealedKey: [UInt8]
-      do {
-        sealedKey = try KeyFile.encode(storeKey: storeKey, passphrase: passphrase)
-      } catch {
-        throw KeychainStoreError(status: error.code, message: "Cannot seal the new store key.")
-      }
-      contents = try files.createKeyFile(sealedKey)
+    let opened = try files.whileLockedForOpening { [files, isReadOnly, checkpointer] () throws(KeychainStoreError) in
+      try Self.openDatabase(files, readOnly: isReadOnly, checkpointer: checkpointer, passphrase: passphrase)
     }
-    keyFileContents = contents!
+    pool = opened.pool
+    readers = opened.readers
+    keyFileContents = opened.keyFile
     do {
       hasPassphrase = try KeyFile.needsPassphrase(keyFileContents)
     } catch {
@@ -70,12 +56,106 @@ final class SQLiteItemStore: ItemStore {
     var ring = KeyRing.sealed
     if !hasPassphrase || passphrase != nil {
       ring = try Self.unlockedRing(keyFileContents, passphrase: passphrase, files: files)
-      try Self.verify(ring, against: storedKeyCheck, in: pool, files: files)
+      try Self.verify(ring, against: opened.keyCheck, in: pool, files: files)
     }
     keys = Mutex(ring)
-    readers = ReadConnections(path: files.databasePath)
     integrity = IntegrityMonitor(databasePath: files.databasePath)
     if ring.metadataKey != nil { try upgradeRowFormat(ring) }
+  }
+
+  /// What opening a store's files gives: its connections, its key file and its key check.
+  private struct OpenedDatabase {
+    var pool: DatabasePool?
+    var readers: ReadConnections
+    var keyFile: [UInt8]
+    var keyCheck: [UInt8]?
+  }
+
+  /// Opens, and for a new store creates, the database and the key file. Runs under the directory
+  /// lock, so that concurrent first opens cannot see each other's half-made store.
+  private static func openDatabase(
+    _ files: StoreFiles, readOnly: Bool, checkpointer: WALCheckpointer, passphrase: String?
+  ) throws(KeychainStoreError) -> OpenedDatabase {
+    let pool: DatabasePool?
+    let readers: ReadConnections
+    let keyCheck: [UInt8]?
+    if readOnly {
+      guard FileManager.default.fileExists(atPath: files.databasePath) else {
+        throw KeychainStoreError(
+          status: errSecNoSuchKeychain,
+          message: "\(files.directory.path) is read-only and holds no keychain store to open.")
+      }
+      try files.checkPrivate(files.databasePath, what: "database")
+      pool = nil
+      // A cleanly closed store has no WAL; on a read-only file system SQLite could not create the
+      // shared-memory file a WAL reader needs, so such a database is opened as immutable.
+      readers = ReadConnections(path: files.databasePath, immutable: !files.hasWriteAheadLog)
+      keyCheck = try readOnlySchemaCheck(readers, path: files.databasePath)
+    } else {
+      try files.prepareDatabaseFile()
+      files.createSpaceReserve()
+      let opened = try openPool(path: files.databasePath, checkpointer: checkpointer)
+      keyCheck = try migrate(opened, path: files.databasePath)
+      pool = opened
+      readers = ReadConnections(path: files.databasePath, immutable: false)
+    }
+    if let existing = try files.readKeyFile() {
+      return OpenedDatabase(pool: pool, readers: readers, keyFile: existing, keyCheck: keyCheck)
+    }
+    guard keyCheck == nil else {
+      throw KeychainStoreError(
+        status: errSecAuthFailed,
+        message:
+          "The key file \(files.keyFilePath) is missing; the items in \(files.databasePath) cannot be decrypted without it."
+      )
+    }
+    guard !readOnly else {
+      throw KeychainStoreError(
+        status: errSecReadOnly, message: "\(files.directory.path) is read-only and has no key file yet.")
+    }
+    let storeKey: [UInt8]
+    do { storeKey = try OpenSSLCrypto.randomBytes(OpenSSLCrypto.keyLength) } catch {
+      throw KeychainStoreError(status: errSecAllocate, message: "The random number generator failed.")
+    }
+    let sealedKey: [UInt8]
+    do {
+      sealedKey = try KeyFile.encode(storeKey: storeKey, passphrase: passphrase)
+    } catch {
+      throw KeychainStoreError(status: error.code, message: "Cannot seal the new store key.")
+    }
+    let keyFile = try files.createKeyFile(sealedKey)
+    return OpenedDatabase(pool: pool, readers: readers, keyFile: keyFile, keyCheck: keyCheck)
+  }
+
+  /// Checks that a database opened read-only is a keychain store in the current row format, and
+  /// returns its key check.
+  private static func readOnlySchemaCheck(_ readers: ReadConnections, path: String) throws(KeychainStoreError)
+    -> [UInt8]?
+  {
+    let format: Data?
+    let keyCheck: Data?
+    do {
+      let tables = try readers.strings("SELECT name FROM sqlite_master WHERE type = 'table'")
+      guard tables.contains("store_info") else {
+        throw KeychainStoreError(
+          status: errSecInvalidKeychain,
+          message: "\(path) is not a keychain store; it was opened read-only and left untouched.")
+      }
+      format = try readers.storeInfo("row_format")
+      keyCheck = try readers.storeInfo("key_check")
+    } catch let error as KeychainStoreError {
+      throw error
+    } catch let status as SecStatus {
+      throw KeychainStoreError(status: status.code, message: "Cannot read \(path) (read-only): \(status).")
+    } catch {
+      throw KeychainStoreError(status: errSecNotAvailable, message: "Cannot read \(path) (read-only).")
+    }
+    guard format == Data([2]) else {
+      throw KeychainStoreError(
+        status: errSecReadOnly,
+        message: "\(path) was written by an older version and is read-only here; open it once where it can be written.")
+    }
+    return keyCheck.map { [UInt8]($0) }
   }
 
   // MARK: Opening
@@ -88,6 +168,12 @@ final class SQLiteItemStore: ItemStore {
     configuration.label = "keychain-bridge"
     configuration.prepareDatabase { db in
       try db.execute(sql: "PRAGMA synchronous = FULL")
+      // Deleted rows are overwritten with zeros rather than left in free pages. SQLite's default for
+      // this differs between builds, so it is set here.
+      try db.execute(sql: "PRAGMA secure_delete = ON")
+      // A WAL restarted after a checkpoint is cut back to this size, so one burst of writes does
+      // not keep its space for ever.
+      try db.execute(sql: "PRAGMA journal_size_limit = 4194304")
       // Checkpoints run on a background queue (WALCheckpointer), never in the caller's commit. This
       // pragma removes SQLite's own WAL hook, so the checkpointer's is installed after it.
       try db.execute(sql: "PRAGMA wal_autocheckpoint = 0")
@@ -172,7 +258,7 @@ final class SQLiteItemStore: ItemStore {
   }
 
   /// Records the key check of a new store, or refuses a key that is not the database's.
-  private static func verify(_ ring: KeyRing, against stored: [UInt8]?, in pool: DatabasePool, files: StoreFiles)
+  private static func verify(_ ring: KeyRing, against stored: [UInt8]?, in pool: DatabasePool?, files: StoreFiles)
     throws(KeychainStoreError)
   {
     guard let check = ring.keyCheck else { return }
@@ -183,6 +269,10 @@ final class SQLiteItemStore: ItemStore {
           message: "The key file \(files.keyFilePath) does not belong to the database \(files.databasePath).")
       }
       return
+    }
+    guard let pool else {
+      throw KeychainStoreError(
+        status: errSecReadOnly, message: "\(files.databasePath) is read-only and has no key check recorded yet.")
     }
     do {
       try pool.write { db in
@@ -206,7 +296,7 @@ final class SQLiteItemStore: ItemStore {
 
   deinit {
     // The writer's WAL hook points at the checkpointer: remove it while both are alive.
-    pool.writeWithoutTransaction { db in checkpointer.unwatch(db) }
+    pool?.writeWithoutTransaction { db in checkpointer.unwatch(db) }
   }
 
   // MARK: Row format
@@ -219,8 +309,7 @@ final class SQLiteItemStore: ItemStore {
   private func upgradeRowFormat(_ ring: KeyRing) throws(KeychainStoreError) {
     let formatSQL = "SELECT value FROM store_info WHERE name = 'row_format'"
     do {
-      let current = try pool.read { db in try Data.fetchOne(db, sql: formatSQL) }
-      guard current == Data([1]) else { return }
+      guard try readers.storeInfo("row_format") == Data([1]) else { return }
       try write { db throws(SecStatus) in
         guard try self.database({ try Data.fetchOne(db, sql: formatSQL) }) == Data([1]) else { return }
         var upgrades: [(id: Int64, identity: RowIdentity, meta: Data, secret: Data?)] = []
@@ -240,13 +329,9 @@ final class SQLiteItemStore: ItemStore {
           try db.execute(sql: "UPDATE store_info SET value = ? WHERE name = 'row_format'", arguments: [Data([2])])
         }
       }
-    } catch let status as SecStatus {
-      throw KeychainStoreError(
-        status: status.code, message: "Cannot upgrade the rows of \(files.databasePath) to the current format.")
     } catch {
       throw KeychainStoreError(
-        status: Self.status(for: error).code,
-        message: "Cannot upgrade the rows of \(files.databasePath) to the current format.")
+        status: error.code, message: "Cannot upgrade the rows of \(files.databasePath) to the current format.")
     }
   }
 
@@ -330,9 +415,7 @@ final class SQLiteItemStore: ItemStore {
     let ring: KeyRing
     do {
       ring = try Self.unlockedRing(keyFileContents, passphrase: passphrase, files: files)
-      let stored = try database {
-        try pool.read { db in try Data.fetchOne(db, sql: "SELECT value FROM store_info WHERE name = 'key_check'") }
-      }
+      let stored = try readers.storeInfo("key_check")
       try Self.verify(ring, against: stored.map { [UInt8]($0) }, in: pool, files: files)
     } catch let error as KeychainStoreError {
       throw SecStatus(error.status)
@@ -396,7 +479,7 @@ final class SQLiteItemStore: ItemStore {
 
   func delete(_ filter: ItemFilter) throws(SecStatus) -> Int {
     let ring = try keyRing()
-    return try write { db throws(SecStatus) in
+    return try write(freesSpace: true) { db throws(SecStatus) in
       let rows = try self.select(db, filter, limit: nil, fetch: ItemFetch(attributes: false, data: false), ring)
       guard !rows.isEmpty else { throw .itemNotFound }
       let ids = rows.map(\.id)
@@ -973,8 +1056,17 @@ final class SQLiteItemStore: ItemStore {
   // MARK: Transactions and errors
 
   /// Runs `body` in one `BEGIN IMMEDIATE` transaction; any thrown status rolls everything back.
-  private func write<T>(_ body: @escaping (Database) throws(SecStatus) -> T) throws(SecStatus) -> T {
-    let result: T = try database {
+  ///
+  /// A transaction that fails for want of space is tried once more after a truncating checkpoint:
+  /// the WAL holds every commit since the last checkpoint, and moving it into the database file
+  /// (whose freed pages are reused) gives its space back. A transaction that frees space (a delete)
+  /// may also use the space reserve for that checkpoint; adds and updates may not, so the reserve is
+  /// still there when the disk is full and only a delete can help.
+  private func write<T>(freesSpace: Bool = false, _ body: @escaping (Database) throws(SecStatus) -> T)
+    throws(SecStatus) -> T
+  {
+    guard let pool else { throw SecStatus(errSecReadOnly) }
+    func transaction() throws -> T {
       try pool.writeWithoutTransaction { db in
         var value: T?
         try db.inTransaction(.immediate) {
@@ -984,7 +1076,31 @@ final class SQLiteItemStore: ItemStore {
         return value!
       }
     }
-    return result
+    do {
+      return try transaction()
+    } catch  where Self.isOutOfSpace(error) {
+      // The reserve file gives the checkpoint room to move the WAL's last pages into the database.
+      if freesSpace { _ = files.releaseSpaceReserve() }
+      do {
+        _ = pool.writeWithoutTransaction { db in WALCheckpointer.checkpointTruncating(db) }
+        let value = try transaction()
+        files.createSpaceReserve()
+        return value
+      } catch {
+        throw Self.status(for: error)
+      }
+    } catch {
+      throw Self.status(for: error)
+    }
+  }
+
+  /// Whether SQLite failed to write for want of space (ENOSPC is SQLITE_FULL; a file-size limit
+  /// is an I/O error), as GRDB reports it or as the row code already mapped it (errSecIO).
+  private static func isOutOfSpace(_ error: any Error) -> Bool {
+    if let status = error as? SecStatus { return status == .io }
+    guard let error = error as? DatabaseError else { return false }
+    let code = error.resultCode.primaryResultCode
+    return code == .SQLITE_FULL || code == .SQLITE_IOERR
   }
 
   private func database<T>(_ body: () throws -> T) throws(SecStatus) -> T {
@@ -1000,63 +1116,5 @@ final class SQLiteItemStore: ItemStore {
     if let status = error as? SecStatus { return status }
     guard let error = error as? DatabaseError else { return .notAvailable }
     return secStatus(sqliteResultCode: error.resultCode.primaryResultCode.rawValue)
-  }
-}
-
-/// Moves WAL checkpoints off the callers' commits: when the WAL has grown by enough pages, a
-/// background queue runs a PASSIVE checkpoint on a connection of its own, which never blocks
-/// readers or writers.
-///
-/// The trigger is pages, as SQLite's own autocheckpoint's is, not commits: a commit to a large store
-/// touches more index pages, and a checkpoint that copies many megabytes into the database file
-/// ends in an fsync that holds up the next commit's own. At 100k items, checkpoints every 1000
-/// commits put 3-4 ms on the p99.9 of deletes; every ~500 pages keeps it under 1 ms.
-private final class WALCheckpointer: Sendable {
-  private static let pagesPerCheckpoint: Int32 = 500
-  private let path: String
-  private let state = Mutex<(checkpointedAt: Int32, running: Bool, connection: DatabaseQueue?)>((0, false, nil))
-  private let queue = DispatchQueue(label: "keychain-bridge.checkpoint", qos: .utility)
-
-  init(path: String) { self.path = path }
-
-  /// Installs the WAL hook on a writing connection; `unwatch` must run before the checkpointer is
-  /// released (the hook holds no reference).
-  func watch(_ db: Database) {
-    sqlite3_wal_hook(
-      db.sqliteConnection,
-      { context, _, _, pages in
-        Unmanaged<WALCheckpointer>.fromOpaque(context!).takeUnretainedValue().walHolds(pages: pages)
-        return SQLITE_OK
-      }, Unmanaged.passUnretained(self).toOpaque())
-  }
-
-  func unwatch(_ db: Database) {
-    sqlite3_wal_hook(db.sqliteConnection, nil, nil)
-  }
-
-  /// Called inside every commit with the number of pages in the WAL.
-  private func walHolds(pages: Int32) {
-    let start = state.withLock { state -> Bool in
-      // A new WAL (restarted after a complete checkpoint) starts counting again.
-      if pages < state.checkpointedAt { state.checkpointedAt = 0 }
-      guard pages - state.checkpointedAt >= Self.pagesPerCheckpoint, !state.running else { return false }
-      state.checkpointedAt = pages
-      state.running = true
-      return true
-    }
-    guard start else { return }
-    queue.async { [self] in
-      let connection = state.withLock { state -> DatabaseQueue? in
-        if state.connection == nil {
-          var configuration = Configuration()
-          configuration.busyMode = .timeout(1)
-          state.connection = try? DatabaseQueue(path: path, configuration: configuration)
-        }
-        return state.connection
-      }
-      // A failed checkpoint is harmless: the WAL keeps the data and the next one catches up.
-      try? connection?.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(PASSIVE)") }
-      state.withLock { $0.running = false }
-    }
   }
 }

@@ -124,7 +124,7 @@ private final class ReadConnection: @unchecked Sendable {
 
   init(path: String) throws(SecStatus) {
     var handle: OpaquePointer?
-    let code = sqlite3_open_v2(path, &handle, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nil)
+    let code = sqlite3_open_v2(path, &handle, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI, nil)
     guard code == SQLITE_OK, let handle else {
       sqlite3_close_v2(handle)
       throw secStatus(sqliteResultCode: code)
@@ -155,11 +155,43 @@ private final class ReadConnection: @unchecked Sendable {
 /// Read-only connections for searches. A search takes an idle connection (or opens one) and gives
 /// it back, so concurrent searches run in parallel on WAL snapshots, never behind the writer.
 final class ReadConnections: Sendable {
-  private let path: String
+  /// The database as a `file:` URI, with `immutable=1` where asked for.
+  private let uri: String
   private let idle = Mutex<[ReadConnection]>([])
   private static let idleLimit = 4
 
-  init(path: String) { self.path = path }
+  /// Connections to the database at `path`; `immutable` tells SQLite that nothing can change the
+  /// file (a read-only store), so it needs no lock or shared-memory file beside it.
+  init(path: String, immutable: Bool) {
+    var allowed = CharacterSet.urlPathAllowed
+    allowed.remove(charactersIn: "?#%")
+    let escaped = path.addingPercentEncoding(withAllowedCharacters: allowed) ?? path
+    uri = "file:\(escaped)" + (immutable ? "?immutable=1" : "")
+  }
+
+  /// The `store_info` value called `name`.
+  func storeInfo(_ name: String) throws(SecStatus) -> Data? {
+    try withStatement("SELECT value FROM store_info WHERE name = ?") { statement throws(SecStatus) in
+      var value: Data?
+      try forEachRow(of: statement, arguments: [.text(name)]) { row throws(SecStatus) in
+        value = try row.blob(0)
+        return false
+      }
+      return value
+    }
+  }
+
+  /// The first column of every row `sql` gives, as text.
+  func strings(_ sql: String) throws(SecStatus) -> [String] {
+    try withStatement(sql) { statement throws(SecStatus) in
+      var values: [String] = []
+      try forEachRow(of: statement, arguments: []) { row throws(SecStatus) in
+        values.append(try row.text(0))
+        return true
+      }
+      return values
+    }
+  }
 
   /// Runs `body` with a statement for `sql` on a connection no other thread is using.
   func withStatement<T>(_ sql: String, _ body: (OpaquePointer) throws(SecStatus) -> T) throws(SecStatus) -> T {
@@ -167,7 +199,7 @@ final class ReadConnections: Sendable {
     if let reused = idle.withLock({ $0.popLast() }) {
       connection = reused
     } else {
-      connection = try ReadConnection(path: path)
+      connection = try ReadConnection(path: uri)
     }
     defer {
       idle.withLock { connections in

@@ -17,17 +17,22 @@ struct StoreFiles {
   var keyFilePath: String { directory.appendingPathComponent("keychain.key").path }
 
   /// Creates the directory (0700) if needed and refuses one that others can read or write.
+  ///
+  /// Missing parent directories are created 0700 as well: mkdir's mode is narrowed by the umask,
+  /// never widened, so even a umask of 000 cannot make them readable by others.
   func prepareDirectory() throws(KeychainStoreError) {
     let path = directory.path
     var info = stat()
     if stat(path, &info) != 0 {
-      let parent = directory.deletingLastPathComponent().path
-      if !FileManager.default.fileExists(atPath: parent) {
-        do {
-          try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
-        } catch {
-          throw KeychainStoreError(status: errSecIO, message: "Cannot create the directory \(parent).")
-        }
+      var missing: [String] = []
+      var parent = directory.deletingLastPathComponent()
+      while parent.path != "/" && !FileManager.default.fileExists(atPath: parent.path) {
+        missing.append(parent.path)
+        parent = parent.deletingLastPathComponent()
+      }
+      for ancestor in missing.reversed() where mkdir(ancestor, 0o700) != 0 && errno != EEXIST {
+        throw KeychainStoreError(
+          status: errSecIO, message: "Cannot create the directory \(ancestor): \(String(cString: strerror(errno))).")
       }
       if mkdir(path, 0o700) != 0 && errno != EEXIST {
         throw KeychainStoreError(
@@ -49,6 +54,39 @@ struct StoreFiles {
     }
   }
 
+  /// Whether the store can only be read: its directory is on a read-only file system, or this
+  /// process may not write the directory or an existing database file.
+  var isReadOnly: Bool {
+    var fileSystem = statvfs()
+    if statvfs(directory.path, &fileSystem) == 0 && fileSystem.f_flag & UInt(ST_RDONLY) != 0 { return true }
+    if access(directory.path, W_OK) != 0 { return true }
+    return FileManager.default.fileExists(atPath: databasePath) && access(databasePath, W_OK) != 0
+  }
+
+  /// Whether the database has a write-ahead log beside it (left by a process that did not close it).
+  var hasWriteAheadLog: Bool { FileManager.default.fileExists(atPath: databasePath + "-wal") }
+
+  /// Takes an exclusive lock on the store directory until `body` returns, so that processes opening
+  /// the same store create and migrate it one at a time.
+  func whileLockedForOpening<T>(_ body: () throws(KeychainStoreError) -> T) throws(KeychainStoreError) -> T {
+    let descriptor = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    guard descriptor >= 0 else {
+      throw KeychainStoreError(
+        status: errSecIO,
+        message: "Cannot open the store directory \(directory.path): \(String(cString: strerror(errno))).")
+    }
+    defer { close(descriptor) }
+    while flock(descriptor, LOCK_EX) != 0 {
+      guard errno == EINTR else {
+        throw KeychainStoreError(
+          status: errSecIO,
+          message: "Cannot lock the store directory \(directory.path): \(String(cString: strerror(errno))).")
+      }
+    }
+    defer { flock(descriptor, LOCK_UN) }
+    return try body()
+  }
+
   /// Creates the database file empty with mode 0600, so SQLite (which gives its WAL and shared
   /// memory files the database's mode) never creates anything wider.
   func prepareDatabaseFile() throws(KeychainStoreError) {
@@ -59,6 +97,26 @@ struct StoreFiles {
     }
     close(descriptor)
     try checkPrivate(databasePath, what: "database")
+  }
+
+  /// A file of `spaceReserveBytes` kept beside the database and given up when the disk is full, so
+  /// that a delete can still run its checkpoint and commit.
+  var spaceReservePath: String { directory.appendingPathComponent("keychain.reserve").path }
+  static let spaceReserveBytes = 256 * 1024
+
+  /// Creates the space reserve (0600) if it is missing and the space can be had; a reserve that
+  /// cannot be allocated is simply not there.
+  func createSpaceReserve() {
+    let descriptor = open(spaceReservePath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+    guard descriptor >= 0 else { return }
+    let allocated = posix_fallocate(descriptor, 0, off_t(Self.spaceReserveBytes)) == 0
+    close(descriptor)
+    if !allocated { unlink(spaceReservePath) }
+  }
+
+  /// Removes the space reserve; returns whether there was one.
+  func releaseSpaceReserve() -> Bool {
+    unlink(spaceReservePath) == 0
   }
 
   /// Reads the key file, or nil when there is none yet.

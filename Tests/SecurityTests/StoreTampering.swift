@@ -77,6 +77,14 @@ enum StoreTampering {
     }
   }
 
+  /// The value of a blob column of the `index`-th row.
+  static func sealedColumn(_ column: String, row index: Int, directory: URL) throws -> Data {
+    try open(directory).read { db in
+      let id = try Int64.fetchAll(db, sql: "SELECT id FROM item ORDER BY id")[index]
+      return try Data.fetchOne(db, sql: "SELECT \(column) FROM item WHERE id = ?", arguments: [id])!
+    }
+  }
+
   /// Moves everything in the WAL into the database file and empties the WAL.
   static func checkpoint(_ directory: URL) throws {
     try open(directory).writeWithoutTransaction { db in

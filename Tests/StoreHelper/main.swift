@@ -8,8 +8,11 @@ import Synchronization
 // writing at once.
 //
 //   keychain-store-helper fill DIRECTORY MAX_FILE_BYTES
-//     adds 4 KiB items until a call fails; prints "ok N" after each acknowledged add and
-//     "failed STATUS" for the first failure.
+//     adds 4 KiB items until a call fails (under a file-size limit unless MAX_FILE_BYTES is 0);
+//     prints "ok N" after each acknowledged add and "failed STATUS" for the first failure; then
+//     deletes the first five items ("deleted STATUS" each) and adds one more ("refilled STATUS").
+//   keychain-store-helper open DIRECTORY NAME
+//     opens (creating) the store and adds one item NAME; prints "added NAME" or "failed STATUS".
 //   keychain-store-helper write DIRECTORY PREFIX
 //     adds items PREFIX-0, PREFIX-1... forever, printing "ack NAME" after each acknowledged add.
 //   keychain-store-helper mix DIRECTORY PROCESS OPERATIONS
@@ -22,19 +25,27 @@ import Synchronization
 func fill(directory: String, maxBytes: UInt64) throws -> Int32 {
   let store = try KeychainStore(directory: URL(fileURLWithPath: directory, isDirectory: true))
   // The kernel's file-size limit stands in for a full disk: writes past it fail with EFBIG.
-  signal(SIGXFSZ, SIG_IGN)
-  var limit = rlimit(rlim_cur: rlim_t(maxBytes), rlim_max: rlim_t(maxBytes))
-  setrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit)
+  if maxBytes > 0 {
+    signal(SIGXFSZ, SIG_IGN)
+    var limit = rlimit(rlim_cur: rlim_t(maxBytes), rlim_max: rlim_t(maxBytes))
+    setrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit)
+  }
+  func item(_ index: Int) -> [String: Any] {
+    [
+      kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: "item-\(index)",
+      kSecValueData as String: Data(repeating: UInt8(truncatingIfNeeded: index), count: 4096),
+    ]
+  }
   return withKeychainContext(store: store, accessGroups: ["helper"]) {
     for index in 0..<1_000_000 {
-      let attributes: [String: Any] = [
-        kSecClass as String: kSecClassGenericPassword,
-        kSecAttrAccount as String: "item-\(index)",
-        kSecValueData as String: Data(repeating: UInt8(truncatingIfNeeded: index), count: 4096),
-      ]
-      let status = SecItemAdd(attributes as CFDictionary, nil)
+      let status = SecItemAdd(item(index) as CFDictionary, nil)
       guard status == errSecSuccess else {
         FileHandle.standardOutput.write(Data("failed \(status)\n".utf8))
+        for deleted in 0..<5 {
+          let query = [kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: "item-\(deleted)"]
+          FileHandle.standardOutput.write(Data("deleted \(SecItemDelete(query as CFDictionary))\n".utf8))
+        }
+        FileHandle.standardOutput.write(Data("refilled \(SecItemAdd(item(index) as CFDictionary, nil))\n".utf8))
         return 0
       }
       // Unbuffered, so a kill after this line still leaves the acknowledgement on the pipe.
@@ -157,12 +168,34 @@ func mix(directory: String, process: Int, operations: Int) throws -> Int32 {
   return 0
 }
 
+/// Opens the store, which may not exist yet, and adds one item.
+func openAndAdd(directory: String, name: String) -> Int32 {
+  let store: KeychainStore
+  do {
+    store = try KeychainStore(directory: URL(fileURLWithPath: directory, isDirectory: true))
+  } catch {
+    FileHandle.standardOutput.write(Data("failed \(error.status) \(error.message)\n".utf8))
+    return 1
+  }
+  let status = withKeychainContext(store: store, accessGroups: ["helper"]) {
+    let attributes: [String: Any] = [
+      kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: name,
+      kSecValueData as String: Data(name.utf8),
+    ]
+    return SecItemAdd(attributes as CFDictionary, nil)
+  }
+  FileHandle.standardOutput.write(Data((status == errSecSuccess ? "added \(name)\n" : "failed \(status)\n").utf8))
+  return status == errSecSuccess ? 0 : 1
+}
+
 let arguments = CommandLine.arguments
 do {
   switch (arguments.count, arguments.count > 1 ? arguments[1] : "") {
   case (4, "fill"):
     guard let maxBytes = UInt64(arguments[3]) else { throw HelperUsage() }
     exit(try fill(directory: arguments[2], maxBytes: maxBytes))
+  case (4, "open"):
+    exit(openAndAdd(directory: arguments[2], name: arguments[3]))
   case (4, "write"):
     exit(try write(directory: arguments[2], prefix: arguments[3]))
   case (5, "mix"):
@@ -173,7 +206,9 @@ do {
   }
 } catch is HelperUsage {
   FileHandle.standardError.write(
-    Data("usage: keychain-store-helper fill DIR MAX_BYTES | write DIR PREFIX | mix DIR PROCESS OPERATIONS\n".utf8))
+    Data(
+      "usage: keychain-store-helper fill DIR MAX_BYTES | open DIR NAME | write DIR PREFIX | mix DIR PROCESS OPERATIONS\n"
+        .utf8))
   exit(2)
 } catch {
   FileHandle.standardError.write(Data("keychain-store-helper: \(error)\n".utf8))

@@ -29,6 +29,10 @@ public final class KeychainStore: Sendable {
   /// Whether the store is locked (its WhenUnlocked key material is not in memory).
   public var isLocked: Bool { backend.isLocked }
 
+  /// Whether the store was opened read-only, because its file system or directory cannot be
+  /// written by this process: searches work and every change answers errSecReadOnly.
+  public var isReadOnly: Bool { backend.isReadOnly }
+
   /// Whether the store key is protected by a passphrase (Apple's "passcode is set").
   public var hasPassphrase: Bool { backend.hasPassphrase }
 

@@ -257,6 +257,7 @@ enum SecItemCall {
       guard let converted = ValueConversion.attributeValue(value, kind: definition.kind) else { throw .param }
       change.attributes[name] = converted
     }
+    try checkItemSize(data: change.data, attributes: change.attributes)
     if let accessControl = change.accessControl, case .string(let protection)? = change.attributes["pdmn"],
       protection != accessControl.protection
     {

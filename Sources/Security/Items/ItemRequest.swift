@@ -78,6 +78,7 @@ struct ItemRequest {
       try classify(key, value)
     }
     if useKeys["u_AuthCtx"] != nil && useKeys["u_CredRef"] != nil { throw .param }
+    try checkItemSize(data: valueData, attributes: attributes)
   }
 
   private mutating func classify(_ key: String, _ value: Any) throws(SecStatus) {

@@ -106,6 +106,9 @@ package protocol ItemStore: AnyObject, Sendable {
   /// Whether the store is locked.
   var isLocked: Bool { get }
 
+  /// Whether the store was opened read-only (its files cannot be written by this process).
+  var isReadOnly: Bool { get }
+
   /// Authenticates every item the store holds and counts those that fail.
   func checkIntegrity() throws(SecStatus) -> KeychainIntegrityReport
 }
