@@ -134,7 +134,7 @@ let package = Package(
     ),
     .testTarget(
       name: "SecurityToolTests",
-      dependencies: ["SecurityTool", "Keychain", "Security"]
+      dependencies: ["SecurityTool", "Keychain", "Security", .product(name: "GRDB", package: "GRDB.swift")]
     ),
     .testTarget(
       name: "KeychainTests",

@@ -57,9 +57,21 @@ struct UnlockKeychain: ParsableCommand {
 
   @OptionGroup var store: StoreOption
   @Option(name: .customShort("p"), help: "The passphrase.") var password: String?
+  @Argument(
+    help: ArgumentHelp("The keychain store directory, as macOS takes it (instead of -k).", valueName: "keychain"))
+  var keychain: String?
+
+  func validate() throws {
+    if keychain != nil && store.keychain != nil {
+      throw ValidationError("give the keychain either with -k or as the last argument, not both")
+    }
+    if keychain?.isEmpty == true { throw ValidationError("the keychain path is empty") }
+  }
 
   func run() throws {
     try runReportingFailures {
+      var store = store
+      if let keychain { store.keychain = keychain }
       let opened = try store.open()
       guard opened.hasPassphrase else { return }
       let passphrase = password ?? promptForPassword("password to unlock \(opened.directory.path): ")
@@ -128,6 +140,16 @@ struct ShowKeychainInfo: ParsableCommand {
       let opened = try store.open()
       let protection = opened.hasPassphrase ? "passphrase" : "key file"
       print("Keychain \"\(opened.directory.path)\" no-timeout protection=\(protection)")
+      // A sealed passphrase store cannot be checked; its settings line is all there is to show.
+      if let report = try? opened.checkIntegrity() {
+        print("items=\(report.checkedItems) damaged=\(report.damagedItems)")
+        if report.damagedItems > 0 {
+          FileHandle.standardError.write(
+            Data(
+              ("security: \(report.damagedItems) item(s) failed authentication (altered or damaged on disk); "
+                + "searches skip them\n").utf8))
+        }
+      }
     }
   }
 }

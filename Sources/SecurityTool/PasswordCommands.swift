@@ -161,6 +161,9 @@ struct InternetPasswordOptions: ParsableArguments {
   }
 
   func validate() throws {
+    if let port, !(0...65535).contains(port) {
+      throw ValidationError("port \(port) is out of range (0 to 65535)")
+    }
     if let internetProtocol, InternetProtocol(constant: Self.code(internetProtocol)) == nil {
       throw ValidationError("unknown protocol '\(internetProtocol)' (use a four-character code such as htps or ftp)")
     }

@@ -23,6 +23,25 @@ struct SecurityTool: ParsableCommand {
       FindInternetPassword.self, DeleteInternetPassword.self, DumpKeychain.self, LockKeychain.self,
       UnlockKeychain.self, CreateKeychain.self, DefaultKeychain.self, ShowKeychainInfo.self,
     ])
+
+  /// Refuses arguments that are not valid UTF-8 before parsing: Swift would replace their bytes
+  /// with U+FFFD, and two different passwords or accounts would silently become the same one.
+  static func main() {
+    for index in 1..<Int(CommandLine.argc) {
+      guard let argument = CommandLine.unsafeArgv[index], String(validatingCString: argument) == nil else { continue }
+      FileHandle.standardError.write(
+        Data(
+          ("security: argument \(index) is not valid UTF-8; accounts, services, passwords and paths are "
+            + "taken as UTF-8 text only, so it was refused rather than changed.\n").utf8))
+      Glibc.exit(ExitCode.validationFailure.rawValue)
+    }
+    do {
+      var command = try parseAsRoot()
+      try command.run()
+    } catch {
+      exit(withError: error)
+    }
+  }
 }
 
 /// `-k PATH`: the store to use instead of the default.
@@ -31,6 +50,12 @@ struct StoreOption: ParsableArguments {
     name: .customShort("k"),
     help: ArgumentHelp("The keychain store directory (default: KEYCHAIN_BRIDGE_HOME).", valueName: "path"))
   var keychain: String?
+
+  func validate() throws {
+    if keychain?.isEmpty == true {
+      throw ValidationError("-k needs a keychain path; an empty path would open a store in the current directory.")
+    }
+  }
 
   /// Opens the store (creating it on first use) and makes it the default of this process.
   func open() throws -> KeychainStore {

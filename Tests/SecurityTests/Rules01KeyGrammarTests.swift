@@ -39,6 +39,21 @@ import Testing
     }
   }
 
+  /// Rule 1.4 with decision 8: an unknown match key is accepted by the parser, and update and
+  /// delete ignore match keys as the macOS path does; it changes nothing about what they match.
+  @Test func test_1_4_anUnknownMatchKeyIsIgnoredByUpdateAndDelete() throws {
+    try withFreshStore { _ in
+      add(genp("a", [kSecValueData as String: Data(utf8: "one")]))
+      add(genp("b", [kSecValueData as String: Data(utf8: "two")]))
+      #expect(update(genp("a", ["m_SomethingNew": "x"]), [kSecValueData as String: Data(utf8: "uno")]) == errSecSuccess)
+      #expect(readData(genp("a")) == Data(utf8: "uno"))
+      #expect(readData(genp("b")) == Data(utf8: "two"))
+      #expect(delete(genp("a", ["m_SomethingNew": "x"])) == errSecSuccess)
+      #expect(readData(genp("a")) == nil)
+      #expect(readData(genp("b")) == Data(utf8: "two"))
+    }
+  }
+
   @Test func test_1_5_attributeOfAnotherClassIsNoSuchAttrExceptNoLegacy() throws {
     try withFreshStore { _ in
       #expect(add(genp([kSecAttrServer as String: "example.com"])) == errSecNoSuchAttr)
@@ -86,6 +101,12 @@ import Testing
       #expect(
         copy(genp([kSecMatchLimit as String: "five"]).filter { $0.key != kSecAttrAccount as String }).0 == errSecParam)
       #expect(copy([kSecClass as String: kSecClassGenericPassword, kSecMatchLimit as String: 0]).0 == errSecParam)
+      // CFBoolean is not CFNumber, even where Foundation stores both in NSNumber.
+      #expect(
+        copy([kSecClass as String: kSecClassGenericPassword, kSecMatchLimit as String: kCFBooleanTrue!]).0
+          == errSecParam)
+      #expect(copy([kSecClass as String: kSecClassGenericPassword, kSecMatchLimit as String: true]).0 == errSecParam)
+      #expect(copy([kSecClass as String: kSecClassGenericPassword, kSecMatchLimit as String: 1]).0 == errSecSuccess)
       let (status, result) = copy([
         kSecClass as String: kSecClassGenericPassword, kSecMatchLimit as String: 2,
         kSecReturnAttributes as String: true,

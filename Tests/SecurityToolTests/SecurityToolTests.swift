@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Keychain
 import Security
 import Testing
@@ -43,6 +44,73 @@ import Testing
     #expect(lines.contains("    \"icmt\"<blob>=\"note\""))
     #expect(lines.contains { $0.hasPrefix("    \"cdat\"<timedate>=0x") && $0.hasSuffix("Z\\000\"") })
     #expect(!found.output.contains("pw"))
+  }
+
+  @Test(arguments: ["x\\377", "x\\376"])
+  func argumentsThatAreNotUTF8AreRefusedNotChanged(account: String) throws {
+    let tool = Harness()
+    // Process takes Swift strings, which cannot hold these bytes: the shell's printf makes them.
+    let shell = Process()
+    shell.executableURL = URL(fileURLWithPath: "/bin/sh")
+    shell.arguments = [
+      "-c", "exec \"$0\" add-generic-password -a \"$(printf '\(account)')\" -s svc -w pw",
+      SecurityToolTests.binary.path,
+    ]
+    shell.environment = [
+      "KEYCHAIN_BRIDGE_HOME": tool.directory.path, "KEYCHAIN_BRIDGE_ACCESS_GROUPS": SecurityToolTests.groups,
+    ]
+    let errors = Pipe()
+    shell.standardError = errors
+    try shell.run()
+    let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    shell.waitUntilExit()
+    #expect(shell.terminationStatus == 64)
+    #expect(message.contains("argument 3 is not valid UTF-8"))
+    #expect(try tool.run("find-generic-password", "-s", "svc").status == 44)
+  }
+
+  @Test func anOutOfRangePortIsRefused() throws {
+    let tool = Harness()
+    let result = try tool.run(
+      "add-internet-password", "-a", "bob", "-s", "example.com", "-P", "99999999999", "-w", "pw")
+    #expect(result.status == 64)
+    #expect(result.errors.contains("port 99999999999 is out of range"))
+    #expect(try tool.run("find-internet-password", "-s", "example.com").status == 44)
+    #expect(
+      try tool.run("add-internet-password", "-a", "bob", "-s", "example.com", "-P", "65535", "-w", "pw").status == 0)
+  }
+
+  @Test func anEmptyKeychainPathIsRefused() throws {
+    let tool = Harness()
+    let result = try tool.run("find-generic-password", "-k", "", "-s", "svc")
+    #expect(result.status == 64)
+    #expect(result.errors.contains("-k needs a keychain path"))
+  }
+
+  @Test func unlockKeychainTakesTheKeychainAsItsLastArgument() throws {
+    let tool = Harness()
+    let store = tool.directory.appendingPathComponent("locked").path
+    #expect(try tool.run("create-keychain", "-p", "right", store).status == 0)
+    #expect(try tool.run("unlock-keychain", "-p", "right", store).status == 0)
+    let wrong = try tool.run("unlock-keychain", "-p", "wrong", store)
+    #expect(wrong.status == 51)
+    #expect(try tool.run("unlock-keychain", "-p", "right", "-k", store, store).status == 64)
+  }
+
+  @Test func showKeychainInfoCountsDamagedItems() throws {
+    let tool = Harness()
+    try tool.run("add-generic-password", "-a", "alice", "-s", "svc", "-w", "pw-a")
+    try tool.run("add-generic-password", "-a", "bob", "-s", "svc", "-w", "pw-b")
+    #expect(try tool.run("show-keychain-info").output.contains("items=2 damaged=0"))
+    try DatabaseQueue(path: tool.directory.appendingPathComponent("keychain.db").path).write { db in
+      try db.execute(
+        sql: "UPDATE item SET acct = (SELECT acct FROM item ORDER BY id LIMIT 1) WHERE id = (SELECT MAX(id) FROM item)")
+    }
+    let info = try tool.run("show-keychain-info")
+    #expect(info.status == 0)
+    #expect(info.output.contains("items=2 damaged=1"))
+    #expect(info.errors.contains("1 item(s) failed authentication"))
+    #expect(try tool.run("find-generic-password", "-a", "alice", "-w").output == "pw-a\n")
   }
 
   @Test func minusWPrintsThePasswordAloneAndMinusGToStandardError() throws {

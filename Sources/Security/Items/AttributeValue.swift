@@ -120,6 +120,16 @@ package enum ValueConversion {
     }
   }
 
+  /// Whether `value` is a boolean (Swift's Bool, or Foundation's boolean NSNumber, which
+  /// kCFBooleanTrue and `true as NSNumber` both are) rather than a number.
+  package static func isBoolean(_ value: Any) -> Bool {
+    if value is NSNumber { return ObjectIdentifier(type(of: value as AnyObject)) == booleanNumberClass }
+    return value is Bool
+  }
+
+  /// The class swift-corelibs-foundation gives boolean NSNumbers.
+  private static let booleanNumberClass = ObjectIdentifier(type(of: NSNumber(value: true)))
+
   /// Reads a CFBoolean-like value (rule 1.8): true, false, or nil when it is not a boolean.
   package static func boolean(_ value: Any) -> Bool? {
     guard case .integer(let integer)? = number(value) else { return nil }

@@ -158,6 +158,9 @@ struct ItemRequest {
     matchKeys.insert(key)
     switch key {
     case "m_Limit":
+      // A CFBoolean is no CFNumber on Apple's platforms (rule 1.9), though Foundation keeps both in
+      // NSNumber here.
+      if ValueConversion.isBoolean(value) { throw .param }
       if let text = ValueConversion.string(value) {
         switch text {
         case "m_LimitOne": limit = .one
