@@ -1,5 +1,5 @@
 # The two entry points of the README: `make run` and `make test`. Both install what is missing first.
-.PHONY: setup run test build lint generated secgen-timings bench check-apple-program check-certificates-consumer
+.PHONY: setup run test build lint generated secgen-timings bench check-apple-program check-certificates-consumer check-keychain-consumer
 
 HEADERS := Sources/Keychain/Headers
 SECGEN_INPUTS := --header $(HEADERS)/SecBase.h --header $(HEADERS)/SecItem.h --header $(HEADERS)/SecItemPriv.h \
@@ -45,9 +45,14 @@ check-apple-program: build
 check-certificates-consumer: setup
 	scripts/check-certificates-consumer.sh
 
+# A package depending on the Keychain product, built where no pkg-config file for libclang exists.
+check-keychain-consumer: setup
+	scripts/check-keychain-consumer.sh
+
 # The whole suite: warnings-free build, format lint, unit tests, then the end-to-end checks.
 test: build lint
 	swift test
 	swift run keychain-examples
 	$(MAKE) --no-print-directory check-apple-program
 	$(MAKE) --no-print-directory check-certificates-consumer
+	$(MAKE) --no-print-directory check-keychain-consumer

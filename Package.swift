@@ -44,14 +44,10 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
       ]
     ),
-    // secgen: headers -> libclang parse -> model -> Stencil render -> Swift.
-    .systemLibrary(
-      name: "CClang",
-      path: "Generator/CClang",
-      pkgConfig: "libclang",
-      providers: [.apt(["libclang-dev"])]
-    ),
-    .target(name: "SecGenParse", dependencies: ["CClang"], path: "Generator/SecGenParse"),
+    // secgen: headers -> libclang parse -> model -> Stencil render -> Swift. libclang is loaded at
+    // run time; this module declares the part of its C ABI secgen calls (no clang headers needed).
+    .systemLibrary(name: "CLibClangABI", path: "Generator/CLibClangABI"),
+    .target(name: "SecGenParse", dependencies: ["CLibClangABI"], path: "Generator/SecGenParse"),
     .target(name: "SecGenModel", dependencies: ["SecGenParse"], path: "Generator/SecGenModel"),
     .target(
       name: "SecGenRender",

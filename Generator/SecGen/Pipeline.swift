@@ -6,6 +6,9 @@ import SecGenRender
 
 /// The three stages tied together: parse, model, render.
 public enum Pipeline {
+  /// The libclang the parse stage uses and where it was found, or why none was.
+  public static var libclangDescription: String { HeaderParser.libclangDescription }
+
   /// How long each stage took, in seconds.
   public struct Timings: Sendable {
     /// Seconds spent parsing with libclang.

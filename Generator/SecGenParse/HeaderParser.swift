@@ -1,4 +1,4 @@
-import CClang
+import CLibClangABI
 import Foundation
 
 /// Stage 1: reads C headers in Apple's Security style with libclang.
@@ -38,6 +38,9 @@ public enum HeaderParser {
     """
 
   private static let preludePath = "/secgen/prelude.h"
+
+  /// The libclang in use and where it was found, or why none was (for `secgen --verbose`).
+  public static var libclangDescription: String { LibClang.description }
 
   /// Parses `files`; every libclang warning or error, and every declaration secgen does not
   /// understand, is a diagnostic.

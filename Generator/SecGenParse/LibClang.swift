@@ -1,4 +1,4 @@
-import CClang
+import CLibClangABI
 import Foundation
 
 #if canImport(Glibc)
@@ -10,6 +10,9 @@ import Foundation
 /// Loading at run time (as rust-bindgen does) keeps secgen free of a link-time dependency: when
 /// libclang is missing, secgen says what to install instead of failing in the dynamic loader.
 struct LibClang: @unchecked Sendable {
+  /// The loaded library's path and where it was found.
+  let path: String
+  let origin: Origin
   // The function pointers are immutable after loading; @unchecked because C pointers are not Sendable.
   let createIndex: @convention(c) (Int32, Int32) -> CXIndex?
   let disposeIndex: @convention(c) (CXIndex?) -> Void
@@ -49,8 +52,15 @@ struct LibClang: @unchecked Sendable {
   let getCursorResultType: @convention(c) (CXCursor) -> CXType
   let getNullability: @convention(c) (CXType) -> CXTypeNullabilityKind
 
-  /// The library names tried in order; `SECGEN_LIBCLANG` names a file to use instead.
-  static let candidateNames: [String] =
+  /// Where the loaded library came from, for `--verbose`.
+  enum Origin: String, Sendable {
+    case environment = "SECGEN_LIBCLANG"
+    case toolchain = "the Swift toolchain"
+    case system = "the system"
+  }
+
+  /// The system's library names tried last, newest LLVM first.
+  static let systemNames: [String] =
     ["libclang.so"]
     + (11...21).reversed().flatMap { ["libclang-\($0).so", "libclang-\($0).so.1", "libclang.so.\($0)"] }
     + ["libclang-14.so.13"]
@@ -60,29 +70,59 @@ struct LibClang: @unchecked Sendable {
     $0 as? Diagnostic ?? Diagnostic(location: .none, severity: .error, message: "\($0)")
   }
 
-  /// `SECGEN_LIBCLANG`, when set, names the one library to use; otherwise the usual names and
-  /// Debian's LLVM folders are tried.
-  private static func openLibrary() -> UnsafeMutableRawPointer? {
-    if let explicit = ProcessInfo.processInfo.environment["SECGEN_LIBCLANG"], !explicit.isEmpty {
-      return dlopen(explicit, RTLD_NOW | RTLD_LOCAL)
+  /// The libclang in use and where it came from, or why there is none (for `secgen --verbose`).
+  static var description: String {
+    switch shared {
+    case .success(let library): "libclang: \(library.path) (from \(library.origin.rawValue))"
+    case .failure(let diagnostic): "libclang: none (\(diagnostic.message))"
+    }
+  }
+
+  /// The candidates in order: `SECGEN_LIBCLANG` alone when set; else the Swift toolchain's own
+  /// library (every toolchain ships `lib/libclang.so` beside `bin/swift`), found from
+  /// `SECGEN_SWIFT_TOOLCHAIN` (set by the build plugin) or from `swift` on the PATH; else the system's.
+  static func candidates(environment: [String: String]) -> [(String, Origin)] {
+    if let explicit = environment["SECGEN_LIBCLANG"], !explicit.isEmpty { return [(explicit, .environment)] }
+    var toolchainBins: [String] = []
+    if let bin = environment["SECGEN_SWIFT_TOOLCHAIN"], !bin.isEmpty { toolchainBins.append(bin) }
+    for directory in (environment["PATH"] ?? "").split(separator: ":").map(String.init) {
+      let swift = URL(fileURLWithPath: directory).appendingPathComponent("swift")
+      guard FileManager.default.isExecutableFile(atPath: swift.path) else { continue }
+      toolchainBins.append(swift.resolvingSymlinksInPath().deletingLastPathComponent().path)
+    }
+    let toolchain = toolchainBins.map {
+      (
+        URL(fileURLWithPath: $0).deletingLastPathComponent().appendingPathComponent("lib/libclang.so").path,
+        Origin.toolchain
+      )
     }
     // Debian keeps the unversioned name under LLVM's own library directory.
     let llvmDirectories =
       (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib"))?
       .filter { $0.hasPrefix("llvm-") }.sorted().reversed().map { "/usr/lib/\($0)/lib/libclang.so" } ?? []
-    for name in candidateNames + llvmDirectories {
-      if let handle = dlopen(name, RTLD_NOW | RTLD_LOCAL) { return handle }
+    return toolchain + (systemNames + llvmDirectories).map { ($0, Origin.system) }
+  }
+
+  private static func openLibrary() -> (handle: UnsafeMutableRawPointer, path: String, origin: Origin)? {
+    for (name, origin) in candidates(environment: ProcessInfo.processInfo.environment) {
+      guard let handle = dlopen(name, RTLD_NOW | RTLD_LOCAL) else { continue }
+      guard !name.contains("/") else { return (handle, name, origin) }
+      // A bare name was resolved by the dynamic loader: report the file it mapped.
+      let maps = (try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8)) ?? ""
+      let mapped = maps.split(separator: "\n").lazy.compactMap { $0.split(separator: " ").last }
+        .first { $0.contains("/libclang") }
+      return (handle, mapped.map(String.init) ?? name, origin)
     }
     return nil
   }
 
   private static func load() throws -> LibClang {
-    guard let handle = openLibrary() else {
+    guard let (handle, path, origin) = openLibrary() else {
       throw Diagnostic(
         location: .none, severity: .error,
         message:
-          "secgen needs libclang, which was not found: install it with `apt-get install libclang-dev` "
-          + "(or set SECGEN_LIBCLANG to the path of libclang.so)")
+          "secgen needs libclang, which was not found beside the Swift toolchain or on the system: "
+          + "install it with `apt-get install libclang-dev` (or set SECGEN_LIBCLANG to the path of libclang.so)")
     }
     func symbol<T>(_ name: String, as type: T.Type) throws -> T {
       guard let address = dlsym(handle, name) else {
@@ -92,6 +132,7 @@ struct LibClang: @unchecked Sendable {
       return unsafeBitCast(address, to: type)
     }
     return LibClang(
+      path: path, origin: origin,
       createIndex: try symbol("clang_createIndex", as: (@convention(c) (Int32, Int32) -> CXIndex?).self),
       disposeIndex: try symbol("clang_disposeIndex", as: (@convention(c) (CXIndex?) -> Void).self),
       parseTranslationUnit2: try symbol(

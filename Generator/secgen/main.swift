@@ -23,12 +23,21 @@ struct HeaderOptions: ParsableArguments {
   @Flag(help: "Print how long parsing, modelling and rendering took.")
   var timings = false
 
+  @Flag(help: "Print which libclang is used and where it was found.")
+  var verbose = false
+
   func validate() throws {
     guard !headers.isEmpty else { throw ValidationError("give at least one --header") }
   }
 
   var headerURLs: [URL] { headers.map { URL(fileURLWithPath: $0).standardizedFileURL } }
   var apiNotesURL: URL? { apiNotes.map { URL(fileURLWithPath: $0).standardizedFileURL } }
+
+  /// Prints the libclang in use when --verbose is given.
+  func reportLibrary() {
+    guard verbose else { return }
+    FileHandle.standardError.write(Data((Pipeline.libclangDescription + "\n").utf8))
+  }
 
   func report(_ timings: Pipeline.Timings) {
     guard self.timings else { return }
@@ -60,6 +69,7 @@ struct Generate: ParsableCommand {
   var output: String
 
   func run() throws {
+    options.reportLibrary()
     var timings = Pipeline.Timings()
     let outputs: [SecGenOutput]
     do throws(DiagnosticsError) {
@@ -93,6 +103,7 @@ struct Dump: ParsableCommand {
   @OptionGroup var options: HeaderOptions
 
   func run() throws {
+    options.reportLibrary()
     var timings = Pipeline.Timings()
     let model: SecurityModel
     do throws(DiagnosticsError) {

@@ -18,6 +18,12 @@ struct SecGenPlugin: BuildToolPlugin {
       outputFolder.appending(path: String($0.lastPathComponent.dropLast(".stencil".count)))
     }
 
+    // secgen loads libclang at run time; the toolchain building this package ships one, so it is
+    // found without any system package.
+    var environment: [String: String] = [:]
+    if let swiftc = try? context.tool(named: "swiftc") {
+      environment["SECGEN_SWIFT_TOOLCHAIN"] = swiftc.url.deletingLastPathComponent().path
+    }
     var arguments = headers.flatMap { ["--header", $0.path] }
     if let notes = apiNotes.first { arguments += ["--api-notes", notes.path] }
     arguments += ["--templates", templatesFolder.path, "--output", outputFolder.path]
@@ -26,6 +32,7 @@ struct SecGenPlugin: BuildToolPlugin {
         displayName: "secgen: generating \(target.name) from \(headers.count) headers",
         executable: try context.tool(named: "secgen").url,
         arguments: ["generate"] + arguments,
+        environment: environment,
         inputFiles: headers + apiNotes + templates,
         outputFiles: outputs)
     ]

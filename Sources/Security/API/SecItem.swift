@@ -8,6 +8,10 @@ import Foundation
 ///   - result: receives the new item in the shape the return keys ask for; untouched without them.
 /// - Returns: errSecSuccess, or errSecDuplicateItem, errSecParam, errSecNoSuchAttr,
 ///   errSecMissingEntitlement, errSecInteractionNotAllowed, ... (keychain-semantics.md section 5).
+// The four SecItem functions and SecRandomCopyBytes are C functions on Apple's platforms, where
+// Swift never warns about an unused result; @discardableResult keeps code that ignores it building
+// under warnings-as-errors here too.
+@discardableResult
 public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
   SecItemCall.run("SecItemAdd", attributes) { context throws(SecStatus) in
     let request = try ItemRequest(attributes)
@@ -25,6 +29,7 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
 ///   - query: the class, attribute constraints, `kSecMatchLimit` (default one) and return keys.
 ///   - result: receives the data, attributes, persistent reference, or an array of them (rule 4).
 /// - Returns: errSecSuccess, errSecItemNotFound when nothing matches, or another errSec code.
+@discardableResult
 public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
   SecItemCall.run("SecItemCopyMatching", query) { context throws(SecStatus) in
     let request = try ItemRequest(query)
@@ -56,6 +61,7 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
 ///   - attributesToUpdate: new attribute values and/or `kSecValueData`.
 /// - Returns: errSecSuccess, errSecItemNotFound, errSecDuplicateItem (nothing changed),
 ///   errSecNoSuchAttr for a key that cannot be updated, or another errSec code.
+@discardableResult
 public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus {
   SecItemCall.run("SecItemUpdate", query, attributesToUpdate) { context throws(SecStatus) in
     let request = try ItemRequest(query)
@@ -71,6 +77,7 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
 /// - Parameter query: which items; `{kSecClass: X}` alone deletes every non-synchronizable item of
 ///   the class in the caller's groups. Match and return keys are ignored (decision 8).
 /// - Returns: errSecSuccess, errSecItemNotFound when nothing matched, or another errSec code.
+@discardableResult
 public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
   SecItemCall.run("SecItemDelete", query) { context throws(SecStatus) in
     let request = try ItemRequest(query)

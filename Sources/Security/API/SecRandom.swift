@@ -10,6 +10,7 @@ public let kSecRandomDefault: SecRandom? = nil
 ///
 /// Returns `errSecSuccess`, or `errSecParam` for a negative count and `errSecAllocate` when the
 /// generator fails.
+@discardableResult
 public func SecRandomCopyBytes(_ rnd: SecRandom?, _ count: Int, _ bytes: UnsafeMutableRawPointer) -> Int32 {
   guard count >= 0, count <= Int(Int32.max) else { return errSecParam }
   guard count > 0 else { return errSecSuccess }
