@@ -30,11 +30,12 @@ import Testing
     }
   }
 
-  @Test func test_decision_4_synchronizableThisDeviceOnlyIsParamOnUpdateToo() throws {
+  @Test func test_decision_4_synchronizableThisDeviceOnlyIsAcceptedOnUpdateToo() throws {
     try withFreshStore { _ in
       add(genp([kSecAttrAccessible as String: kSecAttrAccessibleWhenUnlockedThisDeviceOnly]))
-      #expect(update(genp(), [kSecAttrSynchronizable as String: true]) == errSecParam)
-      #expect(count(genp()) == 1)
+      #expect(update(genp(), [kSecAttrSynchronizable as String: true]) == errSecSuccess)
+      #expect(count(genp()) == 0)
+      #expect(count(genp([kSecAttrSynchronizable as String: true])) == 1)
     }
   }
 

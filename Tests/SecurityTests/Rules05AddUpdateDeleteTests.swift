@@ -97,14 +97,21 @@ import Testing
     }
   }
 
-  @Test func test_5_12_synchronizableWithThisDeviceOnlyIsParam() throws {
+  /// Rule 5.12 with decision 4: current securityd accepts the pair, and so does this store; such an
+  /// item is kept as given and never leaves the store.
+  @Test func test_5_12_synchronizableWithThisDeviceOnlyIsStoredAsGiven() throws {
     try withFreshStore { _ in
       let query = genp([
         kSecAttrSynchronizable as String: true,
         kSecAttrAccessible as String: kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly,
+        kSecValueData as String: Data(utf8: "pw"),
       ])
-      #expect(add(query) == errSecParam)
-      #expect(count(genp([kSecAttrSynchronizable as String: kSecAttrSynchronizableAny])) == 0)
+      #expect(add(query) == errSecSuccess)
+      let stored = try #require(readAttributes(genp([kSecAttrSynchronizable as String: true])))
+      #expect(stored[kSecAttrSynchronizable as String] as? Int == 1)
+      #expect(
+        stored[kSecAttrAccessible as String] as? String == kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly as String)
+      #expect(readData(genp([kSecAttrSynchronizable as String: true])) == Data(utf8: "pw"))
     }
   }
 

@@ -155,3 +155,39 @@ import Testing
     }
   }
 }
+
+/// KEYCHAIN_BRIDGE_PASSPHRASE: test suites written for a simulator with a passcode run unchanged.
+@Suite struct PassphraseFromTheEnvironment {
+  private func passcodeItemStatus(home: URL, passphrase: String?) throws -> String {
+    let process = Process()
+    process.executableURL = FullDisk.helper
+    process.arguments = ["passcode"]
+    var environment = ["KEYCHAIN_BRIDGE_HOME": home.path, "KEYCHAIN_BRIDGE_ACCESS_GROUPS": "helper"]
+    environment["KEYCHAIN_BRIDGE_PASSPHRASE"] = passphrase
+    process.environment = environment
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    try process.run()
+    let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    return output.trimmingCharacters(in: .whitespacesAndNewlines)
+  }
+
+  @Test func theDefaultStoreIsAPassphraseStoreWhenTheEnvironmentGivesOne() throws {
+    let root = FileManager.default.temporaryDirectory.appendingPathComponent("kb-passcode-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: root) }
+    #expect(
+      try passcodeItemStatus(home: root.appendingPathComponent("plain"), passphrase: nil)
+        == "status \(errSecAuthFailed)")
+    let home = root.appendingPathComponent("passcode")
+    #expect(try passcodeItemStatus(home: home, passphrase: "simulator-passcode") == "status \(errSecSuccess)")
+    // The store it created is sealed by that passphrase.
+    let reopened = try KeychainStore(directory: home)
+    #expect(reopened.hasPassphrase)
+    #expect(reopened.unlock(passphrase: "wrong") == errSecAuthFailed)
+    #expect(reopened.unlock(passphrase: "simulator-passcode") == errSecSuccess)
+    withKeychainContext(store: reopened, accessGroups: ["helper"]) {
+      #expect(readData(genp("passcode", service: "")) == Data(utf8: "needs a passcode"))
+    }
+  }
+}

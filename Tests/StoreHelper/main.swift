@@ -11,6 +11,9 @@ import Synchronization
 //     adds 4 KiB items until a call fails (under a file-size limit unless MAX_FILE_BYTES is 0);
 //     prints "ok N" after each acknowledged add and "failed STATUS" for the first failure; then
 //     deletes the first five items ("deleted STATUS" each) and adds one more ("refilled STATUS").
+//   keychain-store-helper passcode
+//     adds a WhenPasscodeSetThisDeviceOnly item to the default store (KEYCHAIN_BRIDGE_HOME, with
+//     KEYCHAIN_BRIDGE_PASSPHRASE when set) as Apple code would; prints "status STATUS".
 //   keychain-store-helper open DIRECTORY NAME
 //     opens (creating) the store and adds one item NAME; prints "added NAME" or "failed STATUS".
 //   keychain-store-helper write DIRECTORY PREFIX
@@ -188,12 +191,25 @@ func openAndAdd(directory: String, name: String) -> Int32 {
   return status == errSecSuccess ? 0 : 1
 }
 
+/// Apple-style code: no store is named, so the default store and its environment apply.
+func passcodeItem() -> Int32 {
+  let attributes: [String: Any] = [
+    kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: "passcode",
+    kSecAttrAccessible as String: kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly,
+    kSecValueData as String: Data("needs a passcode".utf8),
+  ]
+  FileHandle.standardOutput.write(Data("status \(SecItemAdd(attributes as CFDictionary, nil))\n".utf8))
+  return 0
+}
+
 let arguments = CommandLine.arguments
 do {
   switch (arguments.count, arguments.count > 1 ? arguments[1] : "") {
   case (4, "fill"):
     guard let maxBytes = UInt64(arguments[3]) else { throw HelperUsage() }
     exit(try fill(directory: arguments[2], maxBytes: maxBytes))
+  case (2, "passcode"):
+    exit(passcodeItem())
   case (4, "open"):
     exit(openAndAdd(directory: arguments[2], name: arguments[3]))
   case (4, "write"):

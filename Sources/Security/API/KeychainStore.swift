@@ -93,11 +93,18 @@ public final class KeychainStore: Sendable {
   }
 
   /// The default store of this process, opened on first use.
+  ///
+  /// When `KEYCHAIN_BRIDGE_PASSPHRASE` is set, the default store is opened (or created) with that
+  /// passphrase: a passphrase store is a device with a passcode set, so WhenPasscodeSet items
+  /// work. This is meant for test suites and CI written for a simulator with a passcode, which then
+  /// run unchanged; a passphrase in the environment is readable by the process's children and by
+  /// anyone who can read its environment, so applications should call `unlock(passphrase:)`.
   public static func `default`() throws(KeychainStoreError) -> KeychainStore {
     let existing = defaultState.withLock { $0.store }
     if let existing { return existing }
     let directory = defaultState.withLock { $0.directory } ?? defaultDirectory
-    let opened = try KeychainStore(directory: directory)
+    let passphrase = ProcessInfo.processInfo.environment["KEYCHAIN_BRIDGE_PASSPHRASE"].flatMap { $0.isEmpty ? nil : $0 }
+    let opened = try KeychainStore(directory: directory, passphrase: passphrase)
     return defaultState.withLock { state in
       if let winner = state.store { return winner }
       state.store = opened

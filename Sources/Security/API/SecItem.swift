@@ -229,10 +229,8 @@ enum SecItemCall {
 
   /// Rules that concern an item as a whole, on add and after an update.
   static func validate(_ attributes: [String: AttributeValue], _ accessControl: SecAccessControl?) throws(SecStatus) {
+    // Decision 4: synchronizable with a ThisDeviceOnly protection is stored as given (rule 5.12).
     guard case .integer(1)? = attributes["sync"] else { return }
-    if case .string(let protection)? = attributes["pdmn"], protection.isThisDeviceOnlyAccessibility {
-      throw .param  // decision 4
-    }
     if let accessControl, accessControl.flags.hasConstraints { throw .param }  // rule 1.13
   }
 

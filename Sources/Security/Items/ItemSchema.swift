@@ -164,6 +164,7 @@ package enum Accessibility: Sendable {
 }
 
 extension String {
-  /// True for ThisDeviceOnly protection values, which may never be synchronized (decision 4).
+  /// True for ThisDeviceOnly protection values: such items never leave the store (no sync, no
+  /// export), whatever their synchronizable flag says (decision 4).
   package var isThisDeviceOnlyAccessibility: Bool { hasSuffix("u") }
 }

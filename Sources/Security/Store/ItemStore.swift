@@ -29,7 +29,7 @@ package struct ItemChange: Sendable {
   /// Replaces the access control when set (its protection also replaces pdmn).
   package var accessControl: SecAccessControl?
   package var data: Data?
-  /// Checks the changed item as a whole (decision 4), before anything is written.
+  /// Checks the changed item as a whole (rule 1.13), before anything is written.
   package var validate:
     @Sendable (_ attributes: [String: AttributeValue], _ accessControl: SecAccessControl?) throws(SecStatus) -> Void = {
       _, _ in
