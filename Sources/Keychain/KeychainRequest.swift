@@ -253,23 +253,65 @@ extension KeychainRequest {
     return .success(PersistentReference(reference))
   }
 
-  /// Replaces the secret of the described item, or adds the item when there is none, in one
+  /// Stores `data` as the secret of the described item, updating it or adding it, in one
   /// transaction: unlike delete-then-add, a failure leaves the old item as it was.
   ///
-  /// The item is found by every attribute this description has.
+  /// The item is found by its identity, the attributes that make two items the same item on Apple's
+  /// keychain: the class's primary key (for generic passwords the account and service, for internet
+  /// passwords the account, security domain, server, protocol, authentication type, port and path),
+  /// with the value an add would give the ones this description leaves out, plus the access group
+  /// and the synchronizable flag. Every other attribute of the description (label, accessibility,
+  /// comment...) is applied as a change, so `token.label("x").set("new")` relabels the existing
+  /// item instead of failing as a duplicate. A description made from a persistent reference
+  /// finds exactly that item.
   public func set(_ data: Data) -> Result<Void, KeychainError> {
-    let query = attributes.removingKeys(searchOnlyKeys)
-    let changes = KeychainDictionary([kSecValueData as String: .data(data)])
-    return Self.status(perform(.upsert, query, changes: changes))
+    let (query, descriptive) = identityAndDescription
+    return Self.status(perform(.upsert, query, changes: descriptive.setting(kSecValueData, .data(data))))
   }
 
-  /// Replaces the secret and the attributes `changes` sets on the described item, or adds the item
-  /// with them, in one transaction.
+  /// `set(_:)` that also applies the attributes `changes` sets (its class and primary key aside).
   public func set(_ data: Data, changing changes: Self) -> Result<Void, KeychainError> {
-    let query = attributes.removingKeys(searchOnlyKeys)
-    var attributesToUpdate = changes.attributes.removingKeys(identityAndSearchKeys)
+    let (query, descriptive) = identityAndDescription
+    var attributesToUpdate = descriptive
+    for (key, value) in changes.attributes.removingKeys(identityAndSearchKeys).entries {
+      attributesToUpdate[key] = value
+    }
     attributesToUpdate[kSecValueData] = .data(data)
     return Self.status(perform(.upsert, query, changes: attributesToUpdate))
+  }
+
+  /// The description split into the query that identifies one item and the attributes that only
+  /// describe it (see `set(_:)`).
+  var identityAndDescription: (identity: KeychainDictionary, description: KeychainDictionary) {
+    let entries = attributes.removingKeys(searchOnlyKeys).entries
+    guard case .string(let className)? = entries[kSecClass as String], let itemClass = ItemClass(rawValue: className)
+    else { return (KeychainDictionary(entries), KeychainDictionary()) }
+    if entries[kSecValuePersistentRef as String] != nil {
+      // A reference identifies the item alone: every attribute becomes a change (rule 6.8).
+      let isAttribute = { (key: String) in ItemSchema.attribute(key, of: itemClass) != nil }
+      return (
+        KeychainDictionary(entries.filter { !isAttribute($0.key) }),
+        KeychainDictionary(entries.filter { isAttribute($0.key) })
+      )
+    }
+    var identity = entries.filter { !Self.describesOnly($0.key, itemClass) }
+    for (key, value) in ItemSchema.primaryKeyDefaults(of: itemClass) where identity[key] == nil {
+      switch value {
+      case .string(let text): identity[key] = .string(text)
+      case .integer(let number): identity[key] = .integer(Int(number))
+      case .data(let bytes): identity[key] = .data(bytes)
+      case .double, .date: break
+      }
+    }
+    return (KeychainDictionary(identity), KeychainDictionary(entries.filter { Self.describesOnly($0.key, itemClass) }))
+  }
+
+  /// Whether `key` is an attribute that describes an item without identifying it: any attribute
+  /// of the class outside its primary key, the access group and the synchronizable flag.
+  private static func describesOnly(_ key: String, _ itemClass: ItemClass) -> Bool {
+    guard key.utf8.count == 4, ItemSchema.attribute(key, of: itemClass) != nil else { return false }
+    return key != kSecAttrAccessGroup as String && key != kSecAttrSynchronizable as String
+      && !ItemSchema.primaryKey(of: itemClass).contains(key)
   }
 
   /// `set(_:)` with a UTF-8 string.

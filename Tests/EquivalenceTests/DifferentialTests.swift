@@ -265,7 +265,16 @@ import Testing
       return changed(
         SecItemUpdate((key.isBroad ? key.rawBroad : key.raw) as CFDictionary, changes as CFDictionary), "updated")
     case .upsert(let key, let data):
-      let query = key.isBroad ? key.rawBroad : key.raw
+      // The item's identity: its primary key, with the values an add gives the parts left out.
+      var query = key.isBroad ? key.rawBroad : key.raw
+      let defaults: [String: Any] =
+        key.internet
+        ? [
+          kSecAttrAccount as String: "", kSecAttrSecurityDomain as String: "", kSecAttrProtocol as String: 0,
+          kSecAttrAuthenticationType as String: "", kSecAttrPort as String: 0, kSecAttrPath as String: "",
+        ]
+        : [kSecAttrAccount as String: "", kSecAttrService as String: ""]
+      query.merge(defaults) { given, _ in given }
       var status = SecItemUpdate(query as CFDictionary, [kSecValueData as String: data] as CFDictionary)
       if status == errSecItemNotFound {
         var attributes = query

@@ -69,6 +69,41 @@ struct Token: Codable, Equatable {
     }
   }
 
+  @Test func setWithAnotherAccessibilityOrLabelUpdatesTheSameItem() throws {
+    try withStore { _ throws in
+      let token = GenericPassword().service("com.example.api").account("alice")
+      #expect(throws: Never.self) { try token.set("a").get() }
+      #expect(throws: Never.self) { try token.accessibility(.afterFirstUnlock).set("b").get() }
+      #expect(throws: Never.self) { try token.label("My token").set("d").get() }
+      let items = try GenericPassword().service("com.example.api").all(includingData: true).get()
+      #expect(items.count == 1)
+      #expect(items.first?.data == Data("d".utf8))
+      #expect(items.first?.label == "My token")
+      #expect(items.first?.accessibility == .afterFirstUnlock)
+    }
+  }
+
+  @Test func setMatchesTheIdentityAnAddWouldGiveNotEveryItemOfAService() throws {
+    try withStore { _ throws in
+      #expect(throws: Never.self) { try GenericPassword().service("svc").account("alice").add("alice's").get() }
+      // No account: the identity is the empty account an add would store, not every account.
+      #expect(throws: Never.self) { try GenericPassword().service("svc").set("service-wide").get() }
+      #expect(try GenericPassword().service("svc").account("alice").string().get() == "alice's")
+      #expect(try GenericPassword().service("svc").account("").string().get() == "service-wide")
+      #expect(try GenericPassword().service("svc").all().get().count == 2)
+    }
+  }
+
+  @Test func setThroughAReferenceChangesOnlyThatItem() throws {
+    try withStore { _ throws in
+      let reference = try GenericPassword().service("svc").account("alice").addReturningReference(Data("1".utf8)).get()
+      #expect(throws: Never.self) { try GenericPassword(reference: reference).label("relabelled").set("2").get() }
+      let item = try #require(try GenericPassword(reference: reference).item(includingData: true).get())
+      #expect(item.data == Data("2".utf8))
+      #expect(item.label == "relabelled")
+    }
+  }
+
   @Test func setKeepsTheOldSecretWhenItFails() throws {
     try withStore { store throws in
       _ = item.set("precious")

@@ -4,16 +4,16 @@ import Security
 /// A Core-Foundation-style helper, written the way much Objective-C-era code is: CFString keys,
 /// kCFBooleanTrue, casts from CFTypeRef.
 enum RawCFKeychainHelper {
+  /// Finds the item by its primary key only (account and service), so a stored item with another
+  /// accessibility is updated rather than added again as a duplicate.
   static func set(_ data: Data, account: String, service: String) -> OSStatus {
     let query: [CFString: Any] = [
       kSecClass: kSecClassGenericPassword, kSecAttrAccount: account, kSecAttrService: service,
-      kSecAttrAccessible: kSecAttrAccessibleWhenUnlocked,
     ]
-    let update: [CFString: Any] = [kSecValueData: data]
+    let update: [CFString: Any] = [kSecAttrAccessible: kSecAttrAccessibleWhenUnlocked, kSecValueData: data]
     let status = SecItemUpdate(query as CFDictionary, update as CFDictionary)
     guard status == errSecItemNotFound else { return status }
-    var add = query
-    add[kSecValueData] = data
+    let add = query.merging(update) { _, new in new }
     return SecItemAdd(add as CFDictionary, nil)
   }
 

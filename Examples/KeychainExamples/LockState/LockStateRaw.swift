@@ -19,13 +19,17 @@ enum RawLockedSecret {
     return (status, (result as? Data).map { String(decoding: $0, as: UTF8.self) })
   }
 
-  /// Replaces the secret the careful way: update, and add only when nothing was there.
+  /// Replaces the secret the careful way: update the item found by its primary key (the
+  /// accessibility is a change, not a filter), and add only when nothing was there.
   static func replace(with secret: String) -> OSStatus {
-    let status = SecItemUpdate(query as CFDictionary, [kSecValueData as String: Data(secret.utf8)] as CFDictionary)
+    var identity = query
+    identity[kSecAttrAccessible as String] = nil
+    let changes: [String: Any] = [
+      kSecAttrAccessible as String: kSecAttrAccessibleWhenUnlocked, kSecValueData as String: Data(secret.utf8),
+    ]
+    let status = SecItemUpdate(identity as CFDictionary, changes as CFDictionary)
     guard status == errSecItemNotFound else { return status }
-    var attributes = query
-    attributes[kSecValueData as String] = Data(secret.utf8)
-    return SecItemAdd(attributes as CFDictionary, nil)
+    return SecItemAdd(identity.merging(changes) { _, new in new } as CFDictionary, nil)
   }
 
   /// Replaces the secret the common way: delete, then add. If the add fails, the secret is gone.

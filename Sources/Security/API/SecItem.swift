@@ -100,6 +100,11 @@ public func SecItemUpsert(_ query: CFDictionary, _ attributesToUpdate: CFDiction
     let itemClass = try request.requiredClass()
     let filter = try SecItemCall.filter(from: request, context, ignoringMatchAndReturn: true)
     let change = try SecItemCall.change(from: attributesToUpdate, itemClass: itemClass, context)
+    // A persistent reference names an existing item: there is nothing to add when it is gone.
+    if request.reference != nil {
+      _ = try context.store.backend.update(filter, with: change)
+      return
+    }
     let merged = query.mutableCopy() as! NSMutableDictionary
     for key in ["m_Limit", "r_Data", "r_Attributes", "r_Ref", "r_PersistentRef"] { merged.removeObject(forKey: key) }
     for (key, value) in attributesToUpdate { merged.setObject(value, forKey: key as! AnyHashable) }
