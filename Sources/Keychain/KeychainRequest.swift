@@ -222,7 +222,7 @@ extension KeychainRequest {
     do {
       return .success(try encoder.encode(value))
     } catch {
-      return .failure(KeychainError(status: errSecParam))
+      return .failure(.encodingFailed(KeychainCodingFailure(error, valueType: T.self)))
     }
   }
 
@@ -284,34 +284,30 @@ extension KeychainRequest {
   /// describe it (see `set(_:)`).
   var identityAndDescription: (identity: KeychainDictionary, description: KeychainDictionary) {
     let entries = attributes.removingKeys(searchOnlyKeys).entries
-    guard case .string(let className)? = entries[kSecClass as String], let itemClass = ItemClass(rawValue: className)
+    guard case .string(let className)? = entries[kSecClass as String],
+      let schema = SecItemClassSchema(itemClass: className)
     else { return (KeychainDictionary(entries), KeychainDictionary()) }
     if entries[kSecValuePersistentRef as String] != nil {
       // A reference identifies the item alone: every attribute becomes a change (rule 6.8).
-      let isAttribute = { (key: String) in ItemSchema.attribute(key, of: itemClass) != nil }
       return (
-        KeychainDictionary(entries.filter { !isAttribute($0.key) }),
-        KeychainDictionary(entries.filter { isAttribute($0.key) })
+        KeychainDictionary(entries.filter { !schema.attributes.contains($0.key) }),
+        KeychainDictionary(entries.filter { schema.attributes.contains($0.key) })
       )
     }
-    var identity = entries.filter { !Self.describesOnly($0.key, itemClass) }
-    for (key, value) in ItemSchema.primaryKeyDefaults(of: itemClass) where identity[key] == nil {
+    let describesOnly = { (key: String) in
+      schema.attributes.contains(key) && key != kSecAttrAccessGroup as String
+        && key != kSecAttrSynchronizable as String && !schema.primaryKey.contains(key)
+    }
+    var identity = entries.filter { !describesOnly($0.key) }
+    for (key, value) in schema.primaryKeyDefaults where identity[key] == nil {
       switch value {
-      case .string(let text): identity[key] = .string(text)
-      case .integer(let number): identity[key] = .integer(Int(number))
-      case .data(let bytes): identity[key] = .data(bytes)
-      case .double, .date: break
+      case let text as String: identity[key] = .string(text)
+      case let number as Int: identity[key] = .integer(number)
+      case let bytes as Data: identity[key] = .data(bytes)
+      default: break
       }
     }
-    return (KeychainDictionary(identity), KeychainDictionary(entries.filter { Self.describesOnly($0.key, itemClass) }))
-  }
-
-  /// Whether `key` is an attribute that describes an item without identifying it: any attribute
-  /// of the class outside its primary key, the access group and the synchronizable flag.
-  private static func describesOnly(_ key: String, _ itemClass: ItemClass) -> Bool {
-    guard key.utf8.count == 4, ItemSchema.attribute(key, of: itemClass) != nil else { return false }
-    return key != kSecAttrAccessGroup as String && key != kSecAttrSynchronizable as String
-      && !ItemSchema.primaryKey(of: itemClass).contains(key)
+    return (KeychainDictionary(identity), KeychainDictionary(entries.filter { describesOnly($0.key) }))
   }
 
   /// `set(_:)` with a UTF-8 string.
@@ -351,7 +347,7 @@ extension KeychainRequest {
       do {
         return .success(try JSONDecoder().decode(type, from: data))
       } catch {
-        return .failure(KeychainError(status: errSecDecode))
+        return .failure(.decodingFailed(KeychainCodingFailure(error, valueType: type)))
       }
     }
   }

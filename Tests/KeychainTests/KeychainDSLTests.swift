@@ -104,6 +104,43 @@ struct Token: Codable, Equatable {
     }
   }
 
+  @Test func decodingIntoTheWrongTypeKeepsTheDecodingErrorAsTheCause() throws {
+    struct Token: Codable { var value: String }
+    struct Other: Codable { var count: Int }
+    try withStore { _ throws in
+      #expect(throws: Never.self) { try item.set(json: Token(value: "abc")).get() }
+      let result = item.decode(Other.self)
+      guard case .failure(let error) = result else {
+        Issue.record("decoding into the wrong type succeeded")
+        return
+      }
+      guard case .decodingFailed(let failure) = error else {
+        Issue.record("expected decodingFailed, got \(error)")
+        return
+      }
+      #expect(failure.underlying is DecodingError)
+      #expect(error.underlyingError is DecodingError)
+      #expect(error.status == errSecDecode)
+      #expect(failure.valueType == "Other")
+      #expect(error.message.contains("could not be decoded as Other"))
+      #expect(error.message.contains("count"), "\(error.message)")
+      #expect(!error.message.contains("integrity"))
+      #expect(try item.decode(Token.self).get()?.value == "abc")
+    }
+  }
+
+  @Test func encodingFailuresKeepTheEncodingErrorAsTheCause() throws {
+    try withStore { _ throws in
+      let result = item.set(json: Double.nan)
+      guard case .failure(.encodingFailed(let failure)) = result else {
+        Issue.record("expected encodingFailed, got \(result)")
+        return
+      }
+      #expect(failure.underlying is EncodingError)
+      #expect(result.failure?.status == errSecParam)
+    }
+  }
+
   @Test func setKeepsTheOldSecretWhenItFails() throws {
     try withStore { store throws in
       _ = item.set("precious")
@@ -122,7 +159,7 @@ struct Token: Codable, Equatable {
       #expect(throws: Never.self) { try item.set(json: Token(value: "def", expires: 7)).get() }
       #expect(try item.decode(Token.self).get()?.value == "def")
       _ = GenericPassword().service("other").account("x").add("not json")
-      #expect(GenericPassword().service("other").decode(Token.self).failure == .decode)
+      #expect(GenericPassword().service("other").decode(Token.self).failure?.status == errSecDecode)
     }
   }
 

@@ -159,6 +159,11 @@ import Testing
 /// KEYCHAIN_BRIDGE_PASSPHRASE: test suites written for a simulator with a passcode run unchanged.
 @Suite struct PassphraseFromTheEnvironment {
   private func passcodeItemStatus(home: URL, passphrase: String?) throws -> String {
+    try passcodeItem(home: home, passphrase: passphrase).first ?? ""
+  }
+
+  /// The helper's output lines: "status N" and "message TEXT".
+  func passcodeItem(home: URL, passphrase: String?) throws -> [String] {
     let process = Process()
     process.executableURL = FullDisk.helper
     process.arguments = ["passcode"]
@@ -170,7 +175,21 @@ import Testing
     try process.run()
     let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     process.waitUntilExit()
-    return output.trimmingCharacters(in: .whitespacesAndNewlines)
+    return output.split(separator: "\n").map(String.init)
+  }
+
+  @Test func aDefaultStoreThatCannotOpenExplainsWhyInTheStatusMessage() throws {
+    let home = FileManager.default.temporaryDirectory.appendingPathComponent("kb-open-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: home) }
+    try FileManager.default.createDirectory(
+      at: home, withIntermediateDirectories: false,
+      attributes: [
+        .posixPermissions: 0o755
+      ])
+    let lines = try passcodeItem(home: home, passphrase: nil)
+    #expect(lines.first == "status \(errSecInvalidKeychain)")
+    #expect(lines.last?.contains("accessible to other users (mode 755); it must be 0700") == true, "\(lines)")
+    #expect(lines.last?.contains(home.path) == true)
   }
 
   @Test func theDefaultStoreIsAPassphraseStoreWhenTheEnvironmentGivesOne() throws {

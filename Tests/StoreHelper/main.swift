@@ -13,7 +13,8 @@ import Synchronization
 //     deletes the first five items ("deleted STATUS" each) and adds one more ("refilled STATUS").
 //   keychain-store-helper passcode
 //     adds a WhenPasscodeSetThisDeviceOnly item to the default store (KEYCHAIN_BRIDGE_HOME, with
-//     KEYCHAIN_BRIDGE_PASSPHRASE when set) as Apple code would; prints "status STATUS".
+//     KEYCHAIN_BRIDGE_PASSPHRASE when set) as Apple code would; prints "status STATUS" and
+//     "message TEXT" (SecCopyErrorMessageString of the status).
 //   keychain-store-helper open DIRECTORY NAME
 //     opens (creating) the store and adds one item NAME; prints "added NAME" or "failed STATUS".
 //   keychain-store-helper write DIRECTORY PREFIX
@@ -198,7 +199,9 @@ func passcodeItem() -> Int32 {
     kSecAttrAccessible as String: kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly,
     kSecValueData as String: Data("needs a passcode".utf8),
   ]
-  FileHandle.standardOutput.write(Data("status \(SecItemAdd(attributes as CFDictionary, nil))\n".utf8))
+  let status = SecItemAdd(attributes as CFDictionary, nil)
+  let message = SecCopyErrorMessageString(status, nil) as String? ?? ""
+  FileHandle.standardOutput.write(Data("status \(status)\nmessage \(message)\n".utf8))
   return 0
 }
 

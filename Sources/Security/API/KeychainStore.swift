@@ -85,11 +85,18 @@ public final class KeychainStore: Sendable {
       .appendingPathComponent(".local/share/keychain-bridge", isDirectory: true)
   }
 
-  private static let defaultState = Mutex<(directory: URL?, store: KeychainStore?)>((nil, nil))
+  private static let defaultState = Mutex<(directory: URL?, store: KeychainStore?, failure: KeychainStoreError?)>(
+    (nil, nil, nil))
+
+  /// Why the default store could not be opened the last time a call tried, or nil when it opened.
+  ///
+  /// Apple-style code only sees the status of its SecItem calls; `SecCopyErrorMessageString` (and so
+  /// `KeychainError.message`) adds this reason to that status's sentence.
+  public static var defaultStoreFailure: KeychainStoreError? { defaultState.withLock { $0.failure } }
 
   /// Makes the store at `directory` the default of this process (instead of the environment's).
   public static func setDefaultDirectory(_ directory: URL) {
-    defaultState.withLock { $0 = (directory, nil) }
+    defaultState.withLock { $0 = (directory, nil, nil) }
   }
 
   /// The default store of this process, opened on first use.
@@ -104,8 +111,15 @@ public final class KeychainStore: Sendable {
     if let existing { return existing }
     let directory = defaultState.withLock { $0.directory } ?? defaultDirectory
     let passphrase = ProcessInfo.processInfo.environment["KEYCHAIN_BRIDGE_PASSPHRASE"].flatMap { $0.isEmpty ? nil : $0 }
-    let opened = try KeychainStore(directory: directory, passphrase: passphrase)
+    let opened: KeychainStore
+    do {
+      opened = try KeychainStore(directory: directory, passphrase: passphrase)
+    } catch {
+      defaultState.withLock { $0.failure = error }
+      throw error
+    }
     return defaultState.withLock { state in
+      state.failure = nil
       if let winner = state.store { return winner }
       state.store = opened
       return opened

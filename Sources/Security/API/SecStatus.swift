@@ -29,10 +29,15 @@ package func secMessage(for status: OSStatus) -> String {
 
 /// Returns a sentence describing `status`, or "OSStatus <n>" for a code this runtime does not know.
 ///
-/// The texts are this project's own; only the codes match Apple's. `reserved` must be nil and is
-/// ignored, as on Apple.
+/// The texts are this project's own; only the codes match Apple's. When the process's default store
+/// could not be opened, its status is explained by the reason (a directory others can read, a
+/// missing key file...), since that is what every call of Apple-style code then answers.
+/// `reserved` must be nil and is ignored, as on Apple.
 public func SecCopyErrorMessageString(_ status: OSStatus, _ reserved: UnsafeMutableRawPointer?) -> CFString? {
-  secMessage(for: status) as NSString
+  if let failure = KeychainStore.defaultStoreFailure, failure.status == status {
+    return "\(secMessage(for: status)) \(failure.message)" as NSString
+  }
+  return secMessage(for: status) as NSString
 }
 
 /// The name of a status code (`errSecDuplicateItem`), or nil for a code this runtime does not know.

@@ -111,6 +111,11 @@ package enum ItemSchema {
     .internetPassword: Dictionary(uniqueKeysWithValues: (common + internetOnly).map { ($0.key, $0) }),
   ]
 
+  /// Every attribute key of `itemClass`.
+  package static func attributeKeys(of itemClass: ItemClass) -> Dictionary<String, AttributeDefinition>.Keys {
+    (tables[itemClass] ?? [:]).keys
+  }
+
   /// The attribute named `key` of `itemClass`, or nil when the class has no such attribute.
   package static func attribute(_ key: String, of itemClass: ItemClass) -> AttributeDefinition? {
     tables[itemClass]?[key]
@@ -167,4 +172,30 @@ extension String {
   /// True for ThisDeviceOnly protection values: such items never leave the store (no sync, no
   /// export), whatever their synchronizable flag says (decision 4).
   package var isThisDeviceOnlyAccessibility: Bool { hasSuffix("u") }
+}
+
+/// What the typed API needs to know about an item class to find an item by its identity.
+@_spi(KeychainBridge)
+public struct SecItemClassSchema: Sendable {
+  /// Every attribute key of the class.
+  public let attributes: Set<String>
+  /// The class's primary-key attributes (rule 2.1), without the access group and sync flag.
+  public let primaryKey: [String]
+  /// The value an add gives each primary-key attribute the caller leaves out: a String or an Int.
+  public let primaryKeyDefaults: [String: any Sendable]
+
+  /// The schema of the class whose `kSecClass` value is `itemClass`, or nil for an unknown class.
+  public init?(itemClass: String) {
+    guard let parsed = ItemClass(rawValue: itemClass) else { return nil }
+    attributes = Set(ItemSchema.attributeKeys(of: parsed))
+    primaryKey = ItemSchema.primaryKey(of: parsed)
+    primaryKeyDefaults = ItemSchema.primaryKeyDefaults(of: parsed).compactMapValues { value -> (any Sendable)? in
+      switch value {
+      case .string(let text): text
+      case .integer(let number): Int(number)
+      case .data(let bytes): bytes
+      case .double, .date: nil
+      }
+    }
+  }
 }

@@ -4,8 +4,8 @@
 import Foundation
 import Security
 
-/// A failed keychain operation: a case per status code the SecItem functions return, and
-/// `unknown` for any other.
+/// A failed keychain operation: a case per status code the SecItem functions return, `unknown` for
+/// any other, and the two failures of the JSON convenience methods, which carry their cause.
 public enum KeychainError: Error, Hashable, Sendable, LocalizedError, CustomStringConvertible {
   /// `errSecParam` (-50): A parameter was wrong.
   case param
@@ -15,6 +15,11 @@ public enum KeychainError: Error, Hashable, Sendable, LocalizedError, CustomStri
   case itemNotFound
   /// A status code without a case of its own.
   case unknown(OSStatus)
+  /// The stored secret is not JSON of the requested type; the `DecodingError` is the cause. The item
+  /// itself is intact (its status is errSecDecode, as Apple reports undecodable values).
+  case decodingFailed(KeychainCodingFailure)
+  /// The value could not be encoded as JSON; the `EncodingError` is the cause (errSecParam).
+  case encodingFailed(KeychainCodingFailure)
 
   /// The error for a status code other than `errSecSuccess`.
   public init(status: OSStatus) {
@@ -33,12 +38,27 @@ public enum KeychainError: Error, Hashable, Sendable, LocalizedError, CustomStri
     case .duplicateItem: errSecDuplicateItem
     case .itemNotFound: errSecItemNotFound
     case .unknown(let status): status
+    case .decodingFailed: errSecDecode
+    case .encodingFailed: errSecParam
     }
   }
 
-  /// The runtime's sentence for the status.
+  /// The runtime's sentence for the status, or the coding failure in words.
   public var message: String {
-    SecCopyErrorMessageString(status, nil) as String? ?? "OSStatus \(status)"
+    switch self {
+    case .decodingFailed(let failure):
+      "The stored secret could not be decoded as \(failure.valueType): \(failure.reason)"
+    case .encodingFailed(let failure): "The value of type \(failure.valueType) could not be encoded: \(failure.reason)"
+    default: SecCopyErrorMessageString(status, nil) as String? ?? "OSStatus \(status)"
+    }
+  }
+
+  /// The error that caused this one: the `DecodingError` or `EncodingError` of the JSON methods.
+  public var underlyingError: (any Error)? {
+    switch self {
+    case .decodingFailed(let failure), .encodingFailed(let failure): failure.underlying
+    default: nil
+    }
   }
 
   /// The message, as `localizedDescription` shows it.
@@ -46,4 +66,47 @@ public enum KeychainError: Error, Hashable, Sendable, LocalizedError, CustomStri
 
   /// The message and the status.
   public var description: String { "\(message) (OSStatus \(status))" }
+}
+
+/// A JSON encoding or decoding failure of a keychain value, with the coding error that caused it.
+public struct KeychainCodingFailure: Error, Hashable, Sendable, CustomStringConvertible {
+  /// The `DecodingError` or `EncodingError` Foundation threw.
+  public let underlying: any Error
+  /// The Swift type that was being decoded or encoded.
+  public let valueType: String
+
+  /// Wraps a coding error thrown for a value of `valueType`.
+  public init(_ underlying: any Error, valueType: Any.Type) {
+    self.underlying = underlying
+    self.valueType = String(describing: valueType)
+  }
+
+  /// What went wrong, from the coding error's context where it has one.
+  public var reason: String {
+    switch underlying {
+    case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context),
+      DecodingError.keyNotFound(_, let context), DecodingError.dataCorrupted(let context):
+      Self.describe(context.debugDescription, context.codingPath)
+    case EncodingError.invalidValue(_, let context): Self.describe(context.debugDescription, context.codingPath)
+    default: String(describing: underlying)
+    }
+  }
+
+  /// The reason and the type.
+  public var description: String { "\(valueType): \(reason)" }
+
+  private static func describe(_ text: String, _ path: [any CodingKey]) -> String {
+    path.isEmpty ? text : "\(text) (at \(path.map(\.stringValue).joined(separator: ".")))"
+  }
+
+  /// Two failures are equal when they concern the same type for the same reason.
+  public static func == (lhs: Self, rhs: Self) -> Bool {
+    lhs.valueType == rhs.valueType && lhs.reason == rhs.reason
+  }
+
+  /// Hashes the type and the reason.
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(valueType)
+    hasher.combine(reason)
+  }
 }
