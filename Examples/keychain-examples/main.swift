@@ -89,10 +89,10 @@ struct KeychainExamplesCommand: ParsableCommand {
 
   func describe(_ call: KeychainCall) -> [String] {
     var lines = ["\(call.function.rawValue) -> \(call.status)"]
-    lines += call.dictionary.description.split(separator: "\n").map { "  \($0)" }
+    lines += call.dictionary.lines.map { "  \($0)" }
     if let changes = call.changes {
       lines.append("  attributesToUpdate:")
-      lines += changes.description.split(separator: "\n").map { "    \($0)" }
+      lines += changes.lines.map { "    \($0)" }
     }
     return lines
   }

@@ -1,5 +1,5 @@
 import Foundation
-import Security
+@_spi(KeychainBridge) import Security
 
 /// One typed value of a keychain dictionary.
 public enum KeychainValue: Hashable, Sendable, CustomStringConvertible {
@@ -36,16 +36,28 @@ public enum KeychainValue: Hashable, Sendable, CustomStringConvertible {
     }
   }
 
-  /// The value with its type, as `string("alice")`.
+  /// The value as Swift code would write it: `"alice"`, `443`, `true`, `<5 bytes>`, a date in
+  /// ISO 8601, or the access control.
   public var description: String {
     switch self {
-    case .string(let value): "string(\"\(value)\")"
-    case .data(let value): "data(\(value.count) bytes)"
-    case .integer(let value): "integer(\(value))"
-    case .boolean(let value): "boolean(\(value))"
-    case .date(let value): "date(\(value.timeIntervalSince1970))"
-    case .accessControl(let value): "accessControl(\(value))"
+    case .string(let value): "\"\(value)\""
+    case .data(let value): "<\(value.count) bytes>"
+    case .integer(let value): "\(value)"
+    case .boolean(let value): "\(value)"
+    case .date(let value): value.ISO8601Format()
+    case .accessControl(let value): "\(value)"
     }
+  }
+
+  /// The description, with a constant's name where the value is one of Apple's constants of `key`
+  /// (`kSecAttrAccessibleWhenUnlocked` rather than "ak").
+  func description(forKey key: String) -> String {
+    if case .string(let code) = self, KeychainDictionary.constantValuedKeys.contains(key),
+      let name = SecConstantNames.name(for: code)
+    {
+      return name
+    }
+    return description
   }
 }
 
@@ -106,9 +118,30 @@ public struct KeychainDictionary: Hashable, Sendable, CustomStringConvertible {
     return dictionary
   }
 
-  /// The entries sorted by key, one per line.
+  /// Keys whose string values are Apple's constants rather than the caller's text.
+  static let constantValuedKeys: Set<String> = Set(
+    [
+      kSecClass, kSecAttrAccessible, kSecAttrProtocol, kSecAttrAuthenticationType, kSecMatchLimit,
+      kSecAttrSynchronizable,
+    ]
+    .map { $0 as String })
+
+  /// The entries as `kSecAttrAccount: "alice"`, with Apple's constant names for keys and constant
+  /// values, `kSecClass` first and the rest by name.
+  public var lines: [String] {
+    let named = entries.map { key, value in
+      (name: SecConstantNames.name(for: key) ?? key, value: value.description(forKey: key), key: key)
+    }
+    let classKey = kSecClass as String
+    return named.sorted { ($0.key == classKey ? 0 : 1, $0.name) < ($1.key == classKey ? 0 : 1, $1.name) }
+      .map { "\($0.name): \($0.value)" }
+  }
+
+  /// The entries on one line in brackets, or one per line when that line would be long.
   public var description: String {
-    entries.keys.sorted().map { "\($0): \(entries[$0]!)" }.joined(separator: "\n")
+    let lines = lines
+    let single = "[" + lines.joined(separator: ", ") + "]"
+    return single.count <= 160 ? single : "[\n" + lines.map { "  \($0)," }.joined(separator: "\n") + "\n]"
   }
 }
 

@@ -135,9 +135,9 @@ public struct KeychainCall: Hashable, Sendable, CustomStringConvertible {
     self.status = status
   }
 
-  /// The function and its dictionaries.
+  /// The call as it reads in code: `SecItemAdd([kSecClass: kSecClassGenericPassword, ...]) -> 0`.
   public var description: String {
-    "\(function.rawValue)\n\(dictionary)" + (changes.map { "\n-- attributesToUpdate --\n\($0)" } ?? "")
+    "\(function.rawValue)(\(dictionary)" + (changes.map { ", \($0)" } ?? "") + ") -> \(status)"
   }
 }
 

@@ -141,6 +141,27 @@ struct Token: Codable, Equatable {
     }
   }
 
+  @Test func descriptionsShowApplesConstantNamesOnOneLine() throws {
+    let builder = GenericPassword().service("svc").account("alice").accessibility(.afterFirstUnlock)
+    #expect(
+      "\(builder.attributes)"
+        == "[kSecClass: kSecClassGenericPassword, kSecAttrAccessible: kSecAttrAccessibleAfterFirstUnlock, "
+        + "kSecAttrAccount: \"alice\", kSecAttrService: \"svc\"]")
+    #expect("\(builder)".contains("kSecAttrAccount: \"alice\""))
+    // An account that happens to spell a constant's string is the caller's text, not the constant.
+    #expect("\(GenericPassword().account("acct").attributes)".contains("kSecAttrAccount: \"acct\""))
+    try withStore { _ throws in
+      let (_, calls) = recordingKeychainCalls { _ = builder.add("pw") }
+      #expect(calls.first?.description.hasPrefix("SecItemAdd([") == true)
+      #expect(calls.first?.description.contains("kSecClass: kSecClassGenericPassword") == true)
+      #expect(calls.first?.description.contains("kSecValueData: <2 bytes>") == true)
+      #expect(calls.first?.description.hasSuffix(") -> 0") == true)
+      let (_, reads) = recordingKeychainCalls { _ = builder.string() }
+      #expect(reads.first?.description.contains("kSecMatchLimit: kSecMatchLimitOne") == true)
+      #expect(reads.first?.description.contains("kSecReturnData: true") == true)
+    }
+  }
+
   @Test func setKeepsTheOldSecretWhenItFails() throws {
     try withStore { store throws in
       _ = item.set("precious")
