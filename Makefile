@@ -1,5 +1,5 @@
 # The two entry points of the README: `make run` and `make test`. Both install what is missing first.
-.PHONY: setup run test build lint generated secgen-timings bench check-apple-program check-certificates-consumer check-keychain-consumer
+.PHONY: setup run test build lint generated secgen-timings bench check-apple-program check-certificates-consumer check-keychain-consumer docs
 
 HEADERS := Sources/Keychain/Headers
 SECGEN_INPUTS := --header $(HEADERS)/SecBase.h --header $(HEADERS)/SecItem.h --header $(HEADERS)/SecItemPriv.h \
@@ -49,6 +49,12 @@ check-certificates-consumer: setup
 check-keychain-consumer: setup
 	scripts/check-keychain-consumer.sh
 
+# The DocC catalogs of Security (with the specification's rules as articles) and Keychain; any
+# documentation warning fails.
+docs: setup
+	swift package --disable-sandbox generate-documentation --target Security --warnings-as-errors
+	swift package --disable-sandbox generate-documentation --target Keychain --warnings-as-errors
+
 # The whole suite: warnings-free build, format lint, unit tests, then the end-to-end checks.
 test: build lint
 	swift test
@@ -56,3 +62,4 @@ test: build lint
 	$(MAKE) --no-print-directory check-apple-program
 	$(MAKE) --no-print-directory check-certificates-consumer
 	$(MAKE) --no-print-directory check-keychain-consumer
+	$(MAKE) --no-print-directory docs

@@ -19,6 +19,8 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     .package(url: "https://github.com/stencilproject/Stencil", from: "0.15.1"),
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    // `swift package generate-documentation` for the Security and Keychain catalogs (make docs).
+    .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
   ],
   targets: [
     // libcrypto (AES-256-GCM, HMAC, scrypt, RAND_bytes) through Debian's libssl-dev.
@@ -143,6 +145,7 @@ let package = Package(
         "KeychainStoreSQLite",
         "keychain-store-helper",
         .product(name: "GRDB", package: "GRDB.swift"),
+        .product(name: "Logging", package: "swift-log"),
       ],
       exclude: ["Fixtures"]
     ),

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import GRDB
 import GRDBSQLite
+import Logging
 import Security
 import Synchronization
 
@@ -318,6 +319,11 @@ final class SQLiteItemStore: ItemStore {
           if let upgrade = try? self.formatOneUpgrade(row, ring) { upgrades.append(upgrade) }
           return true
         }
+        storeLogger.notice(
+          "Sealed rows again in row format 2",
+          metadata: [
+            "database": .string(self.files.databasePath), "rows": .stringConvertible(upgrades.count),
+          ])
         for upgrade in upgrades {
           try self.database {
             try db.execute(
@@ -1079,6 +1085,9 @@ final class SQLiteItemStore: ItemStore {
     do {
       return try transaction()
     } catch  where Self.isOutOfSpace(error) {
+      storeLogger.notice(
+        "A write ran out of space; checkpointing the WAL and trying once more",
+        metadata: ["database": .string(files.databasePath), "freesSpace": .stringConvertible(freesSpace)])
       // The reserve file gives the checkpoint room to move the WAL's last pages into the database.
       if freesSpace { _ = files.releaseSpaceReserve() }
       do {

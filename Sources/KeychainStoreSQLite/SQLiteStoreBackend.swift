@@ -1,11 +1,29 @@
 import COpenSSL
 import Foundation
+import Logging
 import Security
 
 /// The backend of the `Security` product: SQLite stores sealed with OpenSSL.
 enum SQLiteStoreBackend: StoreBackend {
   static func openStore(directory: URL, passphrase: String?) throws(KeychainStoreError) -> any ItemStore {
-    try SQLiteItemStore(directory: directory, passphrase: passphrase)
+    do {
+      let store = try SQLiteItemStore(directory: directory, passphrase: passphrase)
+      storeLogger.debug(
+        "Opened keychain store",
+        metadata: [
+          "directory": .string(directory.path), "readOnly": .stringConvertible(store.isReadOnly),
+          "passphrase": .stringConvertible(store.hasPassphrase), "locked": .stringConvertible(store.isLocked),
+        ])
+      return store
+    } catch {
+      storeLogger.warning(
+        "Refused to open keychain store",
+        metadata: [
+          "directory": .string(directory.path), "status": .stringConvertible(error.status),
+          "reason": .string(error.message),
+        ])
+      throw error
+    }
   }
 
   static func fillRandom(_ buffer: UnsafeMutableRawBufferPointer) -> Bool {

@@ -2,6 +2,13 @@ import Logging
 import Security
 import Synchronization
 
+/// The store's operational log: opening, upgrades, refused files, checkpoint and space trouble.
+/// Entries name files, classes and counts, never an attribute value or a secret.
+///
+/// Made per entry (entries are rare) so that a logging system the application bootstraps after
+/// the first store was opened still receives them.
+var storeLogger: Logger { Logger(label: "keychain-bridge.store") }
+
 /// Keeps count of the item rows a store skipped because they failed authentication, and logs each
 /// occurrence (the database path, the class and how many rows: never a value).
 ///
@@ -11,7 +18,6 @@ import Synchronization
 final class IntegrityMonitor: Sendable {
   private let databasePath: String
   private let skipped = Mutex<Int>(0)
-  private let logger = Logger(label: "keychain-bridge.store")
 
   init(databasePath: String) { self.databasePath = databasePath }
 
@@ -27,7 +33,7 @@ final class IntegrityMonitor: Sendable {
     }
     // The highest set bit moved: the total reached a new power of two.
     guard after.leadingZeroBitCount < before.leadingZeroBitCount else { return }
-    logger.warning(
+    storeLogger.warning(
       "Skipped item rows that failed authentication",
       metadata: [
         "database": .string(databasePath), "class": .string(itemClass.rawValue),

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import GRDB
 import GRDBSQLite
+import Logging
 import Synchronization
 
 #if canImport(Glibc)
@@ -30,6 +31,8 @@ final class WALCheckpointer: Sendable {
   private let directory: String
   private let state = Mutex<(checkpointedAt: Int32, running: Bool, connection: DatabaseQueue?)>((0, false, nil))
   private let queue = DispatchQueue(label: "keychain-bridge.checkpoint", qos: .utility)
+  /// Whether the last background checkpoint failed (only the first failure of a run is logged).
+  private let failing = Mutex(false)
 
   init(path: String) {
     self.path = path
@@ -75,9 +78,25 @@ final class WALCheckpointer: Sendable {
         }
         return state.connection
       }
-      // A failed checkpoint is harmless: the WAL keeps the data and the next one catches up.
-      try? connection?.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(PASSIVE)") }
-      state.withLock { $0.running = false }
+      // A failed checkpoint loses nothing (the WAL keeps the data and the next one catches up), but
+      // a WAL that cannot be checkpointed keeps growing: the first failure of a run is logged.
+      do {
+        guard let connection else { throw CheckpointUnavailable() }
+        try connection.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(PASSIVE)") }
+        state.withLock { $0.running = false }
+        failing.withLock { $0 = false }
+      } catch {
+        state.withLock { $0.running = false }
+        let first = failing.withLock { wasFailing in
+          defer { wasFailing = true }
+          return !wasFailing
+        }
+        if first {
+          storeLogger.warning(
+            "A background WAL checkpoint failed; the WAL grows until one succeeds",
+            metadata: ["database": .string(path), "error": .string("\(error)")])
+        }
+      }
     }
   }
 
@@ -100,3 +119,6 @@ final class WALCheckpointer: Sendable {
     return false
   }
 }
+
+/// The checkpoint connection could not be opened.
+private struct CheckpointUnavailable: Error {}

@@ -14,10 +14,12 @@ public final class KeychainStore: Sendable {
 
   /// Opens the store in `directory`, creating it (directory 0700, files 0600) when it does not exist.
   ///
-  /// - Parameter passphrase: for a new store, protects its key with this passphrase (scrypt) instead
-  ///   of a plain key file; for an existing passphrase store, unlocks it. A passphrase store opened
-  ///   without one is locked and sealed: every call answers errSecInteractionNotAllowed until
-  ///   `unlock(passphrase:)`.
+  /// - Parameters:
+  ///   - directory: the store's directory; missing directories are created 0700.
+  ///   - passphrase: for a new store, protects its key with this passphrase (scrypt) instead
+  ///     of a plain key file; for an existing passphrase store, unlocks it. A passphrase store
+  ///     opened without one is locked and sealed: every call answers errSecInteractionNotAllowed
+  ///     until `unlock(passphrase:)`.
   /// - Throws: `KeychainStoreError` when the directory or a file is accessible to other users, the
   ///   database is not a keychain store, the key file is missing, damaged or not this database's,
   ///   or the passphrase is wrong.
