@@ -167,10 +167,18 @@ enum TemplateContext {
   }
 
   static func make(_ model: SecurityModel) -> [String: Any] {
-    let groups = Dictionary(model.valueGroups.map { ($0.key, $0) }) { first, _ in first }
+    // Apple's SPI values (declared in a private header) stay in the model but never become public
+    // enum cases: apps on Apple's platforms cannot use them either. A group of SPI values only has
+    // no enum, and its attribute keeps its plain value type.
+    let publicGroups = model.valueGroups.compactMap { group -> ValueGroupModel? in
+      var group = group
+      group.cases = group.cases.filter { !$0.isPrivate }
+      return group.cases.isEmpty ? nil : group
+    }
+    let groups = Dictionary(publicGroups.map { ($0.key, $0) }) { first, _ in first }
     let attributesByConstant = Dictionary(model.attributes.map { ($0.constant, $0) }) { first, _ in first }
 
-    let valueGroups: [[String: Any]] = model.valueGroups.map { group in
+    let valueGroups: [[String: Any]] = publicGroups.map { group in
       [
         "name": group.swiftName,
         "key": group.key,
@@ -179,9 +187,7 @@ enum TemplateContext {
           [
             "name": escaped(valueCase.swiftName),
             "constant": valueCase.constant,
-            "doc": docComment(
-              "`\(valueCase.constant)`" + (valueCase.isPrivate ? " (Apple SPI)." : ".") + " \(valueCase.documentation)",
-              indent: "  "),
+            "doc": docComment("`\(valueCase.constant)`. \(valueCase.documentation)", indent: "  "),
           ]
         },
       ]

@@ -25,9 +25,9 @@ extern const CFStringRef kSecClass
     @discussion The item classes: each names one kind of keychain item.
     @constant kSecClassGenericPassword The class of generic password items.
     @constant kSecClassInternetPassword The class of internet password items.
-    @constant kSecClassCertificate The class of certificate items.
-    @constant kSecClassKey The class of key items.
-    @constant kSecClassIdentity The class of identity items.
+    @constant kSecClassCertificate The class of certificate items. Not implemented on Linux yet: every SecItem call with this class answers errSecUnimplemented, so nothing of this class can be stored or found.
+    @constant kSecClassKey The class of key items. Not implemented on Linux yet: every SecItem call with this class answers errSecUnimplemented, so nothing of this class can be stored or found.
+    @constant kSecClassIdentity The class of identity items. Not implemented on Linux yet: every SecItem call with this class answers errSecUnimplemented, so nothing of this class can be stored or found.
 */
 extern const CFStringRef kSecClassGenericPassword
     API_AVAILABLE(macos(10.6), ios(2.0));

@@ -15,6 +15,7 @@ let package = Package(
       name: "CertificatesConsumer",
       dependencies: [
         .product(name: "Security", package: "keychain-bridge"),
+        .product(name: "Keychain", package: "keychain-bridge"),
         .product(name: "X509", package: "swift-certificates"),
       ]
     )

@@ -1,6 +1,9 @@
 // Uses swift-certificates' Security bridge (Certificate.init(SecCertificate) and
-// SecCertificate.makeWithCertificate), which exist only when X509 saw a Security module.
+// SecCertificate.makeWithCertificate), which exist only when X509 saw a Security module. It also
+// imports Keychain, whose public names must not clash with X509's: `Certificate` below, unqualified,
+// is X509's, and the keychain's certificate builder is KeychainCertificate.
 import Foundation
+import Keychain
 import Security
 import X509
 
@@ -11,7 +14,11 @@ let der = Data(
 guard let secCertificate = SecCertificateCreateWithData(nil, der as CFData) else {
   fatalError("the test certificate was not accepted")
 }
-let certificate = try Certificate(secCertificate)
+let certificate: Certificate = try Certificate(secCertificate)
+let keychainCertificates = KeychainCertificate().label("pinned")
+guard keychainCertificates.attributes[kSecAttrLabel] == .string("pinned") else {
+  fatalError("the keychain's certificate builder lost its label")
+}
 let roundTripped = try SecCertificate.makeWithCertificate(certificate)
 guard SecCertificateCopyData(roundTripped) as Data == der else {
   fatalError("the certificate changed on its way through swift-certificates")
