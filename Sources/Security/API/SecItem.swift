@@ -152,6 +152,7 @@ enum SecItemCall {
       status = errSecSuccess
     } catch {
       status = error.code
+      SecItemFailureDetail.record(error)
     }
     SecItemCallRecorder.record(function, dictionary, changes, status)
     return status
@@ -206,7 +207,9 @@ enum SecItemCall {
   /// Builds a new item from an add dictionary (rule 5), with defaults for what it leaves out.
   static func newItem(from request: ItemRequest, _ context: Context) throws(SecStatus) -> NewItem {
     let itemClass = try request.requiredClass()
-    if !request.matchKeys.isEmpty { throw .param }  // decision 1
+    if let key = request.matchKeys.sorted().first {
+      throw SecStatus.param.naming(key, "match keys have no meaning in SecItemAdd (decision 1)")
+    }
     if request.reference != nil || request.hasValueRef || request.useKeys["u_ItemList"] != nil { throw .param }
     if request.synchronizableAny { throw .param }
     if request.useKeys["u_AuthUI"].flatMap(ValueConversion.string) == "u_AuthUIS" { throw .param }  // rule 1.11
@@ -246,12 +249,14 @@ enum SecItemCall {
     var change = ItemChange()
     for (name, value) in try dictionary.keychainEntries() {
       if name == "v_Data" {
-        guard let data = value as? Data else { throw .param }
+        guard let data = value as? Data else {
+          throw SecStatus.param.naming(name, "must be Data, not \(describeType(value))")
+        }
         change.data = data
         continue
       }
       guard name.utf8.count == 4, let definition = ItemSchema.attribute(name, of: itemClass) else {
-        throw .noSuchAttribute  // decision 5
+        throw SecStatus.noSuchAttribute.naming(name, "cannot be changed by SecItemUpdate (decision 5)")
       }
       if value is NSNull { throw .param }
       switch (definition.ownership, name) {

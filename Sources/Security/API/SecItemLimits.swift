@@ -26,10 +26,14 @@ extension AttributeValue {
 
 /// Refuses data or attributes above the documented maxima with errSecParam.
 func checkItemSize(data: Data?, attributes: [String: AttributeValue]) throws(SecStatus) {
-  if let data, data.count > SecItemMaximumDataLength { throw .param }
+  if let data, data.count > SecItemMaximumDataLength {
+    throw SecStatus.param.naming("v_Data", "is larger than SecItemMaximumDataLength (16 MiB)")
+  }
   var total = 0
-  for value in attributes.values {
+  for (key, value) in attributes {
     total += value.countedLength
-    if total > SecItemMaximumAttributesLength { throw .param }
+    if total > SecItemMaximumAttributesLength {
+      throw SecStatus.param.naming(key, "takes the attributes past SecItemMaximumAttributesLength (4 MiB)")
+    }
   }
 }

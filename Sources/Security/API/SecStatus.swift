@@ -1,10 +1,25 @@
+import Foundation
+
 /// An OSStatus carried through `throws`: the internal currency between the layers.
 ///
 /// Every failure inside the runtime ends as one of Apple's errSec codes at the API boundary.
 package struct SecStatus: Error, Equatable, CustomStringConvertible {
   package let code: OSStatus
+  /// What was wrong, naming the dictionary key where one is known; never a value.
+  package let detail: String?
 
-  package init(_ code: OSStatus) { self.code = code }
+  package init(_ code: OSStatus, detail: String? = nil) {
+    self.code = code
+    self.detail = detail
+  }
+
+  /// This status with the reason, naming `key` by its constant: `kSecValueData: must be Data`.
+  package func naming(_ key: String, _ problem: String) -> SecStatus {
+    SecStatus(code, detail: "\(SecConstantNames.name(for: key) ?? key): \(problem)")
+  }
+
+  /// Statuses are equal when their codes are: the detail only explains.
+  package static func == (lhs: SecStatus, rhs: SecStatus) -> Bool { lhs.code == rhs.code }
 
   package static let param = SecStatus(errSecParam)
   package static let unimplemented = SecStatus(errSecUnimplemented)
@@ -37,7 +52,43 @@ public func SecCopyErrorMessageString(_ status: OSStatus, _ reserved: UnsafeMuta
   if let failure = KeychainStore.defaultStoreFailure, failure.status == status {
     return "\(secMessage(for: status)) \(failure.message)" as NSString
   }
+  if let detail = SecItemFailureDetail.last(for: status) {
+    return "\(secMessage(for: status)) (\(detail))" as NSString
+  }
   return secMessage(for: status) as NSString
+}
+
+/// The reason for the last failed SecItem call on this thread, as errno keeps the last error: Apple's
+/// API returns only a status, so `SecCopyErrorMessageString` for that same status adds the reason
+/// ("kSecMatchLimit: must be a number, kSecMatchLimitOne or kSecMatchLimitAll").
+enum SecItemFailureDetail {
+  private final class Box {
+    let status: OSStatus
+    let detail: String?
+    init(_ status: OSStatus, _ detail: String?) {
+      self.status = status
+      self.detail = detail
+    }
+  }
+
+  private static let key: pthread_key_t = {
+    var key = pthread_key_t()
+    pthread_key_create(&key) { pointer in if let pointer { Unmanaged<AnyObject>.fromOpaque(pointer).release() } }
+    return key
+  }()
+
+  /// Records a failed call's status and reason for this thread.
+  static func record(_ status: SecStatus) {
+    if let previous = pthread_getspecific(key) { Unmanaged<AnyObject>.fromOpaque(previous).release() }
+    pthread_setspecific(key, Unmanaged.passRetained(Box(status.code, status.detail) as AnyObject).toOpaque())
+  }
+
+  /// The reason of this thread's last failed call, when it failed with `status`.
+  static func last(for status: OSStatus) -> String? {
+    guard let pointer = pthread_getspecific(key) else { return nil }
+    let box = Unmanaged<AnyObject>.fromOpaque(pointer).takeUnretainedValue() as! Box
+    return box.status == status ? box.detail : nil
+  }
 }
 
 /// The name of a status code (`errSecDuplicateItem`), or nil for a code this runtime does not know.

@@ -61,12 +61,14 @@ struct ItemRequest {
 
     itemClass = classHint
     if let (_, value) = entries.first(where: { $0.0 == "class" }) {
-      guard let name = ValueConversion.string(value) else { throw .param }
-      guard let parsed = ItemClass(rawValue: name) else { throw .noSuchClass }
+      guard let name = ValueConversion.string(value) else { throw SecStatus.param.naming("class", "must be a string") }
+      guard let parsed = ItemClass(rawValue: name) else {
+        throw SecStatus.noSuchClass.naming("class", "is not a class this keychain has")
+      }
       itemClass = parsed
     }
     if let (_, value) = entries.first(where: { $0.0 == "v_PersistentRef" }) {
-      guard let data = value as? Data else { throw .param }
+      guard let data = value as? Data else { throw SecStatus.param.naming("v_PersistentRef", "must be Data") }
       let parsed = try ItemReference(parsing: data)
       if let itemClass, itemClass != parsed.itemClass { throw .noSuchClass }
       itemClass = parsed.itemClass
@@ -98,51 +100,58 @@ struct ItemRequest {
       case "r_Attributes": flag = .attributes
       case "r_Ref": flag = .ref
       case "r_PersistentRef": flag = .persistentRef
-      default: throw .param
+      default: throw SecStatus.param.naming(key, "is not a return key")
       }
-      guard let enabled = ValueConversion.boolean(value) else { throw .param }
+      guard let enabled = ValueConversion.boolean(value) else { throw SecStatus.param.naming(key, "must be a boolean") }
       if enabled { returnFlags.insert(flag) } else { returnFlags.remove(flag) }
     case "u":
-      guard Self.knownUseKeys.contains(key) else { throw .param }
-      if value is NSNull { throw .param }
+      guard Self.knownUseKeys.contains(key) else { throw SecStatus.param.naming(key, "is not a use key") }
+      if value is NSNull { throw SecStatus.param.naming(key, "must not be null") }
       if key == "u_AuthUI" {
         guard let mode = ValueConversion.string(value), ["u_AuthUIA", "u_AuthUIF", "u_AuthUIS"].contains(mode) else {
-          throw .param
+          throw SecStatus.param.naming(key, "must be one of the kSecUseAuthenticationUI values")
         }
       }
       useKeys[key] = value
     case "v":
       switch key {
       case "v_Data":
-        guard let data = value as? Data else { throw .param }
+        guard let data = value as? Data else {
+          throw SecStatus.param.naming(key, "must be Data, not \(describeType(value))")
+        }
         valueData = data
       case "v_Ref":
         hasValueRef = true
       case "v_PersistentRef":
         break  // parsed before the other keys
       default:
-        throw .param
+        throw SecStatus.param.naming(key, "is not a value key")
       }
     case "f":
       break  // callback keys are ignored (rule 1.3)
     default:
-      throw .param
+      throw SecStatus.param.naming(key, "is not a key SecItem calls accept")
     }
   }
 
   private mutating func parseAttribute(_ key: String, _ value: Any) throws(SecStatus) {
     if key == "nleg" { return }  // kSecUseDataProtectionKeychain: always true here (rule 1.5)
-    guard let itemClass else { throw .param }
-    guard let definition = ItemSchema.attribute(key, of: itemClass) else { throw .noSuchAttribute }
-    if value is NSNull { throw .param }
+    guard let itemClass else { throw SecStatus.param.naming("class", "is missing, so attributes have no meaning") }
+    guard let definition = ItemSchema.attribute(key, of: itemClass) else {
+      throw SecStatus.noSuchAttribute.naming(
+        key, "is not an attribute of \(SecConstantNames.name(for: itemClass.rawValue) ?? itemClass.rawValue)")
+    }
+    if value is NSNull { throw SecStatus.param.naming(key, "must not be null") }
     switch definition.ownership {
     case .unsupported:
-      throw .param
+      throw SecStatus.param.naming(key, "is not supported on the data-protection keychain")
     case .caller, .storeDates, .system:
       break
     }
     if definition.kind == .accessControl {
-      guard let accessControl = value as? SecAccessControl else { throw .param }
+      guard let accessControl = value as? SecAccessControl else {
+        throw SecStatus.param.naming(key, "must be a SecAccessControl, not \(describeType(value))")
+      }
       self.accessControl = accessControl
       return
     }
@@ -150,7 +159,9 @@ struct ItemRequest {
       synchronizableAny = true
       return
     }
-    guard let converted = ValueConversion.attributeValue(value, kind: definition.kind) else { throw .param }
+    guard let converted = ValueConversion.attributeValue(value, kind: definition.kind) else {
+      throw SecStatus.param.naming(key, "does not accept \(describeType(value))")
+    }
     attributes[key] = converted
   }
 
@@ -160,31 +171,32 @@ struct ItemRequest {
     case "m_Limit":
       // A CFBoolean is no CFNumber on Apple's platforms (rule 1.9), though Foundation keeps both in
       // NSNumber here.
-      if ValueConversion.isBoolean(value) { throw .param }
+      let invalid = SecStatus.param.naming(key, "must be a number of 1 or more, kSecMatchLimitOne or kSecMatchLimitAll")
+      if ValueConversion.isBoolean(value) { throw invalid }
       if let text = ValueConversion.string(value) {
         switch text {
         case "m_LimitOne": limit = .one
         case "m_LimitAll": limit = .all
-        default: throw .param
+        default: throw invalid
         }
       } else if case .integer(let count)? = ValueConversion.number(value), count >= 1, count <= Int64(Int.max) {
         limit = count == 1 ? .one : .count(Int(count))
       } else {
-        throw .param
+        throw invalid
       }
     case "m_HostOrSubdomainOfHost":
-      guard let host = ValueConversion.string(value) else { throw .param }
+      guard let host = ValueConversion.string(value) else { throw SecStatus.param.naming(key, "must be a string") }
       hostOrSubdomain = host
     case "m_ValidOnDate":
       break  // kCFNull means "now"; certificates only
     default:
-      if value is NSNull { throw .param }
+      if value is NSNull { throw SecStatus.param.naming(key, "must not be null") }
     }
   }
 
   /// The class, required by every call (rule 2).
   func requiredClass() throws(SecStatus) -> ItemClass {
-    guard let itemClass else { throw .param }
+    guard let itemClass else { throw SecStatus.param.naming("class", "is missing") }
     return itemClass
   }
 
@@ -194,7 +206,9 @@ struct ItemRequest {
     let accessible: String?
     if case .string(let value)? = attributes["pdmn"] { accessible = value } else { accessible = nil }
     if let accessControl {
-      if let accessible, accessible != accessControl.protection { throw .param }
+      if let accessible, accessible != accessControl.protection {
+        throw SecStatus.param.naming("pdmn", "differs from the protection of kSecAttrAccessControl")
+      }
       return accessControl.protection
     }
     return accessible
@@ -210,7 +224,9 @@ extension NSDictionary {
     var invalidKey: SecStatus?
     forEachEntry { key, value in
       guard let name = ValueConversion.string(key) else {
-        invalidKey = key is NSNumber ? .noSuchAttribute : .param
+        invalidKey = SecStatus(
+          key is NSNumber ? errSecNoSuchAttr : errSecParam,
+          detail: "a dictionary key is \(describeType(key)), not a string")
         return false
       }
       entries.append((name, value))
@@ -267,3 +283,18 @@ private let swiftValueWrapperClass: ObjectIdentifier = {
   let stored = NSDictionary(object: Probe(), forKey: NSString(string: "probe")).allValues[0]
   return ObjectIdentifier(type(of: stored as AnyObject))
 }()
+
+/// A value's type in words for a message: "a String", "a number", never the value itself.
+func describeType(_ value: Any) -> String {
+  switch value {
+  case _ where ValueConversion.isBoolean(value): "a boolean"
+  case is NSNumber: "a number"
+  case is String, is NSString: "a String"
+  case is Data, is NSData: "Data"
+  case is Date, is NSDate: "a Date"
+  case is NSNull: "null"
+  case is NSArray: "an array"
+  case is NSDictionary: "a dictionary"
+  default: "a value of type \(type(of: value))"
+  }
+}
