@@ -11,7 +11,9 @@ import Testing
 
   /// Attributes the DSL deliberately cannot set, and why.
   static let settableExclusions: [String: String] = [
-    "kSecAttrAccess": "a macOS file-keychain SecAccessRef; there is no such type on the data-protection keychain"
+    "kSecAttrAccess": "a macOS file-keychain SecAccessRef; there is no such type on the data-protection keychain",
+    "kSecAttrPersistantReference":
+      "Apple's misspelled alias of kSecAttrPersistentReference (the same key string); the DSL has the correct one",
   ]
 
   static func generated() throws -> (model: SecurityModel, sources: [String: String]) {

@@ -201,8 +201,8 @@ extern const CFStringRef kSecClassIdentity
     @constant kSecAttrCreator A key whose value is the item's creator, a value of type CFNumberRef.
     @constant kSecAttrType A key whose value is the item's type, a value of type CFNumberRef.
     @constant kSecAttrLabel A key whose value is the item's label, a value of type CFStringRef.
-    @constant kSecAttrIsInvisible A key whose value is the item's is invisible, a value of type CFBooleanRef.
-    @constant kSecAttrIsNegative A key whose value is the item's is negative, a value of type CFBooleanRef.
+    @constant kSecAttrIsInvisible A key whose value says whether the item is invisible, a value of type CFBooleanRef.
+    @constant kSecAttrIsNegative A key whose value says whether the item is negative, a value of type CFBooleanRef.
     @constant kSecAttrAccount A key whose value is the item's account, a value of type CFStringRef.
     @constant kSecAttrService A key whose value is the item's service, a value of type CFStringRef.
     @constant kSecAttrGeneric A key whose value is the item's generic, a value of type CFDataRef.
@@ -221,13 +221,13 @@ extern const CFStringRef kSecClassIdentity
     @constant kSecAttrCertificateEncoding (read-only) A key whose value is the item's certificate encoding, a value of type CFNumberRef.
     @constant kSecAttrKeyClass (read-only) A key whose value is the item's key class, one of the values listed in kSecAttrKeyClass Value Constants.
     @constant kSecAttrApplicationLabel A key whose value is the item's application label, a value of type CFDataRef.
-    @constant kSecAttrIsPermanent A key whose value is the item's is permanent, a value of type CFBooleanRef.
+    @constant kSecAttrIsPermanent A key whose value says whether the item is permanent, a value of type CFBooleanRef.
     @constant kSecAttrApplicationTag A key whose value is the item's application tag, a value of type CFDataRef.
     @constant kSecAttrKeyType A key whose value is the item's key type, one of the values listed in kSecAttrKeyType Value Constants.
     @constant kSecAttrKeySizeInBits A key whose value is the item's key size in bits, a value of type CFNumberRef.
     @constant kSecAttrEffectiveKeySize A key whose value is the item's effective key size, a value of type CFNumberRef.
-    @constant kSecAttrIsSensitive A key whose value is the item's is sensitive, a value of type CFBooleanRef.
-    @constant kSecAttrIsExtractable A key whose value is the item's is extractable, a value of type CFBooleanRef.
+    @constant kSecAttrIsSensitive A key whose value says whether the item is sensitive, a value of type CFBooleanRef.
+    @constant kSecAttrIsExtractable A key whose value says whether the item is extractable, a value of type CFBooleanRef.
     @constant kSecAttrCanEncrypt A key whose value is the item's can encrypt, a value of type CFBooleanRef.
     @constant kSecAttrCanDecrypt A key whose value is the item's can decrypt, a value of type CFBooleanRef.
     @constant kSecAttrCanDerive A key whose value is the item's can derive, a value of type CFBooleanRef.

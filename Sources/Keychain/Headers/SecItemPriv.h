@@ -116,8 +116,8 @@ extern const CFStringRef kSecClassAppleSharePassword
     @constant kSecAttrAddress A key whose value is the item's address, a value of type CFStringRef.
     @constant kSecAttrAFPServerSignature A key whose value is the item's afp server signature, a value of type CFDataRef.
     @constant kSecAttrAlias A key whose value is the item's alias, a value of type CFStringRef.
-    @constant kSecAttrIsPrivate A key whose value is the item's is private, a value of type CFBooleanRef.
-    @constant kSecAttrIsModifiable A key whose value is the item's is modifiable, a value of type CFBooleanRef.
+    @constant kSecAttrIsPrivate A key whose value says whether the item is private, a value of type CFBooleanRef.
+    @constant kSecAttrIsModifiable A key whose value says whether the item is modifiable, a value of type CFBooleanRef.
     @constant kSecAttrKeyCreator A key whose value is the item's key creator, a value of type CFNumberRef.
     @constant kSecAttrStartDate A key whose value is the item's start date, a value of type CFDateRef.
     @constant kSecAttrEndDate A key whose value is the item's end date, a value of type CFDateRef.
