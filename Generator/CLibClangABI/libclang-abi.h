@@ -47,7 +47,8 @@ enum CXCursorKind {
   CXCursor_EnumConstantDecl = 7,
   CXCursor_FunctionDecl = 8,
   CXCursor_VarDecl = 9,
-  CXCursor_TypedefDecl = 20
+  CXCursor_TypedefDecl = 20,
+  CXCursor_AnnotateAttr = 406
 };
 
 typedef struct {

@@ -32,14 +32,19 @@ public enum Pipeline {
     return try body()
   }
 
-  /// Parses `headers` and builds their model, with the sidecar `apiNotes` when given.
-  public static func model(headers: [URL], apiNotes: URL?, timings: inout Timings) throws(DiagnosticsError)
-    -> SecurityModel
-  {
+  /// Parses `headers` and builds their model, with the sidecar `apiNotes` when given, for
+  /// `platform` (the iOS data-protection keychain by default), with `includeDirectories` searched
+  /// for includes besides the headers' own folder.
+  public static func model(
+    headers: [URL], apiNotes: URL?, platform: TargetPlatform = .ios, includeDirectories: [URL] = [],
+    timings: inout Timings
+  ) throws(DiagnosticsError) -> SecurityModel {
     let notes = try apiNotes.map { url throws(DiagnosticsError) in try APINotes.load(url) } ?? .empty
-    let parsed = try measure(&timings.parse) { () throws(DiagnosticsError) in try HeaderParser.parse(headers) }
+    let parsed = try measure(&timings.parse) { () throws(DiagnosticsError) in
+      try HeaderParser.parse(headers, platform: platform, includeDirectories: includeDirectories)
+    }
     var model = try measure(&timings.model) { () throws(DiagnosticsError) in
-      try ModelBuilder.build(parsed, notes: notes)
+      try ModelBuilder.build(parsed, notes: notes, platform: platform)
     }
     if let apiNotes { model.inputs.append(apiNotes.lastPathComponent) }
     return model
@@ -47,11 +52,19 @@ public enum Pipeline {
 
   /// Parses, models and renders: the generated files, in template order.
   public static func generate(
-    headers: [URL], apiNotes: URL?, templates: URL, timings: inout Timings
+    headers: [URL], apiNotes: URL?, templates: URL, platform: TargetPlatform = .ios, includeDirectories: [URL] = [],
+    timings: inout Timings
   ) throws(DiagnosticsError) -> [Renderer.Output] {
-    let model = try model(headers: headers, apiNotes: apiNotes, timings: &timings)
-    return try measure(&timings.render) { () throws(DiagnosticsError) in
-      try Renderer.render(model, templates: templates)
-    }
+    let model = try model(
+      headers: headers, apiNotes: apiNotes, platform: platform, includeDirectories: includeDirectories,
+      timings: &timings)
+    return try render(model, templates: templates, timings: &timings)
+  }
+
+  /// Renders a model with the templates in `templates`.
+  public static func render(_ model: SecurityModel, templates: URL, timings: inout Timings) throws(DiagnosticsError)
+    -> [Renderer.Output]
+  {
+    try measure(&timings.render) { () throws(DiagnosticsError) in try Renderer.render(model, templates: templates) }
   }
 }

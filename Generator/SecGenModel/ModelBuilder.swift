@@ -11,15 +11,43 @@ public struct ModelBuilder {
   private let notes: APINotes
 
   /// Builds the model of `parsed`, with the sidecar's overrides.
-  public static func build(_ parsed: ParsedHeaders, notes: APINotes = .empty) throws(DiagnosticsError) -> SecurityModel
+  ///
+  /// Only the declarations available on `platform` are modelled: the others are listed in
+  /// `excluded` with the reason, and a class table that names one of them is not an error. Those
+  /// deprecated there carry their message.
+  public static func build(_ parsed: ParsedHeaders, notes: APINotes = .empty, platform: TargetPlatform = .ios)
+    throws(DiagnosticsError) -> SecurityModel
   {
-    var builder = ModelBuilder(notes: notes)
-    let model = builder.model(parsed)
+    let (available, excluded, deprecations) = parsed.available(on: platform)
+    var builder = ModelBuilder(notes: notes, excludedNames: Set(excluded.map(\.name)))
+    var model = builder.model(available)
     guard builder.diagnostics.isEmpty else { throw DiagnosticsError(builder.diagnostics) }
+    model.platform = platform
+    model.excluded = excluded
+    model.skipped = parsed.skipped.map { SkippedDeclarationModel(kind: $0.kind, name: $0.name) }
+    for index in model.attributes.indices {
+      model.attributes[index].deprecation = deprecations[model.attributes[index].constant]
+    }
+    for group in model.valueGroups.indices {
+      for index in model.valueGroups[group].cases.indices {
+        model.valueGroups[group].cases[index].deprecation = deprecations[model.valueGroups[group].cases[index].constant]
+      }
+    }
+    for index in model.statusCodes.indices {
+      model.statusCodes[index].deprecation = deprecations[model.statusCodes[index].name]
+    }
+    for index in model.functions.indices {
+      model.functions[index].deprecation = deprecations[model.functions[index].name]
+    }
     return model
   }
 
-  private init(notes: APINotes) { self.notes = notes }
+  private let excludedNames: Set<String>
+
+  private init(notes: APINotes, excludedNames: Set<String>) {
+    self.notes = notes
+    self.excludedNames = excludedNames
+  }
 
   // MARK: Groups
 
@@ -76,7 +104,9 @@ public struct ModelBuilder {
     groups.removeAll { $0.title.isEmpty }
     for group in groups {
       let declared = Set(group.members.map(\.name))
-      for entry in group.comment.all("constant") where !declared.contains(entry.argument) {
+      // A constant left out for the platform keeps its documentation entry: not an error.
+      for entry in group.comment.all("constant")
+      where !declared.contains(entry.argument) && !excludedNames.contains(entry.argument) {
         report(
           SourceLocation(file: group.comment.file, line: entry.line, column: 5),
           "@constant \(entry.argument) names no constant declared in the group \"\(group.title)\"")
@@ -271,7 +301,10 @@ public struct ModelBuilder {
             continue
           }
           guard attributes.contains(name) else {
-            report(location, "the class table of \(current) names \(name), which is not a declared attribute")
+            // An attribute of another platform (kSecAttrAccess is macOS's) is simply not there.
+            if !excludedNames.contains(name) {
+              report(location, "the class table of \(current) names \(name), which is not a declared attribute")
+            }
             continue
           }
           if !table[current]!.contains(name) { table[current]!.append(name) }

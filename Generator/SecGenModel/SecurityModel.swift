@@ -1,3 +1,5 @@
+import SecGenParse
+
 /// Stage 2's output: what the headers declare, in the terms the templates need.
 ///
 /// Codable, so `secgen dump` can print it and the reference tests can compare it as JSON.
@@ -16,6 +18,12 @@ public struct SecurityModel: Codable, Equatable, Sendable {
   public var statusCodes: [StatusCodeModel]
   /// Function prototypes.
   public var functions: [FunctionModel]
+  /// The platform whose declarations the model holds.
+  public var platform: TargetPlatform = .ios
+  /// Declarations unavailable on the platform, left out with the reason.
+  public var excluded: [ExcludedDeclarationModel] = []
+  /// Declarations of kinds the model has no use for, recognised and skipped.
+  public var skipped: [SkippedDeclarationModel] = []
 }
 
 /// An item class (`kSecClassGenericPassword`) and its attributes.
@@ -59,6 +67,8 @@ public struct AttributeModel: Codable, Equatable, Sendable {
   public var isPrivate: Bool
   /// The HeaderDoc text.
   public var documentation: String
+  /// The deprecation message on the platform ("" without a message), or nil.
+  public var deprecation: String? = nil
 }
 
 /// A `<key> Value Constants` group.
@@ -83,6 +93,8 @@ public struct ValueCaseModel: Codable, Equatable, Sendable {
   public var isPrivate: Bool
   /// The HeaderDoc text.
   public var documentation: String
+  /// The deprecation message on the platform ("" without a message), or nil.
+  public var deprecation: String? = nil
 }
 
 /// Another `@enum` group of key constants.
@@ -117,6 +129,8 @@ public struct StatusCodeModel: Codable, Equatable, Sendable {
   public var aliasOf: String?
   /// Whether a SecItem function lists it in its `@result`.
   public var returnedByItemFunctions: Bool
+  /// The deprecation message on the platform ("" without a message), or nil.
+  public var deprecation: String? = nil
 }
 
 /// A function prototype with its HeaderDoc.
@@ -133,6 +147,8 @@ public struct FunctionModel: Codable, Equatable, Sendable {
   public var result: String
   /// Status codes named in `@result`.
   public var resultCodes: [String]
+  /// The deprecation message on the platform ("" without a message), or nil.
+  public var deprecation: String? = nil
 }
 
 /// A function parameter.

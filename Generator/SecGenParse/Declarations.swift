@@ -70,6 +70,8 @@ public struct ConstantDeclaration: Codable, Hashable, Sendable {
   public var comment: String?
   /// Where it is declared.
   public var location: SourceLocation
+  /// Its availability macros as written (`API_DEPRECATED("use X", macos(10.0, 10.7))`).
+  public var availability: [String] = []
 }
 
 /// One enumerator of a `CF_ENUM`.
@@ -82,6 +84,8 @@ public struct EnumConstantDeclaration: Codable, Hashable, Sendable {
   public var trailingComment: String?
   /// Where it is declared.
   public var location: SourceLocation
+  /// Its availability macros as written.
+  public var availability: [String] = []
 }
 
 /// A `CF_ENUM` (Apple's status codes are one anonymous enum).
@@ -123,6 +127,8 @@ public struct FunctionDeclaration: Codable, Hashable, Sendable {
   public var comment: String?
   /// Where it is declared.
   public var location: SourceLocation
+  /// Its availability macros as written.
+  public var availability: [String] = []
 }
 
 /// Everything secgen understood in the headers, in source order.
@@ -135,7 +141,32 @@ public struct ParsedHeaders: Codable, Sendable {
   public var enumerations: [EnumDeclaration] = []
   /// The function prototypes, in source order.
   public var functions: [FunctionDeclaration] = []
+  /// Declarations of kinds the model has no use for (typedefs, structs, unions), skipped by kind
+  /// and listed by `secgen --verbose`.
+  public var skipped: [SkippedDeclaration] = []
 
   /// Creates an empty result for `files`.
   public init(files: [String]) { self.files = files }
+}
+
+/// A declaration the parse stage recognised and left out of the model, with the reason.
+public struct SkippedDeclaration: Codable, Hashable, Sendable, CustomStringConvertible {
+  /// `typedef`, `struct` or `union`.
+  public var kind: String
+  /// Its name (empty for an anonymous one).
+  public var name: String
+  /// Where it is declared.
+  public var location: SourceLocation
+
+  /// Creates a record of a skipped declaration.
+  public init(kind: String, name: String, location: SourceLocation) {
+    self.kind = kind
+    self.name = name
+    self.location = location
+  }
+
+  /// `file:line:column: skipped typedef SecKeychainAttrType (not modelled)`.
+  public var description: String {
+    "\(location): skipped \(kind) \(name) (secgen models constants, enums and functions)"
+  }
 }

@@ -3,64 +3,62 @@ import Foundation
 
 /// Stage 1: reads C headers in Apple's Security style with libclang.
 public enum HeaderParser {
-  /// The CoreFoundation names and macros Apple's headers rely on, which do not exist on Linux.
-  public static let prelude = """
-    /* secgen's prelude: opaque CoreFoundation types and empty availability macros. */
-    typedef const void *CFTypeRef;
-    typedef const struct __CFString *CFStringRef;
-    typedef const struct __CFDictionary *CFDictionaryRef;
-    typedef const struct __CFData *CFDataRef;
-    typedef const struct __CFNumber *CFNumberRef;
-    typedef const struct __CFBoolean *CFBooleanRef;
-    typedef const struct __CFDate *CFDateRef;
-    typedef const struct __CFArray *CFArrayRef;
-    typedef struct __SecAccessControl *SecAccessControlRef;
-    typedef struct __SecAccess *SecAccessRef;
-    typedef int OSStatus;
-    #define CF_ENUM(_type, ...) enum __VA_ARGS__
-    #define CF_OPTIONS(_type, ...) enum __VA_ARGS__
-    #define API_AVAILABLE(...)
-    #define API_UNAVAILABLE(...)
-    #define API_DEPRECATED(...)
-    #define API_DEPRECATED_WITH_REPLACEMENT(...)
-    #define __OSX_AVAILABLE_STARTING(...)
-    #define __OSX_AVAILABLE_BUT_DEPRECATED(...)
-    #define __API_AVAILABLE(...)
-    #define CF_ASSUME_NONNULL_BEGIN _Pragma("clang assume_nonnull begin")
-    #define CF_ASSUME_NONNULL_END _Pragma("clang assume_nonnull end")
-    #define CF_IMPLICIT_BRIDGING_ENABLED
-    #define CF_IMPLICIT_BRIDGING_DISABLED
-    #define CF_RETURNS_RETAINED
-    #define CF_EXPORT extern
-    #define __nullable _Nullable
-    #define __nonnull _Nonnull
-
-    """
-
-  private static let preludePath = "/secgen/prelude.h"
-
   /// The libclang in use and where it was found, or why none was (for `secgen --verbose`).
   public static var libclangDescription: String { LibClang.description }
 
   /// Parses `files`; every libclang warning or error, and every declaration secgen does not
   /// understand, is a diagnostic.
-  public static func parse(_ files: [URL]) throws(DiagnosticsError) -> ParsedHeaders {
+  ///
+  /// Headers are read as an SDK's are: `<Security/X.h>` resolves against the folder of the header
+  /// being read (and `includeDirectories`), `<CoreFoundation/...>`, `<TargetConditionals.h>`,
+  /// `<Availability.h>`, `<os/availability.h>` and `<sys/cdefs.h>` against secgen's own stand-ins
+  /// (SDKCompat), and `platform` decides which conditional branches are read. The system's headers
+  /// are never read, so the result is the same on every machine.
+  public static func parse(_ files: [URL], platform: TargetPlatform = .ios, includeDirectories: [URL] = [])
+    throws(DiagnosticsError) -> ParsedHeaders
+  {
     let library: LibClang
     switch LibClang.shared {
     case .success(let loaded): library = loaded
     case .failure(let diagnostic): throw DiagnosticsError([diagnostic])
     }
+    let compat: URL
+    let frameworks: URL
+    do {
+      compat = try SDKCompat.folder()
+      frameworks = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "secgen-frameworks-\(UUID().uuidString)", isDirectory: true)
+      try FileManager.default.createDirectory(at: frameworks, withIntermediateDirectories: false)
+    } catch {
+      throw DiagnosticsError([
+        Diagnostic(location: .none, severity: .error, message: "cannot write secgen's SDK stand-ins: \(error)")
+      ])
+    }
+    defer { try? FileManager.default.removeItem(at: frameworks) }
     var result = ParsedHeaders(files: files.map(\.path))
     var diagnostics: [Diagnostic] = []
     for file in files {
       do {
-        try parseFile(file, library, into: &result)
+        try parseFile(
+          file, library, compat: compat, frameworks: frameworks, platform: platform,
+          includeDirectories: includeDirectories, into: &result)
       } catch {
         diagnostics += error.diagnostics
       }
     }
     guard diagnostics.isEmpty else { throw DiagnosticsError(diagnostics) }
     return result
+  }
+
+  /// The compiler arguments for one header: C, every error reported (clang stops at 20 by
+  /// default), no system headers, the stand-ins, and `Security/` as the header's own folder.
+  static func arguments(
+    for file: URL, compat: URL, frameworks: URL, platform: TargetPlatform, includeDirectories: [URL]
+  ) -> [String] {
+    ["-x", "c", "-std=gnu11", "-ferror-limit=0", "-nostdlibinc", "-D", SDKCompat.platformDefine(platform)]
+      + ["-isystem", compat.path, "-I", frameworks.path, "-I", file.deletingLastPathComponent().path]
+      + includeDirectories.flatMap { ["-I", $0.path] }
+      + ["-include", compat.appendingPathComponent("secgen-prelude.h").path]
   }
 
   private static func readableText(_ file: URL) throws(DiagnosticsError) -> String {
@@ -77,31 +75,32 @@ public enum HeaderParser {
     return text
   }
 
-  private static func parseFile(_ file: URL, _ library: LibClang, into result: inout ParsedHeaders)
-    throws(DiagnosticsError)
-  {
+  private static func parseFile(
+    _ file: URL, _ library: LibClang, compat: URL, frameworks: URL, platform: TargetPlatform,
+    includeDirectories: [URL], into result: inout ParsedHeaders
+  ) throws(DiagnosticsError) {
     let text = try readableText(file)
     let path = file.standardizedFileURL.path
+    // <Security/X.h> names a header of the set being read: Security/ is this header's folder.
+    let security = frameworks.appendingPathComponent("Security")
+    try? FileManager.default.removeItem(at: security)
+    try? FileManager.default.createSymbolicLink(at: security, withDestinationURL: file.deletingLastPathComponent())
     guard let index = library.createIndex(0, 0) else {
       throw DiagnosticsError([
         Diagnostic(location: .none, severity: .error, message: "libclang could not create an index")
       ])
     }
     defer { library.disposeIndex(index) }
-    let arguments = ["-x", "c", "-std=gnu11", "-include", preludePath, "-I", file.deletingLastPathComponent().path]
+    let arguments = Self.arguments(
+      for: file, compat: compat, frameworks: frameworks, platform: platform, includeDirectories: includeDirectories)
     var unit: CXTranslationUnit?
     let options =
       CXTranslationUnit_IncludeAttributedTypes.rawValue | CXTranslationUnit_SkipFunctionBodies.rawValue
       | CXTranslationUnit_KeepGoing.rawValue
     let code = withCStrings(arguments) { argumentPointers in
-      preludePath.withCString { preludeName in
-        prelude.withCString { preludeText in
-          path.withCString { sourcePath in
-            var unsaved = CXUnsavedFile(Filename: preludeName, Contents: preludeText, Length: UInt(prelude.utf8.count))
-            return library.parseTranslationUnit2(
-              index, sourcePath, argumentPointers, Int32(arguments.count), &unsaved, 1, options, &unit)
-          }
-        }
+      path.withCString { sourcePath in
+        library.parseTranslationUnit2(
+          index, sourcePath, argumentPointers, Int32(arguments.count), nil, 0, options, &unit)
       }
     }
     guard code == CXError_Success, let unit else {
@@ -122,6 +121,7 @@ public enum HeaderParser {
     result.constants += collector.constants
     result.enumerations += collector.enumerations
     result.functions += collector.functions
+    result.skipped += collector.skipped
   }
 
   private static func compilerDiagnostics(_ unit: CXTranslationUnit, _ library: LibClang) -> [Diagnostic] {
@@ -155,8 +155,10 @@ private final class DeclarationCollector {
   var constants: [ConstantDeclaration] = []
   var enumerations: [EnumDeclaration] = []
   var functions: [FunctionDeclaration] = []
+  var skipped: [SkippedDeclaration] = []
   var diagnostics: [Diagnostic] = []
   var currentEnumConstants: [EnumConstantDeclaration] = []
+  var currentAvailability: [String] = []
 
   init(library: LibClang, mainFile: String, source: [UInt8]) {
     self.library = library
@@ -198,8 +200,10 @@ private final class DeclarationCollector {
     let name = library.string(library.getCursorSpelling(cursor))
     switch kind {
     case CXCursor_VarDecl:
-      let type = library.string(library.getTypeSpelling(library.getCursorType(cursor)))
-      constants.append(ConstantDeclaration(name: name, type: type, comment: comment(cursor), location: location))
+      let type = Self.typeWithoutAvailability(library.string(library.getTypeSpelling(library.getCursorType(cursor))))
+      constants.append(
+        ConstantDeclaration(
+          name: name, type: type, comment: comment(cursor), location: location, availability: availability(cursor)))
     case CXCursor_EnumDecl:
       currentEnumConstants = []
       let context = Unmanaged.passUnretained(self).toOpaque()
@@ -210,6 +214,9 @@ private final class DeclarationCollector {
           name: anonymous ? nil : name, comment: comment(cursor), constants: currentEnumConstants, location: location))
     case CXCursor_FunctionDecl:
       functions.append(function(cursor, name: name, location: location))
+    case CXCursor_TypedefDecl, CXCursor_StructDecl, CXCursor_UnionDecl:
+      // Legacy keychain structs, CF type typedefs, integer typedefs: recognised, not modelled.
+      skipped.append(SkippedDeclaration(kind: kindName(kind), name: name, location: location))
     default:
       let what = library.string(library.getCursorSpelling(cursor))
       diagnostics.append(
@@ -225,7 +232,40 @@ private final class DeclarationCollector {
     currentEnumConstants.append(
       EnumConstantDeclaration(
         name: library.string(library.getCursorSpelling(cursor)), value: library.getEnumConstantDeclValue(cursor),
-        trailingComment: trailingComment(after: cursor), location: location(cursor).location))
+        trailingComment: trailingComment(after: cursor), location: location(cursor).location,
+        availability: availability(cursor)))
+  }
+
+  /// Availability macro names as libclang prints them inside an attributed type
+  /// ("API_AVAILABLE const CFStringRef"): they say nothing about the type.
+  private static let availabilityMacroNames: Set<Substring> = [
+    "API_AVAILABLE", "API_UNAVAILABLE", "API_DEPRECATED", "API_DEPRECATED_WITH_REPLACEMENT", "SPI_AVAILABLE",
+    "SPI_DEPRECATED", "__API_AVAILABLE", "__API_UNAVAILABLE", "__API_DEPRECATED", "__OSX_AVAILABLE_STARTING",
+    "__OSX_AVAILABLE_BUT_DEPRECATED", "__OSX_AVAILABLE_BUT_DEPRECATED_MSG", "__OSX_AVAILABLE", "__IOS_AVAILABLE",
+    "__OSX_DEPRECATED", "__IOS_DEPRECATED", "__OSX_UNAVAILABLE", "__IOS_UNAVAILABLE", "DEPRECATED_ATTRIBUTE",
+    "DEPRECATED_MSG_ATTRIBUTE", "SECGEN_AVAILABILITY",
+  ]
+
+  static func typeWithoutAvailability(_ spelling: String) -> String {
+    guard spelling.contains("_") else { return spelling }
+    return spelling.split(separator: " ").filter { !availabilityMacroNames.contains($0) }.joined(separator: " ")
+  }
+
+  /// The availability macros of a declaration, which secgen's stand-in headers turn into
+  /// `annotate` attributes holding the macro as written.
+  func availability(_ cursor: CXCursor) -> [String] {
+    currentAvailability = []
+    let context = Unmanaged.passUnretained(self).toOpaque()
+    _ = library.visitChildren(cursor, attributeVisitor, context)
+    return currentAvailability
+  }
+
+  func visitAttribute(_ cursor: CXCursor) {
+    guard library.getCursorKind(cursor) == CXCursor_AnnotateAttr else { return }
+    let text = library.string(library.getCursorSpelling(cursor))
+    if text.hasPrefix(SDKCompat.availabilityPrefix) {
+      currentAvailability.append(String(text.dropFirst(SDKCompat.availabilityPrefix.count)))
+    }
   }
 
   func function(_ cursor: CXCursor, name: String, location: SourceLocation) -> FunctionDeclaration {
@@ -245,7 +285,7 @@ private final class DeclarationCollector {
     }
     return FunctionDeclaration(
       name: name, resultType: library.string(library.getTypeSpelling(library.getCursorResultType(cursor))),
-      parameters: parameters, comment: comment(cursor), location: location)
+      parameters: parameters, comment: comment(cursor), location: location, availability: availability(cursor))
   }
 
   private func kindName(_ kind: CXCursorKind) -> String {
@@ -265,5 +305,10 @@ private let topLevelVisitor: CXCursorVisitor = { cursor, _, context in
 
 private let enumVisitor: CXCursorVisitor = { cursor, _, context in
   Unmanaged<DeclarationCollector>.fromOpaque(context!).takeUnretainedValue().visitEnumConstant(cursor)
+  return CXChildVisit_Continue
+}
+
+private let attributeVisitor: CXCursorVisitor = { cursor, _, context in
+  Unmanaged<DeclarationCollector>.fromOpaque(context!).takeUnretainedValue().visitAttribute(cursor)
   return CXChildVisit_Continue
 }

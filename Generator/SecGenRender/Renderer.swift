@@ -128,6 +128,22 @@ enum TemplateContext {
     return lines.map { $0.isEmpty ? "\(indent)///" : "\(indent)/// \($0)" }.joined(separator: "\n")
   }
 
+  /// A sentence for the documentation of a deprecated declaration that generated code itself
+  /// refers to (enum cases, item fields), where an attribute would make the build warn.
+  static func deprecationNote(_ deprecation: String?) -> String {
+    guard let deprecation else { return "" }
+    return deprecation.isEmpty ? " Deprecated." : " Deprecated: \(deprecation)"
+  }
+
+  /// `@available(*, deprecated, message: "...")` on its own line after a doc comment, for a
+  /// builder method the headers deprecate on the target platform; empty otherwise.
+  static func deprecationAttribute(_ deprecation: String?, indent: String) -> String {
+    guard let deprecation else { return "" }
+    if deprecation.isEmpty { return "\n\(indent)@available(*, deprecated)" }
+    let escaped = deprecation.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+    return "\n\(indent)@available(*, deprecated, message: \"\(escaped)\")"
+  }
+
   static func swiftType(_ attribute: AttributeModel, groups: [String: ValueGroupModel]) -> String? {
     switch attribute.valueType {
     case .string: "String"
@@ -187,7 +203,9 @@ enum TemplateContext {
           [
             "name": escaped(valueCase.swiftName),
             "constant": valueCase.constant,
-            "doc": docComment("`\(valueCase.constant)`. \(valueCase.documentation)", indent: "  "),
+            "doc": docComment(
+              "`\(valueCase.constant)`. \(valueCase.documentation)" + deprecationNote(valueCase.deprecation),
+              indent: "  "),
           ]
         },
       ]
@@ -204,7 +222,9 @@ enum TemplateContext {
           "name": escaped(attribute.swiftName),
           "type": type,
           "reading": reading(attribute, type: type),
-          "doc": docComment("`\(attribute.constant)`: \(attribute.documentation)", indent: "  "),
+          "doc": docComment(
+            "`\(attribute.constant)`: \(attribute.documentation)" + deprecationNote(attribute.deprecation), indent: "  "
+          ),
         ])
         guard !attribute.readOnly, !attribute.isPrivate else { continue }
         setters.append([
@@ -213,7 +233,8 @@ enum TemplateContext {
           "type": type,
           "lowering": lowering(attribute),
           "doc": docComment(
-            "Adds, or matches on, `\(attribute.constant)`: \(attribute.documentation)", indent: "  "),
+            "Adds, or matches on, `\(attribute.constant)`: \(attribute.documentation)", indent: "  ")
+            + deprecationAttribute(attribute.deprecation, indent: "  "),
         ])
         // A key with a value group but another value type also takes the group's constants
         // (kSecAttrSynchronizable takes a Bool, or kSecAttrSynchronizableAny in searches).
@@ -248,7 +269,8 @@ enum TemplateContext {
         "name": escaped(code.swiftName),
         "constant": code.name,
         "value": code.value,
-        "doc": docComment("`\(code.name)` (\(code.value)): \(code.meaning)", indent: "  "),
+        "doc": docComment(
+          "`\(code.name)` (\(code.value)): \(code.meaning)" + deprecationNote(code.deprecation), indent: "  "),
       ]
     }
 

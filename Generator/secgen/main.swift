@@ -23,8 +23,24 @@ struct HeaderOptions: ParsableArguments {
   @Flag(help: "Print how long parsing, modelling and rendering took.")
   var timings = false
 
-  @Flag(help: "Print which libclang is used and where it was found.")
+  @Flag(help: "Print which libclang is used, and the declarations skipped by kind or left out for the platform.")
   var verbose = false
+
+  @Option(help: "The platform whose conditional branches and availability are read.")
+  var platform: TargetPlatform = .ios
+
+  @Option(name: .customLong("include-dir"), help: "A folder to search for includes (repeat for several).")
+  var includeDirectories: [String] = []
+
+  var includeURLs: [URL] { includeDirectories.map { URL(fileURLWithPath: $0).standardizedFileURL } }
+
+  /// Prints what the model left out, when --verbose is given.
+  func reportLeftOut(_ model: SecurityModel) {
+    guard verbose else { return }
+    var lines = model.skipped.map { "secgen: skipped \($0.kind) \($0.name) (not a modelled kind)" }
+    lines += model.excluded.map { "secgen: left out \($0.name): \($0.reason)" }
+    if !lines.isEmpty { FileHandle.standardError.write(Data((lines.joined(separator: "\n") + "\n").utf8)) }
+  }
 
   func validate() throws {
     guard !headers.isEmpty else { throw ValidationError("give at least one --header") }
@@ -73,9 +89,12 @@ struct Generate: ParsableCommand {
     var timings = Pipeline.Timings()
     let outputs: [SecGenOutput]
     do throws(DiagnosticsError) {
-      outputs = try Pipeline.generate(
-        headers: options.headerURLs, apiNotes: options.apiNotesURL,
-        templates: URL(fileURLWithPath: templates).standardizedFileURL, timings: &timings
+      let model = try Pipeline.model(
+        headers: options.headerURLs, apiNotes: options.apiNotesURL, platform: options.platform,
+        includeDirectories: options.includeURLs, timings: &timings)
+      options.reportLeftOut(model)
+      outputs = try Pipeline.render(
+        model, templates: URL(fileURLWithPath: templates).standardizedFileURL, timings: &timings
       ).map { SecGenOutput(fileName: $0.fileName, contents: $0.contents) }
     } catch {
       throw failure(error)
@@ -107,7 +126,10 @@ struct Dump: ParsableCommand {
     var timings = Pipeline.Timings()
     let model: SecurityModel
     do throws(DiagnosticsError) {
-      model = try Pipeline.model(headers: options.headerURLs, apiNotes: options.apiNotesURL, timings: &timings)
+      model = try Pipeline.model(
+        headers: options.headerURLs, apiNotes: options.apiNotesURL, platform: options.platform,
+        includeDirectories: options.includeURLs, timings: &timings)
+      options.reportLeftOut(model)
     } catch {
       throw failure(error)
     }
@@ -117,3 +139,5 @@ struct Dump: ParsableCommand {
     options.report(timings)
   }
 }
+
+extension TargetPlatform: ExpressibleByArgument {}

@@ -1,0 +1,249 @@
+import Foundation
+
+/// The SDK that Apple-style headers include, as small stand-in headers written for secgen.
+///
+/// A Security header includes `<TargetConditionals.h>`, `<Availability.h>`, `<os/availability.h>`,
+/// `<CoreFoundation/...>` and `<sys/cdefs.h>`, none of which exist on Linux in Apple's form. These
+/// stand-ins declare what secgen needs of them and nothing else: the CoreFoundation types as opaque
+/// pointers, the integer typedefs, the platform conditionals for the chosen target, and the
+/// availability macros, which become `annotate` attributes so that the parse stage can read each
+/// declaration's availability back from libclang. They are not copies of Apple's headers.
+enum SDKCompat {
+  /// The target platform macro passed with `-D`, which `TargetConditionals.h` reads.
+  static func platformDefine(_ platform: TargetPlatform) -> String {
+    switch platform {
+    case .ios: "SECGEN_PLATFORM_IOS=1"
+    case .macos: "SECGEN_PLATFORM_MACOS=1"
+    }
+  }
+
+  /// The annotation prefix of availability macros (`secgen-availability:API_DEPRECATED(...)`).
+  static let availabilityPrefix = "secgen-availability:"
+
+  /// Relative path to contents.
+  static let files: [String: String] = [
+    "TargetConditionals.h": """
+    /* secgen's stand-in: the platform conditionals for the target chosen with --platform. */
+    #ifndef SECGEN_TARGET_CONDITIONALS_H
+    #define SECGEN_TARGET_CONDITIONALS_H
+    #define TARGET_OS_MAC 1
+    #define TARGET_OS_WATCH 0
+    #define TARGET_OS_TV 0
+    #define TARGET_OS_BRIDGE 0
+    #define TARGET_OS_VISION 0
+    #define TARGET_OS_DRIVERKIT 0
+    #define TARGET_OS_SIMULATOR 0
+    #define TARGET_OS_IOSMAC 0
+    #define TARGET_OS_MACCATALYST 0
+    #define TARGET_RT_64_BIT 1
+    #define TARGET_RT_LITTLE_ENDIAN 1
+    #define TARGET_RT_BIG_ENDIAN 0
+    #if defined(SECGEN_PLATFORM_MACOS)
+    #define TARGET_OS_OSX 1
+    #define TARGET_OS_IPHONE 0
+    #define TARGET_OS_IOS 0
+    #define TARGET_OS_EMBEDDED 0
+    #else
+    #define TARGET_OS_OSX 0
+    #define TARGET_OS_IPHONE 1
+    #define TARGET_OS_IOS 1
+    #define TARGET_OS_EMBEDDED 1
+    #endif
+    #endif
+    """,
+    "os/availability.h": """
+    /* secgen's stand-in: every availability macro keeps its arguments as an annotation. */
+    #ifndef SECGEN_OS_AVAILABILITY_H
+    #define SECGEN_OS_AVAILABILITY_H
+    #define SECGEN_AVAILABILITY(text) __attribute__((annotate("secgen-availability:" text)))
+    #define API_AVAILABLE(...) SECGEN_AVAILABILITY("API_AVAILABLE(" #__VA_ARGS__ ")")
+    #define API_UNAVAILABLE(...) SECGEN_AVAILABILITY("API_UNAVAILABLE(" #__VA_ARGS__ ")")
+    #define API_DEPRECATED(...) SECGEN_AVAILABILITY("API_DEPRECATED(" #__VA_ARGS__ ")")
+    #define API_DEPRECATED_WITH_REPLACEMENT(...) \\
+      SECGEN_AVAILABILITY("API_DEPRECATED_WITH_REPLACEMENT(" #__VA_ARGS__ ")")
+    #define SPI_AVAILABLE(...) SECGEN_AVAILABILITY("SPI_AVAILABLE(" #__VA_ARGS__ ")")
+    #define SPI_DEPRECATED(...) SECGEN_AVAILABILITY("SPI_DEPRECATED(" #__VA_ARGS__ ")")
+    #define __API_AVAILABLE(...) API_AVAILABLE(__VA_ARGS__)
+    #define __API_UNAVAILABLE(...) API_UNAVAILABLE(__VA_ARGS__)
+    #define __API_DEPRECATED(...) API_DEPRECATED(__VA_ARGS__)
+    #define API_AVAILABLE_BEGIN(...)
+    #define API_AVAILABLE_END
+    #endif
+    """,
+    "Availability.h": """
+    /* secgen's stand-in: Availability.h's macros, kept as annotations like os/availability.h's. */
+    #ifndef SECGEN_AVAILABILITY_H
+    #define SECGEN_AVAILABILITY_H
+    #include <os/availability.h>
+    #define __OSX_AVAILABLE_STARTING(...) SECGEN_AVAILABILITY("__OSX_AVAILABLE_STARTING(" #__VA_ARGS__ ")")
+    #define __OSX_AVAILABLE_BUT_DEPRECATED(...) \\
+      SECGEN_AVAILABILITY("__OSX_AVAILABLE_BUT_DEPRECATED(" #__VA_ARGS__ ")")
+    #define __OSX_AVAILABLE_BUT_DEPRECATED_MSG(...) \\
+      SECGEN_AVAILABILITY("__OSX_AVAILABLE_BUT_DEPRECATED_MSG(" #__VA_ARGS__ ")")
+    #define __OSX_AVAILABLE(...) SECGEN_AVAILABILITY("__OSX_AVAILABLE(" #__VA_ARGS__ ")")
+    #define __IOS_AVAILABLE(...) SECGEN_AVAILABILITY("__IOS_AVAILABLE(" #__VA_ARGS__ ")")
+    #define __OSX_DEPRECATED(...) SECGEN_AVAILABILITY("__OSX_DEPRECATED(" #__VA_ARGS__ ")")
+    #define __IOS_DEPRECATED(...) SECGEN_AVAILABILITY("__IOS_DEPRECATED(" #__VA_ARGS__ ")")
+    #define __OSX_UNAVAILABLE SECGEN_AVAILABILITY("__OSX_UNAVAILABLE()")
+    #define __IOS_UNAVAILABLE SECGEN_AVAILABILITY("__IOS_UNAVAILABLE()")
+    #define __TVOS_UNAVAILABLE
+    #define __WATCHOS_UNAVAILABLE
+    #define DEPRECATED_ATTRIBUTE SECGEN_AVAILABILITY("API_DEPRECATED()")
+    #define DEPRECATED_MSG_ATTRIBUTE(message) SECGEN_AVAILABILITY("API_DEPRECATED(" #message ")")
+    #endif
+    """,
+    "AvailabilityMacros.h": """
+    /* secgen's stand-in. */
+    #include <Availability.h>
+    """,
+    "sys/cdefs.h": """
+    /* secgen's stand-in: C declarations need no C++ linkage blocks here. */
+    #ifndef SECGEN_SYS_CDEFS_H
+    #define SECGEN_SYS_CDEFS_H
+    #define __BEGIN_DECLS
+    #define __END_DECLS
+    #endif
+    """,
+    "MacTypes.h": """
+    /* secgen's stand-in: the integer and character types of Apple's MacTypes. */
+    #ifndef SECGEN_MACTYPES_H
+    #define SECGEN_MACTYPES_H
+    typedef unsigned char UInt8;
+    typedef signed char SInt8;
+    typedef unsigned short UInt16;
+    typedef signed short SInt16;
+    typedef unsigned int UInt32;
+    typedef signed int SInt32;
+    typedef unsigned long long UInt64;
+    typedef signed long long SInt64;
+    typedef SInt32 OSStatus;
+    typedef SInt16 OSErr;
+    typedef UInt32 FourCharCode;
+    typedef FourCharCode OSType;
+    typedef unsigned char Boolean;
+    typedef UInt16 UniChar;
+    typedef unsigned long ByteCount;
+    #endif
+    """,
+    "CoreFoundation/CFBase.h": """
+    /* secgen's stand-in: CoreFoundation's types as opaque pointers, and its macros. */
+    #ifndef SECGEN_CFBASE_H
+    #define SECGEN_CFBASE_H
+    #include <TargetConditionals.h>
+    #include <MacTypes.h>
+    #include <Availability.h>
+    typedef long CFIndex;
+    typedef unsigned long CFTypeID;
+    typedef unsigned long CFOptionFlags;
+    typedef unsigned long CFHashCode;
+    typedef const void *CFTypeRef;
+    typedef const struct __CFString *CFStringRef;
+    typedef struct __CFString *CFMutableStringRef;
+    typedef const struct __CFDictionary *CFDictionaryRef;
+    typedef struct __CFDictionary *CFMutableDictionaryRef;
+    typedef const struct __CFArray *CFArrayRef;
+    typedef struct __CFArray *CFMutableArrayRef;
+    typedef const struct __CFData *CFDataRef;
+    typedef struct __CFData *CFMutableDataRef;
+    typedef const struct __CFNumber *CFNumberRef;
+    typedef const struct __CFBoolean *CFBooleanRef;
+    typedef const struct __CFDate *CFDateRef;
+    typedef const struct __CFAllocator *CFAllocatorRef;
+    typedef struct __CFError *CFErrorRef;
+    typedef const struct __CFURL *CFURLRef;
+    typedef double CFTimeInterval;
+    typedef CFTimeInterval CFAbsoluteTime;
+    typedef struct { CFIndex location; CFIndex length; } CFRange;
+    #define CF_EXPORT extern
+    #define CF_EXTERN_C_BEGIN
+    #define CF_EXTERN_C_END
+    #define CF_INLINE static inline
+    #define CF_ENUM(_type, ...) enum __VA_ARGS__
+    #define CF_CLOSED_ENUM(_type, ...) enum __VA_ARGS__
+    #define CF_OPTIONS(_type, ...) enum __VA_ARGS__
+    #define CF_BRIDGED_TYPE(T)
+    #define CF_BRIDGED_MUTABLE_TYPE(T)
+    #define CF_RELATED_TYPE(T, C, I)
+    #define CF_RETURNS_RETAINED __attribute__((cf_returns_retained))
+    #define CF_RETURNS_NOT_RETAINED __attribute__((cf_returns_not_retained))
+    #define CF_RELEASES_ARGUMENT __attribute__((cf_consumed))
+    #define CF_CONSUMED __attribute__((cf_consumed))
+    #define CF_ASSUME_NONNULL_BEGIN _Pragma("clang assume_nonnull begin")
+    #define CF_ASSUME_NONNULL_END _Pragma("clang assume_nonnull end")
+    #define CF_IMPLICIT_BRIDGING_ENABLED _Pragma("clang arc_cf_code_audited begin")
+    #define CF_IMPLICIT_BRIDGING_DISABLED _Pragma("clang arc_cf_code_audited end")
+    #define CF_SWIFT_NAME(name) __attribute__((swift_name(#name)))
+    #define CF_REFINED_FOR_SWIFT __attribute__((swift_private))
+    #define CF_SWIFT_UNAVAILABLE(message)
+    #define CF_NOESCAPE __attribute__((noescape))
+    #define CF_WARN_UNUSED_RESULT __attribute__((warn_unused_result))
+    #define CF_FORMAT_FUNCTION(F, A)
+    #define NS_REFINED_FOR_SWIFT __attribute__((swift_private))
+    #define NS_SWIFT_NAME(name) __attribute__((swift_name(#name)))
+    #define __nullable _Nullable
+    #define __nonnull _Nonnull
+    #define __null_unspecified _Null_unspecified
+    #endif
+    """,
+    "CoreFoundation/CoreFoundation.h": """
+    /* secgen's stand-in: every CoreFoundation header secgen provides. */
+    #include <CoreFoundation/CFBase.h>
+    #include <CoreFoundation/CFArray.h>
+    #include <CoreFoundation/CFData.h>
+    #include <CoreFoundation/CFDate.h>
+    #include <CoreFoundation/CFDictionary.h>
+    #include <CoreFoundation/CFError.h>
+    #include <CoreFoundation/CFNumber.h>
+    #include <CoreFoundation/CFString.h>
+    """,
+    "CoreFoundation/CFArray.h": "#include <CoreFoundation/CFBase.h>\n",
+    "CoreFoundation/CFData.h": "#include <CoreFoundation/CFBase.h>\n",
+    "CoreFoundation/CFDate.h": "#include <CoreFoundation/CFBase.h>\n",
+    "CoreFoundation/CFDictionary.h": "#include <CoreFoundation/CFBase.h>\n",
+    "CoreFoundation/CFError.h": "#include <CoreFoundation/CFBase.h>\n",
+    "CoreFoundation/CFNumber.h": "#include <CoreFoundation/CFBase.h>\n",
+    "CoreFoundation/CFString.h": "#include <CoreFoundation/CFBase.h>\n",
+    "CoreFoundation/CFAvailability.h": "#include <CoreFoundation/CFBase.h>\n",
+    "secgen-prelude.h": """
+    /* secgen's prelude, included before every header: the CoreFoundation base, and the Security
+       types a header written without SecBase.h's typedefs still uses. */
+    #include <CoreFoundation/CFBase.h>
+    typedef struct __SecAccessControl *SecAccessControlRef;
+    typedef struct __SecAccess *SecAccessRef;
+    """,
+  ]
+
+  /// A folder holding the stand-ins, written once per content version and reused.
+  static func folder() throws -> URL {
+    var hasher = 5381 as UInt64
+    for (path, text) in files.sorted(by: { $0.key < $1.key }) {
+      for byte in (path + "\u{0}" + text).utf8 { hasher = (hasher &* 33) ^ UInt64(byte) }
+    }
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "secgen-sdk-\(String(hasher, radix: 16))-\(getuid())", isDirectory: true)
+    if FileManager.default.fileExists(atPath: folder.appendingPathComponent("secgen-prelude.h").path) {
+      return folder
+    }
+    // Written beside, then renamed into place: concurrent secgen runs never see half a folder.
+    let staging = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "secgen-sdk-staging-\(UUID().uuidString)", isDirectory: true)
+    defer { try? FileManager.default.removeItem(at: staging) }
+    for (path, text) in files {
+      let file = staging.appendingPathComponent(path)
+      try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+      try Data(text.utf8).write(to: file)
+    }
+    if rename(staging.path, folder.path) != 0 && !FileManager.default.fileExists(atPath: folder.path) {
+      throw CocoaError(.fileWriteUnknown)
+    }
+    return folder
+  }
+}
+
+/// The platform whose branches of the headers are read.
+public enum TargetPlatform: String, CaseIterable, Codable, Sendable {
+  /// iOS, whose keychain is the data-protection keychain this project implements (the default).
+  case ios
+  /// macOS, whose headers add the legacy file-keychain declarations.
+  case macos
+}
