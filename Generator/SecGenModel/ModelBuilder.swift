@@ -367,12 +367,14 @@ public struct ModelBuilder {
       codes.append(String(result[range]))
       searchRange = range.upperBound..<result.endIndex
     }
-    return FunctionModel(
+    var model = FunctionModel(
       name: declaration.name, abstract: parsed?.first("abstract")?.text ?? "", resultType: declaration.resultType,
       parameters: declaration.parameters.map {
         ParameterModel(
           name: $0.name, type: $0.type, nullable: $0.nullability == .nullable,
           documentation: documented[$0.name]?.text ?? "")
       }, result: result, resultCodes: codes)
+    model.wrapper = FunctionConventions.wrapper(model)
+    return model
   }
 }

@@ -147,6 +147,8 @@ public struct FunctionModel: Codable, Equatable, Sendable {
   public var result: String
   /// Status codes named in `@result`.
   public var resultCodes: [String]
+  /// The Swift wrapper the declaration gives (see `WrapperModel` for the rules).
+  public var wrapper: WrapperModel? = nil
   /// The deprecation message on the platform ("" without a message), or nil.
   public var deprecation: String? = nil
 }

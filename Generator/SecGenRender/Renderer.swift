@@ -274,6 +274,72 @@ enum TemplateContext {
       ]
     }
 
-    return ["valueGroups": valueGroups, "classes": classes, "errors": errors]
+    let functions: [[String: Any]] = model.functions.compactMap { function in
+      guard let wrapper = function.wrapper, wrapper.unavailableReason == nil else { return nil }
+      var lines = ["`\(function.name)`: \(function.abstract)"]
+      switch (wrapper.convention, wrapper.resultParameter) {
+      case (.status, nil): lines.append("Success, or the status as a `KeychainError`.")
+      case (.status, let parameter?):
+        lines.append(
+          "The value the C function writes to `\(parameter)`, or the status as a `KeychainError`"
+            + (wrapper.notFoundIsNil ? "; nothing found (errSecItemNotFound) is `.success(nil)`." : "."))
+      case (.errorOutParameter, _): lines.append("The result, or the CFError's code as a `KeychainError`.")
+      case (.nullableResult, _): lines.append("nil where the C function returns NULL.")
+      case (.none, _): break
+      }
+      let signature = wrapper.parameters.map { "_ \($0.name): \($0.type)" }.joined(separator: ", ")
+      return [
+        "name": wrapper.swiftName,
+        "doc": docComment(lines.joined(separator: " "), indent: "  ")
+          + (function.deprecation.map { deprecationAttribute($0, indent: "  ") } ?? ""),
+        "opening": opening("public static func \(wrapper.swiftName)(\(signature))", returns: wrapper.returnType),
+        "body": wrapperBody(function, wrapper),
+      ]
+    }
+
+    return ["valueGroups": valueGroups, "classes": classes, "errors": errors, "functions": functions]
+  }
+
+  /// A function's first line and brace, with the result type on a line of its own (as swift-format
+  /// leaves it) when the line would pass 120 columns.
+  static func opening(_ head: String, returns type: String) -> String {
+    let line = "\(head) -> \(type) {"
+    return line.count + 2 <= 120 ? line : "\(head)\n    -> \(type)\n  {"
+  }
+
+  /// The statements of a wrapper's body, indented for the template.
+  static func wrapperBody(_ function: FunctionModel, _ wrapper: WrapperModel) -> String {
+    let arguments = wrapper.parameters.map(\.name)
+    var lines: [String]
+    switch wrapper.convention {
+    case .status:
+      if let parameter = wrapper.resultParameter {
+        lines = [
+          "var \(parameter): CFTypeRef?",
+          "let status = \(function.name)(\((arguments + ["&\(parameter)"]).joined(separator: ", ")))",
+          "switch status {",
+          "case errSecSuccess: return .success(\(parameter))",
+        ]
+        if wrapper.notFoundIsNil { lines.append("case errSecItemNotFound: return .success(nil)") }
+        lines += ["default: return .failure(KeychainError(status: status))", "}"]
+      } else {
+        lines = [
+          "let status = \(function.name)(\(arguments.joined(separator: ", ")))",
+          "return status == errSecSuccess ? .success(()) : .failure(KeychainError(status: status))",
+        ]
+      }
+    case .errorOutParameter:
+      lines = [
+        "var error: Unmanaged<CFError>?",
+        "guard let value = \(function.name)(\((arguments + ["&error"]).joined(separator: ", "))) else {",
+        "  let code = error.map { CFErrorGetCode($0.takeRetainedValue()) } ?? CFIndex(errSecParam)",
+        "  return .failure(KeychainError(status: OSStatus(truncatingIfNeeded: code)))",
+        "}",
+        "return .success(value)",
+      ]
+    case .nullableResult, .none:
+      lines = ["\(function.name)(\(arguments.joined(separator: ", ")))"]
+    }
+    return lines.map { "    \($0)" }.joined(separator: "\n")
   }
 }

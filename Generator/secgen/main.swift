@@ -121,6 +121,9 @@ struct Dump: ParsableCommand {
 
   @OptionGroup var options: HeaderOptions
 
+  @Flag(help: "Print counts of what the model holds instead of the JSON.")
+  var summary = false
+
   func run() throws {
     options.reportLibrary()
     var timings = Pipeline.Timings()
@@ -133,6 +136,11 @@ struct Dump: ParsableCommand {
     } catch {
       throw failure(error)
     }
+    if summary {
+      print(Self.summary(of: model))
+      options.report(timings)
+      return
+    }
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
     FileHandle.standardOutput.write(try encoder.encode(model) + Data("\n".utf8))
@@ -141,3 +149,36 @@ struct Dump: ParsableCommand {
 }
 
 extension TargetPlatform: ExpressibleByArgument {}
+
+extension Dump {
+  /// The counts that say how much of the headers the model holds.
+  static func summary(of model: SecurityModel) -> String {
+    let attributes = model.attributes.filter { $0.constant.hasPrefix("kSecAttr") }
+    let typed = attributes.filter {
+      $0.valueType != .unsupported && ($0.valueType != .valueConstant || $0.valueGroup != nil)
+    }
+    let assigned = attributes.filter { !$0.classes.isEmpty }
+    let both = attributes.filter { attribute in
+      typed.contains { $0.constant == attribute.constant } && !attribute.classes.isEmpty
+    }
+    let cases = model.valueGroups.reduce(0) { $0 + $1.cases.count }
+    let wrapped = model.functions.filter { $0.wrapper?.unavailableReason == nil }
+    func percent(_ part: Int, _ whole: Int) -> String {
+      whole == 0 ? "-" : String(format: "%.1f%%", Double(part) * 100 / Double(whole))
+    }
+    return [
+      "platform: \(model.platform.rawValue)",
+      "kSecAttr constants: \(attributes.count); typed: \(typed.count); in a class: \(assigned.count); "
+        + "typed and class-assigned: \(both.count) (\(percent(both.count, attributes.count)))",
+      "public kSecAttr constants typed and class-assigned: \(both.filter { !$0.isPrivate }.count) of "
+        + "\(attributes.filter { !$0.isPrivate }.count) "
+        + "(\(percent(both.filter { !$0.isPrivate }.count, attributes.filter { !$0.isPrivate }.count)))",
+      "value groups: \(model.valueGroups.count) with \(cases) value constants as enum cases",
+      "item classes: \(model.itemClasses.count)",
+      "errSec status codes: \(model.statusCodes.count)",
+      "functions: \(model.functions.count); with wrappers: \(wrapped.count) (\(wrapped.map(\.name).joined(separator: ", ")))",
+      "skipped by kind: \(model.skipped.count); left out for the platform: \(model.excluded.count)",
+      "errors: 0",
+    ].joined(separator: "\n")
+  }
+}

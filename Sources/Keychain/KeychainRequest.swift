@@ -161,21 +161,38 @@ public func recordingKeychainCalls<T>(_ body: () throws -> T) rethrows -> (resul
   return (result, records.map(KeychainCall.init))
 }
 
-/// Performs one call.
+/// Performs one call through the wrappers secgen generates from the headers (KeychainFunctions),
+/// as the status the callers here decide on.
+///
+/// A search's wrapper folds errSecItemNotFound into `.success(nil)`, which cannot tell "nothing
+/// found" from "found, and nothing asked to be returned": `exists()` needs that difference, so
+/// searches without a return key call SecItemCopyMatching itself. The upsert is the runtime's own
+/// SPI, which no header declares.
 private func perform(
   _ function: KeychainFunction, _ dictionary: KeychainDictionary, changes: KeychainDictionary? = nil,
   result: UnsafeMutablePointer<CFTypeRef?>? = nil
 ) -> OSStatus {
-  let status: OSStatus
-  switch function {
-  case .add: status = SecItemAdd(dictionary.cfDictionary, result)
-  case .copyMatching: status = SecItemCopyMatching(dictionary.cfDictionary, result)
-  case .update: status = SecItemUpdate(dictionary.cfDictionary, changes!.cfDictionary)
-  case .delete: status = SecItemDelete(dictionary.cfDictionary)
-  case .upsert: status = SecItemUpsert(dictionary.cfDictionary, changes!.cfDictionary)
-  case .importItems: status = errSecUnimplemented  // the DSL never imports; the case names recorded imports
+  func status<Value>(_ outcome: Result<Value, KeychainError>, _ deliver: (Value) -> Void = { _ in }) -> OSStatus {
+    switch outcome {
+    case .success(let value):
+      deliver(value)
+      return errSecSuccess
+    case .failure(let error): return error.status
+    }
   }
-  return status
+  switch function {
+  case .add:
+    return status(KeychainFunctions.itemAdd(dictionary.cfDictionary)) { value in result?.pointee = value }
+  case .copyMatching where result != nil:
+    return status(KeychainFunctions.itemCopyMatching(dictionary.cfDictionary)) { value in
+      result?.pointee = value
+    }
+  case .copyMatching: return SecItemCopyMatching(dictionary.cfDictionary, nil)
+  case .update: return status(KeychainFunctions.itemUpdate(dictionary.cfDictionary, changes!.cfDictionary))
+  case .delete: return status(KeychainFunctions.itemDelete(dictionary.cfDictionary))
+  case .upsert: return SecItemUpsert(dictionary.cfDictionary, changes!.cfDictionary)
+  case .importItems: return errSecUnimplemented  // the DSL never imports; the case names recorded imports
+  }
 }
 
 /// The keys that say what a search returns; they never belong in an add or in attributesToUpdate.

@@ -80,3 +80,58 @@ import Testing
     }
   }
 }
+
+/// The error-out-parameter rule, which no function of the runtime uses yet (SecKey's will):
+/// rendered from a declaration and type-checked against a function of that shape.
+@Suite struct ErrorOutParameterWrapper {
+  @Test func aCFErrorOutParameterBecomesAResultWithTheErrorsCode() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("secgen-errorout-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let header = folder.appendingPathComponent("Signing.h")
+    try """
+    #include <CoreFoundation/CoreFoundation.h>
+    CF_ASSUME_NONNULL_BEGIN
+    CF_ENUM(OSStatus) { errSecSuccess = 0, /* It worked. */ errSecParam = -50, /* A parameter was wrong. */ };
+    /*!
+        @function SecThingCreateSignature
+        @abstract Signs data.
+        @param data What to sign.
+        @param error Why it failed.
+        @result The signature, or NULL.
+    */
+    CFDataRef __nullable SecThingCreateSignature(CFDataRef data, CFErrorRef * __nullable error);
+    CF_ASSUME_NONNULL_END
+    """.write(to: header, atomically: true, encoding: .utf8)
+    var timings = Pipeline.Timings()
+    let model = try Pipeline.model(headers: [header], apiNotes: nil, timings: &timings)
+    let wrapper = try #require(model.functions.first?.wrapper)
+    #expect(wrapper.convention == .errorOutParameter)
+    #expect(wrapper.returnType == "Result<CFData, KeychainError>")
+    #expect(wrapper.resultOwnership == .retained)
+    #expect(wrapper.parameters.map(\.name) == ["data"])
+    let outputs = try Pipeline.render(model, templates: Paths.templates, timings: &timings)
+    let functions = try #require(outputs.first { $0.fileName == "Functions.swift" }?.contents)
+    #expect(functions.contains("var error: Unmanaged<CFError>?"))
+    let errors = try #require(outputs.first { $0.fileName == "KeychainError.swift" }?.contents)
+    // A function of the declared shape, as Apple's Swift overlay imports it.
+    let stand = """
+      import Foundation
+      import Security
+      func SecThingCreateSignature(_ data: CFData, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> CFData? {
+        nil
+      }
+      """
+    let files = [("Stand.swift", stand), ("Functions.swift", functions), ("KeychainError.swift", errors)].map {
+      name, text in
+      let file = folder.appendingPathComponent(name)
+      try? text.write(to: file, atomically: true, encoding: .utf8)
+      return file.path
+    }
+    let result = try run(
+      URL(fileURLWithPath: "/usr/bin/env"),
+      ["swiftc", "-typecheck", "-swift-version", "6", "-I", Paths.products.appendingPathComponent("Modules").path]
+        + files)
+    #expect(result.status == 0, "\(result.errors)")
+  }
+}

@@ -51,4 +51,30 @@ CF_ENUM(OSStatus)
 */
 OSStatus SecItemAdd(CFDictionaryRef attributes, CFTypeRef __nullable * __nullable result);
 
+/*!
+    @function SecItemCopyMatching
+    @abstract Finds items.
+    @param query What to find.
+    @param result What was found.
+    @result errSecSuccess, errSecItemNotFound or a failure.
+*/
+OSStatus SecItemCopyMatching(CFDictionaryRef query, CFTypeRef __nullable * __nullable result);
+
+/*!
+    @function SecItemUpdate
+    @abstract Changes items.
+    @param query What to change.
+    @param attributesToUpdate The changes.
+    @result errSecSuccess, errSecItemNotFound or a failure.
+*/
+OSStatus SecItemUpdate(CFDictionaryRef query, CFDictionaryRef attributesToUpdate);
+
+/*!
+    @function SecItemDelete
+    @abstract Deletes items.
+    @param query What to delete.
+    @result errSecSuccess, errSecItemNotFound or a failure.
+*/
+OSStatus SecItemDelete(CFDictionaryRef query);
+
 CF_ASSUME_NONNULL_END

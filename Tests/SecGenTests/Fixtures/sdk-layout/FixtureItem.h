@@ -65,6 +65,32 @@ extern const CFStringRef kSecAttrLegacyTag
 OSStatus SecItemAdd(CFDictionaryRef attributes, CFTypeRef * __nullable CF_RETURNS_RETAINED result)
     API_AVAILABLE(macos(10.6), ios(2.0));
 
+/*!
+    @function SecItemCopyMatching
+    @abstract Finds items.
+    @param query What to find.
+    @param result What was found.
+    @result errSecSuccess, errSecItemNotFound or a failure.
+*/
+OSStatus SecItemCopyMatching(CFDictionaryRef query, CFTypeRef __nullable * __nullable result);
+
+/*!
+    @function SecItemUpdate
+    @abstract Changes items.
+    @param query What to change.
+    @param attributesToUpdate The changes.
+    @result errSecSuccess, errSecItemNotFound or a failure.
+*/
+OSStatus SecItemUpdate(CFDictionaryRef query, CFDictionaryRef attributesToUpdate);
+
+/*!
+    @function SecItemDelete
+    @abstract Deletes items.
+    @param query What to delete.
+    @result errSecSuccess, errSecItemNotFound or a failure.
+*/
+OSStatus SecItemDelete(CFDictionaryRef query);
+
 CF_IMPLICIT_BRIDGING_DISABLED
 CF_ASSUME_NONNULL_END
 

@@ -73,4 +73,30 @@ CF_ENUM(OSStatus)
 */
 OSStatus SecItemCopyMatching(CFDictionaryRef query, CFTypeRef __nullable * __nullable result);
 
+/*!
+    @function SecItemAdd
+    @abstract Adds an item.
+    @param attributes What to add.
+    @param result What was added.
+    @result errSecSuccess or a failure.
+*/
+OSStatus SecItemAdd(CFDictionaryRef attributes, CFTypeRef __nullable * __nullable result);
+
+/*!
+    @function SecItemUpdate
+    @abstract Changes items.
+    @param query What to change.
+    @param attributesToUpdate The changes.
+    @result errSecSuccess or a failure.
+*/
+OSStatus SecItemUpdate(CFDictionaryRef query, CFDictionaryRef attributesToUpdate);
+
+/*!
+    @function SecItemDelete
+    @abstract Deletes items.
+    @param query What to delete.
+    @result errSecSuccess or a failure.
+*/
+OSStatus SecItemDelete(CFDictionaryRef query);
+
 CF_ASSUME_NONNULL_END
