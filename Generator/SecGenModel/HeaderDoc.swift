@@ -48,7 +48,8 @@ struct HeaderDocComment {
         var argument = ""
         if Self.tagsWithArgument.contains(String(name)) {
           let parts = rest.split(separator: " ", maxSplits: 1)
-          argument = parts.first.map(String.init) ?? ""
+          // Real headers write "@constant kSecAttrProtocolFTP." now and then: the dot is no part of the name.
+          argument = parts.first.map { String($0).trimmingCharacters(in: CharacterSet(charactersIn: ".,:;")) } ?? ""
           rest = parts.count > 1 ? String(parts[1]) : ""
         }
         tags.append(

@@ -166,14 +166,50 @@ public struct ModelBuilder {
       }
     }
 
+    // A value constant declared among the attribute keys (kSecAttrSynchronizableAny, "a value for
+    // the kSecAttrSynchronizable key") belongs to its key's values.
+    let valuePattern = #"value for (the )?(kSec[A-Za-z0-9_]+)"#
+    for index in attributeGroups.indices {
+      let group = attributeGroups[index]
+      attributeGroups[index].members.removeAll { member in
+        guard let entry = group.entry(for: member.name),
+          let range = entry.text.range(of: valuePattern, options: .regularExpression)
+        else { return false }
+        let key = String(entry.text[range].split(separator: " ").last!)
+        guard allConstants[key] != nil, key != member.name else { return false }
+        let valueCase = ValueCaseModel(
+          constant: member.name,
+          swiftName: notes.names[member.name]
+            ?? SwiftNaming.lowerCamel(SwiftNaming.stripSharedPrefix(member.name, key: key)),
+          isPrivate: isPrivate(member.location), documentation: entry.text)
+        if let existing = valueGroups.firstIndex(where: { $0.key == key }) {
+          if !valueGroups[existing].cases.contains(where: { $0.constant == member.name }) {
+            valueGroups[existing].cases.append(valueCase)
+          }
+        } else {
+          let title = "\(key) Value Constants"
+          valueGroups.append(
+            ValueGroupModel(
+              key: key, swiftName: notes.names[title] ?? SwiftNaming.stripPrefix(key, ["kSecAttr", "kSecUse", "kSec"]),
+              documentation: "The values \(key) accepts.", cases: [valueCase]))
+        }
+        return true
+      }
+    }
     var attributes = attributeGroups.flatMap { group in
       group.members.map { attribute($0, in: group, groups: valueGroups) }
     }
-    let classTable = classTable(
+    let (classTable, sharedClasses) = classTable(
       attributeGroups, classes: Set(itemClasses.map(\.constant)), attributes: Set(attributes.map(\.constant)))
     for index in itemClasses.indices {
-      itemClasses[index].attributes = classTable[itemClasses[index].constant] ?? []
+      var own = classTable[itemClasses[index].constant] ?? []
+      // "this class shares attributes of both kSecClassKey and kSecClassCertificate"
+      for shared in sharedClasses[itemClasses[index].constant] ?? [] {
+        for attribute in classTable[shared] ?? [] where !own.contains(attribute) { own.append(attribute) }
+      }
+      itemClasses[index].attributes = own
     }
+
     for index in attributes.indices {
       attributes[index].classes = itemClasses.filter { $0.attributes.contains(attributes[index].constant) }.map(
         \.constant)
@@ -181,13 +217,28 @@ public struct ModelBuilder {
 
     let functions = parsed.functions.map { function($0) }
     let itemResults = Set(functions.filter { $0.name.hasPrefix("SecItem") }.flatMap(\.resultCodes))
-    let statusCodes = statusCodes(parsed.enumerations, returnedByItemFunctions: itemResults)
+    var statusCodes = statusCodes(parsed.enumerations, returnedByItemFunctions: itemResults)
+    // Apple's own @result says only 'A result code. See "Security Error Codes"': then every code
+    // may come back, and KeychainError gets a case for each.
+    if itemResults.isEmpty && functions.contains(where: { $0.name.hasPrefix("SecItem") }) {
+      for index in statusCodes.indices { statusCodes[index].returnedByItemFunctions = true }
+    }
     let knownCodes = Set(statusCodes.map(\.name))
     for (function, declaration) in zip(functions, parsed.functions) {
       for code in function.resultCodes where !knownCodes.contains(code) {
         report(
           declaration.location, "the @result of \(function.name) names \(code), which is not a declared status code")
       }
+    }
+    // The shapes that otherwise pass silently, checked once nothing else is wrong.
+    if diagnostics.isEmpty {
+      sanityChecks(
+        itemClasses, attributes: attributes, attributeGroups: attributeGroups,
+        privateClasses: Set(
+          groups.filter { $0.title == "Class Value Constants" }.flatMap(\.members).filter { isPrivate($0.location) }
+            .map(
+              \.name)),
+        locations: allConstants.mapValues(\.location))
     }
     return SecurityModel(
       inputs: parsed.files.map { URL(fileURLWithPath: $0).lastPathComponent }, itemClasses: itemClasses,
@@ -244,25 +295,38 @@ public struct ModelBuilder {
     var valueGroup: String?
     if let override = notes.types[name].flatMap(ValueType.init(rawValue:)) {
       valueType = override
-    } else if let range = text.range(of: #"listed in (\S+) Value Constants"#, options: .regularExpression) {
-      let key = text[range].dropFirst("listed in ".count).dropLast(" Value Constants".count)
+    } else if groups.contains(where: { $0.key == name && $0.cases.contains { !$0.isPrivate } }),
+      text.contains("CFNumber") || text.range(of: #"\b(CF|Sec)[A-Za-z]+"#, options: .regularExpression) == nil
+    {
+      // A "<key> Value Constants" group wins over a number or a missing type: legacy wording calls
+      // the values of kSecAttrProtocol a CFNumberRef, yet they are string constants. A string or
+      // boolean attribute whose group lists special values (kSecAttrAccessGroupToken,
+      // kSecAttrSynchronizableAny) keeps its type, and takes the constants in an extra setter; so
+      // does a number whose only listed values are Apple SPI (kSecAttrKeySizeInBits).
+      valueType = .valueConstant
+      valueGroup = name
+    } else if let range = text.range(of: #"(\S+) Value Constants"#, options: .regularExpression) {
+      // "listed in X Value Constants", "See the \"X Value Constants\" section", "(see \"X Value Constants\".)"
+      let key = text[range].dropLast(" Value Constants".count).trimmingCharacters(
+        in: CharacterSet(charactersIn: "\"(“"))
       if groups.contains(where: { $0.key == key }) {
         valueType = .valueConstant
         valueGroup = String(key)
       } else {
         report(location, "\(name) refers to \"\(key) Value Constants\", which is not a group of the headers")
       }
+    } else if let range = text.range(of: #"\b(CF|Sec)[A-Za-z]+\b"#, options: .regularExpression),
+      let known = Self.cfTypes[String(text[range])] ?? Self.cfTypes[String(text[range]) + "Ref"]
+    {
+      // CFDataRef, or written without Ref ("a CFData", "a SecAccessControl instance").
+      valueType = known
     } else if let range = text.range(of: #"\b(CF|Sec)[A-Za-z]*Ref\b"#, options: .regularExpression) {
-      let typeName = String(text[range])
-      if let known = Self.cfTypes[typeName] {
-        valueType = known
-      } else {
-        report(location, "\(name) has the value type \(typeName), which secgen does not know")
-      }
+      report(location, "\(name) has the value type \(text[range]), which secgen does not know")
     } else {
       report(
         location,
-        "the @constant text of \(name) names no value type (a CF type such as CFStringRef, or a value-constants group)")
+        "the @constant text of \(name) names no value type (a CF type such as CFStringRef, or a value-constants group); "
+          + "the API notes may give one")
     }
     return AttributeModel(
       constant: name, swiftName: swiftName, valueType: valueType, valueGroup: valueGroup, readOnly: readOnly,
@@ -270,10 +334,41 @@ public struct ModelBuilder {
   }
 
   /// Reads the `kSecClassX item attributes:` tables of the attribute groups' discussions.
-  private mutating func classTable(_ groups: [ConstantGroup], classes: Set<String>, attributes: Set<String>) -> [String:
-    [String]]
-  {
+  /// Shapes that parse but cannot be what the headers mean: a missing `@enum` line turns attribute
+  /// keys into item classes, or leaves every class without attributes.
+  private mutating func sanityChecks(
+    _ itemClasses: [ItemClassModel], attributes: [AttributeModel], attributeGroups: [ConstantGroup],
+    privateClasses: Set<String>, locations: [String: SourceLocation]
+  ) {
+    func place(_ name: String) -> SourceLocation { locations[name] ?? .none }
+    for itemClass in itemClasses where !itemClass.constant.hasPrefix("kSecClass") {
+      report(
+        place(itemClass.constant),
+        "\(itemClass.constant) is among the item classes (group \"Class Value Constants\"); is an @enum line "
+          + "missing above it?")
+    }
+    if attributeGroups.isEmpty, let first = itemClasses.first {
+      report(place(first.constant), "the headers declare item classes but no \"Attribute Key Constants\" group")
+    }
+    // Apple's SPI classes (kSecClassAppleSharePassword) may have no table; a public one without
+    // attributes would lose its builder without a word.
+    for itemClass in itemClasses
+    where itemClass.constant.hasPrefix("kSecClass") && itemClass.attributes.isEmpty
+      && !privateClasses.contains(itemClass.constant)
+    {
+      report(
+        place(itemClass.constant),
+        "\(itemClass.constant) has no attributes: the class table has no \"\(itemClass.constant) item attributes:\" "
+          + "section, or it names none")
+    }
+  }
+
+  private mutating func classTable(_ groups: [ConstantGroup], classes: Set<String>, attributes: Set<String>) -> (
+    [String: [String]], shared: [String: [String]]
+  ) {
     var table: [String: [String]] = [:]
+    var shared: [String: [String]] = [:]
+    var prose: [String: String] = [:]
     for group in groups {
       guard let discussion = group.comment.first("discussion") else { continue }
       var currentClass: String?
@@ -296,6 +391,11 @@ public struct ModelBuilder {
         {
           let name = String(text[match])
           let rest = text[match.upperBound...].trimmingCharacters(in: .whitespaces)
+          if classes.contains(name) {
+            // A class named in the section's prose ("...shares attributes of\n kSecClassKey.").
+            prose[current, default: ""] += " " + text
+            continue
+          }
           guard rest.isEmpty || (rest.hasPrefix("(") && rest.hasSuffix(")")) else {
             currentClass = nil
             continue
@@ -308,12 +408,25 @@ public struct ModelBuilder {
             continue
           }
           if !table[current]!.contains(name) { table[current]!.append(name) }
+        } else if let current = currentClass, !text.isEmpty, !text.hasPrefix("k") {
+          // Prose inside a class's section ("Since an identity is ...") continues it.
+          prose[current, default: ""] += " " + text
         } else if !text.isEmpty {
           currentClass = nil
         }
       }
     }
-    return table
+    // "this class shares attributes of both kSecClassKey and kSecClassCertificate"
+    for (itemClass, text) in prose {
+      guard let phrase = text.range(of: "shares attributes of") else { continue }
+      var searchRange = phrase.upperBound..<text.endIndex
+      while let match = text.range(of: #"kSecClass[A-Za-z]+"#, options: .regularExpression, range: searchRange) {
+        let named = String(text[match])
+        if classes.contains(named) && named != itemClass { shared[itemClass, default: []].append(named) }
+        searchRange = match.upperBound..<text.endIndex
+      }
+    }
+    return (table, shared)
   }
 
   // MARK: Status codes and functions

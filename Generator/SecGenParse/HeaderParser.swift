@@ -55,7 +55,9 @@ public enum HeaderParser {
   static func arguments(
     for file: URL, compat: URL, frameworks: URL, platform: TargetPlatform, includeDirectories: [URL]
   ) -> [String] {
-    ["-x", "c", "-std=gnu11", "-ferror-limit=0", "-nostdlibinc", "-D", SDKCompat.platformDefine(platform)]
+    // -fparse-all-comments: a group opened with a plain /* (not /*!) still introduces its constants.
+    ["-x", "c", "-std=gnu11", "-ferror-limit=0", "-nostdlibinc", "-fparse-all-comments"]
+      + ["-D", SDKCompat.platformDefine(platform)]
       + ["-isystem", compat.path, "-I", frameworks.path, "-I", file.deletingLastPathComponent().path]
       + includeDirectories.flatMap { ["-I", $0.path] }
       + ["-include", compat.appendingPathComponent("secgen-prelude.h").path]

@@ -73,6 +73,12 @@ import Testing
       name: "status code without a meaning",
       contents: Data(header("CF_ENUM(OSStatus) {\n    errSecSuccess = 0,\n};").utf8), line: 9,
       message: "no trailing comment"),
+    Case(
+      // The silent damage of a deleted "@enum Attribute Key Constants" line: the attribute keys
+      // would fall into the class group and every class would lose its attributes.
+      name: "attribute keys without their @enum line",
+      contents: Data(header("extern const CFStringRef kSecAttrAccount;").utf8), line: 8,
+      message: "kSecAttrAccount is among the item classes"),
     Case(name: "empty file", contents: Data("  \n\n".utf8), line: 1, message: "the header is empty"),
     Case(
       name: "binary file", contents: Data([0x7F, 0x45, 0x4C, 0x46, 0, 1, 2, 0xFF, 0xFE]), line: 1,

@@ -8,7 +8,9 @@ import Testing
 /// Fixtures/ holds headers (and optionally API notes), the model they must give
 /// (expected-model.json) and the Swift they must render (expected/). `SECGEN_RECORD=1` re-records.
 @Suite struct ReferenceTests {
-  static let cases = ["generic-password", "added-attribute", "value-groups", "sdk-layout", "function-wrappers"]
+  static let cases = [
+    "generic-password", "added-attribute", "value-groups", "sdk-layout", "function-wrappers", "real-conventions",
+  ]
   static let recording = ProcessInfo.processInfo.environment["SECGEN_RECORD"] == "1"
 
   struct Fixture {
