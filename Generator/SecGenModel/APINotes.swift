@@ -114,7 +114,14 @@ enum SwiftNaming {
     while shared > 0, shared < nameCharacters.count, !startsWord(shared) {
       shared -= 1
     }
-    let rest = String(nameCharacters[shared...])
+    var rest = String(nameCharacters[shared...])
+    // As ClangImporter does, a remainder that cannot start an identifier ("3DES") keeps one more
+    // word of the prefix ("Type3DES").
+    if let first = rest.first, first.isNumber, shared > 0 {
+      var start = shared - 1
+      while start > 0, !startsWord(start) { start -= 1 }
+      rest = String(nameCharacters[start...])
+    }
     return rest.isEmpty ? name : rest
   }
 

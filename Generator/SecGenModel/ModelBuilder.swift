@@ -92,7 +92,9 @@ public struct ModelBuilder {
       if let raw = constant.comment {
         let parsed = comment(raw, before: constant.location)
         if let title = parsed.first("enum") {
-          groups.append(ConstantGroup(title: title.text, comment: parsed))
+          // The name is the rest of the @enum line; what follows it belongs to the discussion.
+          let name = title.lines.first?.0.trimmingCharacters(in: .whitespaces) ?? title.text
+          groups.append(ConstantGroup(title: name.isEmpty ? title.text : name, comment: parsed))
         }
       }
       guard let last = groups.indices.last, !groups[last].title.isEmpty, groups[last].comment.file == currentFile else {
@@ -370,9 +372,11 @@ public struct ModelBuilder {
     var shared: [String: [String]] = [:]
     var prose: [String: String] = [:]
     for group in groups {
-      guard let discussion = group.comment.first("discussion") else { continue }
+      // The table is in the @discussion, or straight under the @enum line when there is none.
+      let tableLines =
+        group.comment.first("discussion")?.lines ?? Array(group.comment.first("enum")?.lines.dropFirst() ?? [])
       var currentClass: String?
-      for (rawLine, line) in discussion.lines {
+      for (rawLine, line) in tableLines {
         let text = rawLine.trimmingCharacters(in: .whitespaces)
         let column =
           (rawLine.range(of: text).map { rawLine.distance(from: rawLine.startIndex, to: $0.lowerBound) } ?? 0) + 1

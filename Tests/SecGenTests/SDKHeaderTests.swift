@@ -135,3 +135,37 @@ import Testing
     #expect(result.status == 0, "\(result.errors)")
   }
 }
+
+/// Names that would not be identifiers get a default Swift name, as ClangImporter gives one.
+@Suite struct DefaultSwiftNames {
+  @Test func aValueWhoseNameStartsWithADigitKeepsOneMoreWordOfThePrefix() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("secgen-names-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let header = folder.appendingPathComponent("Names.h")
+    try """
+    /*!
+        @enum Class Value Constants
+        @constant kSecClassKey Keys.
+    */
+    extern const CFStringRef kSecClassKey;
+    /*!
+        @enum Attribute Key Constants
+        kSecClassKey item attributes:
+            kSecAttrKeyType
+        @constant kSecAttrKeyType The key's type (see "kSecAttrKeyType Value Constants".)
+    */
+    extern const CFStringRef kSecAttrKeyType;
+    /*!
+        @enum kSecAttrKeyType Value Constants
+        @constant kSecAttrKeyType3DES Triple DES.
+        @constant kSecAttrKeyTypeAES AES.
+    */
+    extern const CFStringRef kSecAttrKeyType3DES;
+    extern const CFStringRef kSecAttrKeyTypeAES;
+    """.write(to: header, atomically: true, encoding: .utf8)
+    var timings = Pipeline.Timings()
+    let model = try Pipeline.model(headers: [header], apiNotes: nil, timings: &timings)
+    #expect(model.valueGroups.first?.cases.map(\.swiftName) == ["type3DES", "aes"])
+  }
+}

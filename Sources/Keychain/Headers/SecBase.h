@@ -1,14 +1,93 @@
 /*!
     @header SecBase
-    Declarations of the keychain item API in the style of Apple's SecBase, written for
-    KeychainBridge. secgen reads this file; the Security module implements it.
+    Declarations of the keychain item API laid out as an SDK's SecBase is (framework includes,
+    platform branches, bridged types, the legacy file-keychain declarations of macOS,
+    availability), written for KeychainBridge. secgen reads this file as it would read an SDK's;
+    the Security module implements it.
 */
 
 #ifndef _KEYCHAINBRIDGE_SECBASE_H_
 #define _KEYCHAINBRIDGE_SECBASE_H_
 
+#include <TargetConditionals.h>
+#include <CoreFoundation/CFBase.h>
+#include <Availability.h>
+#include <os/availability.h>
+#include <sys/cdefs.h>
+
+/*
+    SEC_OS_IPHONE and SEC_OS_OSX say which branch is compiled: the data-protection keychain of
+    iOS alone, or macOS, which also declares its legacy file keychain.
+*/
+#if TARGET_OS_OSX
+#define SEC_OS_IPHONE 0
+#define SEC_OS_OSX 1
+#else
+#define SEC_OS_IPHONE 1
+#define SEC_OS_OSX 0
+#endif
+
+__BEGIN_DECLS
+
 CF_ASSUME_NONNULL_BEGIN
 CF_IMPLICIT_BRIDGING_ENABLED
+
+/*!
+    @typedef SecCertificateRef
+    @abstract An X.509 certificate.
+*/
+typedef struct CF_BRIDGED_TYPE(id) __SecCertificate *SecCertificateRef;
+
+/*!
+    @typedef SecIdentityRef
+    @abstract A certificate together with the private key that matches it.
+*/
+typedef struct CF_BRIDGED_TYPE(id) __SecIdentity *SecIdentityRef;
+
+/*!
+    @typedef SecKeyRef
+    @abstract A cryptographic key.
+*/
+typedef struct CF_BRIDGED_TYPE(id) __SecKey *SecKeyRef;
+
+/*!
+    @typedef SecAccessControlRef
+    @abstract When an item may be used: its protection class and further conditions.
+*/
+typedef struct CF_BRIDGED_TYPE(id) __SecAccessControl *SecAccessControlRef;
+
+#if SEC_OS_OSX
+/*!
+    @typedef SecKeychainRef
+    @abstract A keychain file of macOS's legacy keychain.
+*/
+typedef struct CF_BRIDGED_TYPE(id) __SecKeychain *SecKeychainRef
+    API_AVAILABLE(macos(10.0)) API_UNAVAILABLE(ios, watchos, tvos);
+
+/*!
+    @typedef SecAccessRef
+    @abstract The access list of an item of macOS's legacy keychain.
+*/
+typedef struct CF_BRIDGED_TYPE(id) __SecAccess *SecAccessRef
+    API_AVAILABLE(macos(10.0)) API_UNAVAILABLE(ios, watchos, tvos);
+
+/*!
+    @typedef SecKeychainAttrType
+    @abstract The four-character tag of an attribute of the legacy keychain.
+*/
+typedef OSType SecKeychainAttrType API_UNAVAILABLE(ios, watchos, tvos);
+
+/*!
+    @struct SecKeychainAttribute
+    @abstract One attribute of an item of the legacy keychain: its tag and its bytes.
+*/
+struct API_UNAVAILABLE(ios, watchos, tvos) SecKeychainAttribute {
+    SecKeychainAttrType tag;
+    UInt32 length;
+    void * __nullable data;
+};
+typedef struct SecKeychainAttribute SecKeychainAttribute API_UNAVAILABLE(ios, watchos, tvos);
+#endif /* SEC_OS_OSX */
 
 /*!
     @enum Security Error Codes
@@ -439,5 +518,7 @@ CFStringRef __nullable SecCopyErrorMessageString(OSStatus status, void * __nulla
 
 CF_IMPLICIT_BRIDGING_DISABLED
 CF_ASSUME_NONNULL_END
+
+__END_DECLS
 
 #endif /* _KEYCHAINBRIDGE_SECBASE_H_ */

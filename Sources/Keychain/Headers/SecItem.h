@@ -7,7 +7,11 @@
 #ifndef _KEYCHAINBRIDGE_SECITEM_H_
 #define _KEYCHAINBRIDGE_SECITEM_H_
 
-#include "SecBase.h"
+#include <Security/SecBase.h>
+#include <CoreFoundation/CFDictionary.h>
+#include <CoreFoundation/CFData.h>
+
+__BEGIN_DECLS
 
 CF_ASSUME_NONNULL_BEGIN
 CF_IMPLICIT_BRIDGING_ENABLED
@@ -781,5 +785,7 @@ OSStatus SecItemDelete(CFDictionaryRef query)
 
 CF_IMPLICIT_BRIDGING_DISABLED
 CF_ASSUME_NONNULL_END
+
+__END_DECLS
 
 #endif /* _KEYCHAINBRIDGE_SECITEM_H_ */
