@@ -7,6 +7,8 @@ import SecGenParse
 /// an `@enum` group, a class table entry that names nothing, an attribute of unknown type...
 public struct ModelBuilder {
   private var diagnostics: [Diagnostic] = []
+  private var warnings: [Diagnostic] = []
+  private var otherFamilies: [ExcludedDeclarationModel] = []
   private var sources = SourceTexts()
   private let notes: APINotes
 
@@ -23,7 +25,8 @@ public struct ModelBuilder {
     var model = builder.model(available)
     guard builder.diagnostics.isEmpty else { throw DiagnosticsError(builder.diagnostics) }
     model.platform = platform
-    model.excluded = excluded
+    model.excluded = excluded + builder.otherFamilies
+    model.warnings = builder.warnings
     model.skipped = parsed.skipped.map { SkippedDeclarationModel(kind: $0.kind, name: $0.name) }
     for index in model.attributes.indices {
       model.attributes[index].deprecation = deprecations[model.attributes[index].constant]
@@ -441,15 +444,26 @@ public struct ModelBuilder {
     var codes: [StatusCodeModel] = []
     var firstByValue: [Int64: String] = [:]
     for enumeration in enumerations {
+      // Apple's own enum gives some codes no trailing comment; its @enum comment's @constant
+      // entries may still say what they mean.
+      let documented = enumeration.comment.map { comment($0, before: enumeration.location) }
+      let entries = Dictionary((documented?.all("constant") ?? []).map { ($0.argument, $0.text) }) { first, _ in first }
       for constant in enumeration.constants {
         guard constant.name.hasPrefix("errSec") || constant.name == "noErr" else {
-          report(
-            constant.location, "\(constant.name) is not a status code (errSec...); secgen reads only status-code enums")
+          // Another family of codes in the same enum: filtered out, on the record.
+          otherFamilies.append(
+            ExcludedDeclarationModel(
+              name: constant.name, reason: "not an errSec status code; only errSec codes become KeychainError cases"))
           continue
         }
-        guard let meaning = constant.trailingComment, !meaning.isEmpty else {
-          report(constant.location, "\(constant.name) has no trailing comment giving its meaning")
-          continue
+        let alias = firstByValue[constant.value].flatMap { name in codes.first { $0.name == name } }
+        var meaning = constant.trailingComment ?? ""
+        if meaning.isEmpty { meaning = entries[constant.name] ?? alias?.meaning ?? "" }
+        if meaning.isEmpty {
+          warnings.append(
+            Diagnostic(
+              location: constant.location, severity: .warning,
+              message: "\(constant.name) has no trailing comment or @constant entry giving its meaning"))
         }
         let swiftName =
           notes.names[constant.name] ?? SwiftNaming.lowerCamel(SwiftNaming.stripPrefix(constant.name, ["errSec"]))

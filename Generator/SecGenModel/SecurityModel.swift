@@ -24,6 +24,13 @@ public struct SecurityModel: Codable, Equatable, Sendable {
   public var excluded: [ExcludedDeclarationModel] = []
   /// Declarations of kinds the model has no use for, recognised and skipped.
   public var skipped: [SkippedDeclarationModel] = []
+  /// What was odd but not wrong (a status code with no meaning anywhere), to print as warnings.
+  /// Not part of the JSON: warnings carry file paths, which differ between machines.
+  public var warnings: [Diagnostic] = []
+
+  private enum CodingKeys: String, CodingKey {
+    case inputs, itemClasses, attributes, valueGroups, keyGroups, statusCodes, functions, platform, excluded, skipped
+  }
 }
 
 /// An item class (`kSecClassGenericPassword`) and its attributes.

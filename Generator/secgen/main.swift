@@ -34,8 +34,11 @@ struct HeaderOptions: ParsableArguments {
 
   var includeURLs: [URL] { includeDirectories.map { URL(fileURLWithPath: $0).standardizedFileURL } }
 
-  /// Prints what the model left out, when --verbose is given.
+  /// Prints the model's warnings, and what it left out when --verbose is given.
   func reportLeftOut(_ model: SecurityModel) {
+    for warning in model.warnings {
+      FileHandle.standardError.write(Data((warning.description + "\n").utf8))
+    }
     guard verbose else { return }
     var lines = model.skipped.map { "secgen: skipped \($0.kind) \($0.name) (not a modelled kind)" }
     lines += model.excluded.map { "secgen: left out \($0.name): \($0.reason)" }

@@ -70,10 +70,6 @@ import Testing
       name: "constant outside any group",
       contents: Data("extern const CFStringRef kSecStray;\n".utf8), line: 1, message: "not inside an @enum group"),
     Case(
-      name: "status code without a meaning",
-      contents: Data(header("CF_ENUM(OSStatus) {\n    errSecSuccess = 0,\n};").utf8), line: 9,
-      message: "no trailing comment"),
-    Case(
       // The silent damage of a deleted "@enum Attribute Key Constants" line: the attribute keys
       // would fall into the class group and every class would lose its attributes.
       name: "attribute keys without their @enum line",
@@ -92,6 +88,39 @@ import Testing
     let file = folder.appendingPathComponent("Broken.h")
     if let contents = testCase.contents { try contents.write(to: file) }
     return file
+  }
+
+  @Test func aStatusCodeWithNoMeaningAnywhereIsAWarningWithItsPlace() throws {
+    let file = try Self.write(
+      Case(
+        name: "status code without a meaning",
+        contents: Data("CF_ENUM(OSStatus) {\n    errSecSuccess = 0,\n};\n".utf8), line: 2, message: ""))
+    defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+    var timings = Pipeline.Timings()
+    let model = try Pipeline.model(headers: [file], apiNotes: nil, timings: &timings)
+    let warning = try #require(model.warnings.first)
+    #expect(warning.severity == .warning)
+    #expect(warning.location.file.hasSuffix("Broken.h") && warning.location.line == 2)
+    #expect(warning.message.contains("errSecSuccess has no trailing comment or @constant entry"))
+    #expect(model.statusCodes.map { $0.name } == ["errSecSuccess"])
+  }
+
+  @Test func aStatusCodeTakesItsMeaningFromTheEnumsConstantEntries() throws {
+    let file = try Self.write(
+      Case(
+        name: "meaning from @constant",
+        contents: Data(
+          ("/*!\n    @enum Security Error Codes\n    @constant errSecSuccess No error.\n*/\n"
+            + "CF_ENUM(OSStatus) {\n    errSecSuccess = 0,\n    errSecDskFull = 0,\n    errSSLWeird = -9800,\n};\n")
+            .utf8), line: 1, message: ""))
+    defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+    var timings = Pipeline.Timings()
+    let model = try Pipeline.model(headers: [file], apiNotes: nil, timings: &timings)
+    #expect(model.warnings.isEmpty, "\(model.warnings)")
+    #expect(model.statusCodes.map { $0.meaning } == ["No error.", "No error."])
+    // An alias takes the meaning of the code it aliases; another family is filtered on the record.
+    #expect(model.statusCodes.last?.aliasOf == "errSecSuccess")
+    #expect(model.excluded.map { $0.name } == ["errSSLWeird"])
   }
 
   @Test(arguments: cases)
