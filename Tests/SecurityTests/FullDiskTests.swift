@@ -15,11 +15,15 @@ import Testing
       .appendingPathComponent("keychain-store-helper")
   }
 
-  /// Runs the helper and returns its exit status and output lines.
-  static func runHelper(_ arguments: [String]) throws -> (status: Int32, lines: [Substring]) {
+  /// Runs the helper (with `environment`, when given, as its whole environment) and returns its
+  /// exit status and output lines.
+  static func runHelper(_ arguments: [String], environment: [String: String]? = nil) throws -> (
+    status: Int32, lines: [Substring]
+  ) {
     let process = Process()
     process.executableURL = helper
     process.arguments = arguments
+    if let environment { process.environment = environment }
     let pipe = Pipe()
     process.standardOutput = pipe
     try process.run()

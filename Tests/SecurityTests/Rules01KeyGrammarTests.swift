@@ -335,6 +335,15 @@ import Testing
     }
   }
 
+  @Test func theReasonDoesNotOutliveTheNextCall() throws {
+    try withFreshStore { _ in
+      #expect(add(genp([kSecValueData as String: "text"])) == errSecParam)
+      #expect(message(errSecParam).contains("kSecValueData"))
+      #expect(add(genp([kSecValueData as String: Data(utf8: "ok")])) == errSecSuccess)
+      #expect(message(errSecParam) == "A parameter passed to the function was not valid.")
+    }
+  }
+
   @Test func aMessageForAnotherStatusIsThePlainSentence() throws {
     try withFreshStore { _ in
       #expect(add(genp([kSecValueData as String: 42])) == errSecParam)

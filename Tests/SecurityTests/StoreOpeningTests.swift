@@ -164,18 +164,9 @@ import Testing
 
   /// The helper's output lines: "status N" and "message TEXT".
   func passcodeItem(home: URL, passphrase: String?) throws -> [String] {
-    let process = Process()
-    process.executableURL = FullDisk.helper
-    process.arguments = ["passcode"]
     var environment = ["KEYCHAIN_BRIDGE_HOME": home.path, "KEYCHAIN_BRIDGE_ACCESS_GROUPS": "helper"]
     environment["KEYCHAIN_BRIDGE_PASSPHRASE"] = passphrase
-    process.environment = environment
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    try process.run()
-    let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    return output.split(separator: "\n").map(String.init)
+    return try FullDisk.runHelper(["passcode"], environment: environment).lines.map(String.init)
   }
 
   @Test func aDefaultStoreThatCannotOpenExplainsWhyInTheStatusMessage() throws {

@@ -144,6 +144,7 @@ enum SecItemCall {
     _ body: (Context) throws(SecStatus) -> Void
   ) -> OSStatus {
     let status: OSStatus
+    SecItemFailureDetail.clear()
     do throws(SecStatus) {
       let current = KeychainContext.current
       let groups = current.resolvedAccessGroups

@@ -53,14 +53,15 @@ public func SecCopyErrorMessageString(_ status: OSStatus, _ reserved: UnsafeMuta
     return "\(secMessage(for: status)) \(failure.message)" as NSString
   }
   if let detail = SecItemFailureDetail.last(for: status) {
-    return "\(secMessage(for: status)) (\(detail))" as NSString
+    return "\(secMessage(for: status)) \(detail)." as NSString
   }
   return secMessage(for: status) as NSString
 }
 
-/// The reason for the last failed SecItem call on this thread, as errno keeps the last error: Apple's
-/// API returns only a status, so `SecCopyErrorMessageString` for that same status adds the reason
-/// ("kSecMatchLimit: must be a number, kSecMatchLimitOne or kSecMatchLimitAll").
+/// The reason for the failure of this thread's latest SecItem call, as errno keeps the last error:
+/// Apple's API returns only a status, so `SecCopyErrorMessageString` for that same status adds the
+/// reason ("kSecMatchLimit: must be a number, kSecMatchLimitOne or kSecMatchLimitAll"). Every
+/// SecItem call starts by clearing it, so a reason never outlives the call that caused it.
 enum SecItemFailureDetail {
   private final class Box {
     let status: OSStatus
@@ -76,6 +77,13 @@ enum SecItemFailureDetail {
     pthread_key_create(&key) { pointer in if let pointer { Unmanaged<AnyObject>.fromOpaque(pointer).release() } }
     return key
   }()
+
+  /// Forgets the reason of an earlier call (at the start of every call).
+  static func clear() {
+    guard let previous = pthread_getspecific(key) else { return }
+    Unmanaged<AnyObject>.fromOpaque(previous).release()
+    pthread_setspecific(key, nil)
+  }
 
   /// Records a failed call's status and reason for this thread.
   static func record(_ status: SecStatus) {
