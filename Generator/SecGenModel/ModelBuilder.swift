@@ -201,6 +201,35 @@ public struct ModelBuilder {
         return true
       }
     }
+    // Values listed inline ("one of kSecAttrAccessibleWhenUnlocked, kSecAttrAccessibleAfterFirstUnlock")
+    // make a value group when the headers have none for the key.
+    for group in attributeGroups {
+      for member in group.members where !valueGroups.contains(where: { $0.key == member.name }) {
+        guard let entry = group.entry(for: member.name), let oneOf = entry.text.range(of: "one of ") else { continue }
+        let tail = entry.text[oneOf.upperBound...]
+        var listed: [String] = []
+        var searchRange = tail.startIndex..<tail.endIndex
+        while let match = tail.range(of: #"kSec[A-Za-z0-9_]+"#, options: .regularExpression, range: searchRange) {
+          let named = String(tail[match])
+          if allConstants[named] != nil && named != member.name && !listed.contains(named) { listed.append(named) }
+          searchRange = match.upperBound..<tail.endIndex
+        }
+        guard listed.count >= 2 else { continue }
+        let title = "\(member.name) Value Constants"
+        valueGroups.append(
+          ValueGroupModel(
+            key: member.name,
+            swiftName: notes.names[title] ?? SwiftNaming.stripPrefix(member.name, ["kSecAttr", "kSecUse", "kSec"]),
+            documentation: "The values the documentation of \(member.name) lists.",
+            cases: listed.map { constant in
+              ValueCaseModel(
+                constant: constant,
+                swiftName: notes.names[constant]
+                  ?? SwiftNaming.lowerCamel(SwiftNaming.stripSharedPrefix(constant, key: member.name)),
+                isPrivate: isPrivate(allConstants[constant]!.location), documentation: "")
+            }))
+      }
+    }
     var attributes = attributeGroups.flatMap { group in
       group.members.map { attribute($0, in: group, groups: valueGroups) }
     }
@@ -301,7 +330,8 @@ public struct ModelBuilder {
     if let override = notes.types[name].flatMap(ValueType.init(rawValue:)) {
       valueType = override
     } else if groups.contains(where: { $0.key == name && $0.cases.contains { !$0.isPrivate } }),
-      text.contains("CFNumber") || text.range(of: #"\b(CF|Sec)[A-Za-z]+"#, options: .regularExpression) == nil
+      text.contains("CFNumber") || text.contains("one of ")
+        || text.range(of: #"\b(CF|Sec)[A-Za-z]+"#, options: .regularExpression) == nil
     {
       // A "<key> Value Constants" group wins over a number or a missing type: legacy wording calls
       // the values of kSecAttrProtocol a CFNumberRef, yet they are string constants. A string or

@@ -1,7 +1,7 @@
 /*!
     @header Fixture
     The conventions of published Security headers that a dialect written for secgen never shows:
-    trailing punctuation after a @constant name, value groups named in other phrasings or winning
+    trailing punctuation after a @constant name, values listed inline, value groups named in other phrasings or winning
     over a legacy CFNumberRef, types written without Ref, a group opened with a plain comment, a
     value constant declared among the attribute keys, a class described in prose, and a @result
     that names no code.
@@ -35,6 +35,7 @@ extern const CFStringRef kSecClassIdentity;
     @discussion The attributes.
 
     kSecClassInternetPassword item attributes:
+        kSecAttrAccessible
         kSecAttrServer
         kSecAttrProtocol
         kSecAttrGeneric
@@ -48,6 +49,8 @@ extern const CFStringRef kSecClassIdentity;
         Since an identity is a key and a certificate together, this class shares attributes of
         kSecClassKey.
 
+    @constant kSecAttrAccessible When the item can be read: one of kSecAttrAccessibleWhenUnlocked or
+        kSecAttrAccessibleAfterFirstUnlock.
     @constant kSecAttrServer. The server's name, a CFString.
     @constant kSecAttrProtocol The protocol, a CFNumberRef (see "kSecAttrProtocol Value Constants".)
     @constant kSecAttrGeneric: User data, a CFData.
@@ -57,6 +60,7 @@ extern const CFStringRef kSecClassIdentity;
     @constant kSecAttrKeyClass The class of a key. See the "kSecAttrKeyClass Value Constants" section.
     @constant kSecAttrApplicationTag A tag, a CFDataRef.
 */
+extern const CFStringRef kSecAttrAccessible;
 extern const CFStringRef kSecAttrServer;
 extern const CFStringRef kSecAttrProtocol;
 extern const CFStringRef kSecAttrGeneric;
@@ -64,6 +68,15 @@ extern const CFStringRef kSecAttrSynchronizable;
 extern const CFStringRef kSecAttrSynchronizableAny;
 extern const CFStringRef kSecAttrKeyClass;
 extern const CFStringRef kSecAttrApplicationTag;
+
+/*!
+    @enum Accessibility Constants
+    @discussion Protection classes, in a group of another name: kSecAttrAccessible lists them inline.
+    @constant kSecAttrAccessibleWhenUnlocked While the device is unlocked.
+    @constant kSecAttrAccessibleAfterFirstUnlock After the first unlock.
+*/
+extern const CFStringRef kSecAttrAccessibleWhenUnlocked;
+extern const CFStringRef kSecAttrAccessibleAfterFirstUnlock;
 
 /*!
     @enum kSecAttrProtocol Value Constants

@@ -31,6 +31,12 @@ public struct InternetPassword: KeychainRequest {
     self.attributes = attributes
   }
 
+  /// Adds, or matches on, `kSecAttrAccessible`: When the item can be read: one of
+  /// kSecAttrAccessibleWhenUnlocked or kSecAttrAccessibleAfterFirstUnlock.
+  public func accessible(_ value: Accessible) -> Self {
+    with(kSecAttrAccessible, .string(value.constant as String))
+  }
+
   /// Adds, or matches on, `kSecAttrServer`: The server's name, a CFString.
   public func server(_ value: String) -> Self {
     with(kSecAttrServer, .string(value))
@@ -60,6 +66,9 @@ public struct InternetPassword: KeychainRequest {
 
 /// A `kSecClassInternetPassword` item as a search returns it, every attribute typed.
 public struct InternetPasswordItem: KeychainItem {
+  /// `kSecAttrAccessible`: When the item can be read: one of kSecAttrAccessibleWhenUnlocked or
+  /// kSecAttrAccessibleAfterFirstUnlock.
+  public var accessible: Accessible?
   /// `kSecAttrServer`: The server's name, a CFString.
   public var server: String?
   /// `kSecAttrProtocol`: The protocol, a CFNumberRef (see "kSecAttrProtocol Value Constants".)
@@ -75,6 +84,7 @@ public struct InternetPasswordItem: KeychainItem {
 
   /// Reads the item from a search result.
   public init(result: ItemAttributes) {
+    accessible = result.constant(kSecAttrAccessible).flatMap(Accessible.init(constant:))
     server = result.string(kSecAttrServer)
     `protocol` = result.constant(kSecAttrProtocol).flatMap(Protocol.init(constant:))
     generic = result.data(kSecAttrGeneric)

@@ -79,3 +79,29 @@ public enum Synchronizable: Hashable, Sendable, CaseIterable {
     self = value
   }
 }
+
+/// The values of `kSecAttrAccessible`. The values the documentation of kSecAttrAccessible lists.
+public enum Accessible: Hashable, Sendable, CaseIterable {
+  /// `kSecAttrAccessibleWhenUnlocked`.
+  case whenUnlocked
+  /// `kSecAttrAccessibleAfterFirstUnlock`.
+  case afterFirstUnlock
+
+  /// The constant the raw API uses for this value.
+  public var constant: CFString {
+    switch self {
+    case .whenUnlocked: kSecAttrAccessibleWhenUnlocked
+    case .afterFirstUnlock: kSecAttrAccessibleAfterFirstUnlock
+    }
+  }
+
+  /// The cases by constant, built once: results are read field by field, item by item.
+  private static let byConstant: [String: Self] = Dictionary(
+    allCases.map { ($0.constant as String, $0) }, uniquingKeysWith: { first, _ in first })
+
+  /// The value whose constant is `constant`, or nil.
+  public init?(constant: String) {
+    guard let value = Self.byConstant[constant] else { return nil }
+    self = value
+  }
+}
