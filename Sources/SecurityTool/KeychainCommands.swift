@@ -57,21 +57,8 @@ struct UnlockKeychain: ParsableCommand {
 
   @OptionGroup var store: StoreOption
   @Option(name: .customShort("p"), help: "The passphrase.") var password: String?
-  @Argument(
-    help: ArgumentHelp("The keychain store directory, as macOS takes it (instead of -k).", valueName: "keychain"))
-  var keychain: String?
-
-  func validate() throws {
-    if keychain != nil && store.keychain != nil {
-      throw ValidationError("give the keychain either with -k or as the last argument, not both")
-    }
-    if keychain?.isEmpty == true { throw ValidationError("the keychain path is empty") }
-  }
-
   func run() throws {
     try runReportingFailures {
-      var store = store
-      if let keychain { store.keychain = keychain }
       let opened = try store.open()
       guard opened.hasPassphrase else { return }
       let passphrase = password ?? promptForPassword("password to unlock \(opened.directory.path): ")

@@ -16,13 +16,19 @@ struct SecurityTool: ParsableCommand {
     discussion: """
       The store is the one KEYCHAIN_BRIDGE_HOME names (else $XDG_DATA_HOME/keychain-bridge), or -k PATH. \
       Exit status 0 on success, 44 when an item is not found, and otherwise the low byte of the errSec code, \
-      as on macOS.
+      as on macOS; 64 for a usage error (an unknown option, a missing value, an argument that is not UTF-8). \
+      -w given last to add-generic-password or add-internet-password asks for the password (without echo on \
+      a terminal, one line of standard input otherwise), as on macOS.
       """,
+    version: "security (KeychainBridge) \(SecurityTool.version)",
     subcommands: [
       AddGenericPassword.self, FindGenericPassword.self, DeleteGenericPassword.self, AddInternetPassword.self,
       FindInternetPassword.self, DeleteInternetPassword.self, DumpKeychain.self, LockKeychain.self,
       UnlockKeychain.self, CreateKeychain.self, DefaultKeychain.self, ShowKeychainInfo.self,
     ])
+
+  /// The tool's version, printed by --version.
+  static let version = "0.1.0"
 
   /// Refuses arguments that are not valid UTF-8 before parsing: Swift would replace their bytes
   /// with U+FFFD, and two different passwords or accounts would silently become the same one.
@@ -36,22 +42,46 @@ struct SecurityTool: ParsableCommand {
       Glibc.exit(ExitCode.validationFailure.rawValue)
     }
     do {
-      var command = try parseAsRoot()
+      var command = try parseAsRoot(passwordPromptedWhenLast(Array(CommandLine.arguments.dropFirst())))
       try command.run()
     } catch {
       exit(withError: error)
     }
   }
+
+  /// macOS's recommended form `add-generic-password ... -w` (with -w last and no value) keeps the
+  /// password off the command line: it is asked for here and passed on as the option's value.
+  static func passwordPromptedWhenLast(_ arguments: [String]) -> [String] {
+    guard arguments.last == "-w", let command = arguments.first,
+      command == "add-generic-password" || command == "add-internet-password"
+    else { return arguments }
+    let password = promptForPassword("password data for new item: ") ?? readLine(strippingNewline: true) ?? ""
+    return arguments.dropLast() + ["-w", password]
+  }
 }
 
-/// `-k PATH`: the store to use instead of the default.
+/// `-k PATH`, or the keychain as the last argument as macOS takes it: the store to use instead of
+/// the default.
 struct StoreOption: ParsableArguments {
   @Option(
     name: .customShort("k"),
     help: ArgumentHelp("The keychain store directory (default: KEYCHAIN_BRIDGE_HOME).", valueName: "path"))
-  var keychain: String?
+  var keychainOption: String?
+
+  @Argument(
+    help: ArgumentHelp("The keychain store directory, as macOS takes it (instead of -k).", valueName: "keychain"))
+  var keychainArgument: String?
+
+  /// The store given, by -k or as the last argument.
+  var keychain: String? {
+    get { keychainOption ?? keychainArgument }
+    set { keychainOption = newValue }
+  }
 
   func validate() throws {
+    if keychainOption != nil && keychainArgument != nil {
+      throw ValidationError("give the keychain either with -k or as the last argument, not both")
+    }
     if keychain?.isEmpty == true {
       throw ValidationError("-k needs a keychain path; an empty path would open a store in the current directory.")
     }

@@ -69,6 +69,33 @@ import Testing
     #expect(try tool.run("find-generic-password", "-s", "svc").status == 44)
   }
 
+  @Test func minusWGivenLastReadsThePasswordFromStandardInput() throws {
+    let tool = Harness()
+    let added = try tool.run(["add-generic-password", "-a", "alice", "-s", "svc", "-w"], input: "from-stdin\n")
+    #expect(added.status == 0, "\(added.errors)")
+    #expect(!added.output.contains("from-stdin") && !added.errors.contains("from-stdin"))
+    #expect(try tool.run("find-generic-password", "-s", "svc", "-w").output == "from-stdin\n")
+    // -w with a value, and find's -w flag, are unchanged.
+    #expect(try tool.run("add-internet-password", "-a", "bob", "-s", "example.com", "-w", "given").status == 0)
+    #expect(try tool.run("find-internet-password", "-s", "example.com", "-w").output == "given\n")
+  }
+
+  @Test func theKeychainMayBeTheLastArgumentAsOnMacOS() throws {
+    let tool = Harness()
+    let other = tool.directory.appendingPathComponent("login.keychain-db").path
+    #expect(try tool.run("add-generic-password", "-a", "alice", "-s", "svc", "-w", "pw", other).status == 0)
+    #expect(try tool.run("find-generic-password", "-s", "svc", other).status == 0)
+    // The default store (KEYCHAIN_BRIDGE_HOME) does not have it.
+    #expect(try tool.run("find-generic-password", "-s", "svc").status == 44)
+    #expect(try tool.run("find-generic-password", "-s", "svc", "-k", other, other).status == 64)
+  }
+
+  @Test func versionPrintsTheToolsVersion() throws {
+    let result = try Harness().run("--version")
+    #expect(result.status == 0)
+    #expect(result.output.hasPrefix("security (KeychainBridge) "))
+  }
+
   @Test func anOutOfRangePortIsRefused() throws {
     let tool = Harness()
     let result = try tool.run(
@@ -248,14 +275,21 @@ import Testing
 
 extension SecurityToolTests.Harness {
   @discardableResult
-  func run(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
+  func run(_ arguments: [String], input: String? = nil) throws -> (status: Int32, output: String, errors: String) {
     let process = Process()
     process.executableURL = SecurityToolTests.binary
     process.arguments = arguments
     process.environment = [
       "KEYCHAIN_BRIDGE_HOME": directory.path, "KEYCHAIN_BRIDGE_ACCESS_GROUPS": SecurityToolTests.groups,
     ]
-    process.standardInput = FileHandle.nullDevice
+    let inputPipe = Pipe()
+    if let input {
+      process.standardInput = inputPipe
+      inputPipe.fileHandleForWriting.write(Data(input.utf8))
+      try? inputPipe.fileHandleForWriting.close()
+    } else {
+      process.standardInput = FileHandle.nullDevice
+    }
     let output = Pipe()
     let errors = Pipe()
     process.standardOutput = output
