@@ -14,7 +14,12 @@ public enum ErrorConvention: String, Codable, Sendable {
 
 /// Whether a returned object is owned by the caller (`CF_RETURNS_RETAINED`, or a Create/Copy name).
 public enum Ownership: String, Codable, Sendable {
-  case retained, notRetained, unspecified
+  /// The caller owns the object (+1): `CF_RETURNS_RETAINED`, or a Create or Copy function.
+  case retained
+  /// The object is borrowed: `CF_RETURNS_NOT_RETAINED`.
+  case notRetained
+  /// The declaration says nothing and the name follows no rule.
+  case unspecified
 }
 
 /// The typed Swift wrapper secgen generates for a function, derived from its declaration alone.
@@ -34,6 +39,7 @@ public enum Ownership: String, Codable, Sendable {
 public struct WrapperModel: Codable, Equatable, Sendable {
   /// The Swift name: the C name without `Sec`, lower camel case (`itemCopyMatching`).
   public var swiftName: String
+  /// How the C function reports failure.
   public var convention: ErrorConvention
   /// The out-parameter that carries the result, if any.
   public var resultParameter: String?
@@ -51,7 +57,9 @@ public struct WrapperModel: Codable, Equatable, Sendable {
 
 /// One parameter of a wrapper.
 public struct WrapperParameter: Codable, Equatable, Sendable {
+  /// The C parameter's name, used as the Swift parameter's.
   public var name: String
+  /// The Swift type (`CFDictionary`, `UnsafeMutableRawPointer?`).
   public var type: String
 }
 
