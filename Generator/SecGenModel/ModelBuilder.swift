@@ -152,10 +152,7 @@ public struct ModelBuilder {
         if let existing = valueGroups.firstIndex(where: { $0.key == key }) {
           valueGroups[existing].cases += valueCases(group, key: key)
         } else {
-          valueGroups.append(
-            ValueGroupModel(
-              key: key, swiftName: notes.names[title] ?? SwiftNaming.stripPrefix(key, ["kSecAttr", "kSecUse", "kSec"]),
-              documentation: group.discussion, cases: valueCases(group, key: key)))
+          valueGroups.append(valueGroup(key: key, documentation: group.discussion, cases: valueCases(group, key: key)))
         }
       default:
         let constants = group.members.map { member in
@@ -182,21 +179,13 @@ public struct ModelBuilder {
         else { return false }
         let key = String(entry.text[range].split(separator: " ").last!)
         guard allConstants[key] != nil, key != member.name else { return false }
-        let valueCase = ValueCaseModel(
-          constant: member.name,
-          swiftName: notes.names[member.name]
-            ?? SwiftNaming.lowerCamel(SwiftNaming.stripSharedPrefix(member.name, key: key)),
-          isPrivate: isPrivate(member.location), documentation: entry.text)
+        let valueCase = valueCase(member, key: key, documentation: entry.text)
         if let existing = valueGroups.firstIndex(where: { $0.key == key }) {
           if !valueGroups[existing].cases.contains(where: { $0.constant == member.name }) {
             valueGroups[existing].cases.append(valueCase)
           }
         } else {
-          let title = "\(key) Value Constants"
-          valueGroups.append(
-            ValueGroupModel(
-              key: key, swiftName: notes.names[title] ?? SwiftNaming.stripPrefix(key, ["kSecAttr", "kSecUse", "kSec"]),
-              documentation: "The values \(key) accepts.", cases: [valueCase]))
+          valueGroups.append(valueGroup(key: key, documentation: "The values \(key) accepts.", cases: [valueCase]))
         }
         return true
       }
@@ -215,19 +204,10 @@ public struct ModelBuilder {
           searchRange = match.upperBound..<tail.endIndex
         }
         guard listed.count >= 2 else { continue }
-        let title = "\(member.name) Value Constants"
+        let cases = listed.map { valueCase(allConstants[$0]!, key: member.name, documentation: "") }
         valueGroups.append(
-          ValueGroupModel(
-            key: member.name,
-            swiftName: notes.names[title] ?? SwiftNaming.stripPrefix(member.name, ["kSecAttr", "kSecUse", "kSec"]),
-            documentation: "The values the documentation of \(member.name) lists.",
-            cases: listed.map { constant in
-              ValueCaseModel(
-                constant: constant,
-                swiftName: notes.names[constant]
-                  ?? SwiftNaming.lowerCamel(SwiftNaming.stripSharedPrefix(constant, key: member.name)),
-                isPrivate: isPrivate(allConstants[constant]!.location), documentation: "")
-            }))
+          valueGroup(
+            key: member.name, documentation: "The values the documentation of \(member.name) lists.", cases: cases))
       }
     }
     var attributes = attributeGroups.flatMap { group in
@@ -285,19 +265,34 @@ public struct ModelBuilder {
   }
 
   private mutating func valueCases(_ group: ConstantGroup, key: String) -> [ValueCaseModel] {
-    group.members.map { member in
-      let name =
-        notes.names[member.name] ?? SwiftNaming.lowerCamel(SwiftNaming.stripSharedPrefix(member.name, key: key))
-      if !SwiftNaming.isIdentifier(name) {
-        report(
-          member.location,
-          "\(member.name) would be named '\(name)' in Swift, which is not an identifier; give it a name in the API notes"
-        )
-      }
-      return ValueCaseModel(
-        constant: member.name, swiftName: name, isPrivate: isPrivate(member.location),
-        documentation: group.entry(for: member.name)?.text ?? "")
+    group.members.map { member in valueCase(member, key: key, documentation: group.entry(for: member.name)?.text ?? "")
     }
+  }
+
+  /// One value of `key`'s group, named from the API notes or by what it adds to the key's name.
+  private mutating func valueCase(_ member: ConstantDeclaration, key: String, documentation: String)
+    -> ValueCaseModel
+  {
+    let name =
+      notes.names[member.name] ?? SwiftNaming.lowerCamel(SwiftNaming.stripSharedPrefix(member.name, key: key))
+    if !SwiftNaming.isIdentifier(name) {
+      report(
+        member.location,
+        "\(member.name) would be named '\(name)' in Swift, which is not an identifier; give it a name in the API notes"
+      )
+    }
+    return ValueCaseModel(
+      constant: member.name, swiftName: name, isPrivate: isPrivate(member.location), documentation: documentation)
+  }
+
+  /// The value group of `key`, named from the API notes (by its "<key> Value Constants" title) or
+  /// by the key without its prefix.
+  private func valueGroup(key: String, documentation: String, cases: [ValueCaseModel]) -> ValueGroupModel {
+    ValueGroupModel(
+      key: key,
+      swiftName: notes.names["\(key) Value Constants"]
+        ?? SwiftNaming.stripPrefix(key, ["kSecAttr", "kSecUse", "kSec"]),
+      documentation: documentation, cases: cases)
   }
 
   // MARK: Attributes

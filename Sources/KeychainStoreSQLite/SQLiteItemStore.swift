@@ -345,15 +345,8 @@ final class SQLiteItemStore: ItemStore {
   private func formatOneUpgrade(_ row: StatementRow, _ ring: KeyRing) throws(SecStatus) -> (
     id: Int64, identity: RowIdentity, meta: Data, secret: Data?
   ) {
-    guard let itemClass = ItemClass(rawValue: try row.text(1)) else { throw .decode }
-    let sealedSecret = try row.optionalBytes(9)
-    var stored = RowIdentity(
-      itemClass: itemClass, persistentID: try row.blob(2), accessGroup: try row.blob(3),
-      synchronizable: try row.integer(4), protection: try row.text(5), primaryKey: try row.blob(6),
-      systemKey: try row.blob(7), searchDigests: [], hasSecret: sealedSecret != nil)
-    for column in Int32(10)..<Int32(10 + Self.searchColumns.count) {
-      stored.searchDigests.append(try row.optionalBlob(column))
-    }
+    let (stored, sealedSecret) = try plainColumns(row)
+    let itemClass = stored.itemClass
     let attributes: [String: AttributeValue]
     let accessControl: SecAccessControl?
     var data: Data?
@@ -704,15 +697,8 @@ final class SQLiteItemStore: ItemStore {
   private static let rowColumns =
     "id, class, persistref, agrp, sync, pdmn, pk, spi, meta, secret, acct, svce, srvr, labl"
 
-  /// Reads one row's columns (in `rowColumns` order), proves them authentic and opens what `fetch`
-  /// asks for; errSecDecode when any column or ciphertext is not what the row was sealed with.
-  ///
-  /// Every row is authenticated, whatever the fetch: opening the secret proves every plain column
-  /// (they are its associated data), and otherwise the metadata is opened, which also proves whether
-  /// the row has a secret. A search, a count or a delete therefore never acts on a row whose
-  /// columns were altered.
-  private func decodeRow(_ row: StatementRow, fetch: ItemFetch, _ ring: KeyRing) throws(SecStatus) -> RowRecord {
-    let id = try row.integer(0)
+  /// A row's plain columns (in `rowColumns` order), as read: not yet proven authentic.
+  private func plainColumns(_ row: StatementRow) throws(SecStatus) -> (identity: RowIdentity, sealedSecret: [UInt8]?) {
     guard let itemClass = ItemClass(rawValue: try row.text(1)) else { throw .decode }
     let sealedSecret = try row.optionalBytes(9)
     var searchDigests: [Data?] = []
@@ -724,6 +710,20 @@ final class SQLiteItemStore: ItemStore {
       itemClass: itemClass, persistentID: try row.blob(2), accessGroup: try row.blob(3),
       synchronizable: try row.integer(4), protection: try row.text(5), primaryKey: try row.blob(6),
       systemKey: try row.blob(7), searchDigests: searchDigests, hasSecret: sealedSecret != nil)
+    return (identity, sealedSecret)
+  }
+
+  /// Reads one row's columns (in `rowColumns` order), proves them authentic and opens what `fetch`
+  /// asks for; errSecDecode when any column or ciphertext is not what the row was sealed with.
+  ///
+  /// Every row is authenticated, whatever the fetch: opening the secret proves every plain column
+  /// (they are its associated data), and otherwise the metadata is opened, which also proves whether
+  /// the row has a secret. A search, a count or a delete therefore never acts on a row whose
+  /// columns were altered.
+  private func decodeRow(_ row: StatementRow, fetch: ItemFetch, _ ring: KeyRing) throws(SecStatus) -> RowRecord {
+    let id = try row.integer(0)
+    let (identity, sealedSecret) = try plainColumns(row)
+    let itemClass = identity.itemClass
     var item = StoredItem(
       itemClass: itemClass, persistentID: identity.persistentID, attributes: [:], accessControl: nil, data: nil)
     let opensSecret = fetch.data && sealedSecret != nil
