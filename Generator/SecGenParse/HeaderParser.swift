@@ -240,13 +240,7 @@ private final class DeclarationCollector {
 
   /// Availability macro names as libclang prints them inside an attributed type
   /// ("API_AVAILABLE const CFStringRef"): they say nothing about the type.
-  private static let availabilityMacroNames: Set<Substring> = [
-    "API_AVAILABLE", "API_UNAVAILABLE", "API_DEPRECATED", "API_DEPRECATED_WITH_REPLACEMENT", "SPI_AVAILABLE",
-    "SPI_DEPRECATED", "__API_AVAILABLE", "__API_UNAVAILABLE", "__API_DEPRECATED", "__OSX_AVAILABLE_STARTING",
-    "__OSX_AVAILABLE_BUT_DEPRECATED", "__OSX_AVAILABLE_BUT_DEPRECATED_MSG", "__OSX_AVAILABLE", "__IOS_AVAILABLE",
-    "__OSX_DEPRECATED", "__IOS_DEPRECATED", "__OSX_UNAVAILABLE", "__IOS_UNAVAILABLE", "DEPRECATED_ATTRIBUTE",
-    "DEPRECATED_MSG_ATTRIBUTE", "SECGEN_AVAILABILITY",
-  ]
+  private static let availabilityMacroNames = SDKCompat.availabilityMacroNames
 
   static func typeWithoutAvailability(_ spelling: String) -> String {
     guard spelling.contains("_") else { return spelling }

@@ -20,6 +20,18 @@ enum SDKCompat {
   /// The annotation prefix of availability macros (`secgen-availability:API_DEPRECATED(...)`).
   static let availabilityPrefix = "secgen-availability:"
 
+  /// Every macro the availability stand-ins define (API_AVAILABLE, __OSX_AVAILABLE_STARTING...).
+  static let availabilityMacroNames: Set<Substring> = {
+    var names: Set<Substring> = []
+    for file in ["os/availability.h", "Availability.h"] {
+      for line in files[file]!.split(separator: "\n") where line.hasPrefix("#define ") {
+        let name = line.dropFirst("#define ".count).prefix { $0.isLetter || $0.isNumber || $0 == "_" }
+        names.insert(name)
+      }
+    }
+    return names
+  }()
+
   /// Relative path to contents.
   static let files: [String: String] = [
     "TargetConditionals.h": """
