@@ -2,7 +2,7 @@
 .PHONY: setup run test build lint generated secgen-timings bench check-apple-program check-certificates-consumer check-keychain-consumer docs
 
 HEADERS := Sources/Keychain/Headers
-SECGEN_INPUTS := --header $(HEADERS)/SecBase.h --header $(HEADERS)/SecItem.h --header $(HEADERS)/SecItemPriv.h \
+SECGEN_INPUTS := $(foreach header,$(sort $(wildcard $(HEADERS)/*.h)),--header $(header)) \
 	--api-notes $(HEADERS)/Security.apinotes.json
 
 setup:

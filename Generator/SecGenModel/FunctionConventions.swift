@@ -34,7 +34,7 @@ public enum Ownership: String, Codable, Sendable {
 ///    code is the status. A nullable `T` that comes back NULL with no error is a failure too.
 /// 4. A nullable result with no error report becomes an Optional.
 /// 5. Parameters keep their order and nullability (`T?` for nullable ones); CF types map to their
-///    Swift names (`CFDictionaryRef` to `CFDictionary`). A function with a type the runtime has no
+///    Swift names (`CFDictionaryRef` to `CFDictionary`), typed enums keep theirs. A function with a type the runtime has no
 ///    Swift type for gets no wrapper, and the model says why.
 public struct WrapperModel: Codable, Equatable, Sendable {
   /// The Swift name: the C name without `Sec`, lower camel case (`itemCopyMatching`).
@@ -88,8 +88,10 @@ enum FunctionConventions {
     return tokens.joined(separator: " ").replacingOccurrences(of: " *", with: " *")
   }
 
-  static func swiftType(_ spelling: String) -> String? {
-    swiftTypes[bare(spelling)]
+  /// The Swift type of a C type: a CF or Sec type's Swift name, or a typed enum's own name.
+  static func swiftType(_ spelling: String, typedEnums: Set<String> = []) -> String? {
+    let type = bare(spelling)
+    return swiftTypes[type] ?? (typedEnums.contains(type) ? type : nil)
   }
 
   static func ownership(_ spelling: String, functionName: String) -> Ownership {
@@ -99,7 +101,7 @@ enum FunctionConventions {
     return functionName.contains("Create") || functionName.contains("Copy") ? .retained : .unspecified
   }
 
-  static func wrapper(_ function: FunctionModel) -> WrapperModel {
+  static func wrapper(_ function: FunctionModel, typedEnums: Set<String> = []) -> WrapperModel {
     let swiftName = SwiftNaming.lowerCamel(SwiftNaming.stripPrefix(function.name, ["Sec"]))
     let result = bare(function.resultType)
     var parameters = function.parameters
@@ -126,7 +128,7 @@ enum FunctionConventions {
     var unavailable: String?
     var swiftParameters: [WrapperParameter] = []
     for parameter in parameters {
-      guard let type = swiftType(parameter.type) else {
+      guard let type = swiftType(parameter.type, typedEnums: typedEnums) else {
         unavailable = "parameter \(parameter.name) has type \(bare(parameter.type)), which has no Swift type here"
         break
       }
@@ -137,7 +139,7 @@ enum FunctionConventions {
     case .status:
       returnType = resultParameter == nil ? "Result<Void, KeychainError>" : "Result<CFTypeRef?, KeychainError>"
     case .errorOutParameter, .nullableResult, .none:
-      if let type = swiftType(result) {
+      if let type = swiftType(result, typedEnums: typedEnums) {
         returnType =
           convention == .errorOutParameter
           ? "Result<\(type), KeychainError>" : type + (convention == .nullableResult ? "?" : "")

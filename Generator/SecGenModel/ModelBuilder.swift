@@ -42,6 +42,18 @@ public struct ModelBuilder {
     for index in model.functions.indices {
       model.functions[index].deprecation = deprecations[model.functions[index].name]
     }
+    for typed in model.typedEnums.indices {
+      let constants = Set(model.typedEnums[typed].cases.map(\.constant))
+      for index in model.typedEnums[typed].cases.indices {
+        let deprecation = deprecations[model.typedEnums[typed].cases[index].constant]
+        model.typedEnums[typed].cases[index].deprecation = deprecation
+        // API_DEPRECATED_WITH_REPLACEMENT naming another value of the same type: a rename.
+        if let deprecation, deprecation.hasPrefix("use "), deprecation.hasSuffix(" instead") {
+          let replacement = String(deprecation.dropFirst(4).dropLast(8))
+          if constants.contains(replacement) { model.typedEnums[typed].cases[index].replacement = replacement }
+        }
+      }
+    }
     return model
   }
 
@@ -229,9 +241,15 @@ public struct ModelBuilder {
         \.constant)
     }
 
-    let functions = parsed.functions.map { function($0) }
+    // Anonymous CF_ENUMs (and any of type OSStatus) hold status codes; named ones are types.
+    let holdsStatusCodes = { (enumeration: EnumDeclaration) in
+      enumeration.name == nil || enumeration.underlyingType == nil || enumeration.underlyingType == "OSStatus"
+    }
+    let typedEnums = parsed.enumerations.filter { !holdsStatusCodes($0) }.map { typedEnum($0) }
+    let typeNames = Set(typedEnums.map(\.name))
+    let functions = parsed.functions.map { function($0, typedEnums: typeNames) }
     let itemResults = Set(functions.filter { $0.name.hasPrefix("SecItem") }.flatMap(\.resultCodes))
-    var statusCodes = statusCodes(parsed.enumerations, returnedByItemFunctions: itemResults)
+    var statusCodes = statusCodes(parsed.enumerations.filter(holdsStatusCodes), returnedByItemFunctions: itemResults)
     // Apple's own @result says only 'A result code. See "Security Error Codes"': then every code
     // may come back, and KeychainError gets a case for each.
     if itemResults.isEmpty && functions.contains(where: { $0.name.hasPrefix("SecItem") }) {
@@ -257,7 +275,38 @@ public struct ModelBuilder {
     return SecurityModel(
       inputs: parsed.files.map { URL(fileURLWithPath: $0).lastPathComponent }, itemClasses: itemClasses,
       attributes: attributes, valueGroups: valueGroups, keyGroups: keyGroups, statusCodes: statusCodes,
-      functions: functions)
+      functions: functions, typedEnums: typedEnums)
+  }
+
+  // MARK: Typed enums
+
+  private mutating func typedEnum(_ enumeration: EnumDeclaration) -> TypedEnumModel {
+    let name = enumeration.name ?? ""
+    let documented = enumeration.comment.map { comment($0, before: enumeration.location) }
+    let entries = Dictionary((documented?.all("constant") ?? []).map { ($0.argument, $0.text) }) { first, _ in first }
+    let names = enumeration.constants.map(\.name)
+    // As ClangImporter does, the cases drop the prefix every value shares (kSecAccessControl).
+    var shared = names.first ?? ""
+    for other in names.dropFirst() {
+      shared = String(zip(shared, other).prefix { $0 == $1 }.map(\.0))
+    }
+    if names.count < 2 { shared = "k" + name }
+    let cases = enumeration.constants.map { constant in
+      let documentation = constant.trailingComment ?? entries[constant.name] ?? ""
+      if documentation.isEmpty {
+        report(constant.location, "\(constant.name) of \(name) has no @constant entry or trailing comment")
+      }
+      return TypedEnumCaseModel(
+        constant: constant.name,
+        swiftName: notes.names[constant.name]
+          ?? SwiftNaming.lowerCamel(SwiftNaming.stripSharedPrefix(constant.name, key: shared)),
+        value: constant.value, documentation: documentation)
+    }
+    return TypedEnumModel(
+      name: name, underlyingType: enumeration.underlyingType ?? "int", isOptions: enumeration.isOptions,
+      documentation: documented.map { [$0.first("abstract")?.text, $0.first("discussion")?.text] }
+        .map { $0.compactMap { $0 }.joined(separator: " ") } ?? "",
+      cases: cases)
   }
 
   private func isPrivate(_ location: SourceLocation) -> Bool {
@@ -503,7 +552,7 @@ public struct ModelBuilder {
     return codes
   }
 
-  private mutating func function(_ declaration: FunctionDeclaration) -> FunctionModel {
+  private mutating func function(_ declaration: FunctionDeclaration, typedEnums: Set<String>) -> FunctionModel {
     let parsed = declaration.comment.map { comment($0, before: declaration.location) }
     if let parsed, let named = parsed.first("function"), named.text != declaration.name {
       report(
@@ -530,7 +579,7 @@ public struct ModelBuilder {
           name: $0.name, type: $0.type, nullable: $0.nullability == .nullable,
           documentation: documented[$0.name]?.text ?? "")
       }, result: result, resultCodes: codes)
-    model.wrapper = FunctionConventions.wrapper(model)
+    model.wrapper = FunctionConventions.wrapper(model, typedEnums: typedEnums)
     return model
   }
 }

@@ -18,6 +18,8 @@ public struct SecurityModel: Codable, Equatable, Sendable {
   public var statusCodes: [StatusCodeModel]
   /// Function prototypes.
   public var functions: [FunctionModel]
+  /// Named `CF_ENUM` and `CF_OPTIONS` types (`SecAccessControlCreateFlags`).
+  public var typedEnums: [TypedEnumModel] = []
   /// The platform whose declarations the model holds.
   public var platform: TargetPlatform = .ios
   /// Declarations unavailable on the platform, left out with the reason.
@@ -29,7 +31,8 @@ public struct SecurityModel: Codable, Equatable, Sendable {
   public var warnings: [Diagnostic] = []
 
   private enum CodingKeys: String, CodingKey {
-    case inputs, itemClasses, attributes, valueGroups, keyGroups, statusCodes, functions, platform, excluded, skipped
+    case inputs, itemClasses, attributes, valueGroups, keyGroups, statusCodes, functions, typedEnums, platform,
+      excluded, skipped
   }
 }
 
@@ -170,4 +173,35 @@ public struct ParameterModel: Codable, Equatable, Sendable {
   public var nullable: Bool
   /// The HeaderDoc text.
   public var documentation: String
+}
+
+/// A named `CF_ENUM` or `CF_OPTIONS`: a C integer type with named values.
+public struct TypedEnumModel: Codable, Equatable, Sendable {
+  /// The C type's name, which is also the Swift type's (`SecAccessControlCreateFlags`).
+  public var name: String
+  /// The integer type it is declared with (`CFOptionFlags`).
+  public var underlyingType: String
+  /// Whether its values are bits that combine (`CF_OPTIONS`, an `OptionSet` in Swift).
+  public var isOptions: Bool
+  /// The HeaderDoc text.
+  public var documentation: String
+  /// Its values, in declaration order.
+  public var cases: [TypedEnumCaseModel]
+}
+
+/// One value of a typed enum.
+public struct TypedEnumCaseModel: Codable, Equatable, Sendable {
+  /// The C enumerator's name.
+  public var constant: String
+  /// The Swift name: the enumerator without the prefix all of the type's values share.
+  public var swiftName: String
+  /// Its value.
+  public var value: Int64
+  /// Its `@constant` entry or trailing comment.
+  public var documentation: String
+  /// Set when the headers deprecate it on the target platform: the message (may be empty).
+  public var deprecation: String?
+  /// The value whose name it replaces, when the deprecation names one (`kSecAccessControlTouchIDAny`
+  /// is replaced by `kSecAccessControlBiometryAny`).
+  public var replacement: String?
 }

@@ -88,10 +88,14 @@ public struct EnumConstantDeclaration: Codable, Hashable, Sendable {
   public var availability: [String] = []
 }
 
-/// A `CF_ENUM` (Apple's status codes are one anonymous enum).
+/// A `CF_ENUM` or `CF_OPTIONS` (Apple's status codes are one anonymous enum).
 public struct EnumDeclaration: Codable, Hashable, Sendable {
-  /// The name as declared.
+  /// The name as declared; nil for an anonymous `CF_ENUM(OSStatus)`.
   public var name: String?
+  /// The integer type a named `CF_ENUM` or `CF_OPTIONS` is declared with (`CFOptionFlags`).
+  public var underlyingType: String?
+  /// Whether it is a `CF_OPTIONS` (bits that combine) rather than a `CF_ENUM`.
+  public var isOptions: Bool = false
   /// The HeaderDoc comment before it, if any.
   public var comment: String?
   /// Its constants, in source order.

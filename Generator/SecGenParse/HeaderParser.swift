@@ -161,6 +161,8 @@ private final class DeclarationCollector {
   var diagnostics: [Diagnostic] = []
   var currentEnumConstants: [EnumConstantDeclaration] = []
   var currentAvailability: [String] = []
+  var currentAnnotations: [String] = []
+  var currentUnsignedValues: [UInt64] = []
 
   init(library: LibClang, mainFile: String, source: [UInt8]) {
     self.library = library
@@ -208,12 +210,21 @@ private final class DeclarationCollector {
           name: name, type: type, comment: comment(cursor), location: location, availability: availability(cursor)))
     case CXCursor_EnumDecl:
       currentEnumConstants = []
+      currentUnsignedValues = []
       let context = Unmanaged.passUnretained(self).toOpaque()
       _ = library.visitChildren(cursor, enumVisitor, context)
       let anonymous = name.isEmpty || name.contains("(unnamed") || name.contains("(anonymous")
+      let kind = enumKind(cursor)
+      if kind?.isOptions == true {
+        // Option bits are unsigned: 1u << 31 is 2147483648, not the signed reading.
+        for (index, bits) in zip(currentEnumConstants.indices, currentUnsignedValues) where bits <= UInt64(Int64.max) {
+          currentEnumConstants[index].value = Int64(bits)
+        }
+      }
       enumerations.append(
         EnumDeclaration(
-          name: anonymous ? nil : name, comment: comment(cursor), constants: currentEnumConstants, location: location))
+          name: anonymous ? nil : name, underlyingType: kind?.underlyingType, isOptions: kind?.isOptions ?? false,
+          comment: comment(cursor), constants: currentEnumConstants, location: location))
     case CXCursor_FunctionDecl:
       functions.append(function(cursor, name: name, location: location))
     case CXCursor_TypedefDecl, CXCursor_StructDecl, CXCursor_UnionDecl:
@@ -231,6 +242,7 @@ private final class DeclarationCollector {
 
   func visitEnumConstant(_ cursor: CXCursor) {
     guard library.getCursorKind(cursor) == CXCursor_EnumConstantDecl else { return }
+    currentUnsignedValues.append(library.getEnumConstantDeclUnsignedValue(cursor))
     currentEnumConstants.append(
       EnumConstantDeclaration(
         name: library.string(library.getCursorSpelling(cursor)), value: library.getEnumConstantDeclValue(cursor),
@@ -256,9 +268,27 @@ private final class DeclarationCollector {
     return currentAvailability
   }
 
+  /// The integer type and kind of a named `CF_ENUM` or `CF_OPTIONS`, which the stand-in
+  /// headers record as an `annotate` attribute; nil for a plain C enum.
+  func enumKind(_ cursor: CXCursor) -> (underlyingType: String, isOptions: Bool)? {
+    currentAnnotations = []
+    let context = Unmanaged.passUnretained(self).toOpaque()
+    _ = library.visitChildren(cursor, attributeVisitor, context)
+    for annotation in currentAnnotations {
+      if annotation.hasPrefix(SDKCompat.enumPrefix) {
+        return (String(annotation.dropFirst(SDKCompat.enumPrefix.count)), false)
+      }
+      if annotation.hasPrefix(SDKCompat.optionsPrefix) {
+        return (String(annotation.dropFirst(SDKCompat.optionsPrefix.count)), true)
+      }
+    }
+    return nil
+  }
+
   func visitAttribute(_ cursor: CXCursor) {
     guard library.getCursorKind(cursor) == CXCursor_AnnotateAttr else { return }
     let text = library.string(library.getCursorSpelling(cursor))
+    currentAnnotations.append(text)
     if text.hasPrefix(SDKCompat.availabilityPrefix) {
       currentAvailability.append(String(text.dropFirst(SDKCompat.availabilityPrefix.count)))
     }

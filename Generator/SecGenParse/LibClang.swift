@@ -40,6 +40,7 @@ struct LibClang: @unchecked Sendable {
   let getCursorType: @convention(c) (CXCursor) -> CXType
   let getTypeSpelling: @convention(c) (CXType) -> CXString
   let getEnumConstantDeclValue: @convention(c) (CXCursor) -> Int64
+  let getEnumConstantDeclUnsignedValue: @convention(c) (CXCursor) -> UInt64
   let getRawCommentText: @convention(c) (CXCursor) -> CXString
   let getNumDiagnostics: @convention(c) (CXTranslationUnit?) -> UInt32
   let getDiagnostic: @convention(c) (CXTranslationUnit?, UInt32) -> CXDiagnostic?
@@ -166,6 +167,8 @@ struct LibClang: @unchecked Sendable {
       getTypeSpelling: try symbol("clang_getTypeSpelling", as: (@convention(c) (CXType) -> CXString).self),
       getEnumConstantDeclValue: try symbol(
         "clang_getEnumConstantDeclValue", as: (@convention(c) (CXCursor) -> Int64).self),
+      getEnumConstantDeclUnsignedValue: try symbol(
+        "clang_getEnumConstantDeclUnsignedValue", as: (@convention(c) (CXCursor) -> UInt64).self),
       getRawCommentText: try symbol(
         "clang_Cursor_getRawCommentText", as: (@convention(c) (CXCursor) -> CXString).self),
       getNumDiagnostics: try symbol(

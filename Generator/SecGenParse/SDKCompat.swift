@@ -19,6 +19,10 @@ enum SDKCompat {
 
   /// The annotation prefix of availability macros (`secgen-availability:API_DEPRECATED(...)`).
   static let availabilityPrefix = "secgen-availability:"
+  /// The annotation the stand-in `CF_ENUM(type, Name)` puts on the enum, followed by the type.
+  static let enumPrefix = "secgen-enum:"
+  /// The annotation the stand-in `CF_OPTIONS(type, Name)` puts on the enum, followed by the type.
+  static let optionsPrefix = "secgen-options:"
 
   /// Every macro the availability stand-ins define (API_AVAILABLE, __OSX_AVAILABLE_STARTING...).
   static let availabilityMacroNames: Set<Substring> = {
@@ -170,9 +174,14 @@ enum SDKCompat {
     #define CF_EXTERN_C_BEGIN
     #define CF_EXTERN_C_END
     #define CF_INLINE static inline
-    #define CF_ENUM(_type, ...) enum __VA_ARGS__
-    #define CF_CLOSED_ENUM(_type, ...) enum __VA_ARGS__
-    #define CF_OPTIONS(_type, ...) enum __VA_ARGS__
+    #define __SECGEN_ENUM_PICK(_1, _2, _macro, ...) _macro
+    #define __SECGEN_ANONYMOUS_ENUM(_type) enum
+    #define __SECGEN_NAMED_ENUM(_type, _name) \
+        _type _name; enum __attribute__((annotate("secgen-enum:" #_type))) _name
+    #define CF_ENUM(...) __SECGEN_ENUM_PICK(__VA_ARGS__, __SECGEN_NAMED_ENUM, __SECGEN_ANONYMOUS_ENUM, )(__VA_ARGS__)
+    #define CF_CLOSED_ENUM(_type, _name) __SECGEN_NAMED_ENUM(_type, _name)
+    #define CF_OPTIONS(_type, _name) \
+        _type _name; enum __attribute__((annotate("secgen-options:" #_type))) _name
     #define CF_BRIDGED_TYPE(T)
     #define CF_BRIDGED_MUTABLE_TYPE(T)
     #define CF_RELATED_TYPE(T, C, I)

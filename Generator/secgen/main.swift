@@ -179,6 +179,8 @@ extension Dump {
       "value groups: \(model.valueGroups.count) with \(cases) value constants as enum cases",
       "item classes: \(model.itemClasses.count)",
       "errSec status codes: \(model.statusCodes.count)",
+      "typed enums: \(model.typedEnums.count) (\(model.typedEnums.filter(\.isOptions).count) option sets) with "
+        + "\(model.typedEnums.map(\.cases.count).reduce(0, +)) values",
       "functions: \(model.functions.count); with wrappers: \(wrapped.count) (\(wrapped.map(\.name).joined(separator: ", ")))",
       "skipped by kind: \(model.skipped.count); left out for the platform: \(model.excluded.count)",
       "errors: 0",

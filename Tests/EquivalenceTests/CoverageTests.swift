@@ -17,9 +17,9 @@ import Testing
   ]
 
   static func generated() throws -> (model: SecurityModel, sources: [String: String]) {
-    let headers = ["SecBase.h", "SecItem.h", "SecItemPriv.h"].map {
-      root.appendingPathComponent("Sources/Keychain/Headers/\($0)")
-    }
+    let folder = root.appendingPathComponent("Sources/Keychain/Headers")
+    let headers = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".h") }
+      .sorted().map { folder.appendingPathComponent($0) }
     let notes = root.appendingPathComponent("Sources/Keychain/Headers/Security.apinotes.json")
     var timings = Pipeline.Timings()
     let model = try Pipeline.model(headers: headers, apiNotes: notes, timings: &timings)

@@ -109,7 +109,11 @@ import Testing
     #expect(
       Set(functions.keys) == [
         "SecItemAdd", "SecItemCopyMatching", "SecItemUpdate", "SecItemDelete", "SecCopyErrorMessageString",
+        "SecAccessControlCreateWithFlags",
       ])
+    let createWithFlags = try #require(functions["SecAccessControlCreateWithFlags"]?.wrapper)
+    #expect(createWithFlags.convention == .errorOutParameter)
+    #expect(createWithFlags.returnType == "Result<SecAccessControl, KeychainError>")
   }
 
   @Test func theCommandDumpsTheModelAsJSON() throws {
@@ -128,7 +132,8 @@ import Testing
     #expect(result.status == 0, "\(result.errors)")
     let lines = result.output.split(separator: "\n").map(String.init)
     #expect(lines.contains("errSec status codes: \(Self.specification.errors.count)"), "\(lines)")
-    #expect(lines.contains { $0.hasPrefix("functions: 5; with wrappers: 5") })
+    #expect(lines.contains { $0.hasPrefix("functions: 6; with wrappers: 6") })
+    #expect(lines.contains("typed enums: 1 (1 option sets) with 12 values"), "\(lines)")
     // Every public kSecAttr constant but the two with no Swift type (kSecAttrAccess, Apple's
     // misspelled persistent-reference alias) is typed and in a class.
     #expect(lines.contains("public kSecAttr constants typed and class-assigned: 51 of 53 (96.2%)"), "\(lines)")

@@ -7,7 +7,9 @@ enum Paths {
   static let fixtures = root.appendingPathComponent("Tests/SecGenTests/Fixtures")
   static let templates = root.appendingPathComponent("Templates")
   static let headers = root.appendingPathComponent("Sources/Keychain/Headers")
-  static let realHeaders = ["SecBase.h", "SecItem.h", "SecItemPriv.h"].map { headers.appendingPathComponent($0) }
+  /// The project's headers in the order the build plugin passes them (sorted by name).
+  static let realHeaders = ((try? FileManager.default.contentsOfDirectory(atPath: headers.path)) ?? [])
+    .filter { $0.hasSuffix(".h") }.sorted().map { headers.appendingPathComponent($0) }
   static let realNotes = headers.appendingPathComponent("Security.apinotes.json")
   /// The build's products folder (beside the test bundle): the secgen binary and the modules.
   static let products = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
