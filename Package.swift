@@ -4,7 +4,7 @@ import PackageDescription
 let package = Package(
   name: "KeychainBridge",
   products: [
-    // The API module and the store it reaches through a link-time seam (see StoreBackend.swift).
+    // The API module and the store it reaches through C entry points (see StoreSeam.swift).
     .library(name: "Security", targets: ["Security", "KeychainStoreSQLite"]),
     .executable(name: "apple-style-demo", targets: ["AppleStyleDemo"]),
     // The typed API generated from the headers in the build step.
@@ -30,15 +30,23 @@ let package = Package(
       pkgConfig: "libcrypto",
       providers: [.apt(["libssl-dev"])]
     ),
-    // Apple's SecItem API: dictionaries, rules and results. Depends on Foundation alone, so any
-    // target can import it (swift-certificates does, under `#if canImport(Security)`).
-    .target(name: "Security"),
+    // The C entry points between Security and its store, with "not linked" defaults.
+    .target(name: "CKeychainBridgeSeam"),
+    // Apple's SecItem API: dictionaries, rules and results. Imports Foundation alone, so any
+    // target can import it (swift-certificates does, under `#if canImport(Security)`); it links
+    // the seam and calls it by symbol (`@_extern(c)`, hence the experimental feature).
+    .target(
+      name: "Security",
+      dependencies: ["CKeychainBridgeSeam"],
+      swiftSettings: [.enableExperimentalFeature("Extern")]
+    ),
     // The store under the API: SQLite through GRDB, every row sealed with OpenSSL.
     .target(
       name: "KeychainStoreSQLite",
       dependencies: [
         "Security",
         "COpenSSL",
+        "CKeychainBridgeSeam",
         .product(name: "GRDB", package: "GRDB.swift"),
         // The search path uses SQLite's C API directly (SQLiteStatements.swift).
         .product(name: "GRDBSQLite", package: "GRDB.swift"),
@@ -121,6 +129,8 @@ let package = Package(
       dependencies: ["Security", "KeychainStoreSQLite"],
       path: "Tests/StoreHelper"
     ),
+    // A program linking the Security target alone (no store), run by SecurityTests.
+    .executableTarget(name: "security-alone", dependencies: ["Security"], path: "Tests/SecurityAlone"),
     .testTarget(
       name: "SecGenTests",
       dependencies: ["SecGen", "SecGenModel", "SecGenParse", "Security", "KeychainStoreSQLite", "secgen"],
@@ -144,6 +154,7 @@ let package = Package(
         "Security",
         "KeychainStoreSQLite",
         "keychain-store-helper",
+        "security-alone",
         .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "Logging", package: "swift-log"),
       ],

@@ -25,7 +25,7 @@ public final class KeychainStore: Sendable {
   ///   or the passphrase is wrong.
   public init(directory: URL, passphrase: String? = nil) throws(KeychainStoreError) {
     self.directory = directory
-    backend = try linkedStoreBackend().openStore(directory: directory, passphrase: passphrase)
+    backend = try StoreSeam.openStore(directory: directory, passphrase: passphrase)
   }
 
   /// Whether the store is locked (its WhenUnlocked key material is not in memory).

@@ -18,10 +18,11 @@ public final class SecCertificate: Hashable, Sendable {
 
 /// Creates a certificate from DER bytes, or nil when the bytes are not exactly one DER certificate.
 ///
-/// The bytes are checked with OpenSSL's X.509 parser, and nothing may follow the certificate.
+/// The bytes are checked with OpenSSL's X.509 parser, and nothing may follow the certificate. A
+/// program that links the Security target without its store has no parser: the result is nil.
 public func SecCertificateCreateWithData(_ allocator: CFAllocator?, _ data: CFData) -> SecCertificate? {
   let bytes = Data(referencing: data)
-  guard linkedStoreBackend().isSingleDERCertificate(bytes) else { return nil }
+  guard StoreSeam.isSingleDERCertificate(bytes) == true else { return nil }
   return SecCertificate(derBytes: bytes)
 }
 

@@ -1,0 +1,37 @@
+/*
+    The C entry points through which the Security module reaches the code that needs C libraries
+    (SQLite, OpenSSL): one job each. The Security module imports no C module, so that any target
+    may import it (swift-certificates does, under #if canImport(Security), without declaring the
+    dependency); it calls these functions by symbol instead. KeychainStoreSQLite defines them; the
+    weak definitions in KeychainBridgeSeam.c answer "not linked" when it is absent.
+*/
+#ifndef KEYCHAIN_BRIDGE_SEAM_H
+#define KEYCHAIN_BRIDGE_SEAM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+    Opens, creating it if needed, the keychain store in the directory at `directory` (a
+    NUL-terminated path), protected by `passphrase` when it is not NULL. On success, returns the
+    store object retained once (the caller releases it) and leaves `status` and `message` alone. On
+    failure, returns NULL, sets `status` to an errSec code and `message` to a sentence allocated
+    with malloc (the caller frees it), which names files but never holds a secret.
+*/
+typedef void *_Nullable (*KeychainBridgeOpenStoreFunction)(
+    const char *_Nonnull directory, const char *_Nullable passphrase, int32_t *_Nonnull status,
+    char *_Nullable *_Nonnull message);
+
+void *_Nullable KeychainBridge_openStore(
+    const char *_Nonnull directory, const char *_Nullable passphrase, int32_t *_Nonnull status,
+    char *_Nullable *_Nonnull message);
+
+/*
+    Whether the `count` bytes at `bytes` are exactly one DER-encoded X.509 certificate: 1 when they
+    are, 0 when they are not, -1 when no certificate parser is linked.
+*/
+typedef int32_t (*KeychainBridgeCheckCertificateFunction)(const uint8_t *_Nullable bytes, size_t count);
+
+int32_t KeychainBridge_checkCertificate(const uint8_t *_Nullable bytes, size_t count);
+
+#endif

@@ -1,0 +1,55 @@
+import Foundation
+import Security
+import Testing
+
+/// The Security module reaches its store through C entry points, so a program that links the
+/// Security target without the store builds, and fails clearly at its first keychain call.
+@Suite struct StoreSeam {
+  @Test func aProgramWithoutTheStoreBuildsAndItsFirstCallSaysWhatIsMissing() throws {
+    let program = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+      .appendingPathComponent("security-alone")
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("alone-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let process = Process()
+    process.executableURL = program
+    process.arguments = [directory.path]
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    try process.run()
+    let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0)
+    let lines = output.split(separator: "\n").map(String.init)
+    #expect(lines.contains("add \(errSecNotAvailable)"), "\(lines)")
+    #expect(
+      lines.contains {
+        $0.hasPrefix("message ") && $0.contains("No keychain store is linked") && $0.contains("Security product")
+      },
+      "\(lines)")
+    #expect(lines.contains("random \(errSecSuccess)"))
+    #expect(lines.contains("certificate nil"))
+    // Nothing was created: without a store there is nothing to write with.
+    #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("keychain.db").path))
+  }
+
+  @Test func theLinkedStoreOpensThroughTheSeam() throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("seam-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let store = try KeychainStore(directory: directory)
+    #expect(!store.isLocked)
+    #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("keychain.db").path))
+  }
+
+  @Test func aRefusedOpenCarriesTheStoresStatusAndMessageAcrossTheSeam() throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("seam-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    _ = try KeychainStore(directory: directory, passphrase: "right")
+    do {
+      _ = try KeychainStore(directory: directory, passphrase: "wrong")
+      Issue.record("a wrong passphrase opened the store")
+    } catch {
+      #expect(error.status == errSecAuthFailed)
+      #expect(error.message == "The passphrase is wrong.")
+    }
+  }
+}
