@@ -1,4 +1,5 @@
-// The parts of libcrypto the store uses: AES-256-GCM, HMAC-SHA-256, scrypt and the CSPRNG.
+// The parts of libcrypto the store uses: AES-256-GCM, HMAC-SHA-256, scrypt, the CSPRNG, X.509
+// parsing and the error queue.
 #ifndef KEYCHAIN_BRIDGE_COPENSSL_SHIM_H
 #define KEYCHAIN_BRIDGE_COPENSSL_SHIM_H
 #include <openssl/evp.h>
@@ -9,4 +10,5 @@
 #include <openssl/x509.h>
 #include <openssl/core_names.h>
 #include <openssl/params.h>
+#include <openssl/err.h>
 #endif

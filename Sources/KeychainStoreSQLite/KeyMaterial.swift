@@ -13,6 +13,8 @@ struct KeyRing: Sendable {
   /// The index key prepared for HMAC, so each digest skips OpenSSL's algorithm lookup.
   private(set) var indexMAC: OpenSSLCrypto.KeyedHMAC?
   private var classKeys: [String: [UInt8]] = [:]
+  /// A value that proves which store key is in use, kept in the database to detect a wrong key.
+  private(set) var keyCheck: [UInt8]?
   private(set) var locked = true
   private(set) var everUnlocked = false
 
@@ -21,13 +23,16 @@ struct KeyRing: Sendable {
 
   init() {}
 
-  init(storeKey: [UInt8]) {
+  init(storeKey: [UInt8]) throws(CryptoError) {
     self.storeKey = storeKey
-    metadataKey = OpenSSLCrypto.deriveKey(from: storeKey, label: "keychain-bridge/metadata/v1")
-    indexKey = OpenSSLCrypto.deriveKey(from: storeKey, label: "keychain-bridge/index/v1")
-    indexMAC = OpenSSLCrypto.KeyedHMAC(key: indexKey!)
+    metadataKey = try OpenSSLCrypto.deriveKey(from: storeKey, label: "keychain-bridge/metadata/v1")
+    let indexKey = try OpenSSLCrypto.deriveKey(from: storeKey, label: "keychain-bridge/index/v1")
+    self.indexKey = indexKey
+    indexMAC = try OpenSSLCrypto.KeyedHMAC(key: indexKey)
+    keyCheck = try OpenSSLCrypto.deriveKey(from: storeKey, label: "keychain-bridge/key-check/v1")
     for protection in ItemSchema.accessibilityValues.keys {
-      classKeys[protection] = OpenSSLCrypto.deriveKey(from: storeKey, label: "keychain-bridge/class/\(protection)/v1")
+      classKeys[protection] = try OpenSSLCrypto.deriveKey(
+        from: storeKey, label: "keychain-bridge/class/\(protection)/v1")
     }
     locked = false
     everUnlocked = true
@@ -43,15 +48,11 @@ struct KeyRing: Sendable {
     return key
   }
 
-  /// A value that proves which store key is in use, kept in the database to detect a wrong key.
-  var keyCheck: [UInt8]? {
-    storeKey.map { OpenSSLCrypto.deriveKey(from: $0, label: "keychain-bridge/key-check/v1") }
-  }
-
   mutating func lock() {
     guard !locked else { return }
     if storeKey != nil { OpenSSLCrypto.wipe(&storeKey!) }
     storeKey = nil
+    keyCheck = nil
     for (protection, accessibility) in ItemSchema.accessibilityValues
     where accessibility == .whenUnlocked || accessibility == .whenPasscodeSet {
       if classKeys[protection] != nil { OpenSSLCrypto.wipe(&classKeys[protection]!) }
@@ -84,7 +85,7 @@ enum KeyFile {
         passphrase: Array(passphrase.utf8), salt: salt, logN: scryptLogN, r: UInt64(scryptR), p: UInt64(scryptP))
       return header + (try OpenSSLCrypto.seal(storeKey, key: wrappingKey, associatedData: header))
     } catch {
-      throw SecStatus(errSecAllocate)
+      throw error.status
     }
   }
 
@@ -123,7 +124,7 @@ enum KeyFile {
     } catch .authenticationFailed {
       throw .authFailed
     } catch {
-      throw SecStatus(errSecAllocate)
+      throw error.status
     }
   }
 }

@@ -248,13 +248,19 @@ final class SQLiteItemStore: ItemStore {
   private static func unlockedRing(_ contents: [UInt8], passphrase: String?, files: StoreFiles)
     throws(KeychainStoreError) -> KeyRing
   {
+    let storeKey: [UInt8]
     do {
-      return KeyRing(storeKey: try KeyFile.decode(contents, passphrase: passphrase))
+      storeKey = try KeyFile.decode(contents, passphrase: passphrase)
     } catch let status {
       let reason =
         status == .authFailed
         ? "The passphrase is wrong." : "The key file \(files.keyFilePath) is damaged or unreadable."
       throw KeychainStoreError(status: status.code, message: reason)
+    }
+    do {
+      return try KeyRing(storeKey: storeKey)
+    } catch {
+      throw KeychainStoreError(status: error.status.code, message: "Cannot derive the store's keys: \(error).")
     }
   }
 
@@ -363,7 +369,7 @@ final class SQLiteItemStore: ItemStore {
     } catch {
       throw .decode
     }
-    guard stored.searchDigests == searchDigests(ring, itemClass, attributes) else { throw .decode }
+    guard stored.searchDigests == (try searchDigests(ring, itemClass, attributes)) else { throw .decode }
     let sealed = try seal(ring, stored, attributes: attributes, accessControl: accessControl, data: data)
     return (try row.integer(0), stored, sealed.meta, sealed.secret)
   }
@@ -452,7 +458,7 @@ final class SQLiteItemStore: ItemStore {
 
   func find(_ filter: ItemFilter, limit: Int?, fetch: ItemFetch) throws(SecStatus) -> [StoredItem] {
     let ring = try keyRing()
-    let plan = plan(filter, ring)
+    let plan = try plan(filter, ring)
     // One SELECT, which SQLite runs as one implicit read transaction on a WAL snapshot.
     return try readers.withStatement(plan.sql) { statement throws(SecStatus) in
       try self.select(statement, plan, filter, limit: limit, fetch: fetch, ring).map(\.item)
@@ -507,24 +513,35 @@ final class SQLiteItemStore: ItemStore {
     var sealedSecret: [UInt8]?
   }
 
-  private func digest(_ ring: KeyRing, _ parts: [UInt8]) -> Data {
-    let full = ring.indexMAC?.digest(parts) ?? OpenSSLCrypto.hmacSHA256(key: ring.indexKey!, parts)
-    return Data(full.prefix(Self.digestLength))
+  private func digest(_ ring: KeyRing, _ parts: [UInt8]) throws(SecStatus) -> Data {
+    do throws(CryptoError) {
+      let full: [UInt8]
+      if let mac = ring.indexMAC {
+        full = try mac.digest(parts)
+      } else {
+        full = try OpenSSLCrypto.hmacSHA256(key: ring.indexKey!, parts)
+      }
+      return Data(full.prefix(Self.digestLength))
+    } catch {
+      throw error.status
+    }
   }
 
   /// Access groups are few and searched on every call: their digests are kept (the index key of a
   /// store never changes).
   private let groupDigests = Mutex<[String: Data]>([:])
 
-  private func groupDigest(_ ring: KeyRing, _ group: String) -> Data {
+  private func groupDigest(_ ring: KeyRing, _ group: String) throws(SecStatus) -> Data {
     if let cached = groupDigests.withLock({ $0[group] }) { return cached }
-    let computed = digest(ring, Array("agrp\u{0}".utf8) + Array(group.utf8))
+    let computed = try digest(ring, Array("agrp\u{0}".utf8) + Array(group.utf8))
     groupDigests.withLock { $0[group] = computed }
     return computed
   }
 
-  private func attributeDigest(_ ring: KeyRing, _ key: String, _ value: AttributeValue, kind: AttributeKind) -> Data {
-    digest(ring, Array("attr\u{0}\(key)\u{0}".utf8) + value.matchingBytes(as: kind))
+  private func attributeDigest(_ ring: KeyRing, _ key: String, _ value: AttributeValue, kind: AttributeKind)
+    throws(SecStatus) -> Data
+  {
+    try digest(ring, Array("attr\u{0}\(key)\u{0}".utf8) + value.matchingBytes(as: kind))
   }
 
   /// One attribute of a class's documented primary key, looked up once instead of on every digest.
@@ -549,7 +566,7 @@ final class SQLiteItemStore: ItemStore {
   private func primaryKeyDigest(
     _ ring: KeyRing, _ itemClass: ItemClass, _ attributes: [String: AttributeValue], group: String,
     synchronizable: Int64
-  ) -> Data {
+  ) throws(SecStatus) -> Data {
     var parts: [UInt8] = []
     parts.reserveCapacity(128)
     parts += "pk\u{0}".utf8
@@ -563,10 +580,11 @@ final class SQLiteItemStore: ItemStore {
     parts += "\u{0}agrp\u{0}".utf8
     parts += group.utf8
     parts += [0, UInt8(truncatingIfNeeded: synchronizable)]
-    return digest(ring, parts)
+    return try digest(ring, parts)
   }
 
-  private func systemKeyDigest(_ ring: KeyRing, _ itemClass: ItemClass, _ attributes: [String: AttributeValue]) -> Data
+  private func systemKeyDigest(_ ring: KeyRing, _ itemClass: ItemClass, _ attributes: [String: AttributeValue])
+    throws(SecStatus) -> Data
   {
     var parts = Array("spi\u{0}".utf8)
     for key in Self.systemPrimaryKey {
@@ -577,7 +595,7 @@ final class SQLiteItemStore: ItemStore {
         parts += [0]
       }
     }
-    return digest(ring, parts)
+    return try digest(ring, parts)
   }
 
   /// The plain columns of an item with these attributes.
@@ -589,27 +607,38 @@ final class SQLiteItemStore: ItemStore {
       case .string(let protection)? = attributes["pdmn"]
     else { throw .param }
     return RowIdentity(
-      itemClass: itemClass, persistentID: persistentID, accessGroup: groupDigest(ring, group),
+      itemClass: itemClass, persistentID: persistentID, accessGroup: try groupDigest(ring, group),
       synchronizable: sync, protection: protection,
-      primaryKey: primaryKeyDigest(ring, itemClass, attributes, group: group, synchronizable: sync),
-      systemKey: systemKeyDigest(ring, itemClass, attributes),
-      searchDigests: searchDigests(ring, itemClass, attributes), hasSecret: hasSecret)
+      primaryKey: try primaryKeyDigest(ring, itemClass, attributes, group: group, synchronizable: sync),
+      systemKey: try systemKeyDigest(ring, itemClass, attributes),
+      searchDigests: try searchDigests(ring, itemClass, attributes), hasSecret: hasSecret)
   }
 
   /// The SHA-1 fingerprint Apple keeps in `sha1`: here over the item's primary key and data-free
   /// attributes, excluding the dates.
-  private func fingerprint(_ attributes: [String: AttributeValue]) -> Data {
+  private func fingerprint(_ attributes: [String: AttributeValue]) throws(SecStatus) -> Data {
     var hashed = attributes
     for key in ["cdat", "mdat", "sha1"] { hashed[key] = nil }
-    return Data(OpenSSLCrypto.sha1(ItemCodec.encode(hashed, accessControl: nil)))
+    do {
+      return Data(try OpenSSLCrypto.sha1(ItemCodec.encode(hashed, accessControl: nil)))
+    } catch {
+      throw error.status
+    }
   }
 
-  private func searchDigests(_ ring: KeyRing, _ itemClass: ItemClass, _ attributes: [String: AttributeValue]) -> [Data?]
+  private func searchDigests(_ ring: KeyRing, _ itemClass: ItemClass, _ attributes: [String: AttributeValue])
+    throws(SecStatus) -> [Data?]
   {
-    Self.searchColumns.map { key in
-      guard let value = attributes[key], let definition = ItemSchema.attribute(key, of: itemClass) else { return nil }
-      return attributeDigest(ring, key, value, kind: definition.kind)
+    var digests: [Data?] = []
+    digests.reserveCapacity(Self.searchColumns.count)
+    for key in Self.searchColumns {
+      guard let value = attributes[key], let definition = ItemSchema.attribute(key, of: itemClass) else {
+        digests.append(nil)
+        continue
+      }
+      digests.append(try attributeDigest(ring, key, value, kind: definition.kind))
     }
+    return digests
   }
 
   private func seal(
@@ -627,7 +656,7 @@ final class SQLiteItemStore: ItemStore {
       }
       return (Data(meta), secret)
     } catch {
-      throw SecStatus(errSecAllocate)
+      throw error.status
     }
   }
 
@@ -638,9 +667,9 @@ final class SQLiteItemStore: ItemStore {
     attributes["mdat"] = .date(now)
     attributes["tomb"] = .integer(0)
     attributes["musr"] = .data(Data())
-    attributes["sha1"] = .data(fingerprint(attributes))
+    attributes["sha1"] = .data(try fingerprint(attributes))
     let persistentID: Data
-    do { persistentID = Data(try OpenSSLCrypto.randomBytes(16)) } catch { throw SecStatus(errSecAllocate) }
+    do { persistentID = Data(try OpenSSLCrypto.randomBytes(16)) } catch { throw error.status }
     let identity = try identity(
       ring, item.itemClass, attributes, persistentID: persistentID, hasSecret: item.data != nil)
     let sealed = try seal(ring, identity, attributes: attributes, accessControl: item.accessControl, data: item.data)
@@ -831,7 +860,7 @@ final class SQLiteItemStore: ItemStore {
 
   /// Plans a search: the primary-key index when the query names the whole key, else the digest
   /// columns it names; constraints no column covers are checked on the decrypted metadata.
-  private func plan(_ filter: ItemFilter, _ ring: KeyRing) -> SearchPlan {
+  private func plan(_ filter: ItemFilter, _ ring: KeyRing) throws(SecStatus) -> SearchPlan {
     var shape = PlanShape()
     var arguments: [SQLArgument] = [.text(filter.itemClass.rawValue)]
     var expected = ExpectedColumns(
@@ -850,7 +879,8 @@ final class SQLiteItemStore: ItemStore {
     }
     if let groups = filter.accessGroups {
       shape.groupCount = groups.count
-      let digests = groups.map { groupDigest(ring, $0) }
+      var digests: [Data] = []
+      for group in groups { digests.append(try groupDigest(ring, group)) }
       for digest in digests { arguments.append(.blob(digest)) }
       expected.accessGroups = Set(digests)
     }
@@ -867,7 +897,8 @@ final class SQLiteItemStore: ItemStore {
       var digests: Set<Data> = []
       for group in groups {
         for sync in syncValues {
-          let digest = primaryKeyDigest(ring, filter.itemClass, filter.attributes, group: group, synchronizable: sync)
+          let digest = try primaryKeyDigest(
+            ring, filter.itemClass, filter.attributes, group: group, synchronizable: sync)
           arguments.append(.blob(digest))
           digests.insert(digest)
         }
@@ -876,14 +907,15 @@ final class SQLiteItemStore: ItemStore {
       shape.primaryKeyCount = groups.count * syncValues.count
       for field in primaryKey { covered.insert(field.key) }
     } else {
-      shape.searchColumns = Self.searchColumns.enumerated().map { index, key in
+      shape.searchColumns = Array(repeating: false, count: Self.searchColumns.count)
+      for (index, key) in Self.searchColumns.enumerated() {
         guard let value = filter.attributes[key], let definition = ItemSchema.attribute(key, of: filter.itemClass)
-        else { return false }
-        let digest = attributeDigest(ring, key, value, kind: definition.kind)
+        else { continue }
+        let digest = try attributeDigest(ring, key, value, kind: definition.kind)
         arguments.append(.blob(digest))
         expected.searchDigests[index] = digest
         covered.insert(key)
-        return true
+        shape.searchColumns[index] = true
       }
     }
     // agrp and sync are columns; the plan already compared them exactly.
@@ -911,7 +943,7 @@ final class SQLiteItemStore: ItemStore {
   private func select(_ db: Database, _ filter: ItemFilter, limit: Int?, fetch: ItemFetch, _ ring: KeyRing)
     throws(SecStatus) -> [RowRecord]
   {
-    let plan = plan(filter, ring)
+    let plan = try plan(filter, ring)
     return try select(try grdbStatement(db, plan.sql), plan, filter, limit: limit, fetch: fetch, ring)
   }
 
@@ -963,7 +995,7 @@ final class SQLiteItemStore: ItemStore {
   /// SQLite's query plan for a search, for tests that prove the indexes are used.
   func queryPlan(for filter: ItemFilter) throws(SecStatus) -> [String] {
     let ring = try keyRing()
-    let plan = plan(filter, ring)
+    let plan = try plan(filter, ring)
     var details: [String] = []
     try readers.withStatement("EXPLAIN QUERY PLAN " + plan.sql) { statement throws(SecStatus) in
       try forEachRow(of: statement, arguments: plan.arguments) { row throws(SecStatus) in
@@ -1017,7 +1049,7 @@ final class SQLiteItemStore: ItemStore {
         modified = previous.addingTimeInterval(0.001)
       }
       attributes["mdat"] = .date(modified)
-      attributes["sha1"] = .data(fingerprint(attributes))
+      attributes["sha1"] = .data(try fingerprint(attributes))
       // Data sealed under the old identity or protection is reopened to be sealed again: this also
       // makes WhenUnlocked items unchangeable while locked.
       var data = change.data
