@@ -148,9 +148,18 @@ extension KeychainCall {
     func typed(_ dictionary: NSDictionary) -> KeychainDictionary {
       KeychainDictionary(dictionary) ?? KeychainDictionary(["<untyped>": .string(dictionary.description)])
     }
+    let function: KeychainFunction
+    switch record.function {
+    case .add: function = .add
+    case .copyMatching: function = .copyMatching
+    case .update: function = .update
+    case .delete: function = .delete
+    case .upsert: function = .upsert
+    case .importItems: function = .importItems
+    }
     self.init(
-      function: KeychainFunction(rawValue: record.function) ?? .importItems, dictionary: typed(record.dictionary),
-      changes: record.changes.map(typed), status: record.status)
+      function: function, dictionary: typed(record.dictionary), changes: record.changes.map(typed),
+      status: record.status)
   }
 }
 

@@ -64,7 +64,7 @@ struct UnlockKeychain: ParsableCommand {
       let passphrase = password ?? promptForPassword("password to unlock \(opened.directory.path): ")
       let status = opened.unlock(passphrase: passphrase)
       guard status == errSecSuccess else {
-        throw Failure(operation: "SecKeychainUnlock \(opened.directory.path)", status: status, detail: nil)
+        throw CommandFailure(operation: "SecKeychainUnlock \(opened.directory.path)", status: status, detail: nil)
       }
     }
   }
@@ -83,13 +83,13 @@ struct CreateKeychain: ParsableCommand {
     try runReportingFailures {
       let directory = URL(fileURLWithPath: path, isDirectory: true)
       if FileManager.default.fileExists(atPath: directory.appendingPathComponent("keychain.db").path) {
-        throw Failure(operation: "SecKeychainCreate \(path)", status: errSecDuplicateKeychain, detail: nil)
+        throw CommandFailure(operation: "SecKeychainCreate \(path)", status: errSecDuplicateKeychain, detail: nil)
       }
       let passphrase = password ?? (prompt ? promptForPassword("password for new keychain: ") : nil)
       do throws(KeychainStoreError) {
         _ = try KeychainStore(directory: directory, passphrase: passphrase)
       } catch {
-        throw Failure(operation: "SecKeychainCreate \(path)", status: error.status, detail: error.message)
+        throw CommandFailure(operation: "SecKeychainCreate \(path)", status: error.status, detail: error.message)
       }
     }
   }

@@ -94,13 +94,13 @@ struct StoreOption: ParsableArguments {
     do {
       return try KeychainStore.default()
     } catch {
-      throw Failure(operation: "open \(directory.path)", status: error.status, detail: error.message)
+      throw CommandFailure(operation: "open \(directory.path)", status: error.status, detail: error.message)
     }
   }
 }
 
 /// A failed command: one line on standard error naming the errSec code, and macOS's exit status.
-struct Failure: Error, CustomStringConvertible {
+struct CommandFailure: Error, CustomStringConvertible {
   var operation: String
   var status: OSStatus
   var detail: String?
@@ -119,27 +119,25 @@ struct Failure: Error, CustomStringConvertible {
 func runReportingFailures(_ body: () throws -> Void) throws {
   do {
     try body()
-  } catch let failure as Failure {
+  } catch let failure as CommandFailure {
     FileHandle.standardError.write(Data((failure.description + "\n").utf8))
     throw ExitCode(failure.exitCode == 0 ? 1 : failure.exitCode)
   }
 }
 
 extension Result where Failure == KeychainError {
-  /// The value, or a `Failure` for `operation`.
+  /// The value, or a `CommandFailure` for `operation`.
   func orFail(_ operation: String) throws -> Success {
     switch self {
     case .success(let value): return value
-    case .failure(let error): throw SecurityToolFailure(operation: operation, status: error.status, detail: nil)
+    case .failure(let error): throw CommandFailure(operation: operation, status: error.status, detail: nil)
     }
   }
 }
 
-typealias SecurityToolFailure = Failure
-
 /// The "not found" failure, worded as macOS's tool words it.
-func notFound(_ operation: String) -> Failure {
-  Failure(
+func notFound(_ operation: String) -> CommandFailure {
+  CommandFailure(
     operation: operation, status: errSecItemNotFound, detail: "The specified item could not be found in the keychain.")
 }
 

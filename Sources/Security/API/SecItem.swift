@@ -13,7 +13,7 @@ import Foundation
 // under warnings-as-errors here too.
 @discardableResult
 public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
-  SecItemCall.run("SecItemAdd", attributes) { context throws(SecStatus) in
+  SecItemCall.run(.add, attributes) { context throws(SecStatus) in
     let request = try ItemRequest(attributes)
     let item = try SecItemCall.newItem(from: request, context)
     let stored = try context.store.backend.insert(item)
@@ -31,7 +31,7 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
 /// - Returns: errSecSuccess, errSecItemNotFound when nothing matches, or another errSec code.
 @discardableResult
 public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
-  SecItemCall.run("SecItemCopyMatching", query) { context throws(SecStatus) in
+  SecItemCall.run(.copyMatching, query) { context throws(SecStatus) in
     let request = try ItemRequest(query)
     let itemClass = try request.requiredClass()
     if request.hasValueRef || request.useKeys["u_ItemList"] != nil || request.matchKeys.contains("m_ItemList") {
@@ -63,7 +63,7 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
 ///   errSecNoSuchAttr for a key that cannot be updated, or another errSec code.
 @discardableResult
 public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus {
-  SecItemCall.run("SecItemUpdate", query, attributesToUpdate) { context throws(SecStatus) in
+  SecItemCall.run(.update, query, attributesToUpdate) { context throws(SecStatus) in
     let request = try ItemRequest(query)
     let itemClass = try request.requiredClass()
     let filter = try SecItemCall.filter(from: request, context, ignoringMatchAndReturn: true)
@@ -79,7 +79,7 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
 /// - Returns: errSecSuccess, errSecItemNotFound when nothing matched, or another errSec code.
 @discardableResult
 public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
-  SecItemCall.run("SecItemDelete", query) { context throws(SecStatus) in
+  SecItemCall.run(.delete, query) { context throws(SecStatus) in
     let request = try ItemRequest(query)
     _ = try request.requiredClass()
     let filter = try SecItemCall.filter(from: request, context, ignoringMatchAndReturn: true)
@@ -95,7 +95,7 @@ public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
 /// and SecItemAdd's rules.
 @_spi(KeychainBridge)
 public func SecItemUpsert(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus {
-  SecItemCall.run("SecItemUpsert", query, attributesToUpdate) { context throws(SecStatus) in
+  SecItemCall.run(.upsert, query, attributesToUpdate) { context throws(SecStatus) in
     let request = try ItemRequest(query)
     let itemClass = try request.requiredClass()
     let filter = try SecItemCall.filter(from: request, context, ignoringMatchAndReturn: true)
@@ -118,7 +118,7 @@ public func SecItemUpsert(_ query: CFDictionary, _ attributesToUpdate: CFDiction
 /// Not part of Apple's API: for imports, and for benchmarks that fill large stores.
 @_spi(KeychainBridge)
 public func SecItemImport(_ items: [CFDictionary]) -> OSStatus {
-  SecItemCall.run("SecItemImport", NSDictionary()) { context throws(SecStatus) in
+  SecItemCall.run(.importItems, NSDictionary()) { context throws(SecStatus) in
     var prepared: [NewItem] = []
     prepared.reserveCapacity(items.count)
     for attributes in items {
@@ -140,7 +140,7 @@ enum SecItemCall {
   /// Runs one call: every failure becomes its status, and nothing escapes as a crash. The call is
   /// recorded when a recorder is installed (withSecItemCallRecording).
   static func run(
-    _ function: String, _ dictionary: NSDictionary, _ changes: NSDictionary? = nil,
+    _ function: SecItemFunction, _ dictionary: NSDictionary, _ changes: NSDictionary? = nil,
     _ body: (Context) throws(SecStatus) -> Void
   ) -> OSStatus {
     let status: OSStatus

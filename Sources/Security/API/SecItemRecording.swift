@@ -1,13 +1,26 @@
 import Foundation
 
+/// The SecItem functions a recording can name.
+@_spi(KeychainBridge)
+public enum SecItemFunction: String, Sendable, CaseIterable {
+  case add = "SecItemAdd"
+  case copyMatching = "SecItemCopyMatching"
+  case update = "SecItemUpdate"
+  case delete = "SecItemDelete"
+  /// The runtime's one-transaction update-or-add.
+  case upsert = "SecItemUpsert"
+  /// The runtime's one-transaction import.
+  case importItems = "SecItemImport"
+}
+
 /// One SecItem call as a caller made it: which function, its dictionaries and the status.
 ///
 /// For the equivalence tests: raw code and the typed API are observed at the same boundary.
 @_spi(KeychainBridge)
 public struct SecItemCallRecord: @unchecked Sendable, CustomStringConvertible {
   // The dictionaries are immutable copies; @unchecked for their Foundation type.
-  /// `SecItemAdd`, `SecItemCopyMatching`, `SecItemUpdate`, `SecItemDelete` or `SecItemUpsert`.
-  public let function: String
+  /// The function called.
+  public let function: SecItemFunction
   /// The attributes (add) or query (the others).
   public let dictionary: NSDictionary
   /// attributesToUpdate, for update and upsert.
@@ -16,7 +29,7 @@ public struct SecItemCallRecord: @unchecked Sendable, CustomStringConvertible {
   public let status: OSStatus
 
   /// The function and status.
-  public var description: String { "\(function) -> \(status)" }
+  public var description: String { "\(function.rawValue) -> \(status)" }
 }
 
 final class SecItemCallRecorder: @unchecked Sendable {
@@ -24,7 +37,9 @@ final class SecItemCallRecorder: @unchecked Sendable {
   var records: [SecItemCallRecord] = []
   @TaskLocal static var current: SecItemCallRecorder?
 
-  static func record(_ function: String, _ dictionary: NSDictionary, _ changes: NSDictionary?, _ status: OSStatus) {
+  static func record(
+    _ function: SecItemFunction, _ dictionary: NSDictionary, _ changes: NSDictionary?, _ status: OSStatus
+  ) {
     guard let recorder = current else { return }
     recorder.records.append(
       SecItemCallRecord(
