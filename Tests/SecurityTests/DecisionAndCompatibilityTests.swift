@@ -5,14 +5,15 @@ import Testing
 
 /// The decisions of shared/spec/README.md where Apple is inconsistent.
 @Suite struct SpecDecisions {
-  @Test func test_decision_1_matchKeysInAddAreParam() throws {
+  @Test("Decision 1: match keys in add are param") func matchKeysInAddAreParam() throws {
     try withFreshStore { _ in
       #expect(add(genp([kSecMatchLimit as String: 1])) == errSecParam)
       #expect(count(genp()) == 0)
     }
   }
 
-  @Test func test_decision_2_returnDataAloneOnAnItemWithoutDataIsEmptyData() throws {
+  @Test("Decision 2: return data alone on an item without data is empty data")
+  func returnDataAloneOnAnItemWithoutDataIsEmptyData() throws {
     try withFreshStore { _ in
       add(genp())
       let (status, result) = copy(genp([kSecReturnData as String: true]))
@@ -21,7 +22,7 @@ import Testing
     }
   }
 
-  @Test func test_decision_3_theDictionaryHoldsExactlyWhatWasAsked() throws {
+  @Test("Decision 3: the dictionary holds exactly what was asked") func theDictionaryHoldsExactlyWhatWasAsked() throws {
     try withFreshStore { _ in
       add(genp([kSecValueData as String: Data(utf8: "pw")]))
       let result = try #require(
@@ -30,7 +31,8 @@ import Testing
     }
   }
 
-  @Test func test_decision_4_synchronizableThisDeviceOnlyIsAcceptedOnUpdateToo() throws {
+  @Test("Decision 4: synchronizable this device only is accepted on update too")
+  func synchronizableThisDeviceOnlyIsAcceptedOnUpdateToo() throws {
     try withFreshStore { _ in
       add(genp([kSecAttrAccessible as String: kSecAttrAccessibleWhenUnlockedThisDeviceOnly]))
       #expect(update(genp(), [kSecAttrSynchronizable as String: true]) == errSecSuccess)
@@ -39,7 +41,8 @@ import Testing
     }
   }
 
-  @Test func test_decision_5_nonAttributeKeysToUpdateAreNoSuchAttr() throws {
+  @Test("Decision 5: non attribute keys to update are no such attr") func nonAttributeKeysToUpdateAreNoSuchAttr() throws
+  {
     try withFreshStore { _ in
       add(genp())
       #expect(update(genp(), [kSecReturnAttributes as String: true]) == errSecNoSuchAttr)
@@ -47,7 +50,9 @@ import Testing
     }
   }
 
-  @Test func test_decision_6_limitAllWithoutReturnKeysIsAnEmptyArray() throws {
+  @Test("Decision 6: limit all without return keys is an empty array") func limitAllWithoutReturnKeysIsAnEmptyArray()
+    throws
+  {
     try withFreshStore { _ in
       add(genp())
       let (status, result) = copy([
@@ -58,7 +63,9 @@ import Testing
     }
   }
 
-  @Test func test_decision_7_datesAreIgnoredOnAddAndParamInAnUpdate() throws {
+  @Test("Decision 7: dates are ignored on add and param in an update") func datesAreIgnoredOnAddAndParamInAnUpdate()
+    throws
+  {
     try withFreshStore { _ in
       #expect(add(genp([kSecAttrCreationDate as String: Date.distantPast])) == errSecSuccess)
       #expect(update(genp(), [kSecAttrCreationDate as String: Date()]) == errSecParam)
@@ -66,7 +73,8 @@ import Testing
     }
   }
 
-  @Test func test_decision_8_matchAndReturnKeysInUpdateAndDeleteQueriesAreIgnored() throws {
+  @Test("Decision 8: match and return keys in update and delete queries are ignored")
+  func matchAndReturnKeysInUpdateAndDeleteQueriesAreIgnored() throws {
     try withFreshStore { _ in
       add(genp())
       let noisy = genp([kSecMatchLimit as String: kSecMatchLimitAll, kSecReturnData as String: true])
@@ -75,7 +83,8 @@ import Testing
     }
   }
 
-  @Test func test_decision_9_resultsAreInInsertionOrderAndLimitOneIsTheEarliest() throws {
+  @Test("Decision 9: results are in insertion order and limit one is the earliest")
+  func resultsAreInInsertionOrderAndLimitOneIsTheEarliest() throws {
     try withFreshStore { _ in
       add(genp("b", [kSecAttrLabel as String: "same"]))
       add(genp("a", [kSecAttrLabel as String: "same"]))
@@ -84,7 +93,8 @@ import Testing
     }
   }
 
-  @Test func test_decision_9_primaryKeyMatchesAcrossGroupsComeInInsertionOrder() throws {
+  @Test("Decision 9: primary key matches across groups come in insertion order")
+  func primaryKeyMatchesAcrossGroupsComeInInsertionOrder() throws {
     // One primary key in three groups, added out of the groups' order: the primary-key search
     // compares several digests and orders its matches itself.
     try withFreshStore(accessGroups: ["g1", "g2", "g3"]) { _ in
@@ -103,7 +113,7 @@ import Testing
     }
   }
 
-  @Test func test_decision_10_anAttributeKeepsItsStoredType() throws {
+  @Test("Decision 10: an attribute keeps its stored type") func anAttributeKeepsItsStoredType() throws {
     try withFreshStore { _ in
       add(genp("", [kSecAttrAccount as String: Data(utf8: "bytes")]))
       let attributes = try #require(readAttributes(genp("", [kSecAttrAccount as String: "bytes"])))
