@@ -1,5 +1,5 @@
 # The two entry points of the README: `make run` and `make test`. Both install what is missing first.
-.PHONY: setup run test build lint generated secgen-timings bench check-apple-program check-certificates-consumer check-keychain-consumer docs
+.PHONY: setup run test build lint generated runtime-sources secgen-timings bench check-apple-program check-certificates-consumer check-keychain-consumer docs
 
 HEADERS := Sources/Keychain/Headers
 SECGEN_INPUTS := $(foreach header,$(sort $(wildcard $(HEADERS)/*.h)),--header $(header)) \
@@ -33,6 +33,15 @@ bench: setup
 generated: setup
 	swift run secgen generate $(SECGEN_INPUTS) --templates Templates --output generated
 	@echo "generated/: $$(ls generated | tr '\n' ' ')"
+
+# The Security module's constants, status codes, schema and option sets: secgen renders them from
+# the headers and the runtime's definitions with Templates/Runtime. They are committed, so that
+# Security builds without libclang; RuntimeSourcesTests fails when they are stale.
+DEFINITIONS := Sources/Security/Definitions/SecItemDefinitions.c
+runtime-sources: setup
+	swift run secgen generate $(SECGEN_INPUTS) --definitions $(DEFINITIONS) --templates Templates/Runtime \
+	  --output Sources/Security/Generated
+	swift format -i Sources/Security/Generated/*.swift
 
 # secgen's parse, model and render times for the full header set, in release mode.
 secgen-timings: setup

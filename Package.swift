@@ -38,6 +38,8 @@ let package = Package(
     .target(
       name: "Security",
       dependencies: ["CKeychainBridgeSeam"],
+      // The definitions secgen renders Generated/ from (make runtime-sources); not compiled.
+      exclude: ["Definitions"],
       swiftSettings: [.enableExperimentalFeature("Extern")]
     ),
     // The store under the API: SQLite through GRDB, every row sealed with OpenSSL.

@@ -34,14 +34,16 @@ public enum Pipeline {
 
   /// Parses `headers` and builds their model, with the sidecar `apiNotes` when given, for
   /// `platform` (the iOS data-protection keychain by default), with `includeDirectories` searched
-  /// for includes besides the headers' own folder.
+  /// for includes besides the headers' own folder. `definitions` are the runtime's definitions
+  /// files, whose constant values and schema fill `model.definitions`.
   public static func model(
-    headers: [URL], apiNotes: URL?, platform: TargetPlatform = .ios, includeDirectories: [URL] = [],
-    timings: inout Timings
+    headers: [URL], definitions: [URL] = [], apiNotes: URL?, platform: TargetPlatform = .ios,
+    includeDirectories: [URL] = [], timings: inout Timings
   ) throws(DiagnosticsError) -> SecurityModel {
     let notes = try apiNotes.map { url throws(DiagnosticsError) in try APINotes.load(url) } ?? .empty
     let parsed = try measure(&timings.parse) { () throws(DiagnosticsError) in
-      try HeaderParser.parse(headers, platform: platform, includeDirectories: includeDirectories)
+      try HeaderParser.parse(
+        headers, definitions: definitions, platform: platform, includeDirectories: includeDirectories)
     }
     var model = try measure(&timings.model) { () throws(DiagnosticsError) in
       try ModelBuilder.build(parsed, notes: notes, platform: platform)
@@ -52,12 +54,12 @@ public enum Pipeline {
 
   /// Parses, models and renders: the generated files, in template order.
   public static func generate(
-    headers: [URL], apiNotes: URL?, templates: URL, platform: TargetPlatform = .ios, includeDirectories: [URL] = [],
-    timings: inout Timings
+    headers: [URL], definitions: [URL] = [], apiNotes: URL?, templates: URL, platform: TargetPlatform = .ios,
+    includeDirectories: [URL] = [], timings: inout Timings
   ) throws(DiagnosticsError) -> [Renderer.Output] {
     let model = try model(
-      headers: headers, apiNotes: apiNotes, platform: platform, includeDirectories: includeDirectories,
-      timings: &timings)
+      headers: headers, definitions: definitions, apiNotes: apiNotes, platform: platform,
+      includeDirectories: includeDirectories, timings: &timings)
     return try render(model, templates: templates, timings: &timings)
   }
 

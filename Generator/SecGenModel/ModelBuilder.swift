@@ -24,6 +24,11 @@ public struct ModelBuilder {
     var builder = ModelBuilder(notes: notes, excludedNames: Set(excluded.map(\.name)))
     var model = builder.model(available)
     guard builder.diagnostics.isEmpty else { throw DiagnosticsError(builder.diagnostics) }
+    if !parsed.definitions.isEmpty {
+      let (definitions, problems) = runtimeDefinitions(parsed, model: model)
+      guard problems.isEmpty else { throw DiagnosticsError(problems) }
+      model.definitions = definitions
+    }
     model.platform = platform
     model.excluded = excluded + builder.otherFamilies
     model.warnings = builder.warnings

@@ -20,6 +20,8 @@ public struct SecurityModel: Codable, Equatable, Sendable {
   public var functions: [FunctionModel]
   /// Named `CF_ENUM` and `CF_OPTIONS` types (`SecAccessControlCreateFlags`).
   public var typedEnums: [TypedEnumModel] = []
+  /// The runtime definitions (constant values, store schema), when definitions files were read.
+  public var definitions: RuntimeDefinitionsModel?
   /// The platform whose declarations the model holds.
   public var platform: TargetPlatform = .ios
   /// Declarations unavailable on the platform, left out with the reason.
@@ -31,8 +33,8 @@ public struct SecurityModel: Codable, Equatable, Sendable {
   public var warnings: [Diagnostic] = []
 
   private enum CodingKeys: String, CodingKey {
-    case inputs, itemClasses, attributes, valueGroups, keyGroups, statusCodes, functions, typedEnums, platform,
-      excluded, skipped
+    case inputs, itemClasses, attributes, valueGroups, keyGroups, statusCodes, functions, typedEnums, definitions,
+      platform, excluded, skipped
   }
 }
 

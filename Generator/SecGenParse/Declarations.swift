@@ -148,6 +148,8 @@ public struct ParsedHeaders: Codable, Sendable {
   /// Declarations of kinds the model has no use for (typedefs, structs, unions), skipped by kind
   /// and listed by `secgen --verbose`.
   public var skipped: [SkippedDeclaration] = []
+  /// The runtime definitions (`SEC_CONST_DECL`, `SEC_ATTR`...) of the definitions files, in order.
+  public var definitions: [DefinitionDeclaration] = []
 
   /// Creates an empty result for `files`.
   public init(files: [String]) { self.files = files }
@@ -173,4 +175,16 @@ public struct SkippedDeclaration: Codable, Hashable, Sendable, CustomStringConve
   public var description: String {
     "\(location): skipped \(kind) \(name) (secgen models constants, enums and functions)"
   }
+}
+
+/// One runtime definition of a definitions file: a macro's arguments, as `kind:argument:...`.
+public struct DefinitionDeclaration: Codable, Hashable, Sendable {
+  /// The macro's arguments as its stand-in recorded them (`value:kSecClass:class`,
+  /// `attribute:kSecAttrAccount:blob:caller`).
+  public var text: String
+  /// Where the macro is used.
+  public var location: SourceLocation
+
+  /// The fields of `text`: the kind, then the arguments.
+  public var fields: [String] { text.split(separator: ":", omittingEmptySubsequences: false).map(String.init) }
 }

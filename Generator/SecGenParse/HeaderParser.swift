@@ -14,9 +14,12 @@ public enum HeaderParser {
   /// `<Availability.h>`, `<os/availability.h>` and `<sys/cdefs.h>` against secgen's own stand-ins
   /// (SDKCompat), and `platform` decides which conditional branches are read. The system's headers
   /// are never read, so the result is the same on every machine.
-  public static func parse(_ files: [URL], platform: TargetPlatform = .ios, includeDirectories: [URL] = [])
-    throws(DiagnosticsError) -> ParsedHeaders
-  {
+  ///
+  /// `definitions` are the runtime's definitions files (C files using `SEC_CONST_DECL`, `SEC_ATTR`
+  /// and the other definition macros): there `<Security/X.h>` resolves to the first header's folder.
+  public static func parse(
+    _ files: [URL], definitions: [URL] = [], platform: TargetPlatform = .ios, includeDirectories: [URL] = []
+  ) throws(DiagnosticsError) -> ParsedHeaders {
     let library: LibClang
     switch LibClang.shared {
     case .success(let loaded): library = loaded
@@ -35,12 +38,15 @@ public enum HeaderParser {
       ])
     }
     defer { try? FileManager.default.removeItem(at: frameworks) }
-    var result = ParsedHeaders(files: files.map(\.path))
+    var result = ParsedHeaders(files: (files + definitions).map(\.path))
     var diagnostics: [Diagnostic] = []
-    for file in files {
+    let headerFolder = files.first?.deletingLastPathComponent()
+    for (file, securityFolder) in files.map({ ($0, $0.deletingLastPathComponent()) })
+      + definitions.map({ ($0, headerFolder ?? $0.deletingLastPathComponent()) })
+    {
       do {
         try parseFile(
-          file, library, compat: compat, frameworks: frameworks, platform: platform,
+          file, library, compat: compat, frameworks: frameworks, securityFolder: securityFolder, platform: platform,
           includeDirectories: includeDirectories, into: &result)
       } catch {
         diagnostics += error.diagnostics
@@ -78,15 +84,15 @@ public enum HeaderParser {
   }
 
   private static func parseFile(
-    _ file: URL, _ library: LibClang, compat: URL, frameworks: URL, platform: TargetPlatform,
+    _ file: URL, _ library: LibClang, compat: URL, frameworks: URL, securityFolder: URL, platform: TargetPlatform,
     includeDirectories: [URL], into result: inout ParsedHeaders
   ) throws(DiagnosticsError) {
     let text = try readableText(file)
     let path = file.standardizedFileURL.path
-    // <Security/X.h> names a header of the set being read: Security/ is this header's folder.
+    // <Security/X.h> names a header of the set being read: Security/ is the headers' folder.
     let security = frameworks.appendingPathComponent("Security")
     try? FileManager.default.removeItem(at: security)
-    try? FileManager.default.createSymbolicLink(at: security, withDestinationURL: file.deletingLastPathComponent())
+    try? FileManager.default.createSymbolicLink(at: security, withDestinationURL: securityFolder)
     guard let index = library.createIndex(0, 0) else {
       throw DiagnosticsError([
         Diagnostic(location: .none, severity: .error, message: "libclang could not create an index")
@@ -124,6 +130,7 @@ public enum HeaderParser {
     result.enumerations += collector.enumerations
     result.functions += collector.functions
     result.skipped += collector.skipped
+    result.definitions += collector.definitions
   }
 
   private static func compilerDiagnostics(_ unit: CXTranslationUnit, _ library: LibClang) -> [Diagnostic] {
@@ -158,6 +165,7 @@ private final class DeclarationCollector {
   var enumerations: [EnumDeclaration] = []
   var functions: [FunctionDeclaration] = []
   var skipped: [SkippedDeclaration] = []
+  var definitions: [DefinitionDeclaration] = []
   var diagnostics: [Diagnostic] = []
   var currentEnumConstants: [EnumConstantDeclaration] = []
   var currentAvailability: [String] = []
@@ -204,6 +212,13 @@ private final class DeclarationCollector {
     let name = library.string(library.getCursorSpelling(cursor))
     switch kind {
     case CXCursor_VarDecl:
+      let definitions = annotations(cursor).filter { $0.hasPrefix(SDKCompat.definitionPrefix) }
+      if !definitions.isEmpty {
+        self.definitions += definitions.map {
+          DefinitionDeclaration(text: String($0.dropFirst(SDKCompat.definitionPrefix.count)), location: location)
+        }
+        return
+      }
       let type = Self.typeWithoutAvailability(library.string(library.getTypeSpelling(library.getCursorType(cursor))))
       constants.append(
         ConstantDeclaration(
@@ -268,13 +283,18 @@ private final class DeclarationCollector {
     return currentAvailability
   }
 
-  /// The integer type and kind of a named `CF_ENUM` or `CF_OPTIONS`, which the stand-in
-  /// headers record as an `annotate` attribute; nil for a plain C enum.
-  func enumKind(_ cursor: CXCursor) -> (underlyingType: String, isOptions: Bool)? {
+  /// Every `annotate` attribute of a declaration.
+  func annotations(_ cursor: CXCursor) -> [String] {
     currentAnnotations = []
     let context = Unmanaged.passUnretained(self).toOpaque()
     _ = library.visitChildren(cursor, attributeVisitor, context)
-    for annotation in currentAnnotations {
+    return currentAnnotations
+  }
+
+  /// The integer type and kind of a named `CF_ENUM` or `CF_OPTIONS`, which the stand-in
+  /// headers record as an `annotate` attribute; nil for a plain C enum.
+  func enumKind(_ cursor: CXCursor) -> (underlyingType: String, isOptions: Bool)? {
+    for annotation in annotations(cursor) {
       if annotation.hasPrefix(SDKCompat.enumPrefix) {
         return (String(annotation.dropFirst(SDKCompat.enumPrefix.count)), false)
       }

@@ -17,6 +17,8 @@ enum SDKCompat {
     }
   }
 
+  /// The annotation prefix of the runtime definitions' macros (`secgen-definition:value:kSecClass:class`).
+  static let definitionPrefix = "secgen-definition:"
   /// The annotation prefix of availability macros (`secgen-availability:API_DEPRECATED(...)`).
   static let availabilityPrefix = "secgen-availability:"
   /// The annotation the stand-in `CF_ENUM(type, Name)` puts on the enum, followed by the type.
@@ -231,6 +233,24 @@ enum SDKCompat {
     #include <CoreFoundation/CFBase.h>
     typedef struct __SecAccessControl *SecAccessControlRef;
     typedef struct __SecAccess *SecAccessRef;
+
+    /* The runtime's definitions files (SecItemDefinitions.c): each macro is a declaration whose
+       annotation carries its arguments, and which takes the address of the constants it names, so
+       that a misspelt name is a compiler error with its place. */
+    #define __SECGEN_PASTE2(a, b) a##b
+    #define __SECGEN_PASTE(a, b) __SECGEN_PASTE2(a, b)
+    #define __SECGEN_DEFINITION(text, ...) \
+        static const void *const __SECGEN_PASTE(__secgen_definition_, __COUNTER__)[] \
+        __attribute__((annotate("secgen-definition:" text), unused)) = { __VA_ARGS__ }
+    #define SEC_CONST_DECL(name, value) \
+        const CFStringRef name __attribute__((annotate("secgen-definition:value:" #name ":" value))) = 0
+    #define SEC_ATTR(attribute, kind, owner) \
+        __SECGEN_DEFINITION("attribute:" #attribute ":" #kind ":" #owner, &attribute)
+    #define SEC_ATTR_NOT_STORED(attribute) __SECGEN_DEFINITION("not-stored:" #attribute, &attribute)
+    #define SEC_PRIMARY_KEY(itemClass, attribute, fallback) \
+        __SECGEN_DEFINITION("primary-key:" #itemClass ":" #attribute ":" #fallback, &itemClass, &attribute)
+    #define SEC_PROTECTION(value, availability) \
+        __SECGEN_DEFINITION("protection:" #value ":" #availability, &value)
     """,
   ]
 

@@ -20,6 +20,13 @@ struct HeaderOptions: ParsableArguments {
   @Option(help: "An API notes file (JSON) that renames constants or overrides value types.")
   var apiNotes: String?
 
+  @Option(
+    name: .customLong("definitions"),
+    help: "A runtime definitions file (C: constant values and the store schema) to read with the headers.")
+  var definitions: [String] = []
+
+  var definitionURLs: [URL] { definitions.map { URL(fileURLWithPath: $0).standardizedFileURL } }
+
   @Flag(help: "Print how long parsing, modelling and rendering took.")
   var timings = false
 
@@ -93,8 +100,8 @@ struct Generate: ParsableCommand {
     let outputs: [SecGenOutput]
     do throws(DiagnosticsError) {
       let model = try Pipeline.model(
-        headers: options.headerURLs, apiNotes: options.apiNotesURL, platform: options.platform,
-        includeDirectories: options.includeURLs, timings: &timings)
+        headers: options.headerURLs, definitions: options.definitionURLs, apiNotes: options.apiNotesURL,
+        platform: options.platform, includeDirectories: options.includeURLs, timings: &timings)
       options.reportLeftOut(model)
       outputs = try Pipeline.render(
         model, templates: URL(fileURLWithPath: templates).standardizedFileURL, timings: &timings
@@ -133,8 +140,8 @@ struct Dump: ParsableCommand {
     let model: SecurityModel
     do throws(DiagnosticsError) {
       model = try Pipeline.model(
-        headers: options.headerURLs, apiNotes: options.apiNotesURL, platform: options.platform,
-        includeDirectories: options.includeURLs, timings: &timings)
+        headers: options.headerURLs, definitions: options.definitionURLs, apiNotes: options.apiNotesURL,
+        platform: options.platform, includeDirectories: options.includeURLs, timings: &timings)
       options.reportLeftOut(model)
     } catch {
       throw failure(error)

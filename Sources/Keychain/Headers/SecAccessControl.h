@@ -62,7 +62,7 @@ typedef CF_OPTIONS(CFOptionFlags, SecAccessControlCreateFlags) {
 */
 __nullable
 SecAccessControlRef SecAccessControlCreateWithFlags(CFAllocatorRef __nullable allocator, CFTypeRef protection,
-    SecAccessControlCreateFlags flags, CFErrorRef *error)
+    SecAccessControlCreateFlags flags, CFErrorRef __nullable * __nullable error)
     API_AVAILABLE(macos(10.10), ios(8.0));
 
 CF_IMPLICIT_BRIDGING_DISABLED

@@ -1,42 +1,7 @@
-/// Apple's access control options for an item.
-///
-/// Here the options are stored with the item and returned by queries, but not enforced: Linux has no
-/// biometry, Secure Enclave or passcode prompt. The protection (accessibility) part is enforced.
-public struct SecAccessControlCreateFlags: OptionSet, Sendable, Hashable {
-  /// The raw flag bits, with Apple's values.
-  public let rawValue: CFOptionFlags
-
-  /// Creates flags from raw bits.
-  public init(rawValue: CFOptionFlags) { self.rawValue = rawValue }
-
-  /// Any user presence: biometry or passcode.
-  public static let userPresence = SecAccessControlCreateFlags(rawValue: 1 << 0)
-  /// Any enrolled biometry.
-  public static let biometryAny = SecAccessControlCreateFlags(rawValue: 1 << 1)
-  /// Deprecated name of `biometryAny`.
-  @available(*, deprecated, renamed: "biometryAny")
-  public static let touchIDAny = SecAccessControlCreateFlags(rawValue: 1 << 1)
-  /// The biometry set enrolled when the item was added.
-  public static let biometryCurrentSet = SecAccessControlCreateFlags(rawValue: 1 << 3)
-  /// Deprecated name of `biometryCurrentSet`.
-  @available(*, deprecated, renamed: "biometryCurrentSet")
-  public static let touchIDCurrentSet = SecAccessControlCreateFlags(rawValue: 1 << 3)
-  /// The device passcode.
-  public static let devicePasscode = SecAccessControlCreateFlags(rawValue: 1 << 4)
-  /// A paired companion device.
-  public static let companion = SecAccessControlCreateFlags(rawValue: 1 << 5)
-  /// Deprecated name of `companion`.
-  @available(*, deprecated, renamed: "companion")
-  public static let watch = SecAccessControlCreateFlags(rawValue: 1 << 5)
-  /// Any one of the constraints suffices.
-  public static let or = SecAccessControlCreateFlags(rawValue: 1 << 14)
-  /// All of the constraints are needed.
-  public static let and = SecAccessControlCreateFlags(rawValue: 1 << 15)
-  /// A private key may be used for signing or key exchange.
-  public static let privateKeyUsage = SecAccessControlCreateFlags(rawValue: 1 << 30)
-  /// An application-provided password is needed.
-  public static let applicationPassword = SecAccessControlCreateFlags(rawValue: 1 << 31)
-
+// SecAccessControlCreateFlags itself is generated from SecAccessControl.h (Generated/SecOptionSets.swift).
+// Here the options are stored with the item and returned by queries, but not enforced: Linux has no
+// biometry, Secure Enclave or passcode prompt. The protection (accessibility) part is enforced.
+extension SecAccessControlCreateFlags {
   /// The flags that ask for user authentication (everything but the combinators and key usage).
   package var hasConstraints: Bool {
     !subtracting([.or, .and, .privateKeyUsage]).isEmpty

@@ -1,14 +1,4 @@
-/// The item classes the store knows (rule 2).
-package enum ItemClass: String, Sendable, CaseIterable {
-  case genericPassword = "genp"
-  case internetPassword = "inet"
-  case certificate = "cert"
-  case key = "keys"
-  case identity = "idnt"
-
-  /// The classes this runtime stores; the others answer errSecUnimplemented.
-  package var isImplemented: Bool { self == .genericPassword || self == .internetPassword }
-
+extension ItemClass {
   /// The 4 ASCII bytes that start a persistent reference (rule 13).
   package var tag: [UInt8] { Array(rawValue.utf8) }
 }
@@ -51,65 +41,11 @@ package struct AttributeDefinition: Sendable {
   package let ownership: AttributeOwnership
 }
 
-/// The per-class attribute tables of security-constants.json, for the classes this runtime stores.
+/// The per-class attribute tables, primary keys and protection classes, which secgen renders from
+/// Sources/Security/Definitions/SecItemDefinitions.c and the headers (Generated/SecItemSchema.swift).
 package enum ItemSchema {
-  /// Attributes shared by every password class.
-  private static let common: [AttributeDefinition] = [
-    .init(key: "pdmn", kind: .accessibility, ownership: .caller),
-    .init(key: "accc", kind: .accessControl, ownership: .caller),
-    .init(key: "agrp", kind: .string, ownership: .caller),
-    .init(key: "cdat", kind: .date, ownership: .storeDates),
-    .init(key: "mdat", kind: .date, ownership: .storeDates),
-    .init(key: "desc", kind: .blob, ownership: .caller),
-    .init(key: "icmt", kind: .blob, ownership: .caller),
-    .init(key: "crtr", kind: .number, ownership: .caller),
-    .init(key: "type", kind: .number, ownership: .caller),
-    .init(key: "labl", kind: .blob, ownership: .caller),
-    .init(key: "invi", kind: .number, ownership: .caller),
-    .init(key: "nega", kind: .number, ownership: .caller),
-    .init(key: "acct", kind: .blob, ownership: .caller),
-    .init(key: "alis", kind: .blob, ownership: .caller),
-    .init(key: "vwht", kind: .string, ownership: .caller),
-    .init(key: "tkid", kind: .string, ownership: .caller),
-    .init(key: "scrp", kind: .number, ownership: .caller),
-    .init(key: "cusi", kind: .number, ownership: .caller),
-    .init(key: "sync", kind: .synchronizable, ownership: .caller),
-    .init(key: "tomb", kind: .number, ownership: .system),
-    .init(key: "musr", kind: .data, ownership: .system),
-    .init(key: "UUID", kind: .string, ownership: .system),
-    .init(key: "sysb", kind: .number, ownership: .caller),
-    .init(key: "sha1", kind: .data, ownership: .system),
-    .init(key: "pcss", kind: .number, ownership: .caller),
-    .init(key: "pcsk", kind: .data, ownership: .caller),
-    .init(key: "pcsi", kind: .data, ownership: .caller),
-    .init(key: "ggrp", kind: .string, ownership: .caller),
-    .init(key: "acls", kind: .blob, ownership: .unsupported),
-  ]
-
-  private static let genericOnly: [AttributeDefinition] = [
-    .init(key: "svce", kind: .blob, ownership: .caller),
-    .init(key: "gena", kind: .blob, ownership: .caller),
-  ]
-
-  private static let internetOnly: [AttributeDefinition] = [
-    .init(key: "sdmn", kind: .blob, ownership: .caller),
-    .init(key: "srvr", kind: .blob, ownership: .caller),
-    .init(key: "ptcl", kind: .number, ownership: .caller),
-    .init(key: "atyp", kind: .blob, ownership: .caller),
-    .init(key: "port", kind: .number, ownership: .caller),
-    .init(key: "path", kind: .blob, ownership: .caller),
-    .init(key: "binn", kind: .blob, ownership: .caller),
-    .init(key: "bini", kind: .blob, ownership: .caller),
-    .init(key: "bin0", kind: .blob, ownership: .caller),
-    .init(key: "bin1", kind: .blob, ownership: .caller),
-    .init(key: "bin2", kind: .blob, ownership: .caller),
-    .init(key: "bin3", kind: .blob, ownership: .caller),
-  ]
-
-  private static let tables: [ItemClass: [String: AttributeDefinition]] = [
-    .genericPassword: Dictionary(uniqueKeysWithValues: (common + genericOnly).map { ($0.key, $0) }),
-    .internetPassword: Dictionary(uniqueKeysWithValues: (common + internetOnly).map { ($0.key, $0) }),
-  ]
+  private static let tables: [ItemClass: [String: AttributeDefinition]] = ItemSchemaDefinitions.attributes
+    .mapValues { definitions in Dictionary(uniqueKeysWithValues: definitions.map { ($0.key, $0) }) }
 
   /// Every attribute key of `itemClass`.
   package static func attributeKeys(of itemClass: ItemClass) -> Dictionary<String, AttributeDefinition>.Keys {
@@ -122,36 +58,21 @@ package enum ItemSchema {
   }
 
   /// The documented primary key of a class, without agrp and sync, which the store always adds
-  /// (rule 2.1). The SPI columns (vwht, tkid, musr, ggrp) are part of Apple's unique index too.
+  /// (rule 2.1). The SPI columns (vwht, tkid, ggrp) are part of Apple's unique index too.
   package static func primaryKey(of itemClass: ItemClass) -> [String] {
-    switch itemClass {
-    case .genericPassword: ["acct", "svce", "vwht", "tkid", "ggrp"]
-    case .internetPassword: ["acct", "sdmn", "srvr", "ptcl", "atyp", "port", "path", "vwht", "tkid", "ggrp"]
-    default: []
-    }
+    ItemSchemaDefinitions.primaryKeys[itemClass] ?? []
   }
 
   /// Primary-key attributes that get a default when the caller leaves them out (rule 2.1).
   package static func primaryKeyDefaults(of itemClass: ItemClass) -> [String: AttributeValue] {
-    switch itemClass {
-    case .genericPassword: ["acct": .string(""), "svce": .string("")]
-    case .internetPassword:
-      [
-        "acct": .string(""), "sdmn": .string(""), "srvr": .string(""), "ptcl": .integer(0),
-        "atyp": .string(""), "port": .integer(0), "path": .string(""),
-      ]
-    default: [:]
-    }
+    ItemSchemaDefinitions.primaryKeyDefaults[itemClass] ?? [:]
   }
 
-  /// The accessibility values (rule 12), and whether each can be synchronized.
-  package static let accessibilityValues: [String: Accessibility] = [
-    "ak": .whenUnlocked, "ck": .afterFirstUnlock, "dk": .always,
-    "aku": .whenUnlocked, "cku": .afterFirstUnlock, "dku": .always, "akpu": .whenPasscodeSet,
-  ]
+  /// The accessibility values (rule 12), and when each makes data available.
+  package static let accessibilityValues: [String: Accessibility] = ItemSchemaDefinitions.protections
 
-  /// The default protection of password items (rule 2.2).
-  package static let defaultAccessibility = "ak"
+  /// The default protection of new items (rule 2.2).
+  package static let defaultAccessibility = ItemSchemaDefinitions.defaultProtection
 }
 
 /// What an item's protection class means for the lock state (shared/spec/README.md).
