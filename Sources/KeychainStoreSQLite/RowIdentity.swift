@@ -16,7 +16,8 @@ struct RowIdentity: Equatable {
   var synchronizable: Int64
   var protection: String
   var primaryKey: Data
-  var systemKey: Data
+  /// The digest of the SPI primary-key attributes (the `spi` column).
+  var spiKey: Data
   /// The digests of `SQLiteItemStore.searchColumns`, in that order (nil where the item has none).
   var searchDigests: [Data?]
   /// Whether the row stores a secret (the `secret` column is not NULL).
@@ -47,7 +48,7 @@ struct RowIdentity: Equatable {
     Self.append(persistentID, to: &bytes)
     Self.append(accessGroup, to: &bytes)
     Self.append(primaryKey, to: &bytes)
-    Self.append(systemKey, to: &bytes)
+    Self.append(spiKey, to: &bytes)
     Self.append(Array(protection.utf8), to: &bytes)
     bytes.append(UInt8(truncatingIfNeeded: synchronizable))
     for digest in searchDigests {
@@ -70,7 +71,7 @@ struct RowIdentity: Equatable {
     bytes += persistentID
     bytes += accessGroup
     bytes += primaryKey
-    bytes += systemKey
+    bytes += spiKey
     bytes.append(UInt8(truncatingIfNeeded: synchronizable))
     bytes += protection.utf8
     return bytes

@@ -27,9 +27,13 @@ final class SQLiteItemStore: ItemStore {
   private let integrity: IntegrityMonitor
 
   /// Digest columns the planner can search by, besides the primary key.
-  private static let searchColumns = ["acct", "svce", "srvr", "labl"]
-  /// Primary-key attributes beyond the documented ones (rule 2.1), compared as one digest.
-  private static let systemPrimaryKey = ["vwht", "tkid", "ggrp"]
+  private static let searchColumns = [
+    SecConstantValue.attrAccount, SecConstantValue.attrService, SecConstantValue.attrServer, SecConstantValue.attrLabel,
+  ]
+  /// Apple's SPI primary-key attributes (rule 2.1), compared as one digest in the `spi` column.
+  private static let spiPrimaryKey = [
+    SecConstantValue.attrSyncViewHint, SecConstantValue.attrTokenID, SecConstantValue.attrSharingGroup,
+  ]
   private static let digestLength = 16
 
   /// Opens (creating if needed) the store in `directory`.
@@ -555,7 +559,7 @@ final class SQLiteItemStore: ItemStore {
     uniqueKeysWithValues: ItemClass.allCases.map { itemClass in
       let defaults = ItemSchema.primaryKeyDefaults(of: itemClass)
       let fields = ItemSchema.primaryKey(of: itemClass).compactMap { key -> PrimaryKeyField? in
-        guard !systemPrimaryKey.contains(key), let definition = ItemSchema.attribute(key, of: itemClass),
+        guard !spiPrimaryKey.contains(key), let definition = ItemSchema.attribute(key, of: itemClass),
           let fallback = defaults[key]
         else { return nil }
         return PrimaryKeyField(key: key, kind: definition.kind, fallback: fallback)
@@ -583,11 +587,11 @@ final class SQLiteItemStore: ItemStore {
     return try digest(ring, parts)
   }
 
-  private func systemKeyDigest(_ ring: KeyRing, _ itemClass: ItemClass, _ attributes: [String: AttributeValue])
+  private func spiKeyDigest(_ ring: KeyRing, _ itemClass: ItemClass, _ attributes: [String: AttributeValue])
     throws(SecStatus) -> Data
   {
     var parts = Array("spi\u{0}".utf8)
-    for key in Self.systemPrimaryKey {
+    for key in Self.spiPrimaryKey {
       if let value = attributes[key] {
         let bytes = value.matchingBytes(as: ItemSchema.attribute(key, of: itemClass)!.kind)
         parts += [1] + withUnsafeBytes(of: UInt32(bytes.count).littleEndian, Array.init) + bytes
@@ -603,14 +607,15 @@ final class SQLiteItemStore: ItemStore {
     _ ring: KeyRing, _ itemClass: ItemClass, _ attributes: [String: AttributeValue], persistentID: Data,
     hasSecret: Bool
   ) throws(SecStatus) -> RowIdentity {
-    guard case .string(let group)? = attributes["agrp"], case .integer(let sync)? = attributes["sync"],
-      case .string(let protection)? = attributes["pdmn"]
+    guard case .string(let group)? = attributes[SecConstantValue.attrAccessGroup],
+      case .integer(let sync)? = attributes[SecConstantValue.attrSynchronizable],
+      case .string(let protection)? = attributes[SecConstantValue.attrAccessible]
     else { throw .param }
     return RowIdentity(
       itemClass: itemClass, persistentID: persistentID, accessGroup: try groupDigest(ring, group),
       synchronizable: sync, protection: protection,
       primaryKey: try primaryKeyDigest(ring, itemClass, attributes, group: group, synchronizable: sync),
-      systemKey: try systemKeyDigest(ring, itemClass, attributes),
+      spiKey: try spiKeyDigest(ring, itemClass, attributes),
       searchDigests: try searchDigests(ring, itemClass, attributes), hasSecret: hasSecret)
   }
 
@@ -618,7 +623,9 @@ final class SQLiteItemStore: ItemStore {
   /// attributes, excluding the dates.
   private func fingerprint(_ attributes: [String: AttributeValue]) throws(SecStatus) -> Data {
     var hashed = attributes
-    for key in ["cdat", "mdat", "sha1"] { hashed[key] = nil }
+    for key in [SecConstantValue.attrCreationDate, SecConstantValue.attrModificationDate, SecConstantValue.attrSHA1] {
+      hashed[key] = nil
+    }
     do {
       return Data(try OpenSSLCrypto.sha1(ItemCodec.encode(hashed, accessControl: nil)))
     } catch {
@@ -663,11 +670,11 @@ final class SQLiteItemStore: ItemStore {
   private func insertRow(_ db: Database, _ item: NewItem, _ ring: KeyRing) throws(SecStatus) -> StoredItem {
     var attributes = item.attributes
     let now = Date()
-    attributes["cdat"] = .date(now)
-    attributes["mdat"] = .date(now)
-    attributes["tomb"] = .integer(0)
-    attributes["musr"] = .data(Data())
-    attributes["sha1"] = .data(try fingerprint(attributes))
+    attributes[SecConstantValue.attrCreationDate] = .date(now)
+    attributes[SecConstantValue.attrModificationDate] = .date(now)
+    attributes[SecConstantValue.attrTombstone] = .integer(0)
+    attributes[SecConstantValue.attrMultiUser] = .data(Data())
+    attributes[SecConstantValue.attrSHA1] = .data(try fingerprint(attributes))
     let persistentID: Data
     do { persistentID = Data(try OpenSSLCrypto.randomBytes(16)) } catch { throw error.status }
     let identity = try identity(
@@ -676,7 +683,7 @@ final class SQLiteItemStore: ItemStore {
     let arguments: [(any DatabaseValueConvertible)?] =
       [
         item.itemClass.rawValue, persistentID, identity.accessGroup, identity.synchronizable, identity.protection,
-        identity.primaryKey, identity.systemKey,
+        identity.primaryKey, identity.spiKey,
       ] + identity.searchDigests + [sealed.meta, sealed.secret]
     let sql = """
       INSERT INTO item (class, persistref, agrp, sync, pdmn, pk, spi, acct, svce, srvr, labl, meta, secret)
@@ -704,7 +711,7 @@ final class SQLiteItemStore: ItemStore {
     var found = false
     try forEachRow(
       of: statement,
-      arguments: [.text(identity.itemClass.rawValue), .blob(identity.primaryKey), .blob(identity.systemKey)]
+      arguments: [.text(identity.itemClass.rawValue), .blob(identity.primaryKey), .blob(identity.spiKey)]
     ) { row throws(SecStatus) in
       found = true
       do throws(SecStatus) {
@@ -738,7 +745,7 @@ final class SQLiteItemStore: ItemStore {
     let identity = RowIdentity(
       itemClass: itemClass, persistentID: try row.blob(2), accessGroup: try row.blob(3),
       synchronizable: try row.integer(4), protection: try row.text(5), primaryKey: try row.blob(6),
-      systemKey: try row.blob(7), searchDigests: searchDigests, hasSecret: sealedSecret != nil)
+      spiKey: try row.blob(7), searchDigests: searchDigests, hasSecret: sealedSecret != nil)
     return (identity, sealedSecret)
   }
 
@@ -766,7 +773,7 @@ final class SQLiteItemStore: ItemStore {
       }
       if fetch.attributes {
         (item.attributes, item.accessControl) = try ItemCodec.decode(plaintext)
-        guard item.attributes["pdmn"] == .string(identity.protection) else { throw .decode }
+        guard item.attributes[SecConstantValue.attrAccessible] == .string(identity.protection) else { throw .decode }
       }
     }
     if opensSecret, let sealedSecret {
@@ -919,7 +926,10 @@ final class SQLiteItemStore: ItemStore {
       }
     }
     // agrp and sync are columns; the plan already compared them exactly.
-    let remaining = filter.attributes.filter { !covered.contains($0.key) && $0.key != "agrp" && $0.key != "sync" }
+    let remaining = filter.attributes.filter {
+      !covered.contains($0.key) && $0.key != SecConstantValue.attrAccessGroup
+        && $0.key != SecConstantValue.attrSynchronizable
+    }
     let needsPostFilter = !remaining.isEmpty || filter.hostOrSubdomain != nil
     let sql = planSQL.withLock { cache in
       if let cached = cache[shape] { return cached }
@@ -1015,7 +1025,7 @@ final class SQLiteItemStore: ItemStore {
     }
     if let host = hostOrSubdomain {
       let server: String
-      switch item.attributes["srvr"] {
+      switch item.attributes[SecConstantValue.attrServer] {
       case .string(let value)?: server = value
       case .data(let value)?: server = String(decoding: value, as: UTF8.self)
       default: return false
@@ -1038,18 +1048,21 @@ final class SQLiteItemStore: ItemStore {
       var accessControl = record.item.accessControl
       if let newAccessControl = change.accessControl {
         accessControl = newAccessControl
-        attributes["pdmn"] = .string(newAccessControl.protection)
-      } else if case .string(let protection)? = change.attributes["pdmn"], let current = accessControl {
+        attributes[SecConstantValue.attrAccessible] = .string(newAccessControl.protection)
+      } else if case .string(let protection)? = change.attributes[SecConstantValue.attrAccessible],
+        let current = accessControl
+      {
         // A new protection replaces the protection inside the access control too (rule 12).
         accessControl = SecAccessControl(protection: protection, flags: current.flags)
       }
       try change.validate(attributes, accessControl)
       var modified = now
-      if case .date(let previous)? = record.item.attributes["mdat"], modified <= previous {
+      if case .date(let previous)? = record.item.attributes[SecConstantValue.attrModificationDate], modified <= previous
+      {
         modified = previous.addingTimeInterval(0.001)
       }
-      attributes["mdat"] = .date(modified)
-      attributes["sha1"] = .data(try fingerprint(attributes))
+      attributes[SecConstantValue.attrModificationDate] = .date(modified)
+      attributes[SecConstantValue.attrSHA1] = .data(try fingerprint(attributes))
       // Data sealed under the old identity or protection is reopened to be sealed again: this also
       // makes WhenUnlocked items unchangeable while locked.
       var data = change.data
@@ -1071,7 +1084,7 @@ final class SQLiteItemStore: ItemStore {
         ring, record.item.itemClass, attributes, persistentID: record.item.persistentID, hasSecret: data != nil)
       let sealed = try seal(ring, identity, attributes: attributes, accessControl: accessControl, data: data)
       let arguments: [(any DatabaseValueConvertible)?] =
-        [identity.accessGroup, identity.synchronizable, identity.protection, identity.primaryKey, identity.systemKey]
+        [identity.accessGroup, identity.synchronizable, identity.protection, identity.primaryKey, identity.spiKey]
         + identity.searchDigests + [sealed.meta, sealed.secret, record.id]
       do {
         try db.cachedStatement(sql: Self.updateSQL).execute(arguments: StatementArguments(arguments))

@@ -34,10 +34,16 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
   SecItemCall.run(.copyMatching, query) { context throws(SecStatus) in
     let request = try ItemRequest(query)
     let itemClass = try request.requiredClass()
-    if request.hasValueRef || request.useKeys["u_ItemList"] != nil || request.matchKeys.contains("m_ItemList") {
+    if request.hasValueRef || request.useKeys[SecConstantValue.useItemList] != nil
+      || request.matchKeys.contains(SecConstantValue.matchItemList)
+    {
       throw .param
     }
-    if request.matchKeys.contains("m_Issuers") || request.matchKeys.contains("m_Policy") { throw .unimplemented }
+    if request.matchKeys.contains(SecConstantValue.matchIssuers)
+      || request.matchKeys.contains(SecConstantValue.matchPolicy)
+    {
+      throw .unimplemented
+    }
     if request.hostOrSubdomain != nil && itemClass != .internetPassword { throw .unimplemented }
     let filter = try SecItemCall.filter(from: request, context)
     let limit = request.limit ?? .one
@@ -106,7 +112,10 @@ public func SecItemUpsert(_ query: CFDictionary, _ attributesToUpdate: CFDiction
       return
     }
     let merged = query.mutableCopy() as! NSMutableDictionary
-    for key in ["m_Limit", "r_Data", "r_Attributes", "r_Ref", "r_PersistentRef"] { merged.removeObject(forKey: key) }
+    for key in [
+      SecConstantValue.matchLimit, SecConstantValue.returnData, SecConstantValue.returnAttributes,
+      SecConstantValue.returnRef, SecConstantValue.returnPersistentRef,
+    ] { merged.removeObject(forKey: key) }
     for (key, value) in attributesToUpdate { merged.setObject(value, forKey: key as! AnyHashable) }
     let item = try SecItemCall.newItem(from: try ItemRequest(merged), context)
     _ = try context.store.backend.upsert(filter, change: change, orInsert: item)
@@ -174,24 +183,24 @@ enum SecItemCall {
     throws(SecStatus) -> ItemFilter
   {
     let itemClass = try request.requiredClass()
-    if request.hasValueRef || request.useKeys["u_ItemList"] != nil { throw .param }
+    if request.hasValueRef || request.useKeys[SecConstantValue.useItemList] != nil { throw .param }
     var filter = ItemFilter(itemClass: itemClass)
     filter.reference = request.reference
     var attributes = request.attributes
     // Data and access control never filter (rule 9.7); the dates are system values but do filter.
-    attributes["accc"] = nil
+    attributes[SecConstantValue.attrAccessControl] = nil
     if request.reference != nil {
       guard attributes.isEmpty, !request.synchronizableAny else { throw .param }  // rule 6.8
       filter.synchronizable = nil
     } else if request.synchronizableAny {
       filter.synchronizable = nil
-    } else if case .integer(let sync)? = attributes["sync"] {
+    } else if case .integer(let sync)? = attributes[SecConstantValue.attrSynchronizable] {
       filter.synchronizable = sync
     } else {
       filter.synchronizable = 0
     }
-    attributes["sync"] = nil
-    if case .string(let group)? = attributes["agrp"] {
+    attributes[SecConstantValue.attrSynchronizable] = nil
+    if case .string(let group)? = attributes[SecConstantValue.attrAccessGroup] {
       try checkGroup(group, context, writing: false)
       filter.accessGroups = [group]
     } else if context.accessGroups.contains("*") {
@@ -199,7 +208,7 @@ enum SecItemCall {
     } else {
       filter.accessGroups = context.accessGroups
     }
-    attributes["agrp"] = nil
+    attributes[SecConstantValue.attrAccessGroup] = nil
     filter.attributes = attributes
     if !ignoringMatchAndReturn { filter.hostOrSubdomain = request.hostOrSubdomain }
     return filter
@@ -211,26 +220,37 @@ enum SecItemCall {
     if let key = request.matchKeys.sorted().first {
       throw SecStatus.param.naming(key, "match keys have no meaning in SecItemAdd (decision 1)")
     }
-    if request.reference != nil || request.hasValueRef || request.useKeys["u_ItemList"] != nil { throw .param }
+    if request.reference != nil || request.hasValueRef || request.useKeys[SecConstantValue.useItemList] != nil {
+      throw .param
+    }
     if request.synchronizableAny { throw .param }
-    if request.useKeys["u_AuthUI"].flatMap(ValueConversion.string) == "u_AuthUIS" { throw .param }  // rule 1.11
+    if request.useKeys[SecConstantValue.useAuthenticationUI].flatMap(ValueConversion.string)
+      == SecConstantValue.useAuthenticationUISkip
+    {
+      throw .param
+    }  // rule 1.11
     var attributes = request.attributes
-    for key in ["cdat", "mdat", "tomb", "musr", "sha1", "UUID"] { attributes[key] = nil }  // store-set (2.2)
+    for key in [
+      SecConstantValue.attrCreationDate, SecConstantValue.attrModificationDate, SecConstantValue.attrTombstone,
+      SecConstantValue.attrMultiUser, SecConstantValue.attrSHA1, SecConstantValue.attrUUID,
+    ] { attributes[key] = nil }  // store-set (2.2)
     for (key, value) in ItemSchema.primaryKeyDefaults(of: itemClass) where attributes[key] == nil {
       attributes[key] = value
     }
     let protection = try request.protection() ?? ItemSchema.defaultAccessibility
-    attributes["pdmn"] = .string(protection)
-    if attributes["sync"] == nil { attributes["sync"] = .integer(0) }
+    attributes[SecConstantValue.attrAccessible] = .string(protection)
+    if attributes[SecConstantValue.attrSynchronizable] == nil {
+      attributes[SecConstantValue.attrSynchronizable] = .integer(0)
+    }
     try validate(attributes, request.accessControl)
     if ItemSchema.accessibilityValues[protection] == .whenPasscodeSet && !context.store.hasPassphrase {
       throw .authFailed  // rule 5.13: no passcode is set
     }
-    if case .string(let group)? = attributes["agrp"] {
+    if case .string(let group)? = attributes[SecConstantValue.attrAccessGroup] {
       try checkGroup(group, context, writing: true)
     } else {
       guard let group = context.accessGroups.first(where: { $0 != "*" }) else { throw .missingEntitlement }
-      attributes["agrp"] = .string(group)
+      attributes[SecConstantValue.attrAccessGroup] = .string(group)
     }
     return NewItem(
       itemClass: itemClass, attributes: attributes, accessControl: request.accessControl, data: request.valueData)
@@ -239,7 +259,7 @@ enum SecItemCall {
   /// Rules that concern an item as a whole, on add and after an update.
   static func validate(_ attributes: [String: AttributeValue], _ accessControl: SecAccessControl?) throws(SecStatus) {
     // Decision 4: synchronizable with a ThisDeviceOnly protection is stored as given (rule 5.12).
-    guard case .integer(1)? = attributes["sync"] else { return }
+    guard case .integer(1)? = attributes[SecConstantValue.attrSynchronizable] else { return }
     if let accessControl, accessControl.flags.hasConstraints { throw .param }  // rule 1.13
   }
 
@@ -249,7 +269,7 @@ enum SecItemCall {
   {
     var change = ItemChange()
     for (name, value) in try dictionary.keychainEntries() {
-      if name == "v_Data" {
+      if name == SecConstantValue.valueData {
         guard let data = value as? Data else {
           throw SecStatus.param.naming(name, "must be Data, not \(describeType(value))")
         }
@@ -261,7 +281,7 @@ enum SecItemCall {
       }
       if value is NSNull { throw .param }
       switch (definition.ownership, name) {
-      case (.storeDates, _), (.unsupported, _), (_, "ggrp"): throw .param
+      case (.storeDates, _), (.unsupported, _), (_, SecConstantValue.attrSharingGroup): throw .param
       case (.system, _): continue  // musr and the other system values are ignored
       default: break
       }
@@ -274,12 +294,13 @@ enum SecItemCall {
       change.attributes[name] = converted
     }
     try checkItemSize(data: change.data, attributes: change.attributes)
-    if let accessControl = change.accessControl, case .string(let protection)? = change.attributes["pdmn"],
+    if let accessControl = change.accessControl,
+      case .string(let protection)? = change.attributes[SecConstantValue.attrAccessible],
       protection != accessControl.protection
     {
       throw .param
     }
-    if case .string(let group)? = change.attributes["agrp"] {
+    if case .string(let group)? = change.attributes[SecConstantValue.attrAccessGroup] {
       try checkGroup(group, context, writing: true)  // rule 7.8
     }
     change.validate = { attributes, accessControl throws(SecStatus) in try validate(attributes, accessControl) }
@@ -290,9 +311,11 @@ enum SecItemCall {
 /// Builds the result objects of rule 4 and decisions 2, 3 and 6.
 enum ResultShape {
   /// Attributes never returned: internal bookkeeping.
-  private static let hiddenAttributes: Set<String> = ["UUID", "persistref"]
+  private static let hiddenAttributes: Set<String> = [
+    SecConstantValue.attrUUID, SecConstantValue.attrPersistentReference,
+  ]
   /// SecItemAdd's result leaves out these too (rule 4).
-  private static let hiddenOnAdd: Set<String> = ["tomb", "musr"]
+  private static let hiddenOnAdd: Set<String> = [SecConstantValue.attrTombstone, SecConstantValue.attrMultiUser]
 
   /// One item in the shape the flags ask for; nil when nothing is to be written (no flags, or only
   /// kSecReturnRef, for which password items have no ref type).
@@ -318,10 +341,12 @@ enum ResultShape {
         if forAdd && hiddenOnAdd.contains(key) { continue }
         result[key] = value.object
       }
-      if let accessControl = item.accessControl { result["accc"] = accessControl }
+      if let accessControl = item.accessControl { result[SecConstantValue.attrAccessControl] = accessControl }
     }
-    if flags.contains(.data), let data = item.data { result["v_Data"] = data as NSData }
-    if flags.contains(.persistentRef) { result["v_PersistentRef"] = item.persistentReference as NSData }
+    if flags.contains(.data), let data = item.data { result[SecConstantValue.valueData] = data as NSData }
+    if flags.contains(.persistentRef) {
+      result[SecConstantValue.valuePersistentRef] = item.persistentReference as NSData
+    }
     return result
   }
 }

@@ -27,7 +27,7 @@ extension AttributeValue {
 /// Refuses data or attributes above the documented maxima with errSecParam.
 func checkItemSize(data: Data?, attributes: [String: AttributeValue]) throws(SecStatus) {
   if let data, data.count > SecItemMaximumDataLength {
-    throw SecStatus.param.naming("v_Data", "is larger than SecItemMaximumDataLength (16 MiB)")
+    throw SecStatus.param.naming(SecConstantValue.valueData, "is larger than SecItemMaximumDataLength (16 MiB)")
   }
   var total = 0
   for (key, value) in attributes {

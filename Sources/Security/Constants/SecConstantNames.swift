@@ -6,7 +6,8 @@ import Foundation
 public enum SecConstantNames {
   /// Where two constants share a string, the name Apple's public headers use.
   private static let preferred: [String: String] = [
-    "nleg": "kSecUseDataProtectionKeychain", "persistref": "kSecAttrPersistentReference",
+    SecConstantValue.useDataProtectionKeychain: "kSecUseDataProtectionKeychain",
+    SecConstantValue.attrPersistentReference: "kSecAttrPersistentReference",
   ]
 
   private static let names: [String: String] = {

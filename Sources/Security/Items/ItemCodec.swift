@@ -40,7 +40,7 @@ package enum ItemCodec {
       }
     }
     if let accessControl {
-      appendBytes(Array("accc".utf8), to: &out)
+      appendBytes(Array(SecConstantValue.attrAccessControl.utf8), to: &out)
       out.append(Tag.accessControl.rawValue)
       appendBytes(Array(accessControl.protection.utf8), to: &out)
       withUnsafeBytes(of: UInt64(accessControl.flags.rawValue).littleEndian) { out.append(contentsOf: $0) }
@@ -145,7 +145,7 @@ package enum ItemReference: Sendable, Equatable {
     let bytes = [UInt8](data)
     guard bytes.count == 20 || bytes.count == 12 else { throw .param }
     let prefix = String(decoding: bytes[0..<4], as: UTF8.self)
-    if prefix == "apls" { throw .noSuchClass }
+    if prefix == SecConstantValue.classAppleSharePassword { throw .noSuchClass }
     guard let itemClass = ItemClass(rawValue: prefix) else { throw .param }
     if bytes.count == 20 {
       self = .uuid(itemClass, Data(bytes[4...]))

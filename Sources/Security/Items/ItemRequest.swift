@@ -47,11 +47,15 @@ struct ItemRequest {
   /// Apple's QUERY_KEY_LIMIT (rule 1.7).
   private static let keyLimit = 128
 
-  /// The use keys Apple defines (security-constants.json, group "use").
+  /// The use keys Apple defines (the kSecUse constants of the headers that name keys).
   private static let knownUseKeys: Set<String> = [
-    "u_ItemList", "u_Tomb", "u_CredRef", "u_OpPrompt", "u_NoAuthUI", "u_AuthUI", "u_SystemKeychainAlways",
-    "u_SystemKeychain", "u_SyncBubbleKeychain", "u_CallerName", "u_TokenRawItems", "u_CertWithIssuers",
-    "u_UserIndependentKeychain", "u_AuthCtx", "u_Keychain",
+    SecConstantValue.useItemList, SecConstantValue.useTombstones, SecConstantValue.useCredentialReference,
+    SecConstantValue.useOperationPrompt, SecConstantValue.useNoAuthenticationUI, SecConstantValue.useAuthenticationUI,
+    SecConstantValue.useSystemKeychainAlways,
+    SecConstantValue.useSystemKeychain, SecConstantValue.useSyncBubbleKeychain, SecConstantValue.useCallerName,
+    SecConstantValue.useTokenRawItems, SecConstantValue.useCertificatesWithMatchIssuers,
+    SecConstantValue.useUserIndependentKeychain, SecConstantValue.useAuthenticationContext,
+    SecConstantValue.useKeychain,
   ]
 
   /// Parses `dictionary`. `classHint` supplies the class for attributesToUpdate, which has none.
@@ -60,15 +64,19 @@ struct ItemRequest {
     let entries = try dictionary.keychainEntries()
 
     itemClass = classHint
-    if let (_, value) = entries.first(where: { $0.0 == "class" }) {
-      guard let name = ValueConversion.string(value) else { throw SecStatus.param.naming("class", "must be a string") }
+    if let (_, value) = entries.first(where: { $0.0 == SecConstantValue.`class` }) {
+      guard let name = ValueConversion.string(value) else {
+        throw SecStatus.param.naming(SecConstantValue.`class`, "must be a string")
+      }
       guard let parsed = ItemClass(rawValue: name) else {
-        throw SecStatus.noSuchClass.naming("class", "is not a class this keychain has")
+        throw SecStatus.noSuchClass.naming(SecConstantValue.`class`, "is not a class this keychain has")
       }
       itemClass = parsed
     }
-    if let (_, value) = entries.first(where: { $0.0 == "v_PersistentRef" }) {
-      guard let data = value as? Data else { throw SecStatus.param.naming("v_PersistentRef", "must be Data") }
+    if let (_, value) = entries.first(where: { $0.0 == SecConstantValue.valuePersistentRef }) {
+      guard let data = value as? Data else {
+        throw SecStatus.param.naming(SecConstantValue.valuePersistentRef, "must be Data")
+      }
       let parsed = try ItemReference(parsing: data)
       if let itemClass, itemClass != parsed.itemClass { throw .noSuchClass }
       itemClass = parsed.itemClass
@@ -79,7 +87,11 @@ struct ItemRequest {
     for (key, value) in entries {
       try classify(key, value)
     }
-    if useKeys["u_AuthCtx"] != nil && useKeys["u_CredRef"] != nil { throw .param }
+    if useKeys[SecConstantValue.useAuthenticationContext] != nil
+      && useKeys[SecConstantValue.useCredentialReference] != nil
+    {
+      throw .param
+    }
     try checkItemSize(data: valueData, attributes: attributes)
   }
 
@@ -89,17 +101,17 @@ struct ItemRequest {
       return
     }
     switch key.first {
-    case "c" where key == "class":
+    case "c" where key == SecConstantValue.`class`:
       otherKeys.insert(key)
     case "m":
       try parseMatch(key, value)
     case "r":
       let flag: ReturnFlags
       switch key {
-      case "r_Data": flag = .data
-      case "r_Attributes": flag = .attributes
-      case "r_Ref": flag = .ref
-      case "r_PersistentRef": flag = .persistentRef
+      case SecConstantValue.returnData: flag = .data
+      case SecConstantValue.returnAttributes: flag = .attributes
+      case SecConstantValue.returnRef: flag = .ref
+      case SecConstantValue.returnPersistentRef: flag = .persistentRef
       default: throw SecStatus.param.naming(key, "is not a return key")
       }
       guard let enabled = ValueConversion.boolean(value) else { throw SecStatus.param.naming(key, "must be a boolean") }
@@ -107,22 +119,27 @@ struct ItemRequest {
     case "u":
       guard Self.knownUseKeys.contains(key) else { throw SecStatus.param.naming(key, "is not a use key") }
       if value is NSNull { throw SecStatus.param.naming(key, "must not be null") }
-      if key == "u_AuthUI" {
-        guard let mode = ValueConversion.string(value), ["u_AuthUIA", "u_AuthUIF", "u_AuthUIS"].contains(mode) else {
+      if key == SecConstantValue.useAuthenticationUI {
+        guard let mode = ValueConversion.string(value),
+          [
+            SecConstantValue.useAuthenticationUIAllow, SecConstantValue.useAuthenticationUIFail,
+            SecConstantValue.useAuthenticationUISkip,
+          ].contains(mode)
+        else {
           throw SecStatus.param.naming(key, "must be one of the kSecUseAuthenticationUI values")
         }
       }
       useKeys[key] = value
     case "v":
       switch key {
-      case "v_Data":
+      case SecConstantValue.valueData:
         guard let data = value as? Data else {
           throw SecStatus.param.naming(key, "must be Data, not \(describeType(value))")
         }
         valueData = data
-      case "v_Ref":
+      case SecConstantValue.valueRef:
         hasValueRef = true
-      case "v_PersistentRef":
+      case SecConstantValue.valuePersistentRef:
         break  // parsed before the other keys
       default:
         throw SecStatus.param.naming(key, "is not a value key")
@@ -135,8 +152,11 @@ struct ItemRequest {
   }
 
   private mutating func parseAttribute(_ key: String, _ value: Any) throws(SecStatus) {
-    if key == "nleg" { return }  // kSecUseDataProtectionKeychain: always true here (rule 1.5)
-    guard let itemClass else { throw SecStatus.param.naming("class", "is missing, so attributes have no meaning") }
+    // kSecUseDataProtectionKeychain is always true here (rule 1.5).
+    if key == SecConstantValue.useDataProtectionKeychain { return }
+    guard let itemClass else {
+      throw SecStatus.param.naming(SecConstantValue.`class`, "is missing, so attributes have no meaning")
+    }
     guard let definition = ItemSchema.attribute(key, of: itemClass) else {
       throw SecStatus.noSuchAttribute.naming(
         key, "is not an attribute of \(SecConstantNames.name(for: itemClass.rawValue) ?? itemClass.rawValue)")
@@ -155,7 +175,9 @@ struct ItemRequest {
       self.accessControl = accessControl
       return
     }
-    if definition.kind == .synchronizable, let text = ValueConversion.string(value), text == "syna" {
+    if definition.kind == .synchronizable, let text = ValueConversion.string(value),
+      text == SecConstantValue.attrSynchronizableAny
+    {
       synchronizableAny = true
       return
     }
@@ -168,15 +190,15 @@ struct ItemRequest {
   private mutating func parseMatch(_ key: String, _ value: Any) throws(SecStatus) {
     matchKeys.insert(key)
     switch key {
-    case "m_Limit":
+    case SecConstantValue.matchLimit:
       // A CFBoolean is no CFNumber on Apple's platforms (rule 1.9), though Foundation keeps both in
       // NSNumber here.
       let invalid = SecStatus.param.naming(key, "must be a number of 1 or more, kSecMatchLimitOne or kSecMatchLimitAll")
       if ValueConversion.isBoolean(value) { throw invalid }
       if let text = ValueConversion.string(value) {
         switch text {
-        case "m_LimitOne": limit = .one
-        case "m_LimitAll": limit = .all
+        case SecConstantValue.matchLimitOne: limit = .one
+        case SecConstantValue.matchLimitAll: limit = .all
         default: throw invalid
         }
       } else if case .integer(let count)? = ValueConversion.number(value), count >= 1, count <= Int64(Int.max) {
@@ -184,10 +206,10 @@ struct ItemRequest {
       } else {
         throw invalid
       }
-    case "m_HostOrSubdomainOfHost":
+    case SecConstantValue.matchHostOrSubdomainOfHost:
       guard let host = ValueConversion.string(value) else { throw SecStatus.param.naming(key, "must be a string") }
       hostOrSubdomain = host
-    case "m_ValidOnDate":
+    case SecConstantValue.matchValidOnDate:
       break  // kCFNull means "now"; certificates only
     default:
       if value is NSNull { throw SecStatus.param.naming(key, "must not be null") }
@@ -196,7 +218,7 @@ struct ItemRequest {
 
   /// The class, required by every call (rule 2).
   func requiredClass() throws(SecStatus) -> ItemClass {
-    guard let itemClass else { throw SecStatus.param.naming("class", "is missing") }
+    guard let itemClass else { throw SecStatus.param.naming(SecConstantValue.`class`, "is missing") }
     return itemClass
   }
 
@@ -204,10 +226,15 @@ struct ItemRequest {
   /// (rule 12).
   func protection() throws(SecStatus) -> String? {
     let accessible: String?
-    if case .string(let value)? = attributes["pdmn"] { accessible = value } else { accessible = nil }
+    if case .string(let value)? = attributes[SecConstantValue.attrAccessible] {
+      accessible = value
+    } else {
+      accessible = nil
+    }
     if let accessControl {
       if let accessible, accessible != accessControl.protection {
-        throw SecStatus.param.naming("pdmn", "differs from the protection of kSecAttrAccessControl")
+        throw SecStatus.param.naming(
+          SecConstantValue.attrAccessible, "differs from the protection of kSecAttrAccessControl")
       }
       return accessControl.protection
     }
