@@ -16,21 +16,6 @@ enum SQLArgument {
   case blob(Data)
 }
 
-/// SQLite's primary result codes as errSec codes (the mapping of keychain-semantics.md 16.1).
-func secStatus(sqliteResultCode code: Int32) -> SecStatus {
-  switch code & 0xFF {
-  case SQLITE_CONSTRAINT: .duplicateItem
-  case SQLITE_READONLY: SecStatus(errSecReadOnly)
-  case SQLITE_NOMEM: SecStatus(errSecAllocate)
-  case SQLITE_IOERR, SQLITE_FULL, SQLITE_CANTOPEN: .io
-  case SQLITE_CORRUPT, SQLITE_NOTADB: SecStatus(errSecInvalidKeychain)
-  case SQLITE_PERM, SQLITE_AUTH: SecStatus(errSecWrPerm)
-  case SQLITE_MISMATCH: .noSuchAttribute
-  case SQLITE_INTERNAL: SecStatus(errSecInternalComponent)
-  default: .notAvailable
-  }
-}
-
 /// The current row of a stepping statement. Column accessors report a wrongly typed value as
 /// errSecDecode instead of trapping, since the database file may have been altered.
 struct StatementRow {

@@ -250,7 +250,11 @@ import Testing
     var byKey = ItemFilter(itemClass: .genericPassword)
     byKey.accessGroups = ["g"]
     byKey.synchronizable = 0
-    byKey.attributes = ["acct": .string("a"), "svce": .string("s")]
+    byKey.attributes = ["acct": .bytes(Array("a".utf8)), "svce": .bytes(Array("s".utf8))]
+    byKey.primaryKey = [
+      IndexedAttribute(key: "acct", value: .bytes(Array("a".utf8))),
+      IndexedAttribute(key: "svce", value: .bytes(Array("s".utf8))),
+    ]
     let keyPlan = try store.queryPlan(for: byKey).joined(separator: "\n")
     #expect(keyPlan.contains("USING INDEX sqlite_autoindex_item") && keyPlan.contains("pk"), "\(keyPlan)")
     #expect(!keyPlan.contains("SCAN item"))
@@ -258,7 +262,7 @@ import Testing
     #expect(!keyPlan.contains("TEMP B-TREE"), "\(keyPlan)")
     var byServer = ItemFilter(itemClass: .internetPassword)
     byServer.accessGroups = ["g"]
-    byServer.attributes = ["srvr": .string("example.com")]
+    byServer.attributes = ["srvr": .bytes(Array("example.com".utf8))]
     let serverPlan = try store.queryPlan(for: byServer).joined(separator: "\n")
     #expect(serverPlan.contains("item_srvr"), "\(serverPlan)")
     #expect(!serverPlan.contains("TEMP B-TREE"), "\(serverPlan)")

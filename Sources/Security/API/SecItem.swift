@@ -74,7 +74,7 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
     let itemClass = try request.requiredClass()
     let filter = try SecItemCall.filter(from: request, context, ignoringMatchAndReturn: true)
     let change = try SecItemCall.change(from: attributesToUpdate, itemClass: itemClass, context)
-    _ = try context.store.backend.update(filter, with: change)
+    _ = try context.store.backend.update(filter, revise: SecItemCall.reviser(change))
   }
 }
 
@@ -108,7 +108,7 @@ public func SecItemUpsert(_ query: CFDictionary, _ attributesToUpdate: CFDiction
     let change = try SecItemCall.change(from: attributesToUpdate, itemClass: itemClass, context)
     // A persistent reference names an existing item: there is nothing to add when it is gone.
     if request.reference != nil {
-      _ = try context.store.backend.update(filter, with: change)
+      _ = try context.store.backend.update(filter, revise: SecItemCall.reviser(change))
       return
     }
     let merged = query.mutableCopy() as! NSMutableDictionary
@@ -118,7 +118,7 @@ public func SecItemUpsert(_ query: CFDictionary, _ attributesToUpdate: CFDiction
     ] { merged.removeObject(forKey: key) }
     for (key, value) in attributesToUpdate { merged.setObject(value, forKey: key as! AnyHashable) }
     let item = try SecItemCall.newItem(from: try ItemRequest(merged), context)
-    _ = try context.store.backend.upsert(filter, change: change, orInsert: item)
+    _ = try context.store.backend.upsert(filter, revise: SecItemCall.reviser(change), orInsert: item)
   }
 }
 
@@ -209,8 +209,11 @@ enum SecItemCall {
       filter.accessGroups = context.accessGroups
     }
     attributes[SecConstantValue.attrAccessGroup] = nil
-    filter.attributes = attributes
-    if !ignoringMatchAndReturn { filter.hostOrSubdomain = request.hostOrSubdomain }
+    filter.attributes = ItemRows.comparable(itemClass, attributes)
+    filter.primaryKey = ItemRows.primaryKey(itemClass, naming: attributes)
+    let host = ignoringMatchAndReturn ? nil : request.hostOrSubdomain
+    filter.hasOtherConstraints = host != nil
+    filter.matches = ItemRows.matcher(itemClass, constraints: attributes, hostOrSubdomain: host)
     return filter
   }
 
@@ -252,8 +255,10 @@ enum SecItemCall {
       guard let group = context.accessGroups.first(where: { $0 != "*" }) else { throw .missingEntitlement }
       attributes[SecConstantValue.attrAccessGroup] = .string(group)
     }
+    let complete = ItemRows.completed(attributes, at: Date())
     return NewItem(
-      itemClass: itemClass, attributes: attributes, accessControl: request.accessControl, data: request.valueData)
+      itemClass: itemClass, attributes: complete, accessControl: request.accessControl, data: request.valueData,
+      index: try ItemRows.index(itemClass, complete))
   }
 
   /// Rules that concern an item as a whole, on add and after an update.
@@ -261,6 +266,12 @@ enum SecItemCall {
     // Decision 4: synchronizable with a ThisDeviceOnly protection is stored as given (rule 5.12).
     guard case .integer(1)? = attributes[SecConstantValue.attrSynchronizable] else { return }
     if let accessControl, accessControl.flags.hasConstraints { throw .param }  // rule 1.13
+  }
+
+  /// What an update does to each matching item, for the store to run inside its transaction.
+  static func reviser(_ change: ItemChange) -> @Sendable (StoredItem) throws(SecStatus) -> ItemRevision {
+    let now = Date()
+    return { item throws(SecStatus) in try ItemRows.revision(of: item, change, at: now) }
   }
 
   /// Parses attributesToUpdate (rules 7.6 to 7.8, decisions 5 and 7).
@@ -303,7 +314,6 @@ enum SecItemCall {
     if case .string(let group)? = change.attributes[SecConstantValue.attrAccessGroup] {
       try checkGroup(group, context, writing: true)  // rule 7.8
     }
-    change.validate = { attributes, accessControl throws(SecStatus) in try validate(attributes, accessControl) }
     return change
   }
 }

@@ -19,29 +19,44 @@ package enum AttributeValue: Hashable, Sendable {
     }
   }
 
-  /// The bytes two values are compared by: equal bytes match (rules 9.2, 9.4, 9.5).
-  package func matchingBytes(as kind: AttributeKind) -> [UInt8] {
+  /// What the value compares by as an attribute of `kind` (rules 9.2, 9.4, 9.5): values Apple
+  /// treats as equal give equal comparable values.
+  package func comparable(as kind: AttributeKind) -> ComparableValue {
     switch (kind, self) {
     case (.blob, .string(let value)), (.data, .string(let value)), (.string, .string(let value)),
       (.accessibility, .string(let value)):
-      return [0x62] + Array(value.utf8)
+      return .bytes(Array(value.utf8))
     case (_, .data(let value)):
-      return [0x62] + Array(value)
+      return .bytes(Array(value))
     case (.blob, .integer(let value)), (.data, .integer(let value)), (.string, .integer(let value)):
-      return [0x62] + Array(String(value).utf8)
+      // Stored as the caller gave it, compared as text: 42 matches "42" (rule 9.4).
+      return .bytes(Array(String(value).utf8))
     case (_, .integer(let value)):
-      return [0x6E] + withUnsafeBytes(of: value.littleEndian, Array.init)
+      return .integer(value)
     case (_, .double(let value)):
-      if let exact = Int64(exactly: value) {
-        return AttributeValue.integer(exact).matchingBytes(as: kind)
-      }
-      return [0x66] + withUnsafeBytes(of: value.bitPattern.littleEndian, Array.init)
+      if let exact = Int64(exactly: value) { return AttributeValue.integer(exact).comparable(as: kind) }
+      return .double(value)
     case (_, .string(let value)):
-      return [0x73] + Array(value.utf8)
+      return .text(value)
     case (_, .date(let value)):
-      return [0x74] + withUnsafeBytes(of: value.timeIntervalSinceReferenceDate.bitPattern.littleEndian, Array.init)
+      return .date(value.timeIntervalSinceReferenceDate)
     }
   }
+}
+
+/// An attribute value reduced to what equality compares. How a store encodes one (for a digest, a
+/// column) is the store's business; which values are equal is Apple's rule, decided here.
+package enum ComparableValue: Hashable, Sendable {
+  /// String or Data contents, byte for byte: a String and Data with the same bytes match.
+  case bytes([UInt8])
+  /// A whole number (booleans are 0 and 1).
+  case integer(Int64)
+  /// A number with a fraction.
+  case double(Double)
+  /// A string given for a number attribute that is no number.
+  case text(String)
+  /// A date, as seconds since 2001-01-01.
+  case date(Double)
 }
 
 /// Converts the loosely typed values of a caller's dictionary into attribute values.

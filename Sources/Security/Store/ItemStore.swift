@@ -1,5 +1,41 @@
 import Foundation
 
+// The contract between the SecItem API and a store. The API applies every Apple rule: it turns a
+// caller's dictionary into complete rows (defaults, dates, tomb, musr, sha1), reduces values to
+// what they compare by, decides which items match beyond what an index can, and computes each
+// update's result. A store keeps rows: it seals them, indexes them, finds them, and enforces the
+// uniqueness of the primary key it is given. It needs no schema, so a second store (a server
+// database) implements this protocol without re-implementing a rule. StoreContractTests is the
+// suite every store must pass.
+
+/// An attribute the store indexes an item by: its key and the value it compares by.
+package struct IndexedAttribute: Sendable, Hashable {
+  package var key: String
+  package var value: ComparableValue
+
+  package init(key: String, value: ComparableValue) {
+    self.key = key
+    self.value = value
+  }
+}
+
+/// What identifies and finds an item, reduced by the API from its attributes.
+package struct ItemIndex: Sendable, Equatable {
+  /// The access group (`agrp`).
+  package var accessGroup: String
+  /// The synchronizable flag (`sync`), 0 or 1.
+  package var synchronizable: Int64
+  /// The protection class (`pdmn`), which decides the key its data is sealed with.
+  package var protection: String
+  /// The class's documented primary key (rule 2.1) in the schema's order, defaults applied; with
+  /// the access group, the synchronizable flag and `spiKey`, no two items of a class share it.
+  package var primaryKey: [IndexedAttribute]
+  /// Apple's SPI primary-key attributes, in the schema's order, nil where the item has none.
+  package var spiKey: [ComparableValue?]
+  /// Every attribute as it compares, for the store's search indexes.
+  package var attributes: [String: ComparableValue]
+}
+
 /// Which items a search, update or delete addresses. Every field narrows the search.
 package struct ItemFilter: Sendable {
   package var itemClass: ItemClass
@@ -9,31 +45,39 @@ package struct ItemFilter: Sendable {
   package var accessGroups: [String]?
   /// 0 or 1; nil means both (kSecAttrSynchronizableAny, or a persistent-ref query; rule 3.2).
   package var synchronizable: Int64?
-  /// Equality constraints on attributes (rule 3.6), by 4-character key.
-  package var attributes: [String: AttributeValue] = [:]
-  /// kSecMatchHostOrSubdomainOfHost (rule 6.5): the server equals it or ends in "." + it.
-  package var hostOrSubdomain: String?
+  /// Equality constraints (rule 3.6), by attribute key, as the values compare.
+  package var attributes: [String: ComparableValue] = [:]
+  /// The whole documented primary key, when the query names all of it: a store may look the
+  /// items up by it (with each searched access group and synchronizable value).
+  package var primaryKey: [IndexedAttribute]?
+  /// Whether `matches` checks more than `attributes` (kSecMatchHostOrSubdomainOfHost, rule 6.5).
+  package var hasOtherConstraints = false
+  /// The API's verdict on a candidate whose attributes the store has read: every constraint of the
+  /// query, by Apple's matching rules. A store calls it for the constraints its indexes did not
+  /// decide, and always when `hasOtherConstraints` is set.
+  package var matches: @Sendable (StoredItem) -> Bool = { _ in true }
+
+  package init(itemClass: ItemClass) { self.itemClass = itemClass }
 }
 
-/// A new item, as the API layer prepared it: class, every attribute with its defaults, and data.
+/// A new item: the complete row the API built, as the store must keep it.
 package struct NewItem: Sendable {
   package var itemClass: ItemClass
+  /// Every attribute, defaults, dates and the store-owned values (tomb, musr, sha1) included.
   package var attributes: [String: AttributeValue]
   package var accessControl: SecAccessControl?
   package var data: Data?
+  package var index: ItemIndex
 }
 
-/// What SecItemUpdate changes on every matching item.
-package struct ItemChange: Sendable {
-  package var attributes: [String: AttributeValue] = [:]
-  /// Replaces the access control when set (its protection also replaces pdmn).
+/// What an update makes of one matching item: its complete new row.
+package struct ItemRevision: Sendable {
+  /// Every attribute of the changed item.
+  package var attributes: [String: AttributeValue]
   package var accessControl: SecAccessControl?
+  /// The new secret; nil keeps the item's own.
   package var data: Data?
-  /// Checks the changed item as a whole (rule 1.13), before anything is written.
-  package var validate:
-    @Sendable (_ attributes: [String: AttributeValue], _ accessControl: SecAccessControl?) throws(SecStatus) -> Void = {
-      _, _ in
-    }
+  package var index: ItemIndex
 }
 
 /// What a search reads of each item.
@@ -72,9 +116,8 @@ package struct StoredItem: Sendable {
   package var persistentReference: Data { ItemReference.bytes(of: itemClass, uuid: persistentID) }
 }
 
-/// The storage layer under the SecItem API: it stores, finds, changes and removes items, and keeps
-/// them encrypted. The API layer decides Apple's semantics (which dictionary means what); a store
-/// decides how items are kept. A second store (a server database, say) implements this protocol.
+/// The storage layer under the SecItem API: it keeps, finds, changes and removes rows, and keeps
+/// them encrypted. See the comment at the top of this file for where its job ends.
 package protocol ItemStore: AnyObject, Sendable {
   /// Whether the store is protected by a passphrase (a "passcode is set", rule 5.13).
   var hasPassphrase: Bool { get }
@@ -88,13 +131,19 @@ package protocol ItemStore: AnyObject, Sendable {
   /// The matching items in insertion order (decision 9), at most `limit` of them.
   func find(_ filter: ItemFilter, limit: Int?, fetch: ItemFetch) throws(SecStatus) -> [StoredItem]
 
-  /// Applies `change` to every match in one transaction (rules 7.1, 7.9); returns how many changed.
-  func update(_ filter: ItemFilter, with change: ItemChange) throws(SecStatus) -> Int
+  /// Replaces every match, read with its attributes, by what `revise` makes of it, in one
+  /// transaction (rules 7.1, 7.9); errSecItemNotFound when nothing matches. Returns how many changed.
+  func update(_ filter: ItemFilter, revise: @escaping @Sendable (StoredItem) throws(SecStatus) -> ItemRevision)
+    throws(SecStatus) -> Int
 
-  /// Updates the matches of `filter`, or adds `item` when there are none, in one transaction.
-  func upsert(_ filter: ItemFilter, change: ItemChange, orInsert item: NewItem) throws(SecStatus) -> Int
+  /// Updates the matches of `filter` as `update` does, or adds `item` when there are none, in one
+  /// transaction.
+  func upsert(
+    _ filter: ItemFilter, revise: @escaping @Sendable (StoredItem) throws(SecStatus) -> ItemRevision,
+    orInsert item: NewItem
+  ) throws(SecStatus) -> Int
 
-  /// Removes every match (rule 8.1); returns how many were removed.
+  /// Removes every match (rule 8.1); errSecItemNotFound when nothing matches. Returns how many.
   func delete(_ filter: ItemFilter) throws(SecStatus) -> Int
 
   /// Drops the key material of WhenUnlocked items from memory.

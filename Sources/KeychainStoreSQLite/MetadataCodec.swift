@@ -1,10 +1,11 @@
 import Foundation
+import Security
 
-/// The plaintext of a row's sealed metadata: every attribute with its type, and the access control.
+/// The plaintext of a row's sealed metadata (a store format, not an Apple rule): every attribute with its type, and the access control.
 ///
 /// A small tagged binary format rather than a property list: it is read on every attribute query,
 /// and it must reject any malformed input with an error rather than trap (the bytes come from disk).
-package enum ItemCodec {
+enum MetadataCodec {
   private static let version: UInt8 = 1
 
   private enum Tag: UInt8 {
@@ -12,7 +13,7 @@ package enum ItemCodec {
   }
 
   /// Serializes attributes (sorted by key, so equal items give equal bytes) and an access control.
-  package static func encode(_ attributes: [String: AttributeValue], accessControl: SecAccessControl?) -> [UInt8] {
+  static func encode(_ attributes: [String: AttributeValue], accessControl: SecAccessControl?) -> [UInt8] {
     var out: [UInt8] = [version]
     out.reserveCapacity(256)
     let count = attributes.count + (accessControl == nil ? 0 : 1)
@@ -49,7 +50,7 @@ package enum ItemCodec {
   }
 
   /// Parses what `encode` wrote; anything else is errSecDecode.
-  package static func decode(_ bytes: [UInt8]) throws(SecStatus) -> (
+  static func decode(_ bytes: [UInt8]) throws(SecStatus) -> (
     attributes: [String: AttributeValue], accessControl: SecAccessControl?
   ) {
     var reader = ByteReader(bytes)
@@ -125,38 +126,5 @@ private struct ByteReader {
   mutating func string() throws(SecStatus) -> String {
     guard let value = String(validating: try lengthPrefixed(), as: UTF8.self) else { throw .decode }
     return value
-  }
-}
-
-/// A persistent reference (rule 13): 4 class bytes and a 16-byte item UUID, or the legacy 12-byte
-/// form with an 8-byte big-endian row id.
-package enum ItemReference: Sendable, Equatable {
-  case uuid(ItemClass, Data)
-  case rowID(ItemClass, Int64)
-
-  package var itemClass: ItemClass {
-    switch self {
-    case .uuid(let itemClass, _), .rowID(let itemClass, _): itemClass
-    }
-  }
-
-  /// Parses a reference; malformed bytes are errSecParam (rule 13).
-  package init(parsing data: Data) throws(SecStatus) {
-    let bytes = [UInt8](data)
-    guard bytes.count == 20 || bytes.count == 12 else { throw .param }
-    let prefix = String(decoding: bytes[0..<4], as: UTF8.self)
-    if prefix == SecConstantValue.classAppleSharePassword { throw .noSuchClass }
-    guard let itemClass = ItemClass(rawValue: prefix) else { throw .param }
-    if bytes.count == 20 {
-      self = .uuid(itemClass, Data(bytes[4...]))
-    } else {
-      let rowID = bytes[4...].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-      self = .rowID(itemClass, Int64(bitPattern: rowID))
-    }
-  }
-
-  /// The 20-byte reference of an item.
-  package static func bytes(of itemClass: ItemClass, uuid: Data) -> Data {
-    Data(itemClass.tag) + uuid
   }
 }

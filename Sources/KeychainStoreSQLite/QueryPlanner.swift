@@ -1,0 +1,158 @@
+import Foundation
+import Security
+import Synchronization
+
+/// A search as SQL: what the database compares, and what is left to check on decrypted metadata.
+struct SearchPlan {
+  var sql: String
+  var arguments: [SQLArgument]
+  /// The column values SQLite compared, checked again on every authenticated row.
+  var expected: ExpectedColumns
+  /// Whether some constraint of the filter is decided by the API's `matches` on the attributes.
+  var needsPostFilter: Bool
+  /// The SQL leaves the order to the caller, which sorts by id itself.
+  var sortsInMemory: Bool
+}
+
+/// The column values a search selected rows by. SQLite answers from its indexes, which are not
+/// authenticated (a flipped bit in an index entry can point at another row), so each row is
+/// checked against these once its own columns are proven authentic.
+struct ExpectedColumns {
+  var itemClass: ItemClass
+  var persistentID: Data?
+  var accessGroups: Set<Data>?
+  var synchronizable: Int64?
+  var primaryKeys: Set<Data>?
+  /// Per search column, the digest compared, or nil when the column was not compared.
+  var searchDigests: [Data?]
+
+  func admit(_ identity: RowIdentity) -> Bool {
+    guard identity.itemClass == itemClass else { return false }
+    if let persistentID, identity.persistentID != persistentID { return false }
+    if let accessGroups, !accessGroups.contains(identity.accessGroup) { return false }
+    if let synchronizable, identity.synchronizable != synchronizable { return false }
+    if let primaryKeys, !primaryKeys.contains(identity.primaryKey) { return false }
+    for (wanted, stored) in zip(searchDigests, identity.searchDigests) {
+      if let wanted, stored != wanted { return false }
+    }
+    return true
+  }
+}
+
+/// What a search's SQL depends on. Searches of one shape share one SQL text, built once and
+/// prepared once per connection; only the bound values differ.
+struct PlanShape: Hashable {
+  enum Reference: Hashable { case none, uuid, rowID }
+  var reference: Reference = .none
+  /// nil when every group is searched.
+  var groupCount: Int?
+  var comparesSynchronizable = false
+  /// How many primary-key digests the search compares (0: it does not use the primary key).
+  var primaryKeyCount = 0
+  /// Which of `SearchDigests.columns` the search compares, in that order.
+  var searchColumns: [Bool] = []
+
+  var sql: String {
+    var sql = "SELECT \(RowCodec.columns) FROM item WHERE class = ?"
+    switch reference {
+    case .none: break
+    case .uuid: sql += " AND persistref = ?"
+    case .rowID: sql += " AND id = ?"
+    }
+    if let groupCount { sql += " AND agrp IN (\(Self.marks(groupCount)))" }
+    if comparesSynchronizable { sql += " AND sync = ?" }
+    if primaryKeyCount > 0 { sql += " AND pk IN (\(Self.marks(primaryKeyCount)))" }
+    for (key, compared) in zip(SearchDigests.columns, searchColumns) where compared {
+      sql += " AND \(key) = ?"
+    }
+    // The primary-key index orders its few matches by spi, so ORDER BY id would cost SQLite a
+    // temporary B-tree per search; the caller sorts them instead. The other indexes end in the
+    // rowid, so SQLite returns their rows in id order without sorting. There is no LIMIT: the
+    // caller stops stepping once it has enough rows that passed authentication.
+    return primaryKeyCount > 0 ? sql : sql + " ORDER BY id"
+  }
+
+  private static func marks(_ count: Int) -> String {
+    Array(repeating: "?", count: count).joined(separator: ",")
+  }
+}
+
+/// Plans searches: the primary-key index when the filter names the whole key, else the digest
+/// columns it names; constraints no column covers are left to the API's `matches`.
+struct QueryPlanner {
+  let digests: SearchDigests
+  let cache: PlanCache
+
+  func plan(_ filter: ItemFilter) throws(SecStatus) -> SearchPlan {
+    var shape = PlanShape()
+    var arguments: [SQLArgument] = [.text(filter.itemClass.rawValue)]
+    var expected = ExpectedColumns(
+      itemClass: filter.itemClass, searchDigests: Array(repeating: nil, count: SearchDigests.columns.count))
+    var covered: Set<String> = []
+    switch filter.reference {
+    case .uuid(_, let uuid)?:
+      shape.reference = .uuid
+      arguments.append(.blob(uuid))
+      expected.persistentID = uuid
+    case .rowID(_, let rowID)?:
+      shape.reference = .rowID
+      arguments.append(.integer(rowID))
+    case nil:
+      break
+    }
+    if let groups = filter.accessGroups {
+      shape.groupCount = groups.count
+      var groupDigests: [Data] = []
+      for group in groups { groupDigests.append(try digests.group(group)) }
+      for digest in groupDigests { arguments.append(.blob(digest)) }
+      expected.accessGroups = Set(groupDigests)
+    }
+    if let sync = filter.synchronizable {
+      shape.comparesSynchronizable = true
+      arguments.append(.integer(sync))
+      expected.synchronizable = sync
+    }
+    if let groups = filter.accessGroups, filter.reference == nil, let primaryKey = filter.primaryKey {
+      let syncValues: [Int64] = filter.synchronizable.map { [$0] } ?? [0, 1]
+      var keyDigests: Set<Data> = []
+      for group in groups {
+        for sync in syncValues {
+          let digest = try digests.primaryKey(filter.itemClass, primaryKey, group: group, synchronizable: sync)
+          arguments.append(.blob(digest))
+          keyDigests.insert(digest)
+        }
+      }
+      expected.primaryKeys = keyDigests
+      shape.primaryKeyCount = groups.count * syncValues.count
+      for field in primaryKey { covered.insert(field.key) }
+    } else {
+      shape.searchColumns = Array(repeating: false, count: SearchDigests.columns.count)
+      for (index, key) in SearchDigests.columns.enumerated() {
+        guard let value = filter.attributes[key] else { continue }
+        let digest = try digests.attribute(key, value)
+        arguments.append(.blob(digest))
+        expected.searchDigests[index] = digest
+        covered.insert(key)
+        shape.searchColumns[index] = true
+      }
+    }
+    let needsPostFilter = filter.hasOtherConstraints || filter.attributes.keys.contains { !covered.contains($0) }
+    return SearchPlan(
+      sql: cache.sql(for: shape), arguments: arguments, expected: expected, needsPostFilter: needsPostFilter,
+      sortsInMemory: shape.primaryKeyCount > 0)
+  }
+}
+
+/// The SQL text of each plan shape a store has used.
+final class PlanCache: Sendable {
+  private let texts = Mutex<[PlanShape: String]>([:])
+
+  func sql(for shape: PlanShape) -> String {
+    texts.withLock { cache in
+      if let cached = cache[shape] { return cached }
+      let sql = shape.sql
+      cache[shape] = sql
+      return sql
+    }
+  }
+}

@@ -1,0 +1,99 @@
+import Foundation
+import Security
+
+/// A row as read and authenticated, with what the fetch asked for decrypted.
+struct RowRecord {
+  var id: Int64
+  var item: StoredItem
+  var identity: RowIdentity
+  var sealedSecret: [UInt8]?
+}
+
+/// Seals item rows and reads them back: the one place that knows the columns' order and what each
+/// ciphertext is bound to.
+enum RowCodec {
+  /// The columns every row read selects, in the order `plainColumns` and `decode` read them.
+  static let columns = "id, class, persistref, agrp, sync, pdmn, pk, spi, meta, secret, acct, svce, srvr, labl"
+
+  /// A row's plain columns (in `columns` order), as read: not yet proven authentic.
+  static func plainColumns(_ row: StatementRow) throws(SecStatus) -> (identity: RowIdentity, sealedSecret: [UInt8]?) {
+    guard let itemClass = ItemClass(rawValue: try row.text(1)) else { throw .decode }
+    let sealedSecret = try row.optionalBytes(9)
+    var searchDigests: [Data?] = []
+    searchDigests.reserveCapacity(SearchDigests.columns.count)
+    for column in Int32(10)..<Int32(10 + SearchDigests.columns.count) {
+      searchDigests.append(try row.optionalBlob(column))
+    }
+    let identity = RowIdentity(
+      itemClass: itemClass, persistentID: try row.blob(2), accessGroup: try row.blob(3),
+      synchronizable: try row.integer(4), protection: try row.text(5), primaryKey: try row.blob(6),
+      spiKey: try row.blob(7), searchDigests: searchDigests, hasSecret: sealedSecret != nil)
+    return (identity, sealedSecret)
+  }
+
+  /// Reads one row's columns, proves them authentic and opens what `fetch` asks for; errSecDecode
+  /// when any column or ciphertext is not what the row was sealed with.
+  ///
+  /// Every row is authenticated, whatever the fetch: opening the secret proves every plain column
+  /// (they are its associated data), and otherwise the metadata is opened, which also proves whether
+  /// the row has a secret. A search, a count or a delete therefore never acts on a row whose
+  /// columns were altered.
+  static func decode(_ row: StatementRow, fetch: ItemFetch, _ ring: KeyRing) throws(SecStatus) -> RowRecord {
+    let id = try row.integer(0)
+    let (identity, sealedSecret) = try plainColumns(row)
+    var item = StoredItem(
+      itemClass: identity.itemClass, persistentID: identity.persistentID, attributes: [:], accessControl: nil,
+      data: nil)
+    let opensSecret = fetch.data && sealedSecret != nil
+    if fetch.attributes || !opensSecret {
+      guard let metadataKey = ring.metadataKey else { throw .interactionNotAllowed }
+      let plaintext: [UInt8]
+      do {
+        plaintext = try OpenSSLCrypto.open(
+          try row.bytes(8), key: metadataKey, associatedData: identity.associatedData(.metadata))
+      } catch {
+        throw .decode
+      }
+      if fetch.attributes {
+        (item.attributes, item.accessControl) = try MetadataCodec.decode(plaintext)
+        guard item.attributes[SecConstantValue.attrAccessible] == .string(identity.protection) else { throw .decode }
+      }
+    }
+    if opensSecret, let sealedSecret {
+      item.data = try openSecret(sealedSecret, of: identity, ring)
+    }
+    return RowRecord(id: id, item: item, identity: identity, sealedSecret: sealedSecret)
+  }
+
+  /// A row's secret, opened under its protection class's key: errSecInteractionNotAllowed when the
+  /// lock state withholds that key, errSecDecode when the secret is not this row's.
+  static func openSecret(_ sealedSecret: [UInt8], of identity: RowIdentity, _ ring: KeyRing) throws(SecStatus) -> Data {
+    let key = try ring.classKey(for: identity.protection)
+    do {
+      return Data(try OpenSSLCrypto.open(sealedSecret, key: key, associatedData: identity.associatedData(.secret)))
+    } catch {
+      throw .decode
+    }
+  }
+
+  /// The two ciphertexts of a row: its metadata, and its secret when it has one.
+  static func seal(
+    _ ring: KeyRing, _ identity: RowIdentity, attributes: [String: AttributeValue], accessControl: SecAccessControl?,
+    data: Data?
+  ) throws(SecStatus) -> (meta: Data, secret: Data?) {
+    let classKey = try ring.classKey(for: identity.protection)
+    guard let metadataKey = ring.metadataKey else { throw .interactionNotAllowed }
+    do {
+      let meta = try OpenSSLCrypto.seal(
+        MetadataCodec.encode(attributes, accessControl: accessControl), key: metadataKey,
+        associatedData: identity.associatedData(.metadata))
+      let secret = try data.map { plaintext throws(CryptoError) in
+        Data(
+          try OpenSSLCrypto.seal([UInt8](plaintext), key: classKey, associatedData: identity.associatedData(.secret)))
+      }
+      return (Data(meta), secret)
+    } catch {
+      throw error.status
+    }
+  }
+}

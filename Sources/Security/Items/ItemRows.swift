@@ -1,0 +1,179 @@
+import Foundation
+
+/// The rows the API hands a store: complete items, their index values, the revisions an update
+/// makes, and the matching a store's indexes cannot decide. Every Apple rule about a row is here,
+/// so that no store re-implements one.
+package enum ItemRows {
+  /// The index values of an item whose attributes are complete (agrp, sync and pdmn set).
+  package static func index(_ itemClass: ItemClass, _ attributes: [String: AttributeValue]) throws(SecStatus)
+    -> ItemIndex
+  {
+    guard case .string(let group)? = attributes[SecConstantValue.attrAccessGroup],
+      case .integer(let synchronizable)? = attributes[SecConstantValue.attrSynchronizable],
+      case .string(let protection)? = attributes[SecConstantValue.attrAccessible]
+    else {
+      throw SecStatus(
+        errSecInternalComponent, detail: "an item reached the store without its group, sync or protection")
+    }
+    let schema = KeySchema.of(itemClass)
+    return ItemIndex(
+      accessGroup: group, synchronizable: synchronizable, protection: protection,
+      primaryKey: schema.documented.map { field in
+        IndexedAttribute(key: field.key, value: (attributes[field.key] ?? field.fallback).comparable(as: field.kind))
+      },
+      spiKey: schema.spi.map { field in attributes[field.key]?.comparable(as: field.kind) },
+      attributes: comparable(itemClass, attributes))
+  }
+
+  /// Every attribute as it compares, by its kind in the class's schema.
+  static func comparable(_ itemClass: ItemClass, _ attributes: [String: AttributeValue]) -> [String: ComparableValue] {
+    var values: [String: ComparableValue] = [:]
+    values.reserveCapacity(attributes.count)
+    for (key, value) in attributes {
+      guard let definition = ItemSchema.attribute(key, of: itemClass) else { continue }
+      values[key] = value.comparable(as: definition.kind)
+    }
+    return values
+  }
+
+  /// The documented primary key a query names in full, or nil when it leaves part of it out.
+  static func primaryKey(_ itemClass: ItemClass, naming attributes: [String: AttributeValue]) -> [IndexedAttribute]? {
+    var key: [IndexedAttribute] = []
+    for field in KeySchema.of(itemClass).documented {
+      guard let value = attributes[field.key] else { return nil }
+      key.append(IndexedAttribute(key: field.key, value: value.comparable(as: field.kind)))
+    }
+    return key.isEmpty ? nil : key
+  }
+
+  /// Apple's `sha1`: a fingerprint of the item's attributes other than the dates (the access
+  /// control and the data are not part of it).
+  static func fingerprint(_ attributes: [String: AttributeValue]) -> Data {
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(256)
+    for key in attributes.keys.sorted()
+    where key != SecConstantValue.attrCreationDate && key != SecConstantValue.attrModificationDate
+      && key != SecConstantValue.attrSHA1
+    {
+      bytes += key.utf8
+      bytes.append(0)
+      let (tag, payload): (UInt8, [UInt8])
+      switch attributes[key]! {
+      case .string(let value): (tag, payload) = (0x73, Array(value.utf8))
+      case .data(let value): (tag, payload) = (0x64, Array(value))
+      case .integer(let value): (tag, payload) = (0x69, withUnsafeBytes(of: value.littleEndian, Array.init))
+      case .double(let value): (tag, payload) = (0x66, withUnsafeBytes(of: value.bitPattern.littleEndian, Array.init))
+      case .date(let value):
+        (tag, payload) = (
+          0x74, withUnsafeBytes(of: value.timeIntervalSinceReferenceDate.bitPattern.littleEndian, Array.init)
+        )
+      }
+      bytes.append(tag)
+      withUnsafeBytes(of: UInt32(payload.count).littleEndian) { bytes += $0 }
+      bytes += payload
+    }
+    return Data(SHA1.digest(bytes))
+  }
+
+  /// Completes a new item's attributes with what the store would own on Apple (rule 2.2): the
+  /// dates, the tombstone flag, the multi-user id and the fingerprint.
+  static func completed(_ attributes: [String: AttributeValue], at now: Date) -> [String: AttributeValue] {
+    var attributes = attributes
+    attributes[SecConstantValue.attrCreationDate] = .date(now)
+    attributes[SecConstantValue.attrModificationDate] = .date(now)
+    attributes[SecConstantValue.attrTombstone] = .integer(0)
+    attributes[SecConstantValue.attrMultiUser] = .data(Data())
+    attributes[SecConstantValue.attrSHA1] = .data(fingerprint(attributes))
+    return attributes
+  }
+
+  /// What SecItemUpdate makes of `item` (rules 7.6 to 7.10 and 12): the changed attributes, a new
+  /// protection carried into the access control (and the reverse), the whole item checked again,
+  /// a modification date later than the last, and a new fingerprint.
+  static func revision(of item: StoredItem, _ change: ItemChange, at now: Date) throws(SecStatus) -> ItemRevision {
+    var attributes = item.attributes.merging(change.attributes) { _, new in new }
+    var accessControl = item.accessControl
+    if let newAccessControl = change.accessControl {
+      accessControl = newAccessControl
+      attributes[SecConstantValue.attrAccessible] = .string(newAccessControl.protection)
+    } else if case .string(let protection)? = change.attributes[SecConstantValue.attrAccessible],
+      let current = accessControl
+    {
+      // A new protection replaces the protection inside the access control too (rule 12).
+      accessControl = SecAccessControl(protection: protection, flags: current.flags)
+    }
+    try SecItemCall.validate(attributes, accessControl)
+    var modified = now
+    if case .date(let previous)? = item.attributes[SecConstantValue.attrModificationDate], modified <= previous {
+      modified = previous.addingTimeInterval(0.001)
+    }
+    attributes[SecConstantValue.attrModificationDate] = .date(modified)
+    attributes[SecConstantValue.attrSHA1] = .data(fingerprint(attributes))
+    return ItemRevision(
+      attributes: attributes, accessControl: accessControl, data: change.data,
+      index: try index(item.itemClass, attributes))
+  }
+
+  /// The verdict on a candidate item: every equality constraint by Apple's matching rules (rules
+  /// 9.1 to 9.6), and the server being the host or one of its subdomains (rule 6.5).
+  static func matcher(
+    _ itemClass: ItemClass, constraints: [String: AttributeValue], hostOrSubdomain: String?
+  ) -> @Sendable (StoredItem) -> Bool {
+    let wanted = constraints.compactMap { key, value -> (key: String, kind: AttributeKind, value: ComparableValue)? in
+      guard let definition = ItemSchema.attribute(key, of: itemClass) else { return nil }
+      return (key, definition.kind, value.comparable(as: definition.kind))
+    }
+    return { item in
+      for constraint in wanted {
+        guard let stored = item.attributes[constraint.key], stored.comparable(as: constraint.kind) == constraint.value
+        else { return false }
+      }
+      guard let host = hostOrSubdomain else { return true }
+      let server: String
+      switch item.attributes[SecConstantValue.attrServer] {
+      case .string(let value)?: server = value
+      case .data(let value)?: server = String(decoding: value, as: UTF8.self)
+      default: return false
+      }
+      return server == host || server.hasSuffix("." + host)
+    }
+  }
+}
+
+/// A class's primary key as the schema defines it: the documented attributes, with the values an
+/// add gives them, and Apple's SPI attributes (those the definitions give no default).
+struct KeySchema: Sendable {
+  struct Field: Sendable {
+    var key: String
+    var kind: AttributeKind
+    var fallback: AttributeValue
+  }
+
+  var documented: [Field]
+  var spi: [Field]
+
+  private static let schemas: [ItemClass: KeySchema] = Dictionary(
+    uniqueKeysWithValues: ItemClass.allCases.map { itemClass in
+      let defaults = ItemSchema.primaryKeyDefaults(of: itemClass)
+      var schema = KeySchema(documented: [], spi: [])
+      for key in ItemSchema.primaryKey(of: itemClass) {
+        guard let definition = ItemSchema.attribute(key, of: itemClass) else { continue }
+        if let fallback = defaults[key] {
+          schema.documented.append(Field(key: key, kind: definition.kind, fallback: fallback))
+        } else {
+          schema.spi.append(Field(key: key, kind: definition.kind, fallback: .data(Data())))
+        }
+      }
+      return (itemClass, schema)
+    })
+
+  static func of(_ itemClass: ItemClass) -> KeySchema { schemas[itemClass] ?? KeySchema(documented: [], spi: []) }
+}
+
+/// What SecItemUpdate's attributesToUpdate asks for, parsed (rules 7.6 to 7.8).
+struct ItemChange: Sendable {
+  var attributes: [String: AttributeValue] = [:]
+  /// Replaces the access control when set (its protection also replaces pdmn).
+  var accessControl: SecAccessControl?
+  var data: Data?
+}

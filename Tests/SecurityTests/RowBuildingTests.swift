@@ -1,0 +1,90 @@
+import Foundation
+import Testing
+
+@testable import KeychainStoreSQLite
+@testable import Security
+
+/// The parts of row building with an outside reference: the SHA-1 behind `sha1`, checked against
+/// the openssl command line, and the query planner's SQL for each kind of search.
+@Suite struct RowBuilding {
+  static func openSSLSHA1(_ bytes: [UInt8]) throws -> String {
+    let input = FileManager.default.temporaryDirectory.appendingPathComponent("sha1-\(UUID().uuidString)")
+    try Data(bytes).write(to: input)
+    defer { try? FileManager.default.removeItem(at: input) }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["openssl", "dgst", "-sha1", "-r", input.path]
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    try process.run()
+    let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    return String(output.prefix(40))
+  }
+
+  @Test(arguments: [0, 1, 55, 56, 63, 64, 65, 1000])
+  func sha1AgreesWithOpenSSL(length: Int) throws {
+    let bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
+    let ours = SHA1.digest(bytes).map { String(format: "%02x", $0) }.joined()
+    #expect(ours == (try Self.openSSLSHA1(bytes)))
+  }
+
+  /// A planner over digests under a fixed key, for reading the SQL of a filter.
+  static func withPlanner<T>(_ body: (QueryPlanner) throws -> T) throws -> T {
+    let ring = try KeyRing(storeKey: [UInt8](repeating: 7, count: 32))
+    return try body(QueryPlanner(digests: SearchDigests(ring: ring, groups: GroupDigestCache()), cache: PlanCache()))
+  }
+
+  @Test func aQueryNamingTheWholePrimaryKeyComparesItsDigestPerGroupAndSyncValue() throws {
+    try Self.withPlanner { planner in
+      var filter = ItemFilter(itemClass: .genericPassword)
+      filter.accessGroups = ["g1", "g2"]
+      filter.attributes = ["acct": .bytes(Array("a".utf8)), "svce": .bytes(Array("s".utf8))]
+      filter.primaryKey = [
+        IndexedAttribute(key: "acct", value: .bytes(Array("a".utf8))),
+        IndexedAttribute(key: "svce", value: .bytes(Array("s".utf8))),
+      ]
+      let plan = try planner.plan(filter)
+      #expect(plan.sql.hasSuffix("WHERE class = ? AND agrp IN (?,?) AND pk IN (?,?,?,?)"))
+      #expect(plan.arguments.count == 1 + 2 + 4)
+      #expect(plan.sortsInMemory)
+      #expect(!plan.needsPostFilter)
+    }
+  }
+
+  @Test func aQueryByDigestColumnsLeavesTheRestToTheAPIsVerdict() throws {
+    try Self.withPlanner { planner in
+      var filter = ItemFilter(itemClass: .internetPassword)
+      filter.accessGroups = ["g1"]
+      filter.synchronizable = 0
+      filter.attributes = ["srvr": .bytes(Array("example.com".utf8)), "desc": .bytes(Array("d".utf8))]
+      let plan = try planner.plan(filter)
+      #expect(plan.sql.hasSuffix("WHERE class = ? AND agrp IN (?) AND sync = ? AND srvr = ? ORDER BY id"))
+      #expect(plan.needsPostFilter)
+      #expect(!plan.sortsInMemory)
+    }
+  }
+
+  @Test func aReferenceQuerySearchesEveryGroupByItsIdentifier() throws {
+    try Self.withPlanner { planner in
+      var filter = ItemFilter(itemClass: .genericPassword)
+      filter.reference = .uuid(.genericPassword, Data(repeating: 1, count: 16))
+      let plan = try planner.plan(filter)
+      #expect(plan.sql.hasSuffix("WHERE class = ? AND persistref = ? ORDER BY id"))
+      #expect(plan.expected.persistentID == Data(repeating: 1, count: 16))
+    }
+  }
+
+  @Test func searchesOfOneShapeShareOneSQLText() throws {
+    try Self.withPlanner { planner in
+      var first = ItemFilter(itemClass: .genericPassword)
+      first.accessGroups = ["g1"]
+      first.attributes = ["acct": .bytes(Array("a".utf8))]
+      var second = first
+      second.attributes = ["acct": .bytes(Array("b".utf8))]
+      let (one, two) = (try planner.plan(first), try planner.plan(second))
+      #expect(one.sql == two.sql)
+      #expect(one.arguments.count == two.arguments.count)
+    }
+  }
+}

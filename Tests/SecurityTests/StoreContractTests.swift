@@ -1,0 +1,219 @@
+import Foundation
+import Testing
+
+@testable import Security
+
+/// The contract every store under the SecItem API must keep (Security/Store/ItemStore.swift),
+/// exercised through the protocol alone with rows the API builds. A new backend joins by adding a
+/// case to `StoreKind`.
+@Suite struct StoreContract {
+  enum StoreKind: String, CaseIterable, CustomStringConvertible, Sendable {
+    case sqlite
+
+    var description: String { rawValue }
+
+    /// A new, empty store of this kind, and a way to remove it.
+    func make() throws -> (store: any ItemStore, cleanUp: () -> Void) {
+      switch self {
+      case .sqlite:
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("contract-\(UUID().uuidString)")
+        let store = try KeychainStore(directory: directory)
+        return (store.backend, { try? FileManager.default.removeItem(at: directory) })
+      }
+    }
+  }
+
+  /// A generic password row as SecItemAdd would build it.
+  static func row(
+    account: String, service: String = "svc", group: String = "g1", sync: Int64 = 0, protection: String = "ak",
+    description: String? = nil, data: Data? = Data("secret".utf8)
+  ) throws -> NewItem {
+    var attributes: [String: AttributeValue] = [
+      "acct": .string(account), "svce": .string(service), "agrp": .string(group), "sync": .integer(sync),
+      "pdmn": .string(protection),
+    ]
+    if let description { attributes["desc"] = .string(description) }
+    let complete = ItemRows.completed(attributes, at: Date())
+    return NewItem(
+      itemClass: .genericPassword, attributes: complete, accessControl: nil, data: data,
+      index: try ItemRows.index(.genericPassword, complete))
+  }
+
+  /// A filter as SecItemCopyMatching would build it from `constraints`.
+  static func filter(
+    _ constraints: [String: AttributeValue] = [:], groups: [String]? = ["g1"], sync: Int64? = 0
+  ) -> ItemFilter {
+    var filter = ItemFilter(itemClass: .genericPassword)
+    filter.accessGroups = groups
+    filter.synchronizable = sync
+    filter.attributes = ItemRows.comparable(.genericPassword, constraints)
+    filter.primaryKey = ItemRows.primaryKey(.genericPassword, naming: constraints)
+    filter.matches = ItemRows.matcher(.genericPassword, constraints: constraints, hostOrSubdomain: nil)
+    return filter
+  }
+
+  static let everything = ItemFetch(attributes: true, data: true)
+
+  /// A revision that changes the description, as SecItemUpdate would make it.
+  static func describing(_ text: String) -> @Sendable (StoredItem) throws(SecStatus) -> ItemRevision {
+    { item throws(SecStatus) in
+      var change = ItemChange()
+      change.attributes = ["desc": .string(text)]
+      return try ItemRows.revision(of: item, change, at: Date())
+    }
+  }
+
+  @Test(arguments: StoreKind.allCases)
+  func anInsertedItemIsFoundByItsReferenceAsItWasGiven(kind: StoreKind) throws {
+    let (store, cleanUp) = try kind.make()
+    defer { cleanUp() }
+    let row = try Self.row(account: "alice", description: "first")
+    let stored = try store.insert(row)
+    var byReference = ItemFilter(itemClass: .genericPassword)
+    byReference.reference = .uuid(.genericPassword, stored.persistentID)
+    let found = try store.find(byReference, limit: nil, fetch: Self.everything)
+    #expect(found.count == 1)
+    #expect(found.first?.attributes == row.attributes)
+    #expect(found.first?.data == row.data)
+    #expect(found.first?.persistentID == stored.persistentID)
+  }
+
+  @Test(arguments: StoreKind.allCases)
+  func aTakenPrimaryKeyIsADuplicateButAnotherGroupOrSyncFlagIsNot(kind: StoreKind) throws {
+    let (store, cleanUp) = try kind.make()
+    defer { cleanUp() }
+    _ = try store.insert(try Self.row(account: "alice"))
+    #expect(throws: SecStatus.duplicateItem) { try store.insert(try Self.row(account: "alice", description: "other")) }
+    _ = try store.insert(try Self.row(account: "alice", group: "g2"))
+    _ = try store.insert(try Self.row(account: "alice", sync: 1))
+    #expect(try store.find(Self.filter(groups: nil, sync: nil), limit: nil, fetch: Self.everything).count == 3)
+    #expect(try store.find(Self.filter(groups: ["g2"], sync: nil), limit: nil, fetch: Self.everything).count == 1)
+    #expect(try store.find(Self.filter(groups: nil, sync: 1), limit: nil, fetch: Self.everything).count == 1)
+  }
+
+  @Test(arguments: StoreKind.allCases)
+  func searchesKeepInsertionOrderAndTheirLimit(kind: StoreKind) throws {
+    let (store, cleanUp) = try kind.make()
+    defer { cleanUp() }
+    for name in ["c", "a", "b", "d"] { _ = try store.insert(try Self.row(account: name)) }
+    let all = try store.find(Self.filter(), limit: nil, fetch: Self.everything)
+    #expect(all.map { $0.attributes["acct"] } == ["c", "a", "b", "d"].map { .string($0) })
+    let two = try store.find(Self.filter(), limit: 2, fetch: Self.everything)
+    #expect(two.map { $0.attributes["acct"] } == [.string("c"), .string("a")])
+    let byKey = try store.find(
+      Self.filter(["acct": .string("b"), "svce": .string("svc")]), limit: 1, fetch: Self.everything)
+    #expect(byKey.map { $0.attributes["acct"] } == [.string("b")])
+  }
+
+  @Test(arguments: StoreKind.allCases)
+  func aFetchReadsOnlyWhatItAsksFor(kind: StoreKind) throws {
+    let (store, cleanUp) = try kind.make()
+    defer { cleanUp() }
+    _ = try store.insert(try Self.row(account: "alice"))
+    let dataOnly = try store.find(Self.filter(), limit: nil, fetch: ItemFetch(attributes: false, data: true))
+    #expect(dataOnly.first?.data == Data("secret".utf8))
+    #expect(dataOnly.first?.attributes.isEmpty == true)
+    let attributesOnly = try store.find(Self.filter(), limit: nil, fetch: ItemFetch(attributes: true, data: false))
+    #expect(attributesOnly.first?.data == nil)
+    #expect(attributesOnly.first?.attributes["acct"] == .string("alice"))
+  }
+
+  @Test(arguments: StoreKind.allCases)
+  func theAPIsVerdictDecidesWhatNoIndexCovers(kind: StoreKind) throws {
+    let (store, cleanUp) = try kind.make()
+    defer { cleanUp() }
+    _ = try store.insert(try Self.row(account: "alice", description: "keep"))
+    _ = try store.insert(try Self.row(account: "bob", description: "drop"))
+    let described = try store.find(Self.filter(["desc": .string("keep")]), limit: nil, fetch: Self.everything)
+    #expect(described.map { $0.attributes["acct"] } == [.string("alice")])
+    var refusing = Self.filter(["acct": .string("alice")])
+    refusing.hasOtherConstraints = true
+    refusing.matches = { _ in false }
+    #expect(try store.find(refusing, limit: nil, fetch: Self.everything).isEmpty)
+  }
+
+  @Test(arguments: StoreKind.allCases)
+  func anUpdateStoresTheRevisionKeepsTheSecretAndTheReference(kind: StoreKind) throws {
+    let (store, cleanUp) = try kind.make()
+    defer { cleanUp() }
+    let stored = try store.insert(try Self.row(account: "alice"))
+    #expect(try store.update(Self.filter(["acct": .string("alice")]), revise: Self.describing("new")) == 1)
+    let found = try store.find(Self.filter(), limit: nil, fetch: Self.everything)
+    #expect(found.first?.attributes["desc"] == .string("new"))
+    #expect(found.first?.data == Data("secret".utf8))
+    #expect(found.first?.persistentID == stored.persistentID)
+    #expect(throws: SecStatus.itemNotFound) {
+      try store.update(Self.filter(["acct": .string("nobody")]), revise: Self.describing("x"))
+    }
+  }
+
+  @Test(arguments: StoreKind.allCases)
+  func anUpdateOntoATakenKeyChangesNothing(kind: StoreKind) throws {
+    let (store, cleanUp) = try kind.make()
+    defer { cleanUp() }
+    _ = try store.insert(try Self.row(account: "alice"))
+    _ = try store.insert(try Self.row(account: "bob"))
+    let renaming: @Sendable (StoredItem) throws(SecStatus) -> ItemRevision = { item throws(SecStatus) in
+      var change = ItemChange()
+      change.attributes = ["acct": .string("alice")]
+      return try ItemRows.revision(of: item, change, at: Date())
+    }
+    #expect(throws: SecStatus.duplicateItem) { try store.update(Self.filter(), revise: renaming) }
+    let accounts = try store.find(Self.filter(), limit: nil, fetch: Self.everything).map { $0.attributes["acct"] }
+    #expect(accounts == [.string("alice"), .string("bob")])
+  }
+
+  @Test(arguments: StoreKind.allCases)
+  func anUpsertAddsWhenNothingMatchesAndUpdatesWhenSomethingDoes(kind: StoreKind) throws {
+    let (store, cleanUp) = try kind.make()
+    defer { cleanUp() }
+    let filter = Self.filter(["acct": .string("alice"), "svce": .string("svc")])
+    #expect(try store.upsert(filter, revise: Self.describing("updated"), orInsert: try Self.row(account: "alice")) == 1)
+    #expect(try store.find(filter, limit: nil, fetch: Self.everything).first?.attributes["desc"] == nil)
+    #expect(try store.upsert(filter, revise: Self.describing("updated"), orInsert: try Self.row(account: "alice")) == 1)
+    let found = try store.find(filter, limit: nil, fetch: Self.everything)
+    #expect(found.count == 1)
+    #expect(found.first?.attributes["desc"] == .string("updated"))
+  }
+
+  @Test(arguments: StoreKind.allCases)
+  func aDeleteRemovesEveryMatchAndThenFindsNothing(kind: StoreKind) throws {
+    let (store, cleanUp) = try kind.make()
+    defer { cleanUp() }
+    for name in ["a", "b", "c"] { _ = try store.insert(try Self.row(account: name)) }
+    _ = try store.insert(try Self.row(account: "a", group: "g2"))
+    #expect(try store.delete(Self.filter()) == 3)
+    #expect(throws: SecStatus.itemNotFound) { try store.delete(Self.filter()) }
+    #expect(try store.find(Self.filter(groups: nil), limit: nil, fetch: Self.everything).count == 1)
+  }
+
+  @Test(arguments: StoreKind.allCases)
+  func aBatchIsStoredWholeOrNotAtAll(kind: StoreKind) throws {
+    let (store, cleanUp) = try kind.make()
+    defer { cleanUp() }
+    let clashing = [try Self.row(account: "a"), try Self.row(account: "b"), try Self.row(account: "a")]
+    #expect(throws: SecStatus.duplicateItem) { try store.insertBatch(clashing) }
+    #expect(try store.find(Self.filter(), limit: nil, fetch: Self.everything).isEmpty)
+    try store.insertBatch([try Self.row(account: "a"), try Self.row(account: "b")])
+    #expect(try store.find(Self.filter(), limit: nil, fetch: Self.everything).count == 2)
+  }
+
+  @Test(arguments: StoreKind.allCases)
+  func whileLockedWhenUnlockedSecretsAreWithheldAndOthersAreNot(kind: StoreKind) throws {
+    let (store, cleanUp) = try kind.make()
+    defer { cleanUp() }
+    _ = try store.insert(try Self.row(account: "locked", protection: "ak"))
+    _ = try store.insert(try Self.row(account: "open", protection: "ck"))
+    store.lock()
+    #expect(store.isLocked)
+    let open = try store.find(Self.filter(["acct": .string("open")]), limit: nil, fetch: Self.everything)
+    #expect(open.first?.data == Data("secret".utf8))
+    #expect(throws: SecStatus.interactionNotAllowed) {
+      try store.find(Self.filter(["acct": .string("locked")]), limit: nil, fetch: Self.everything)
+    }
+    let metadata = try store.find(Self.filter(), limit: nil, fetch: ItemFetch(attributes: true, data: false))
+    #expect(metadata.count == 2)
+    try store.unlock(passphrase: nil)
+    #expect(try store.find(Self.filter(["acct": .string("locked")]), limit: nil, fetch: Self.everything).count == 1)
+  }
+}
