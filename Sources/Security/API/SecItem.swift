@@ -209,11 +209,10 @@ enum SecItemCall {
       filter.accessGroups = context.accessGroups
     }
     attributes[SecConstantValue.attrAccessGroup] = nil
-    filter.attributes = ItemRows.comparable(itemClass, attributes)
-    filter.primaryKey = ItemRows.primaryKey(itemClass, naming: attributes)
-    let host = ignoringMatchAndReturn ? nil : request.hostOrSubdomain
-    filter.hasOtherConstraints = host != nil
-    filter.matches = ItemRows.matcher(itemClass, constraints: attributes, hostOrSubdomain: host)
+    let constraints = ItemRows.comparable(itemClass, attributes)
+    filter.attributes = constraints
+    filter.primaryKey = ItemRows.primaryKey(itemClass, naming: constraints)
+    if !ignoringMatchAndReturn { filter.hostOrSubdomain = request.hostOrSubdomain }
     return filter
   }
 

@@ -36,14 +36,18 @@ package enum ItemRows {
     return values
   }
 
-  /// The documented primary key a query names in full, or nil when it leaves part of it out.
-  static func primaryKey(_ itemClass: ItemClass, naming attributes: [String: AttributeValue]) -> [IndexedAttribute]? {
+  /// The documented primary key a query names in full (its constraints already reduced to
+  /// comparable values), or nil when it leaves part of it out.
+  static func primaryKey(_ itemClass: ItemClass, naming constraints: [String: ComparableValue]) -> [IndexedAttribute]? {
+    let fields = KeySchema.of(itemClass).documented
+    guard !fields.isEmpty else { return nil }
     var key: [IndexedAttribute] = []
-    for field in KeySchema.of(itemClass).documented {
-      guard let value = attributes[field.key] else { return nil }
-      key.append(IndexedAttribute(key: field.key, value: value.comparable(as: field.kind)))
+    key.reserveCapacity(fields.count)
+    for field in fields {
+      guard let value = constraints[field.key] else { return nil }
+      key.append(IndexedAttribute(key: field.key, value: value))
     }
-    return key.isEmpty ? nil : key
+    return key
   }
 
   /// Apple's `sha1`: a fingerprint of the item's attributes other than the dates (the access
@@ -114,29 +118,25 @@ package enum ItemRows {
       index: try index(item.itemClass, attributes))
   }
 
-  /// The verdict on a candidate item: every equality constraint by Apple's matching rules (rules
-  /// 9.1 to 9.6), and the server being the host or one of its subdomains (rule 6.5).
-  static func matcher(
-    _ itemClass: ItemClass, constraints: [String: AttributeValue], hostOrSubdomain: String?
-  ) -> @Sendable (StoredItem) -> Bool {
-    let wanted = constraints.compactMap { key, value -> (key: String, kind: AttributeKind, value: ComparableValue)? in
-      guard let definition = ItemSchema.attribute(key, of: itemClass) else { return nil }
-      return (key, definition.kind, value.comparable(as: definition.kind))
+  /// The verdict on a candidate item: every equality constraint (already reduced to comparable
+  /// values) by Apple's matching rules (rules 9.1 to 9.6), and the server being the host or one
+  /// of its subdomains (rule 6.5).
+  static func matches(
+    _ item: StoredItem, itemClass: ItemClass, constraints: [String: ComparableValue], hostOrSubdomain: String?
+  ) -> Bool {
+    for (key, wanted) in constraints {
+      guard let stored = item.attributes[key], let definition = ItemSchema.attribute(key, of: itemClass),
+        stored.comparable(as: definition.kind) == wanted
+      else { return false }
     }
-    return { item in
-      for constraint in wanted {
-        guard let stored = item.attributes[constraint.key], stored.comparable(as: constraint.kind) == constraint.value
-        else { return false }
-      }
-      guard let host = hostOrSubdomain else { return true }
-      let server: String
-      switch item.attributes[SecConstantValue.attrServer] {
-      case .string(let value)?: server = value
-      case .data(let value)?: server = String(decoding: value, as: UTF8.self)
-      default: return false
-      }
-      return server == host || server.hasSuffix("." + host)
+    guard let host = hostOrSubdomain else { return true }
+    let server: String
+    switch item.attributes[SecConstantValue.attrServer] {
+    case .string(let value)?: server = value
+    case .data(let value)?: server = String(decoding: value, as: UTF8.self)
+    default: return false
     }
+    return server == host || server.hasSuffix("." + host)
   }
 }
 

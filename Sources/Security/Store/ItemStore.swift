@@ -50,14 +50,20 @@ package struct ItemFilter: Sendable {
   /// The whole documented primary key, when the query names all of it: a store may look the
   /// items up by it (with each searched access group and synchronizable value).
   package var primaryKey: [IndexedAttribute]?
-  /// Whether `matches` checks more than `attributes` (kSecMatchHostOrSubdomainOfHost, rule 6.5).
-  package var hasOtherConstraints = false
-  /// The API's verdict on a candidate whose attributes the store has read: every constraint of the
-  /// query, by Apple's matching rules. A store calls it for the constraints its indexes did not
-  /// decide, and always when `hasOtherConstraints` is set.
-  package var matches: @Sendable (StoredItem) -> Bool = { _ in true }
+  /// kSecMatchHostOrSubdomainOfHost (rule 6.5): the server must be this host or a subdomain of it.
+  package var hostOrSubdomain: String?
+
+  /// Whether `matches` checks more than `attributes`, so a store must always ask it.
+  package var hasOtherConstraints: Bool { hostOrSubdomain != nil }
 
   package init(itemClass: ItemClass) { self.itemClass = itemClass }
+
+  /// The API's verdict on a candidate whose attributes the store has read: every constraint of the
+  /// query, by Apple's matching rules (ItemRows.matches). A store asks it for the constraints its
+  /// indexes did not decide, and always when `hasOtherConstraints` is set.
+  package func matches(_ item: StoredItem) -> Bool {
+    ItemRows.matches(item, itemClass: itemClass, constraints: attributes, hostOrSubdomain: hostOrSubdomain)
+  }
 }
 
 /// A new item: the complete row the API built, as the store must keep it.
