@@ -15,6 +15,8 @@ let package = Package(
     .executable(name: "keychain-bench", targets: ["keychain-bench"]),
   ],
   dependencies: [
+    // Test-only: an SQLite client independent of the store's own layer, with which tests alter
+    // store files behind the runtime's back. The runtime itself uses SQLite's C API (CSQLite).
     .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     .package(url: "https://github.com/stencilproject/Stencil", from: "0.15.1"),
@@ -30,6 +32,13 @@ let package = Package(
       pkgConfig: "libcrypto",
       providers: [.apt(["libssl-dev"])]
     ),
+    // SQLite through Debian's libsqlite3-dev.
+    .systemLibrary(
+      name: "CSQLite",
+      path: "Sources/CSQLite",
+      pkgConfig: "sqlite3",
+      providers: [.apt(["libsqlite3-dev"])]
+    ),
     // The C entry points between Security and its store, with "not linked" defaults.
     .target(name: "CKeychainBridgeSeam"),
     // Apple's SecItem API: dictionaries, rules and results. Imports Foundation alone, so any
@@ -42,16 +51,15 @@ let package = Package(
       exclude: ["Definitions"],
       swiftSettings: [.enableExperimentalFeature("Extern")]
     ),
-    // The store under the API: SQLite through GRDB, every row sealed with OpenSSL.
+    // The store under the API: SQLite through its C API, every row sealed with OpenSSL.
     .target(
       name: "KeychainStoreSQLite",
       dependencies: [
         "Security",
         "COpenSSL",
         "CKeychainBridgeSeam",
-        .product(name: "GRDB", package: "GRDB.swift"),
-        // The search path uses SQLite's C API directly (SQLiteStatements.swift).
-        .product(name: "GRDBSQLite", package: "GRDB.swift"),
+        // SQLite's C API: the store's one database layer (SQLiteConnection.swift).
+        "CSQLite",
         // Operational events (skipped damaged rows, checkpoint failures), never values.
         .product(name: "Logging", package: "swift-log"),
       ]

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import Security
 
 // Row format 1 bound only a row's identity columns into its sealing; format 2 binds every plain
@@ -15,9 +14,10 @@ extension SQLiteItemStore {
     do {
       guard try readers.storeInfo("row_format") == Data([1]) else { return }
       try write { db throws(SecStatus) in
-        guard try SQLiteErrors.database({ try Data.fetchOne(db, sql: formatSQL) }) == Data([1]) else { return }
+        guard try db.blob(formatSQL) == Data([1]) else { return }
         var upgrades: [(id: Int64, identity: RowIdentity, meta: Data, secret: Data?)] = []
-        try forEachRow(of: try self.grdbStatement(db, "SELECT \(RowCodec.columns) FROM item"), arguments: []) {
+        let rows = try SQLiteErrors.database { try db.statement("SELECT \(RowCodec.columns) FROM item") }
+        try forEachRow(of: rows, arguments: []) {
           row throws(SecStatus) in
           if let upgrade = try? self.formatOneUpgrade(row, ring) { upgrades.append(upgrade) }
           return true
@@ -29,13 +29,13 @@ extension SQLiteItemStore {
           ])
         for upgrade in upgrades {
           try SQLiteErrors.database {
-            try db.execute(
-              sql: "UPDATE item SET meta = ?, secret = ? WHERE id = ?",
-              arguments: [upgrade.meta, upgrade.secret, upgrade.id])
+            try db.run(
+              "UPDATE item SET meta = ?, secret = ? WHERE id = ?",
+              [.blob(upgrade.meta), .optionalBlob(upgrade.secret), .integer(upgrade.id)])
           }
         }
         try SQLiteErrors.database {
-          try db.execute(sql: "UPDATE store_info SET value = ? WHERE name = 'row_format'", arguments: [Data([2])])
+          try db.run("UPDATE store_info SET value = ? WHERE name = 'row_format'", [.blob(Data([2]))])
         }
       }
     } catch {

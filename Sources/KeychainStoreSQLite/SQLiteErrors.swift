@@ -1,21 +1,24 @@
+import CSQLite
 import Foundation
-import GRDB
-import GRDBSQLite
 import Security
 
 /// SQLite's failures as errSec codes (the mapping of keychain-semantics.md 16.1), in one place for
-/// both the GRDB writer and the C read path.
+/// reads and writes.
 enum SQLiteErrors {
   /// Whether SQLite failed to write for want of space (ENOSPC is SQLITE_FULL; a file-size limit
-  /// is an I/O error), as GRDB reports it or as the row code already mapped it (errSecIO).
+  /// is an I/O error), as SQLite reports it or as the row code already mapped it (errSecIO).
   static func isOutOfSpace(_ error: any Error) -> Bool {
     if let status = error as? SecStatus { return status == .io }
-    guard let error = error as? DatabaseError else { return false }
-    let code = error.resultCode.primaryResultCode
-    return code == .SQLITE_FULL || code == .SQLITE_IOERR
+    guard let failure = error as? SQLiteFailure else { return false }
+    return failure.primaryCode == SQLITE_FULL || failure.primaryCode == SQLITE_IOERR
   }
 
-  /// Runs a GRDB call, its failure as an errSec code.
+  /// Whether SQLite refused a row for a constraint: here, a primary key that is taken.
+  static func isConstraint(_ error: any Error) -> Bool {
+    (error as? SQLiteFailure)?.primaryCode == SQLITE_CONSTRAINT
+  }
+
+  /// Runs SQLite calls, their failure as an errSec code.
   static func database<T>(_ body: () throws -> T) throws(SecStatus) -> T {
     do {
       return try body()
@@ -27,8 +30,8 @@ enum SQLiteErrors {
   /// SQLite's failures as errSec codes (the mapping of keychain-semantics.md 16.1).
   static func status(for error: any Error) -> SecStatus {
     if let status = error as? SecStatus { return status }
-    guard let error = error as? DatabaseError else { return .notAvailable }
-    return secStatus(sqliteResultCode: error.resultCode.primaryResultCode.rawValue)
+    guard let failure = error as? SQLiteFailure else { return .notAvailable }
+    return secStatus(sqliteResultCode: failure.code)
   }
 }
 

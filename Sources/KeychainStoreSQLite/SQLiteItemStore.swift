@@ -1,12 +1,11 @@
+import CSQLite
 import Dispatch
 import Foundation
-import GRDB
-import GRDBSQLite
 import Logging
 import Security
 import Synchronization
 
-/// The item store on SQLite (through GRDB) with every row sealed by AES-256-GCM.
+/// The item store on SQLite with every row sealed by AES-256-GCM.
 ///
 /// Row layout: plain columns only for what the query planner must compare (class, sync flag,
 /// protection class) and HMAC-SHA-256 digests for searchable values (access group, primary key,
@@ -17,13 +16,13 @@ import Synchronization
 /// This file holds the ItemStore operations and their transactions. Opening and migration are in
 /// StoreOpening.swift, the format-1 upgrade in RowFormatUpgrade.swift, sealing in RowCodec.swift,
 /// digests in SearchDigests.swift, query planning in QueryPlanner.swift, the SQLite error mapping
-/// in SQLiteErrors.swift, the read connections in SQLiteStatements.swift and checkpoints in
+/// in SQLiteErrors.swift, the connections in SQLiteConnection.swift and checkpoints in
 /// WALCheckpointer.swift.
 final class SQLiteItemStore: ItemStore {
   let files: StoreFiles
   let hasPassphrase: Bool
-  /// The writer's connection pool; nil for a read-only store.
-  let pool: DatabasePool?
+  /// The one writing connection; nil for a read-only store.
+  let writer: SQLiteWriter?
   /// Whether the store was opened read-only (every change is errSecReadOnly).
   let isReadOnly: Bool
   let readers: ReadConnections
@@ -48,7 +47,7 @@ final class SQLiteItemStore: ItemStore {
     let opened = try files.whileLockedForOpening { [files, isReadOnly, checkpointer] () throws(KeychainStoreError) in
       try Self.openDatabase(files, readOnly: isReadOnly, checkpointer: checkpointer, passphrase: passphrase)
     }
-    pool = opened.pool
+    writer = opened.writer
     readers = opened.readers
     keyFileContents = opened.keyFile
     do {
@@ -59,7 +58,7 @@ final class SQLiteItemStore: ItemStore {
     var ring = KeyRing.sealed
     if !hasPassphrase || passphrase != nil {
       ring = try Self.unlockedRing(keyFileContents, passphrase: passphrase, files: files)
-      try Self.verify(ring, against: opened.keyCheck, in: pool, files: files)
+      try Self.verify(ring, against: opened.keyCheck, in: writer, files: files)
     }
     keys = Mutex(ring)
     integrity = IntegrityMonitor(databasePath: files.databasePath)
@@ -68,7 +67,7 @@ final class SQLiteItemStore: ItemStore {
 
   deinit {
     // The writer's WAL hook points at the checkpointer: remove it while both are alive.
-    pool?.writeWithoutTransaction { db in checkpointer.unwatch(db) }
+    writer?.withConnection { connection in checkpointer.unwatch(connection) }
   }
 
   // MARK: Lock state
@@ -87,7 +86,7 @@ final class SQLiteItemStore: ItemStore {
     do {
       ring = try Self.unlockedRing(keyFileContents, passphrase: passphrase, files: files)
       let stored = try readers.storeInfo("key_check")
-      try Self.verify(ring, against: stored.map { [UInt8]($0) }, in: pool, files: files)
+      try Self.verify(ring, against: stored.map { [UInt8]($0) }, in: writer, files: files)
     } catch let error as KeychainStoreError {
       throw SecStatus(error.status)
     } catch {
@@ -164,17 +163,13 @@ final class SQLiteItemStore: ItemStore {
       guard !rows.isEmpty else { throw .itemNotFound }
       let ids = rows.map(\.id)
       if ids.count == 1 {
-        try SQLiteErrors.database {
-          try db.cachedStatement(sql: "DELETE FROM item WHERE id = ?").execute(arguments: [ids[0]])
-        }
+        try SQLiteErrors.database { try db.run("DELETE FROM item WHERE id = ?", [.integer(ids[0])]) }
         return 1
       }
       for start in stride(from: 0, to: ids.count, by: 500) {
         let chunk = Array(ids[start..<min(start + 500, ids.count)])
         let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
-        try SQLiteErrors.database {
-          try db.execute(sql: "DELETE FROM item WHERE id IN (\(marks))", arguments: StatementArguments(chunk))
-        }
+        try SQLiteErrors.database { try db.run("DELETE FROM item WHERE id IN (\(marks))", chunk.map { .integer($0) }) }
       }
       return ids.count
     }
@@ -218,18 +213,19 @@ final class SQLiteItemStore: ItemStore {
     meta = ?, secret = ? WHERE id = ?
     """
 
-  private func insertRow(_ db: Database, _ item: NewItem, _ ring: KeyRing) throws(SecStatus) -> StoredItem {
+  private func insertRow(_ db: SQLiteConnection, _ item: NewItem, _ ring: KeyRing) throws(SecStatus) -> StoredItem {
     let persistentID: Data
     do { persistentID = Data(try OpenSSLCrypto.randomBytes(16)) } catch { throw error.status }
     let identity = try digests(ring).identity(
       item.itemClass, item.index, persistentID: persistentID, hasSecret: item.data != nil)
     let sealed = try RowCodec.seal(
       ring, identity, attributes: item.attributes, accessControl: item.accessControl, data: item.data)
-    let arguments: [(any DatabaseValueConvertible)?] =
+    let arguments: [SQLArgument] =
       [
-        item.itemClass.rawValue, persistentID, identity.accessGroup, identity.synchronizable, identity.protection,
-        identity.primaryKey, identity.spiKey,
-      ] + identity.searchDigests + [sealed.meta, sealed.secret]
+        .text(item.itemClass.rawValue), .blob(persistentID), .blob(identity.accessGroup),
+        .integer(identity.synchronizable), .text(identity.protection), .blob(identity.primaryKey),
+        .blob(identity.spiKey),
+      ] + identity.searchDigests.map(SQLArgument.optionalBlob) + [.blob(sealed.meta), .optionalBlob(sealed.secret)]
     try executeReplacingCorruptRow(db, Self.insertSQL, arguments, identity, ring)
     return StoredItem(
       itemClass: item.itemClass, persistentID: persistentID, attributes: item.attributes,
@@ -240,23 +236,24 @@ final class SQLiteItemStore: ItemStore {
   /// decrypts, that row is removed and the statement run again: a damaged row must not make its
   /// key unusable for ever. A clash with a sound row is errSecDuplicateItem.
   private func executeReplacingCorruptRow(
-    _ db: Database, _ sql: String, _ arguments: [(any DatabaseValueConvertible)?], _ identity: RowIdentity,
+    _ db: SQLiteConnection, _ sql: String, _ arguments: [SQLArgument], _ identity: RowIdentity,
     _ ring: KeyRing
   ) throws(SecStatus) {
     do {
-      try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(arguments))
-    } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+      try db.run(sql, arguments)
+    } catch  where SQLiteErrors.isConstraint(error) {
       try removeCorruptRow(db, identity, ring)
-      try SQLiteErrors.database { try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(arguments)) }
+      try SQLiteErrors.database { try db.run(sql, arguments) }
     } catch {
       throw SQLiteErrors.status(for: error)
     }
   }
 
   /// Deletes the row holding `identity`'s key if it is corrupt; errSecDuplicateItem if it is sound.
-  private func removeCorruptRow(_ db: Database, _ identity: RowIdentity, _ ring: KeyRing) throws(SecStatus) {
-    let statement = try grdbStatement(
-      db, "SELECT \(RowCodec.columns) FROM item WHERE class = ? AND pk = ? AND spi = ?")
+  private func removeCorruptRow(_ db: SQLiteConnection, _ identity: RowIdentity, _ ring: KeyRing) throws(SecStatus) {
+    let statement = try SQLiteErrors.database {
+      try db.statement("SELECT \(RowCodec.columns) FROM item WHERE class = ? AND pk = ? AND spi = ?")
+    }
     var corruptID: Int64?
     var found = false
     try forEachRow(
@@ -272,22 +269,16 @@ final class SQLiteItemStore: ItemStore {
       return false
     }
     guard found, let corruptID else { throw .duplicateItem }
-    try SQLiteErrors.database { try db.execute(sql: "DELETE FROM item WHERE id = ?", arguments: [corruptID]) }
-  }
-
-  /// A statement GRDB prepared and cached on a write connection, driven through SQLite's C API by
-  /// the same row code as searches. Only the store's raw path uses these SQL texts, so GRDB's own
-  /// argument bookkeeping for them is never relied on.
-  func grdbStatement(_ db: Database, _ sql: String) throws(SecStatus) -> OpaquePointer {
-    try SQLiteErrors.database { try db.cachedStatement(sql: sql).sqliteStatement }
+    try SQLiteErrors.database { try db.run("DELETE FROM item WHERE id = ?", [.integer(corruptID)]) }
   }
 
   /// Runs a search plan inside a write transaction.
-  private func select(_ db: Database, _ filter: ItemFilter, limit: Int?, fetch: ItemFetch, _ ring: KeyRing)
+  private func select(_ db: SQLiteConnection, _ filter: ItemFilter, limit: Int?, fetch: ItemFetch, _ ring: KeyRing)
     throws(SecStatus) -> [RowRecord]
   {
     let plan = try planner(ring).plan(filter)
-    return try select(try grdbStatement(db, plan.sql), plan, filter, limit: limit, fetch: fetch, ring)
+    let statement = try SQLiteErrors.database { try db.statement(plan.sql) }
+    return try select(statement, plan, filter, limit: limit, fetch: fetch, ring)
   }
 
   /// Runs a search plan over the rows, authenticating each and decrypting what `fetch` and the
@@ -348,7 +339,8 @@ final class SQLiteItemStore: ItemStore {
   }
 
   private func updateRows(
-    _ db: Database, _ filter: ItemFilter, _ revise: (StoredItem) throws(SecStatus) -> ItemRevision, _ ring: KeyRing
+    _ db: SQLiteConnection, _ filter: ItemFilter, _ revise: (StoredItem) throws(SecStatus) -> ItemRevision,
+    _ ring: KeyRing
   ) throws(SecStatus) -> Int {
     let records = try select(db, filter, limit: nil, fetch: ItemFetch(attributes: true, data: false), ring)
     guard !records.isEmpty else { throw .itemNotFound }
@@ -375,9 +367,13 @@ final class SQLiteItemStore: ItemStore {
         record.item.itemClass, revision.index, persistentID: record.item.persistentID, hasSecret: data != nil)
       let sealed = try RowCodec.seal(
         ring, identity, attributes: revision.attributes, accessControl: revision.accessControl, data: data)
-      let arguments: [(any DatabaseValueConvertible)?] =
-        [identity.accessGroup, identity.synchronizable, identity.protection, identity.primaryKey, identity.spiKey]
-        + identity.searchDigests + [sealed.meta, sealed.secret, record.id]
+      let arguments: [SQLArgument] =
+        [
+          .blob(identity.accessGroup), .integer(identity.synchronizable), .text(identity.protection),
+          .blob(identity.primaryKey), .blob(identity.spiKey),
+        ] + identity.searchDigests.map(SQLArgument.optionalBlob) + [
+          .blob(sealed.meta), .optionalBlob(sealed.secret), .integer(record.id),
+        ]
       try executeReplacingCorruptRow(db, Self.updateSQL, arguments, identity, ring)
       updated += 1
     }
@@ -397,19 +393,10 @@ final class SQLiteItemStore: ItemStore {
   /// (whose freed pages are reused) gives its space back. A transaction that frees space (a delete)
   /// may also use the space reserve for that checkpoint; adds and updates may not, so the reserve is
   /// still there when the disk is full and only a delete can help.
-  func write<T>(freesSpace: Bool = false, _ body: @escaping (Database) throws(SecStatus) -> T)
-    throws(SecStatus) -> T
-  {
-    guard let pool else { throw SecStatus(errSecReadOnly) }
+  func write<T>(freesSpace: Bool = false, _ body: (SQLiteConnection) throws(SecStatus) -> T) throws(SecStatus) -> T {
+    guard let writer else { throw SecStatus(errSecReadOnly) }
     func transaction() throws -> T {
-      try pool.writeWithoutTransaction { db in
-        var value: T?
-        try db.inTransaction(.immediate) {
-          value = try body(db)
-          return .commit
-        }
-        return value!
-      }
+      try writer.transaction { connection in try body(connection) }
     }
     do {
       return try transaction()
@@ -420,7 +407,7 @@ final class SQLiteItemStore: ItemStore {
       // The reserve file gives the checkpoint room to move the WAL's last pages into the database.
       if freesSpace { _ = files.releaseSpaceReserve() }
       do {
-        _ = pool.writeWithoutTransaction { db in WALCheckpointer.checkpointTruncating(db) }
+        _ = writer.withConnection { connection in WALCheckpointer.checkpointTruncating(connection) }
         let value = try transaction()
         files.createSpaceReserve()
         return value

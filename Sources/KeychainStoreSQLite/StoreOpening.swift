@@ -1,5 +1,5 @@
+import CSQLite
 import Foundation
-import GRDB
 import Security
 
 // Opening a store's files: creating a new store, refusing foreign or damaged ones, migrating the
@@ -7,7 +7,7 @@ import Security
 extension SQLiteItemStore {
   /// What opening a store's files gives: its connections, its key file and its key check.
   struct OpenedDatabase {
-    var pool: DatabasePool?
+    var writer: SQLiteWriter?
     var readers: ReadConnections
     var keyFile: [UInt8]
     var keyCheck: [UInt8]?
@@ -18,7 +18,7 @@ extension SQLiteItemStore {
   static func openDatabase(
     _ files: StoreFiles, readOnly: Bool, checkpointer: WALCheckpointer, passphrase: String?
   ) throws(KeychainStoreError) -> OpenedDatabase {
-    let pool: DatabasePool?
+    let writer: SQLiteWriter?
     let readers: ReadConnections
     let keyCheck: [UInt8]?
     if readOnly {
@@ -28,7 +28,7 @@ extension SQLiteItemStore {
           message: "\(files.directory.path) is read-only and holds no keychain store to open.")
       }
       try files.checkPrivate(files.databasePath, what: "database")
-      pool = nil
+      writer = nil
       // A cleanly closed store has no WAL; on a read-only file system SQLite could not create the
       // shared-memory file a WAL reader needs, so such a database is opened as immutable.
       readers = ReadConnections(path: files.databasePath, immutable: !files.hasWriteAheadLog)
@@ -36,13 +36,13 @@ extension SQLiteItemStore {
     } else {
       try files.prepareDatabaseFile()
       files.createSpaceReserve()
-      let opened = try openPool(path: files.databasePath, checkpointer: checkpointer)
+      let opened = try openWriter(path: files.databasePath, checkpointer: checkpointer)
       keyCheck = try migrate(opened, path: files.databasePath)
-      pool = opened
+      writer = opened
       readers = ReadConnections(path: files.databasePath, immutable: false)
     }
     if let existing = try files.readKeyFile() {
-      return OpenedDatabase(pool: pool, readers: readers, keyFile: existing, keyCheck: keyCheck)
+      return OpenedDatabase(writer: writer, readers: readers, keyFile: existing, keyCheck: keyCheck)
     }
     guard keyCheck == nil else {
       throw KeychainStoreError(
@@ -66,7 +66,7 @@ extension SQLiteItemStore {
       throw KeychainStoreError(status: error.code, message: "Cannot seal the new store key.")
     }
     let keyFile = try files.createKeyFile(sealedKey)
-    return OpenedDatabase(pool: pool, readers: readers, keyFile: keyFile, keyCheck: keyCheck)
+    return OpenedDatabase(writer: writer, readers: readers, keyFile: keyFile, keyCheck: keyCheck)
   }
 
   /// Checks that a database opened read-only is a keychain store in the current row format, and
@@ -100,80 +100,62 @@ extension SQLiteItemStore {
     return keyCheck.map { [UInt8]($0) }
   }
 
-  private static func openPool(path: String, checkpointer: WALCheckpointer) throws(KeychainStoreError)
-    -> DatabasePool
+  private static func openWriter(path: String, checkpointer: WALCheckpointer) throws(KeychainStoreError)
+    -> SQLiteWriter
   {
-    var configuration = Configuration()
-    configuration.busyMode = .timeout(10)
-    configuration.label = "keychain-bridge"
-    configuration.prepareDatabase { db in
-      try db.execute(sql: "PRAGMA synchronous = FULL")
-      // Deleted rows are overwritten with zeros rather than left in free pages. SQLite's default for
-      // this differs between builds, so it is set here.
-      try db.execute(sql: "PRAGMA secure_delete = ON")
-      // A WAL restarted after a checkpoint is cut back to this size, so one burst of writes does
-      // not keep its space for ever.
-      try db.execute(sql: "PRAGMA journal_size_limit = 4194304")
-      // Checkpoints run on a background queue (WALCheckpointer), never in the caller's commit. This
-      // pragma removes SQLite's own WAL hook, so the checkpointer's is installed after it.
-      try db.execute(sql: "PRAGMA wal_autocheckpoint = 0")
-      if !db.configuration.readonly { checkpointer.watch(db) }
-    }
     do {
-      return try DatabasePool(path: path, configuration: configuration)
+      return try SQLiteWriter(path: path) { connection in checkpointer.watch(connection) }
     } catch {
       throw KeychainStoreError(
         status: SQLiteErrors.status(for: error).code, message: "Cannot open \(path) as a keychain database.")
     }
   }
 
-  /// Creates the schema in a new database, refuses a foreign one, and returns the stored key check.
-  private static func migrate(_ pool: DatabasePool, path: String) throws(KeychainStoreError) -> [UInt8]? {
+  /// The schema of a new store. Stores created while GRDB managed the file also hold its
+  /// `grdb_migrations` table, which nothing reads any more.
+  private static let schema = """
+    CREATE TABLE store_info (name TEXT PRIMARY KEY NOT NULL, value BLOB NOT NULL);
+    CREATE TABLE item (
+      id INTEGER PRIMARY KEY AUTOINCREMENT,
+      class TEXT NOT NULL,
+      persistref BLOB NOT NULL UNIQUE,
+      agrp BLOB NOT NULL,
+      sync INTEGER NOT NULL,
+      pdmn TEXT NOT NULL,
+      pk BLOB NOT NULL,
+      spi BLOB NOT NULL,
+      acct BLOB, svce BLOB, srvr BLOB, labl BLOB,
+      meta BLOB NOT NULL,
+      secret BLOB,
+      UNIQUE (class, pk, spi)
+    );
+    CREATE INDEX item_acct ON item (class, acct);
+    CREATE INDEX item_svce ON item (class, svce);
+    CREATE INDEX item_srvr ON item (class, srvr);
+    CREATE INDEX item_labl ON item (class, labl);
+    """
+
+  /// Creates the schema in a new database, refuses a foreign one, records the row format, and
+  /// returns the stored key check. Each step looks at what the file holds, so running it again, or
+  /// on a store of an earlier version, does only what is missing.
+  private static func migrate(_ writer: SQLiteWriter, path: String) throws(KeychainStoreError) -> [UInt8]? {
     do {
-      let isForeign = try pool.read { db in
-        let tables = try String.fetchSet(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
-        return !tables.isEmpty && !tables.contains("store_info")
-      }
-      if isForeign {
-        throw KeychainStoreError(
-          status: errSecInvalidKeychain,
-          message: "\(path) is an SQLite database of another program, not a keychain store; it was left untouched.")
-      }
-      var migrator = DatabaseMigrator()
-      migrator.registerMigration("v1") { db in
-        try db.execute(
-          sql: """
-            CREATE TABLE store_info (name TEXT PRIMARY KEY NOT NULL, value BLOB NOT NULL);
-            CREATE TABLE item (
-              id INTEGER PRIMARY KEY AUTOINCREMENT,
-              class TEXT NOT NULL,
-              persistref BLOB NOT NULL UNIQUE,
-              agrp BLOB NOT NULL,
-              sync INTEGER NOT NULL,
-              pdmn TEXT NOT NULL,
-              pk BLOB NOT NULL,
-              spi BLOB NOT NULL,
-              acct BLOB, svce BLOB, srvr BLOB, labl BLOB,
-              meta BLOB NOT NULL,
-              secret BLOB,
-              UNIQUE (class, pk, spi)
-            );
-            CREATE INDEX item_acct ON item (class, acct);
-            CREATE INDEX item_svce ON item (class, svce);
-            CREATE INDEX item_srvr ON item (class, srvr);
-            CREATE INDEX item_labl ON item (class, labl);
-            """)
-      }
-      // Row format 2 binds the search digests and the secret's presence into each row's sealing.
-      // Rows written before it are sealed again by upgradeRowFormat once the keys are at hand.
-      migrator.registerMigration("v2-row-format") { db in
-        let hasItems = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM item)") ?? false
-        try db.execute(
-          sql: "INSERT INTO store_info (name, value) VALUES ('row_format', ?)", arguments: [Data([hasItems ? 1 : 2])])
-      }
-      try migrator.migrate(pool)
-      return try pool.read { db in
-        try Data.fetchOne(db, sql: "SELECT value FROM store_info WHERE name = 'key_check'").map { [UInt8]($0) }
+      return try writer.transaction { connection in
+        let tables = Set(try connection.strings("SELECT name FROM sqlite_master WHERE type = 'table'"))
+        if !tables.isEmpty && !tables.contains("store_info") {
+          throw KeychainStoreError(
+            status: errSecInvalidKeychain,
+            message: "\(path) is an SQLite database of another program, not a keychain store; it was left untouched.")
+        }
+        if tables.isEmpty { try connection.execute(schema) }
+        // Row format 2 binds the search digests and the secret's presence into each row's sealing.
+        // Rows written before it are sealed again by upgradeRowFormat once the keys are at hand.
+        if try connection.blob("SELECT value FROM store_info WHERE name = 'row_format'") == nil {
+          let hasItems = try !connection.strings("SELECT 'x' FROM item LIMIT 1").isEmpty
+          try connection.run(
+            "INSERT INTO store_info (name, value) VALUES ('row_format', ?)", [.blob(Data([hasItems ? 1 : 2]))])
+        }
+        return try connection.blob("SELECT value FROM store_info WHERE name = 'key_check'").map { [UInt8]($0) }
       }
     } catch let error as KeychainStoreError {
       throw error
@@ -204,7 +186,7 @@ extension SQLiteItemStore {
   }
 
   /// Records the key check of a new store, or refuses a key that is not the database's.
-  static func verify(_ ring: KeyRing, against stored: [UInt8]?, in pool: DatabasePool?, files: StoreFiles)
+  static func verify(_ ring: KeyRing, against stored: [UInt8]?, in writer: SQLiteWriter?, files: StoreFiles)
     throws(KeychainStoreError)
   {
     guard let check = ring.keyCheck else { return }
@@ -216,17 +198,15 @@ extension SQLiteItemStore {
       }
       return
     }
-    guard let pool else {
+    guard let writer else {
       throw KeychainStoreError(
         status: errSecReadOnly, message: "\(files.databasePath) is read-only and has no key check recorded yet.")
     }
     do {
-      try pool.write { db in
-        try db.execute(
-          sql: "INSERT OR IGNORE INTO store_info (name, value) VALUES ('key_check', ?)", arguments: [Data(check)])
-      }
-      let winner = try pool.read { db in
-        try Data.fetchOne(db, sql: "SELECT value FROM store_info WHERE name = 'key_check'").map { [UInt8]($0) }
+      let winner = try writer.transaction { connection in
+        try connection.run(
+          "INSERT OR IGNORE INTO store_info (name, value) VALUES ('key_check', ?)", [.blob(Data(check))])
+        return try connection.blob("SELECT value FROM store_info WHERE name = 'key_check'").map { [UInt8]($0) }
       }
       guard winner == check else {
         throw KeychainStoreError(

@@ -1,8 +1,8 @@
+import CSQLite
 import Dispatch
 import Foundation
-import GRDB
-import GRDBSQLite
 import Logging
+import Security
 import Synchronization
 
 #if canImport(Glibc)
@@ -29,7 +29,7 @@ final class WALCheckpointer: Sendable {
   private static let frameBytes = 4096 + 24
   private let path: String
   private let directory: String
-  private let state = Mutex<(checkpointedAt: Int32, running: Bool, connection: DatabaseQueue?)>((0, false, nil))
+  private let state = Mutex<(checkpointedAt: Int32, running: Bool, connection: SQLiteConnection?)>((0, false, nil))
   private let queue = DispatchQueue(label: "keychain-bridge.checkpoint", qos: .utility)
   /// Whether the last background checkpoint failed (only the first failure of a run is logged).
   private let failing = Mutex(false)
@@ -41,17 +41,17 @@ final class WALCheckpointer: Sendable {
 
   /// Installs the WAL hook on a writing connection; `unwatch` must run before the checkpointer is
   /// released (the hook holds no reference).
-  func watch(_ db: Database) {
+  func watch(_ connection: SQLiteConnection) {
     sqlite3_wal_hook(
-      db.sqliteConnection,
+      connection.handle,
       { context, _, _, pages in
         Unmanaged<WALCheckpointer>.fromOpaque(context!).takeUnretainedValue().walHolds(pages: pages)
         return SQLITE_OK
       }, Unmanaged.passUnretained(self).toOpaque())
   }
 
-  func unwatch(_ db: Database) {
-    sqlite3_wal_hook(db.sqliteConnection, nil, nil)
+  func unwatch(_ connection: SQLiteConnection) {
+    sqlite3_wal_hook(connection.handle, nil, nil)
   }
 
   /// Called inside every commit with the number of pages in the WAL.
@@ -70,11 +70,10 @@ final class WALCheckpointer: Sendable {
     }
     guard start else { return }
     queue.async { [self] in
-      let connection = state.withLock { state -> DatabaseQueue? in
+      let connection = state.withLock { state -> SQLiteConnection? in
         if state.connection == nil {
-          var configuration = Configuration()
-          configuration.busyMode = .timeout(1)
-          state.connection = try? DatabaseQueue(path: path, configuration: configuration)
+          state.connection = try? SQLiteConnection(
+            uri: fileURI(path), flags: SQLITE_OPEN_READWRITE, busyTimeoutMilliseconds: 1000)
         }
         return state.connection
       }
@@ -82,7 +81,7 @@ final class WALCheckpointer: Sendable {
       // a WAL that cannot be checkpointed keeps growing: the first failure of a run is logged.
       do {
         guard let connection else { throw CheckpointUnavailable() }
-        try connection.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(PASSIVE)") }
+        try connection.execute("PRAGMA wal_checkpoint(PASSIVE)")
         state.withLock { $0.running = false }
         failing.withLock { $0 = false }
       } catch {
@@ -109,12 +108,21 @@ final class WALCheckpointer: Sendable {
 
   /// Moves the whole WAL into the database file and truncates it, waiting for a background
   /// checkpoint that is running; returns whether it completed.
-  static func checkpointTruncating(_ db: Database) -> Bool {
+  static func checkpointTruncating(_ connection: SQLiteConnection) -> Bool {
     for attempt in 0..<100 {
       if attempt > 0 { usleep(10_000) }
-      guard let row = try? Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(TRUNCATE)") else { return false }
+      var blocked: Int64?
+      guard let statement = try? connection.statement("PRAGMA wal_checkpoint(TRUNCATE)") else { return false }
+      do {
+        try forEachRow(of: statement, arguments: []) { row throws(SecStatus) in
+          blocked = try row.integer(0)
+          return false
+        }
+      } catch {
+        return false
+      }
       // The first column is 1 when another connection's checkpoint or a reader was in the way.
-      if row[0] as Int? == 0 { return true }
+      if blocked == 0 { return true }
     }
     return false
   }

@@ -1,0 +1,338 @@
+import CSQLite
+import Foundation
+import Security
+import Synchronization
+
+// The store's one SQLite layer, on SQLite's C API. A lookup is the store's most frequent call, and
+// a general-purpose layer's pooled read (a semaphore, a dispatch onto the reader's queue, a copy of
+// every column and a cursor object) cost more than the SQLite work itself: about 40% of a lookup's
+// instructions under callgrind, when GRDB served reads. So reads and writes both use this small
+// layer: connections with cached statements, rows read in place, typed failures, and one writer
+// connection that serializes transactions.
+
+/// A value bound to a statement parameter.
+enum SQLArgument {
+  case integer(Int64)
+  case text(String)
+  case blob(Data)
+  case null
+
+  /// A blob, or NULL for nil.
+  static func optionalBlob(_ data: Data?) -> SQLArgument { data.map { .blob($0) } ?? .null }
+}
+
+/// A failed SQLite call: its result code, and SQLite's message (which names no value).
+struct SQLiteFailure: Error, CustomStringConvertible {
+  /// The extended result code.
+  let code: Int32
+  let message: String
+
+  /// The primary result code (SQLITE_CONSTRAINT, SQLITE_FULL...).
+  var primaryCode: Int32 { code & 0xFF }
+
+  var description: String { "SQLite error \(code): \(message)" }
+}
+
+/// The current row of a stepping statement. Column accessors report a wrongly typed value as
+/// errSecDecode instead of trapping, since the database file may have been altered.
+struct StatementRow {
+  let statement: OpaquePointer
+
+  func integer(_ column: Int32) throws(SecStatus) -> Int64 {
+    guard sqlite3_column_type(statement, column) == SQLITE_INTEGER else { throw .decode }
+    return sqlite3_column_int64(statement, column)
+  }
+
+  func text(_ column: Int32) throws(SecStatus) -> String {
+    guard sqlite3_column_type(statement, column) == SQLITE_TEXT, let characters = sqlite3_column_text(statement, column)
+    else { throw .decode }
+    let count = Int(sqlite3_column_bytes(statement, column))
+    return String(decoding: UnsafeBufferPointer(start: characters, count: count), as: UTF8.self)
+  }
+
+  func bytes(_ column: Int32) throws(SecStatus) -> [UInt8] {
+    guard sqlite3_column_type(statement, column) == SQLITE_BLOB else { throw .decode }
+    // A zero-length blob comes back as a NULL pointer.
+    guard let start = sqlite3_column_blob(statement, column) else { return [] }
+    let count = Int(sqlite3_column_bytes(statement, column))
+    return Array(UnsafeRawBufferPointer(start: start, count: count))
+  }
+
+  func blob(_ column: Int32) throws(SecStatus) -> Data {
+    guard sqlite3_column_type(statement, column) == SQLITE_BLOB else { throw .decode }
+    guard let start = sqlite3_column_blob(statement, column) else { return Data() }
+    return Data(bytes: start, count: Int(sqlite3_column_bytes(statement, column)))
+  }
+
+  func optionalBlob(_ column: Int32) throws(SecStatus) -> Data? {
+    sqlite3_column_type(statement, column) == SQLITE_NULL ? nil : try blob(column)
+  }
+
+  func optionalBytes(_ column: Int32) throws(SecStatus) -> [UInt8]? {
+    sqlite3_column_type(statement, column) == SQLITE_NULL ? nil : try bytes(column)
+  }
+}
+
+/// Runs a prepared statement: binds `arguments`, hands each row to `body` until it returns false,
+/// and always resets the statement, so that no read transaction outlives the call (a statement
+/// left mid-step would pin its WAL snapshot and hold back checkpoints).
+func forEachRow(
+  of statement: OpaquePointer, arguments: [SQLArgument], _ body: (StatementRow) throws(SecStatus) -> Bool
+) throws(SecStatus) {
+  do {
+    try stepRows(of: statement, arguments: arguments, body)
+  } catch let failure as SQLiteFailure {
+    throw SQLiteErrors.status(for: failure)
+  } catch let status as SecStatus {
+    throw status
+  } catch {
+    throw .notAvailable
+  }
+}
+
+/// `forEachRow` with SQLite's failures as they are, for callers that tell them apart (a
+/// constraint, a full disk).
+func stepRows(
+  of statement: OpaquePointer, arguments: [SQLArgument], _ body: (StatementRow) throws(SecStatus) -> Bool
+) throws {
+  defer {
+    sqlite3_reset(statement)
+    sqlite3_clear_bindings(statement)
+  }
+  for (offset, argument) in arguments.enumerated() {
+    let index = Int32(offset + 1)
+    let code: Int32
+    switch argument {
+    case .integer(let value):
+      code = sqlite3_bind_int64(statement, index, value)
+    case .text(let value):
+      code = sqlite3_bind_text(statement, index, value, -1, transientDestructor)
+    case .blob(let value):
+      code = value.withUnsafeBytes { buffer in
+        // A NULL pointer would bind NULL, not an empty blob.
+        sqlite3_bind_blob(statement, index, buffer.baseAddress ?? emptyBlob, Int32(buffer.count), transientDestructor)
+      }
+    case .null:
+      code = sqlite3_bind_null(statement, index)
+    }
+    guard code == SQLITE_OK else { throw SQLiteFailure(code: code, message: "cannot bind parameter \(index)") }
+  }
+  let row = StatementRow(statement: statement)
+  while true {
+    let code = sqlite3_step(statement)
+    if code == SQLITE_DONE { return }
+    guard code == SQLITE_ROW else {
+      throw SQLiteFailure(code: code, message: String(cString: sqlite3_errmsg(sqlite3_db_handle(statement))))
+    }
+    guard try body(row) else { return }
+  }
+}
+
+/// SQLITE_TRANSIENT: SQLite copies the bound bytes, which may move once the call returns.
+private nonisolated(unsafe) let transientDestructor = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+private nonisolated(unsafe) let emptyBlob = UnsafeRawPointer(
+  UnsafeMutableRawPointer.allocate(byteCount: 1, alignment: 1))
+
+/// One SQLite connection with its prepared statements.
+///
+/// Unchecked Sendable: its owner hands it to one user at a time (ReadConnections keeps it idle or
+/// in one caller's hands; SQLiteWriter behind a mutex), which is what SQLite's NOMUTEX mode requires.
+final class SQLiteConnection: @unchecked Sendable {
+  let handle: OpaquePointer
+  private var statements: [String: OpaquePointer] = [:]
+  /// Statement SQL varies only with the shape of a query; the bound keeps a pathological caller from
+  /// growing the cache without limit.
+  private static let statementLimit = 64
+
+  /// Opens `uri` (a path or a `file:` URI) with `flags` (SQLITE_OPEN_READONLY, or READWRITE|CREATE).
+  init(uri: String, flags: Int32, busyTimeoutMilliseconds: Int32 = 10_000) throws(SQLiteFailure) {
+    var handle: OpaquePointer?
+    let code = sqlite3_open_v2(uri, &handle, flags | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI, nil)
+    guard code == SQLITE_OK, let handle else {
+      let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open the database"
+      sqlite3_close_v2(handle)
+      throw SQLiteFailure(code: code, message: message)
+    }
+    self.handle = handle
+    sqlite3_extended_result_codes(handle, 1)
+    sqlite3_busy_timeout(handle, busyTimeoutMilliseconds)
+  }
+
+  deinit {
+    for statement in statements.values { sqlite3_finalize(statement) }
+    sqlite3_close_v2(handle)
+  }
+
+  /// A prepared statement for `sql`, prepared once per connection.
+  func statement(_ sql: String) throws(SQLiteFailure) -> OpaquePointer {
+    if let cached = statements[sql] { return cached }
+    if statements.count >= Self.statementLimit {
+      for statement in statements.values { sqlite3_finalize(statement) }
+      statements.removeAll()
+    }
+    var statement: OpaquePointer?
+    let code = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+    guard code == SQLITE_OK, let statement else {
+      throw SQLiteFailure(code: code, message: String(cString: sqlite3_errmsg(handle)))
+    }
+    statements[sql] = statement
+    return statement
+  }
+
+  /// Runs one or more statements without parameters (schema, pragmas, transaction control).
+  func execute(_ sql: String) throws(SQLiteFailure) {
+    var error: UnsafeMutablePointer<CChar>?
+    let code = sqlite3_exec(handle, sql, nil, nil, &error)
+    let message = error.map { String(cString: $0) } ?? ""
+    sqlite3_free(error)
+    guard code == SQLITE_OK else { throw SQLiteFailure(code: sqlite3_extended_errcode(handle), message: message) }
+  }
+
+  /// Runs a statement with `arguments` to completion (an insert, an update, a delete).
+  func run(_ sql: String, _ arguments: [SQLArgument] = []) throws(SQLiteFailure) {
+    let prepared = try statement(sql)
+    do {
+      try stepRows(of: prepared, arguments: arguments) { _ throws(SecStatus) in true }
+    } catch let failure as SQLiteFailure {
+      throw failure
+    } catch {
+      throw SQLiteFailure(code: SQLITE_ERROR, message: "\(error)")
+    }
+  }
+
+  /// The first column of the first row of `sql` as a blob, or nil when there is no row.
+  func blob(_ sql: String, _ arguments: [SQLArgument] = []) throws(SecStatus) -> Data? {
+    var value: Data?
+    let prepared: OpaquePointer
+    do { prepared = try statement(sql) } catch { throw SQLiteErrors.status(for: error) }
+    try forEachRow(of: prepared, arguments: arguments) { row throws(SecStatus) in
+      value = try row.optionalBlob(0)
+      return false
+    }
+    return value
+  }
+
+  /// The first column of every row of `sql`, as text.
+  func strings(_ sql: String) throws(SecStatus) -> [String] {
+    var values: [String] = []
+    let prepared: OpaquePointer
+    do { prepared = try statement(sql) } catch { throw SQLiteErrors.status(for: error) }
+    try forEachRow(of: prepared, arguments: []) { row throws(SecStatus) in
+      values.append(try row.text(0))
+      return true
+    }
+    return values
+  }
+}
+
+/// Read-only connections for searches. A search takes an idle connection (or opens one) and gives
+/// it back, so concurrent searches run in parallel on WAL snapshots, never behind the writer.
+final class ReadConnections: Sendable {
+  /// The database as a `file:` URI, with `immutable=1` where asked for.
+  private let uri: String
+  private let idle = Mutex<[SQLiteConnection]>([])
+  private static let idleLimit = 4
+
+  /// Connections to the database at `path`; `immutable` tells SQLite that nothing can change the
+  /// file (a read-only store), so it needs no lock or shared-memory file beside it.
+  init(path: String, immutable: Bool) {
+    uri = fileURI(path) + (immutable ? "?immutable=1" : "")
+  }
+
+  /// The `store_info` value called `name`.
+  func storeInfo(_ name: String) throws(SecStatus) -> Data? {
+    try withConnection { connection throws(SecStatus) in
+      try connection.blob("SELECT value FROM store_info WHERE name = ?", [.text(name)])
+    }
+  }
+
+  /// The first column of every row `sql` gives, as text.
+  func strings(_ sql: String) throws(SecStatus) -> [String] {
+    try withConnection { connection throws(SecStatus) in try connection.strings(sql) }
+  }
+
+  /// Runs `body` with a statement for `sql` on a connection no other thread is using.
+  func withStatement<T>(_ sql: String, _ body: (OpaquePointer) throws(SecStatus) -> T) throws(SecStatus) -> T {
+    try withConnection { connection throws(SecStatus) in
+      let statement: OpaquePointer
+      do { statement = try connection.statement(sql) } catch { throw SQLiteErrors.status(for: error) }
+      return try body(statement)
+    }
+  }
+
+  private func withConnection<T>(_ body: (SQLiteConnection) throws(SecStatus) -> T) throws(SecStatus) -> T {
+    let connection: SQLiteConnection
+    if let reused = idle.withLock({ $0.popLast() }) {
+      connection = reused
+    } else {
+      do {
+        connection = try SQLiteConnection(uri: uri, flags: SQLITE_OPEN_READONLY)
+      } catch {
+        throw SQLiteErrors.status(for: error)
+      }
+    }
+    defer {
+      idle.withLock { connections in
+        if connections.count < Self.idleLimit { connections.append(connection) }
+      }
+    }
+    return try body(connection)
+  }
+}
+
+/// The one connection that writes, which serializes the process's transactions.
+final class SQLiteWriter: Sendable {
+  private let connection: Mutex<SQLiteConnection>
+
+  /// Opens the database at `path` for writing, creating it if needed, in WAL mode with the store's
+  /// pragmas; `configure` runs once on the new connection (the checkpointer's hook).
+  init(path: String, configure: (SQLiteConnection) -> Void) throws(SQLiteFailure) {
+    let opened = try SQLiteConnection(uri: fileURI(path), flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+    try opened.execute(
+      """
+      PRAGMA journal_mode = WAL;
+      PRAGMA synchronous = NORMAL;
+      PRAGMA secure_delete = ON;
+      PRAGMA journal_size_limit = 4194304;
+      PRAGMA wal_autocheckpoint = 0;
+      """)
+    // synchronous = NORMAL is what the store has always run with (GRDB's pool set it after the
+    // FULL this code once asked for): in WAL mode a commit survives the process being killed, and
+    // a power loss can lose the last commits but never corrupts the file; FULL would fsync every
+    // commit and cut adds and updates to a third (keychain-bench). Deleted rows are overwritten
+    // with zeros rather than left in free pages (SQLite's default differs between builds); a WAL restarted after a checkpoint is cut back to 4 MiB so one burst
+    // of writes does not keep its space for ever; checkpoints run on a background queue
+    // (WALCheckpointer), never in the caller's commit, and wal_autocheckpoint = 0 removes SQLite's
+    // own hook, so the checkpointer's is installed after it.
+    configure(opened)
+    connection = Mutex(opened)
+  }
+
+  /// Runs `body` with the connection and no transaction (pragmas, checkpoints).
+  func withConnection<T>(_ body: (SQLiteConnection) throws -> T) rethrows -> T {
+    try connection.withLock { try body($0) }
+  }
+
+  /// Runs `body` in one `BEGIN IMMEDIATE` transaction, committed when it returns and rolled back
+  /// when it throws.
+  func transaction<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+    try connection.withLock { connection in
+      try connection.execute("BEGIN IMMEDIATE")
+      do {
+        let value = try body(connection)
+        try connection.execute("COMMIT")
+        return value
+      } catch {
+        try? connection.execute("ROLLBACK")
+        throw error
+      }
+    }
+  }
+}
+
+/// `path` as a `file:` URI, escaped so that no character of a path is read as URI syntax.
+func fileURI(_ path: String) -> String {
+  var allowed = CharacterSet.urlPathAllowed
+  allowed.remove(charactersIn: "?#%")
+  return "file:" + (path.addingPercentEncoding(withAllowedCharacters: allowed) ?? path)
+}
