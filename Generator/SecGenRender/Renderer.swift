@@ -434,7 +434,15 @@ enum TemplateContext {
         },
       ]
     }
+    // The use keys: kSecUse constants that name a dictionary key (u_...), not a value of one.
+    let values = Set(model.valueGroups.flatMap { $0.cases.map(\.constant) })
+    let useKeys = Set(
+      definitions.constants.filter {
+        $0.constant.hasPrefix("kSecUse") && $0.value.hasPrefix("u_") && !values.contains($0.constant)
+      }.map(\.value)
+    ).sorted().map(literal)
     return [
+      "useKeys": useKeys,
       "constants": constants, "statusCodes": statusCodes, "messages": messages, "itemClasses": itemClasses,
       "schema": schema, "protections": protections,
       "defaultProtection": definitions.protections.first.map { literal($0.value) } ?? "\"\"",

@@ -148,4 +148,23 @@ enum ItemSchemaDefinitions {
 
   /// The protection of a new item that names none (rule 2.2).
   static let defaultProtection = "ak"
+
+  /// The use keys the headers declare (kSecUse constants that name a key rather than a value).
+  static let useKeys: Set<String> = [
+    "u_AuthCtx",
+    "u_AuthUI",
+    "u_CallerName",
+    "u_CertWithIssuers",
+    "u_CredRef",
+    "u_ItemList",
+    "u_Keychain",
+    "u_NoAuthUI",
+    "u_OpPrompt",
+    "u_SyncBubbleKeychain",
+    "u_SystemKeychain",
+    "u_SystemKeychainAlways",
+    "u_TokenRawItems",
+    "u_Tomb",
+    "u_UserIndependentKeychain",
+  ]
 }

@@ -47,16 +47,8 @@ struct ItemRequest {
   /// Apple's QUERY_KEY_LIMIT (rule 1.7).
   private static let keyLimit = 128
 
-  /// The use keys Apple defines (the kSecUse constants of the headers that name keys).
-  private static let knownUseKeys: Set<String> = [
-    SecConstantValue.useItemList, SecConstantValue.useTombstones, SecConstantValue.useCredentialReference,
-    SecConstantValue.useOperationPrompt, SecConstantValue.useNoAuthenticationUI, SecConstantValue.useAuthenticationUI,
-    SecConstantValue.useSystemKeychainAlways,
-    SecConstantValue.useSystemKeychain, SecConstantValue.useSyncBubbleKeychain, SecConstantValue.useCallerName,
-    SecConstantValue.useTokenRawItems, SecConstantValue.useCertificatesWithMatchIssuers,
-    SecConstantValue.useUserIndependentKeychain, SecConstantValue.useAuthenticationContext,
-    SecConstantValue.useKeychain,
-  ]
+  /// The use keys Apple defines, as the headers declare them (Generated/SecItemSchema.swift).
+  private static let knownUseKeys = ItemSchemaDefinitions.useKeys
 
   /// Parses `dictionary`. `classHint` supplies the class for attributesToUpdate, which has none.
   init(_ dictionary: NSDictionary, classHint: ItemClass? = nil) throws(SecStatus) {
