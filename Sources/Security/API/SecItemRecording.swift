@@ -3,9 +3,13 @@ import Foundation
 /// The SecItem functions a recording can name.
 @_spi(KeychainBridge)
 public enum SecItemFunction: String, Sendable, CaseIterable {
+  /// `SecItemAdd`.
   case add = "SecItemAdd"
+  /// `SecItemCopyMatching`.
   case copyMatching = "SecItemCopyMatching"
+  /// `SecItemUpdate`.
   case update = "SecItemUpdate"
+  /// `SecItemDelete`.
   case delete = "SecItemDelete"
   /// The runtime's one-transaction update-or-add.
   case upsert = "SecItemUpsert"
