@@ -2,6 +2,7 @@
 
 #include <openssl/evp.h>
 #include <openssl/rand.h>
+#include <pthread.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +12,49 @@ struct kb_baseline {
     sqlite3 *db;
     sqlite3_stmt *insert, *select_secret, *select_attributes, *update, *delete, *list;
     unsigned char key[32];
+    /* The Swift store's checkpoint policy: a WAL hook starts a PASSIVE checkpoint on a thread and
+       connection of its own every 500 pages, so no commit waits for one. */
+    char *path;
+    pthread_t checkpointer;
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    int checkpointed_at, pending, stopping, has_checkpointer;
 };
+
+enum { PAGES_PER_CHECKPOINT = 500 };
+
+static int wal_hook(void *context, sqlite3 *db, const char *name, int pages) {
+    (void)db;
+    (void)name;
+    kb_baseline *store = context;
+    pthread_mutex_lock(&store->lock);
+    if (pages < store->checkpointed_at) store->checkpointed_at = 0; /* a restarted WAL */
+    if (!store->pending && pages - store->checkpointed_at >= PAGES_PER_CHECKPOINT) {
+        store->checkpointed_at = pages;
+        store->pending = 1;
+        pthread_cond_signal(&store->wake);
+    }
+    pthread_mutex_unlock(&store->lock);
+    return SQLITE_OK;
+}
+
+static void *checkpoint_loop(void *context) {
+    kb_baseline *store = context;
+    sqlite3 *db = NULL;
+    if (sqlite3_open(store->path, &db) == SQLITE_OK) sqlite3_busy_timeout(db, 1000);
+    pthread_mutex_lock(&store->lock);
+    for (;;) {
+        while (!store->pending && !store->stopping) pthread_cond_wait(&store->wake, &store->lock);
+        if (store->stopping) break;
+        pthread_mutex_unlock(&store->lock);
+        sqlite3_exec(db, "PRAGMA wal_checkpoint(PASSIVE)", NULL, NULL, NULL);
+        pthread_mutex_lock(&store->lock);
+        store->pending = 0;
+    }
+    pthread_mutex_unlock(&store->lock);
+    sqlite3_close(db);
+    return NULL;
+}
 
 static int prepare(sqlite3 *db, const char *sql, sqlite3_stmt **statement) {
     return sqlite3_prepare_v2(db, sql, -1, statement, NULL) == SQLITE_OK ? 0 : -1;
@@ -19,13 +62,23 @@ static int prepare(sqlite3 *db, const char *sql, sqlite3_stmt **statement) {
 
 kb_baseline *kb_baseline_open(const char *path) {
     kb_baseline *store = calloc(1, sizeof *store);
-    if (!store || sqlite3_open(path, &store->db) != SQLITE_OK) { free(store); return NULL; }
+    if (!store) return NULL;
+    pthread_mutex_init(&store->lock, NULL);
+    pthread_cond_init(&store->wake, NULL);
+    store->path = strdup(path);
+    if (!store->path || sqlite3_open(path, &store->db) != SQLITE_OK) { kb_baseline_close(store); return NULL; }
     sqlite3_busy_timeout(store->db, 10000);
+    /* The Swift store's storage settings, so that both do the same durable work per commit. */
     const char *schema =
-        "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;"
+        "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA secure_delete=ON;"
+        " PRAGMA journal_size_limit=4194304; PRAGMA wal_autocheckpoint=0;"
         "CREATE TABLE IF NOT EXISTS genp (id INTEGER PRIMARY KEY, account TEXT NOT NULL, service TEXT NOT NULL,"
         " label TEXT, secret BLOB NOT NULL, UNIQUE(account, service));";
     if (sqlite3_exec(store->db, schema, NULL, NULL, NULL) != SQLITE_OK) { kb_baseline_close(store); return NULL; }
+    if (pthread_create(&store->checkpointer, NULL, checkpoint_loop, store) == 0) {
+        store->has_checkpointer = 1;
+        sqlite3_wal_hook(store->db, wal_hook, store);
+    }
     RAND_bytes(store->key, sizeof store->key);
     if (prepare(store->db, "INSERT INTO genp (account, service, label, secret) VALUES (?, ?, ?, ?)", &store->insert)
         || prepare(store->db, "SELECT secret FROM genp WHERE account = ? AND service = ?", &store->select_secret)
@@ -41,9 +94,20 @@ kb_baseline *kb_baseline_open(const char *path) {
 
 void kb_baseline_close(kb_baseline *store) {
     if (!store) return;
+    if (store->has_checkpointer) {
+        sqlite3_wal_hook(store->db, NULL, NULL);
+        pthread_mutex_lock(&store->lock);
+        store->stopping = 1;
+        pthread_cond_signal(&store->wake);
+        pthread_mutex_unlock(&store->lock);
+        pthread_join(store->checkpointer, NULL);
+    }
     sqlite3_stmt *statements[] = {store->insert, store->select_secret, store->select_attributes, store->update, store->delete, store->list};
     for (size_t i = 0; i < sizeof statements / sizeof *statements; i++) sqlite3_finalize(statements[i]);
     sqlite3_close(store->db);
+    pthread_cond_destroy(&store->wake);
+    pthread_mutex_destroy(&store->lock);
+    free(store->path);
     free(store);
 }
 

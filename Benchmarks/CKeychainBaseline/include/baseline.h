@@ -7,7 +7,9 @@
 
 typedef struct kb_baseline kb_baseline;
 
-/// Opens (creating) the database at `path`: WAL, synchronous=FULL, UNIQUE(account, service).
+/// Opens (creating) the database at `path` with the Swift store's storage settings (WAL,
+/// synchronous=NORMAL, secure_delete, background PASSIVE checkpoints every 500 WAL pages) and
+/// UNIQUE(account, service).
 kb_baseline *kb_baseline_open(const char *path);
 void kb_baseline_close(kb_baseline *store);
 
