@@ -12,9 +12,10 @@
 static const int32_t errSecNotAvailable = -25291;
 
 __attribute__((weak)) void *KeychainBridge_openStore(
-    const char *directory, const char *passphrase, int32_t *status, char **message) {
+    const char *directory, const uint8_t *passphrase, size_t passphraseLength, int32_t *status, char **message) {
     (void)directory;
     (void)passphrase;
+    (void)passphraseLength;
     *status = errSecNotAvailable;
     *message = strdup(
         "No keychain store is linked into this program: depend on the Security product of "

@@ -10,12 +10,13 @@ import Security
 /// Opens a SQLite store for the Security module; see `KeychainBridgeOpenStoreFunction`.
 @_cdecl("KeychainBridge_openStore")
 func openStoreEntryPoint(
-  _ directory: UnsafePointer<CChar>, _ passphrase: UnsafePointer<CChar>?, _ status: UnsafeMutablePointer<Int32>,
-  _ message: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
+  _ directory: UnsafePointer<CChar>, _ passphrase: UnsafePointer<UInt8>?, _ passphraseLength: Int,
+  _ status: UnsafeMutablePointer<Int32>, _ message: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
 ) -> UnsafeMutableRawPointer? {
   let directory = URL(fileURLWithPath: String(cString: directory))
+  let passphrase = passphrase.map { String(decoding: UnsafeBufferPointer(start: $0, count: passphraseLength), as: UTF8.self) }
   do {
-    let store = try SQLiteItemStore(directory: directory, passphrase: passphrase.map { String(cString: $0) })
+    let store = try SQLiteItemStore(directory: directory, passphrase: passphrase)
     storeLogger.debug(
       "Opened keychain store",
       metadata: [

@@ -53,3 +53,18 @@ import Testing
     }
   }
 }
+
+/// What crosses the seam as C data keeps every byte: a passphrase with a NUL in it is not cut short.
+/// (A path cannot hold one: Foundation's file URLs write it as %00.)
+@Suite struct StoreSeamBytes {
+  @Test func aPassphraseWithANulByteIsNotCutShortAtIt() throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("seam-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    _ = try KeychainStore(directory: directory, passphrase: "before\u{0}after")
+    #expect(throws: KeychainStoreError.self) { try KeychainStore(directory: directory, passphrase: "before") }
+    #expect(throws: KeychainStoreError.self) {
+      try KeychainStore(directory: directory, passphrase: "before\u{0}other")
+    }
+    #expect(!(try KeychainStore(directory: directory, passphrase: "before\u{0}after")).isLocked)
+  }
+}

@@ -13,18 +13,19 @@
 
 /*
     Opens, creating it if needed, the keychain store in the directory at `directory` (a
-    NUL-terminated path), protected by `passphrase` when it is not NULL. On success, returns the
+    NUL-terminated path), protected by the `passphraseLength` bytes at `passphrase` (UTF-8, which
+    may hold NUL bytes) when `passphrase` is not NULL. On success, returns the
     store object retained once (the caller releases it) and leaves `status` and `message` alone. On
     failure, returns NULL, sets `status` to an errSec code and `message` to a sentence allocated
     with malloc (the caller frees it), which names files but never holds a secret.
 */
 typedef void *_Nullable (*KeychainBridgeOpenStoreFunction)(
-    const char *_Nonnull directory, const char *_Nullable passphrase, int32_t *_Nonnull status,
-    char *_Nullable *_Nonnull message);
+    const char *_Nonnull directory, const uint8_t *_Nullable passphrase, size_t passphraseLength,
+    int32_t *_Nonnull status, char *_Nullable *_Nonnull message);
 
 void *_Nullable KeychainBridge_openStore(
-    const char *_Nonnull directory, const char *_Nullable passphrase, int32_t *_Nonnull status,
-    char *_Nullable *_Nonnull message);
+    const char *_Nonnull directory, const uint8_t *_Nullable passphrase, size_t passphraseLength,
+    int32_t *_Nonnull status, char *_Nullable *_Nonnull message);
 
 /*
     Whether the `count` bytes at `bytes` are exactly one DER-encoded X.509 certificate: 1 when they

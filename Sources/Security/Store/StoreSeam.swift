@@ -11,8 +11,8 @@ import Foundation
 
 @_extern(c, "KeychainBridge_openStore")
 private func keychainBridgeOpenStore(
-  _ directory: UnsafePointer<CChar>, _ passphrase: UnsafePointer<CChar>?, _ status: UnsafeMutablePointer<Int32>,
-  _ message: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
+  _ directory: UnsafePointer<CChar>, _ passphrase: UnsafePointer<UInt8>?, _ passphraseLength: Int,
+  _ status: UnsafeMutablePointer<Int32>, _ message: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
 ) -> UnsafeMutableRawPointer?
 
 @_extern(c, "KeychainBridge_checkCertificate")
@@ -21,13 +21,21 @@ private func keychainBridgeCheckCertificate(_ bytes: UnsafePointer<UInt8>?, _ co
 enum StoreSeam {
   /// Opens (creating if needed) the store in `directory` through the linked store.
   static func openStore(directory: URL, passphrase: String?) throws(KeychainStoreError) -> any ItemStore {
+    // A C string ends at the first NUL: a path holding one would name another directory.
+    guard !directory.path.utf8.contains(0) else {
+      throw KeychainStoreError(status: errSecParam, message: "The store directory's path contains a NUL character.")
+    }
     var status: Int32 = errSecSuccess
     var message: UnsafeMutablePointer<CChar>?
     let opened = directory.path.withCString { path in
-      if let passphrase {
-        return passphrase.withCString { keychainBridgeOpenStore(path, $0, &status, &message) }
+      guard let passphrase else { return keychainBridgeOpenStore(path, nil, 0, &status, &message) }
+      // The passphrase crosses as bytes and a length, so that every byte of it counts. An empty
+      // one still points somewhere: NULL means "no passphrase".
+      let count = passphrase.utf8.count
+      let bytes = count == 0 ? [0] : Array(passphrase.utf8)
+      return bytes.withUnsafeBufferPointer { buffer in
+        keychainBridgeOpenStore(path, buffer.baseAddress, count, &status, &message)
       }
-      return keychainBridgeOpenStore(path, nil, &status, &message)
     }
     guard let opened else {
       let reason = message.map { String(cString: $0) } ?? "The keychain store could not be opened."
