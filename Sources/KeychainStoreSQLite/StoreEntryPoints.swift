@@ -14,7 +14,9 @@ func openStoreEntryPoint(
   _ status: UnsafeMutablePointer<Int32>, _ message: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
 ) -> UnsafeMutableRawPointer? {
   let directory = URL(fileURLWithPath: String(cString: directory))
-  let passphrase = passphrase.map { String(decoding: UnsafeBufferPointer(start: $0, count: passphraseLength), as: UTF8.self) }
+  let passphrase = passphrase.map {
+    String(decoding: UnsafeBufferPointer(start: $0, count: passphraseLength), as: UTF8.self)
+  }
   do {
     let store = try SQLiteItemStore(directory: directory, passphrase: passphrase)
     storeLogger.debug(
