@@ -235,7 +235,7 @@ defer { try? FileManager.default.removeItem(at: scratch) }
 var results: [SizeResult] = []
 var generator = SystemRandomNumberGenerator()
 for size in sizes {
-  FileHandle.standardOutput.write(Data("store of \(size) items: filling...".utf8))
+  print("store of \(size) items: filling the C, raw and DSL stores")
   let fillStart = now()
   let folder = scratch.appendingPathComponent("\(size)")
   let implementations: [any Implementation] = [
@@ -245,8 +245,18 @@ for size in sizes {
   ]
   var result = SizeResult(size: size)
   result.fillSeconds = Double(now() - fillStart) / 1e9
-  print(" \(String(format: "%.1f", result.fillSeconds)) s; measuring")
+  print(
+    String(
+      format: "store of %d items: filled in %.1f s (%.0f items/s over the three stores); measuring %d rounds",
+      size, result.fillSeconds, Double(size * implementations.count) / result.fillSeconds, rounds))
   for round in 0..<rounds {
+    let roundStart = now()
+    defer {
+      print(
+        String(
+          format: "store of %d items: round %d of %d done in %.1f s", size, round + 1, rounds,
+          Double(now() - roundStart) / 1e9))
+    }
     for operation in Operation.allCases {
       // Each round starts with a different implementation, so none always runs on a cold cache.
       let order = (0..<implementations.count).map { implementations[($0 + round) % implementations.count] }
@@ -391,7 +401,7 @@ let barWidth = 14.0
 let groupWidth = barWidth * 3 + 16
 let chartHeight = 220.0
 let operations = Operation.allCases
-let width = 80 + Double(results.count * operations.count) * groupWidth + Double(results.count) * 30
+let width = 80 + Double(results.count * operations.count) * groupWidth + Double(results.count) * 30 + 110
 svg.append(
   "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Int(width))\" height=\"320\" font-family=\"sans-serif\" font-size=\"10\">"
 )
@@ -399,7 +409,20 @@ svg.append(
   "<text x=\"10\" y=\"16\" font-size=\"13\">keychain-bench: ops/s (log scale) — C baseline, raw Security, Keychain DSL</text>"
 )
 let colors = ["C": "#777777", "raw": "#1f77b4", "DSL": "#ff7f0e"]
-let maximum = log10(json.compactMap { $0["opsPerSecond"] as? Double }.max() ?? 10)
+let legendNames = ["C": "C baseline", "raw": "raw Security API", "DSL": "Keychain DSL"]
+// The log scale runs from 1 to the next power of ten above the fastest operation.
+let maximum = ceil(log10(json.compactMap { $0["opsPerSecond"] as? Double }.max() ?? 10))
+// The y axis: a line, a tick and a label per power of ten, and the quantity it shows.
+svg.append("<line x1=\"52\" y1=\"40\" x2=\"52\" y2=\"\(40 + chartHeight)\" stroke=\"#333333\"/>")
+for power in 0...Int(maximum) {
+  let y = 40 + chartHeight - Double(power) / maximum * chartHeight
+  let label = ["1", "10", "100", "1k", "10k", "100k", "1M", "10M", "100M"][min(power, 8)]
+  svg.append("<line x1=\"48\" y1=\"\(y)\" x2=\"\(width - 100)\" y2=\"\(y)\" stroke=\"#dddddd\"/>")
+  svg.append("<text x=\"44\" y=\"\(y + 3)\" text-anchor=\"end\">\(label)</text>")
+}
+svg.append(
+  "<text x=\"14\" y=\"\(40 + chartHeight / 2)\" transform=\"rotate(-90 14 \(40 + chartHeight / 2))\" "
+    + "text-anchor=\"middle\">operations per second (log scale)</text>")
 var x = 60.0
 for result in results {
   svg.append("<text x=\"\(x)\" y=\"300\" font-size=\"11\">\(result.size) items</text>")
@@ -422,7 +445,7 @@ for result in results {
 for (index, name) in ["C", "raw", "DSL"].enumerated() {
   svg.append(
     "<rect x=\"\(width - 90)\" y=\"\(30 + Double(index) * 14)\" width=\"10\" height=\"10\" fill=\"\(colors[name]!)\"/>")
-  svg.append("<text x=\"\(width - 76)\" y=\"\(39 + Double(index) * 14)\">\(name)</text>")
+  svg.append("<text x=\"\(width - 76)\" y=\"\(39 + Double(index) * 14)\">\(legendNames[name]!)</text>")
 }
 svg.append("</svg>")
 try svg.joined(separator: "\n").write(
