@@ -28,9 +28,16 @@ enum ItemFormatting {
 
   static func text(_ value: String?) -> String { blob(value.map { Data($0.utf8) }) }
 
+  /// A 32-bit attribute as macOS prints it: its four-character code when the four bytes are
+  /// printable (`"aapl"`), else hexadecimal.
   static func uint32(_ value: Int?) -> String {
     guard let value else { return "<NULL>" }
-    return String(format: "0x%08X ", UInt32(truncatingIfNeeded: value))
+    let number = UInt32(truncatingIfNeeded: value)
+    let bytes = (0..<4).map { UInt8(truncatingIfNeeded: number >> (24 - 8 * $0)) }
+    if bytes.allSatisfy({ (0x20..<0x7F).contains($0) && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
+      return "\"\(String(decoding: bytes, as: UTF8.self))\""
+    }
+    return String(format: "0x%08X ", number)
   }
 
   static func sint32(_ value: Bool?) -> String {

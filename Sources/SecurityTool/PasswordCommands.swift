@@ -48,6 +48,116 @@ struct PasswordDisplay: ParsableArguments {
   }
 }
 
+/// A four-character code (`-c aapl`, `-C note`) as the number macOS stores: the four bytes,
+/// big-endian. Nil when `text` is not four ASCII characters.
+func fourCharacterCode(_ text: String) -> Int? {
+  let bytes = Array(text.utf8)
+  guard bytes.count == 4, bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
+  return bytes.reduce(0) { $0 << 8 | Int($1) }
+}
+
+/// `-c -C -D -j`: attributes that add, find and delete of both classes take, as macOS's tool does.
+struct ItemAttributeOptions: ParsableArguments {
+  @Option(name: .customShort("c"), help: ArgumentHelp("Creator, a four-character code.", valueName: "creator"))
+  var creator: String?
+  @Option(name: .customShort("C"), help: ArgumentHelp("Type, a four-character code.", valueName: "type"))
+  var type: String?
+  @Option(name: .customShort("D"), help: ArgumentHelp("Kind (the item's description).", valueName: "kind"))
+  var kind: String?
+  @Option(name: .customShort("j"), help: ArgumentHelp("Comment.", valueName: "comment")) var comment: String?
+
+  func validate() throws {
+    for (flag, code) in [("-c", creator), ("-C", type)] {
+      if let code, fourCharacterCode(code) == nil {
+        throw ValidationError("\(flag) takes a four-character code such as aapl, not '\(code)'")
+      }
+    }
+  }
+
+  /// `request` narrowed, or extended, by these attributes.
+  func applied<Request: KeychainRequest>(
+    to request: Request, creator setCreator: (Request, Int) -> Request, type setType: (Request, Int) -> Request,
+    kind setKind: (Request, String) -> Request, comment setComment: (Request, String) -> Request
+  ) -> Request {
+    var request = request
+    if let code = creator.flatMap(fourCharacterCode) { request = setCreator(request, code) }
+    if let code = type.flatMap(fourCharacterCode) { request = setType(request, code) }
+    if let kind { request = setKind(request, kind) }
+    if let comment { request = setComment(request, comment) }
+    return request
+  }
+
+  func applied(to request: GenericPassword) -> GenericPassword {
+    applied(
+      to: request, creator: { $0.creator($1) }, type: { $0.type($1) }, kind: { $0.description($1) },
+      comment: { $0.comment($1) })
+  }
+
+  func applied(to request: InternetPassword) -> InternetPassword {
+    applied(
+      to: request, creator: { $0.creator($1) }, type: { $0.type($1) }, kind: { $0.description($1) },
+      comment: { $0.comment($1) })
+  }
+}
+
+/// `-w -X -T -A` of the add commands: the password as text or hexadecimal, and macOS's application
+/// access lists, which have no meaning here.
+struct AddedPassword: ParsableArguments {
+  @Option(
+    name: .customShort("w"), help: ArgumentHelp("The password (last on the line: prompted).", valueName: "password"))
+  var password: String?
+  @Option(name: .customShort("X"), help: ArgumentHelp("The password as hexadecimal bytes.", valueName: "hex"))
+  var hexPassword: String?
+  @Option(
+    name: .customShort("T"),
+    help: ArgumentHelp(
+      "An application allowed to use the item (accepted, not stored: Linux has no such lists).",
+      valueName: "application"))
+  var applications: [String] = []
+  @Flag(name: .customShort("A"), help: "Allow any application (accepted, not stored: Linux has no such lists).")
+  var anyApplication = false
+
+  func validate() throws {
+    if password != nil && hexPassword != nil { throw ValidationError("-w and -X cannot be used together") }
+    if let hexPassword, Self.bytes(hex: hexPassword) == nil {
+      throw ValidationError("-X takes an even number of hexadecimal digits")
+    }
+  }
+
+  static func bytes(hex: String) -> Data? {
+    let digits = Array(hex.utf8)
+    guard digits.count % 2 == 0 else { return nil }
+    var bytes = Data()
+    bytes.reserveCapacity(digits.count / 2)
+    for index in stride(from: 0, to: digits.count, by: 2) {
+      guard let high = hexValue(digits[index]), let low = hexValue(digits[index + 1]) else { return nil }
+      bytes.append(high << 4 | low)
+    }
+    return bytes
+  }
+
+  private static func hexValue(_ digit: UInt8) -> UInt8? {
+    switch digit {
+    case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
+    case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
+    case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
+    default: nil
+    }
+  }
+
+  /// The password's bytes, after saying on standard error that access lists are not kept.
+  var data: Data {
+    if !applications.isEmpty || anyApplication {
+      FileHandle.standardError.write(
+        Data(
+          ("security: -T and -A set macOS application access lists, which have no meaning on Linux; "
+            + "the item is stored without one\n").utf8))
+    }
+    if let hexPassword, let bytes = Self.bytes(hex: hexPassword) { return bytes }
+    return Data((password ?? "").utf8)
+  }
+}
+
 // MARK: Generic passwords
 
 struct AddGenericPassword: ParsableCommand {
@@ -55,34 +165,33 @@ struct AddGenericPassword: ParsableCommand {
     commandName: "add-generic-password", abstract: "Add a generic password item.")
 
   @OptionGroup var store: StoreOption
-  @Option(name: .customShort("a"), help: ArgumentHelp("Account name (required).", valueName: "account")) var account:
-    String
-  @Option(name: .customShort("s"), help: ArgumentHelp("Service name (required).", valueName: "service")) var service:
-    String
-  @Option(name: .customShort("w"), help: ArgumentHelp("The password.", valueName: "password")) var password: String = ""
+  @Option(name: .customShort("a"), help: ArgumentHelp("Account name.", valueName: "account")) var account: String?
+  @Option(name: .customShort("s"), help: ArgumentHelp("Service name.", valueName: "service")) var service: String?
+  @OptionGroup var password: AddedPassword
   @Option(name: .customShort("l"), help: ArgumentHelp("Label (default: the service name).", valueName: "label"))
   var label: String?
-  @Option(name: .customShort("j"), help: ArgumentHelp("Comment.", valueName: "comment")) var comment: String?
-  @Option(name: .customShort("D"), help: ArgumentHelp("Kind (description).", valueName: "kind")) var kind: String?
+  @OptionGroup var attributes: ItemAttributeOptions
+  @Option(name: .customShort("G"), help: ArgumentHelp("The generic attribute.", valueName: "value")) var generic:
+    String?
   @Flag(name: .customShort("U"), help: "Update the item if it already exists (otherwise that is an error).")
   var update = false
 
   func run() throws {
     try runReportingFailures {
       _ = try store.open()
-      let item = GenericPassword().account(account).service(service)
+      // As on macOS, a missing account or service is the empty string: the item's key still has one.
+      let item = GenericPassword().account(account ?? "").service(service ?? "")
       // The default label (the service) is for new items; -U without -l keeps an item's label.
       let exists = update ? try item.exists().orFail("SecKeychainSearchCopyNext") : false
-      var attributes = GenericPassword()
-      if let label = label ?? (exists ? nil : service) { attributes = attributes.label(label) }
-      if let comment { attributes = attributes.comment(comment) }
-      if let kind { attributes = attributes.description(kind) }
-      let data = Data(password.utf8)
+      var changes = attributes.applied(to: GenericPassword())
+      if let label = label ?? (exists ? nil : service) { changes = changes.label(label) }
+      if let generic { changes = changes.generic(Data(generic.utf8)) }
+      let data = password.data
       if update {
-        try item.set(data, changing: attributes).orFail("SecKeychainItemModifyContent")
+        try item.set(data, changing: changes).orFail("SecKeychainItemModifyContent")
       } else {
         try GenericPassword(
-          lowered: KeychainDictionary(item.attributes.entries.merging(attributes.attributes.entries) { $1 })
+          lowered: KeychainDictionary(item.attributes.entries.merging(changes.attributes.entries) { $1 })
         )
         .add(data).orFail("SecKeychainItemCreateFromContent")
       }
@@ -90,20 +199,24 @@ struct AddGenericPassword: ParsableCommand {
   }
 }
 
-/// `-a -s -l` matching options of the generic-password find and delete commands.
+/// `-a -s -l -c -C -D -j -G` matching options of the generic-password find and delete commands.
 struct GenericPasswordMatch: ParsableArguments {
   @Option(name: .customShort("a"), help: ArgumentHelp("Match the account name.", valueName: "account")) var account:
     String?
   @Option(name: .customShort("s"), help: ArgumentHelp("Match the service name.", valueName: "service")) var service:
     String?
   @Option(name: .customShort("l"), help: ArgumentHelp("Match the label.", valueName: "label")) var label: String?
+  @OptionGroup var attributes: ItemAttributeOptions
+  @Option(name: .customShort("G"), help: ArgumentHelp("Match the generic attribute.", valueName: "value"))
+  var generic: String?
 
   var request: GenericPassword {
     var request = GenericPassword()
     if let account { request = request.account(account) }
     if let service { request = request.service(service) }
     if let label { request = request.label(label) }
-    return request
+    if let generic { request = request.generic(Data(generic.utf8)) }
+    return attributes.applied(to: request)
   }
 }
 
@@ -195,33 +308,29 @@ struct AddInternetPassword: ParsableCommand {
 
   @OptionGroup var store: StoreOption
   @OptionGroup var options: InternetPasswordOptions
-  @Option(name: .customShort("w"), help: ArgumentHelp("The password.", valueName: "password")) var password: String = ""
+  @OptionGroup var password: AddedPassword
   @Option(name: .customShort("l"), help: ArgumentHelp("Label (default: the server name).", valueName: "label"))
   var label: String?
-  @Option(name: .customShort("j"), help: ArgumentHelp("Comment.", valueName: "comment")) var comment: String?
+  @OptionGroup var attributes: ItemAttributeOptions
   @Flag(name: .customShort("U"), help: "Update the item if it already exists (otherwise that is an error).")
   var update = false
-
-  func validate() throws {
-    guard options.account != nil, options.server != nil else {
-      throw ValidationError("-a ACCOUNT and -s SERVER are required")
-    }
-  }
 
   func run() throws {
     try runReportingFailures {
       _ = try store.open()
-      let item = options.request
+      // As on macOS, a missing account or server is the empty string: the item's key still has one.
+      var item = options.request
+      if options.account == nil { item = item.account("") }
+      if options.server == nil { item = item.server("") }
       let exists = update ? try item.exists().orFail("SecKeychainSearchCopyNext") : false
-      var attributes = InternetPassword()
-      if let label = label ?? (exists ? nil : options.server) { attributes = attributes.label(label) }
-      if let comment { attributes = attributes.comment(comment) }
-      let data = Data(password.utf8)
+      var changes = attributes.applied(to: InternetPassword())
+      if let label = label ?? (exists ? nil : options.server) { changes = changes.label(label) }
+      let data = password.data
       if update {
-        try item.set(data, changing: attributes).orFail("SecKeychainItemModifyContent")
+        try item.set(data, changing: changes).orFail("SecKeychainItemModifyContent")
       } else {
         try InternetPassword(
-          lowered: KeychainDictionary(item.attributes.entries.merging(attributes.attributes.entries) { $1 })
+          lowered: KeychainDictionary(item.attributes.entries.merging(changes.attributes.entries) { $1 })
         )
         .add(data).orFail("SecKeychainItemCreateFromContent")
       }
@@ -235,11 +344,20 @@ struct FindInternetPassword: ParsableCommand {
 
   @OptionGroup var store: StoreOption
   @OptionGroup var options: InternetPasswordOptions
+  @OptionGroup var attributes: ItemAttributeOptions
+  @Option(name: .customShort("l"), help: ArgumentHelp("Match the label.", valueName: "label")) var label: String?
+
+  /// The options, the attributes and the label, as one request.
+  var request: InternetPassword {
+    let request = attributes.applied(to: options.request)
+    return label.map { request.label($0) } ?? request
+  }
   @OptionGroup var display: PasswordDisplay
 
   func run() throws {
     try findAndPrint(
-      options.request, store: store, showPassword: display.showPassword, passwordOnly: display.passwordOnly
+      request, store: store, showPassword: display.showPassword,
+      passwordOnly: display.passwordOnly
     ) {
       ItemFormatting.lines($0, store: $1)
     }
@@ -252,8 +370,16 @@ struct DeleteInternetPassword: ParsableCommand {
 
   @OptionGroup var store: StoreOption
   @OptionGroup var options: InternetPasswordOptions
+  @OptionGroup var attributes: ItemAttributeOptions
+  @Option(name: .customShort("l"), help: ArgumentHelp("Match the label.", valueName: "label")) var label: String?
+
+  /// The options, the attributes and the label, as one request.
+  var request: InternetPassword {
+    let request = attributes.applied(to: options.request)
+    return label.map { request.label($0) } ?? request
+  }
 
   func run() throws {
-    try deleteFirst(options.request, store: store) { ItemFormatting.lines($0, store: $1) }
+    try deleteFirst(request, store: store) { ItemFormatting.lines($0, store: $1) }
   }
 }
