@@ -45,7 +45,7 @@ struct LockKeychain: ParsableCommand {
 
   func run() throws {
     try runReportingFailures {
-      try store.open().lock()
+      try store.open(unlocking: false).lock()
     }
   }
 }
@@ -59,9 +59,13 @@ struct UnlockKeychain: ParsableCommand {
   @Option(name: .customShort("p"), help: "The passphrase.") var password: String?
   func run() throws {
     try runReportingFailures {
-      let opened = try store.open()
-      guard opened.hasPassphrase else { return }
-      let passphrase = password ?? promptForPassword("password to unlock \(opened.directory.path): ")
+      let opened = try store.open(unlocking: false)
+      guard opened.hasPassphrase, opened.isLocked else { return }
+      guard let passphrase = password ?? promptForPassword("password to unlock \(opened.directory.path): ") else {
+        throw CommandFailure(
+          operation: "SecKeychainUnlock \(opened.directory.path)", status: errSecInteractionNotAllowed,
+          detail: StoreOption.noPassphraseGiven(opened.directory))
+      }
       let status = opened.unlock(passphrase: passphrase)
       guard status == errSecSuccess else {
         throw CommandFailure(operation: "SecKeychainUnlock \(opened.directory.path)", status: status, detail: nil)
@@ -72,7 +76,8 @@ struct UnlockKeychain: ParsableCommand {
 
 struct CreateKeychain: ParsableCommand {
   static let configuration = CommandConfiguration(
-    commandName: "create-keychain", abstract: "Create a keychain store in a new directory.")
+    commandName: "create-keychain", abstract: "Create a keychain store in a new directory.",
+    discussion: "The store is the directory given as the argument, as on macOS; -k is not taken.")
 
   @Option(name: .customShort("p"), help: "Protect the store with this passphrase (otherwise a key file).")
   var password: String?
@@ -99,9 +104,13 @@ struct DefaultKeychain: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "default-keychain",
     abstract: "Print the default keychain.",
-    discussion: "The default keychain is the store KEYCHAIN_BRIDGE_HOME names; -s prints the command that sets it.")
+    discussion: """
+      The default keychain is the store $KEYCHAIN_BRIDGE_HOME names, else $XDG_DATA_HOME/keychain-bridge, else \
+      ~/.local/share/keychain-bridge. -k is not taken; -s prints the command that sets the default.
+      """)
 
-  @Option(name: .customShort("s"), help: "The store to make the default.") var set: String?
+  @Option(name: .customShort("s"), help: ArgumentHelp("The store to make the default.", valueName: "path"))
+  var set: String?
 
   func run() throws {
     if let set {
@@ -124,7 +133,7 @@ struct ShowKeychainInfo: ParsableCommand {
 
   func run() throws {
     try runReportingFailures {
-      let opened = try store.open()
+      let opened = try store.open(unlocking: false)
       let protection = opened.hasPassphrase ? "passphrase" : "key file"
       print("Keychain \"\(opened.directory.path)\" no-timeout protection=\(protection)")
       // A sealed passphrase store cannot be checked; its settings line is all there is to show.

@@ -65,7 +65,9 @@ struct SecurityTool: ParsableCommand {
 struct StoreOption: ParsableArguments {
   @Option(
     name: .customShort("k"),
-    help: ArgumentHelp("The keychain store directory (default: KEYCHAIN_BRIDGE_HOME).", valueName: "path"))
+    help: ArgumentHelp(
+      "The keychain store directory (default: $KEYCHAIN_BRIDGE_HOME, else $XDG_DATA_HOME/keychain-bridge, "
+        + "else ~/.local/share/keychain-bridge).", valueName: "path"))
   var keychainOption: String?
 
   @Argument(
@@ -88,14 +90,37 @@ struct StoreOption: ParsableArguments {
   }
 
   /// Opens the store (creating it on first use) and makes it the default of this process.
-  func open() throws -> KeychainStore {
+  ///
+  /// No agent keeps a store unlocked between commands, so a passphrase store that is still sealed
+  /// (KEYCHAIN_BRIDGE_PASSPHRASE did not open it) is unlocked here: with a passphrase asked for on
+  /// the terminal, and when there is no terminal the command fails saying how to give one.
+  /// `unlocking: false` leaves it sealed, for the commands that work on a sealed store.
+  func open(unlocking: Bool = true) throws -> KeychainStore {
     let directory = keychain.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? KeychainStore.defaultDirectory
     KeychainStore.setDefaultDirectory(directory)
+    let store: KeychainStore
     do {
-      return try KeychainStore.default()
+      store = try KeychainStore.default()
     } catch {
       throw CommandFailure(operation: "open \(directory.path)", status: error.status, detail: error.message)
     }
+    guard unlocking, store.hasPassphrase, store.isLocked else { return store }
+    guard let passphrase = promptForPassword("password to unlock \(directory.path): ") else {
+      throw CommandFailure(
+        operation: "open \(directory.path)", status: errSecInteractionNotAllowed,
+        detail: Self.noPassphraseGiven(directory))
+    }
+    let status = store.unlock(passphrase: passphrase)
+    guard status == errSecSuccess else {
+      throw CommandFailure(operation: "SecKeychainUnlock \(directory.path)", status: status, detail: nil)
+    }
+    return store
+  }
+
+  /// Why a passphrase store could not be opened without a terminal, and what to do instead.
+  static func noPassphraseGiven(_ directory: URL) -> String {
+    "\(directory.path) is protected by a passphrase and none was given: run the command on a terminal to be "
+      + "asked for it, or set KEYCHAIN_BRIDGE_PASSPHRASE (readable by anyone who can read this process's environment)"
   }
 }
 
