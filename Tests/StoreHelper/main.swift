@@ -19,9 +19,15 @@ import Synchronization
 //     opens (creating) the store and adds one item NAME; prints "added NAME" or "failed STATUS".
 //   keychain-store-helper write DIRECTORY PREFIX
 //     adds items PREFIX-0, PREFIX-1... forever, printing "ack NAME" after each acknowledged add.
-//   keychain-store-helper mix DIRECTORY PROCESS OPERATIONS
-//     two threads of random operations on keys of their own and on shared keys; prints the final
-//     state of their own keys as the serial model predicts it, and every unexpected status.
+//   keychain-store-helper mix DIRECTORY PROCESS OPERATIONS [THREADS]
+//     THREADS (default 2) threads of random operations on keys of their own and on shared keys;
+//     prints the final state of their own keys as the serial model predicts it, and every
+//     unexpected status.
+//   keychain-store-helper churn DIRECTORY PREFIX
+//     adds, updates and deletes PREFIX-0 ... PREFIX-7 at random, forever. Before each operation it
+//     prints "begin add|update|delete KEY VALUE", after each acknowledged one "ack KEY VALUE" (VALUE
+//     "-" for a delete), so a test that kills it knows each key's last acknowledged state and the
+//     one operation that may or may not have landed.
 #if canImport(Glibc)
   import Glibc
 #endif
@@ -154,10 +160,10 @@ func mixThread(process: Int, thread: Int, operations: Int, store: KeychainStore)
   }
 }
 
-func mix(directory: String, process: Int, operations: Int) throws -> Int32 {
+func mix(directory: String, process: Int, operations: Int, threads: Int) throws -> Int32 {
   let store = try KeychainStore(directory: URL(fileURLWithPath: directory, isDirectory: true))
   let results = Mutex<[(model: [String: Data?], anomalies: [String])]>([])
-  DispatchQueue.concurrentPerform(iterations: 2) { thread in
+  DispatchQueue.concurrentPerform(iterations: threads) { thread in
     let result = mixThread(process: process, thread: thread, operations: operations, store: store)
     results.withLock { $0.append(result) }
   }
@@ -170,6 +176,46 @@ func mix(directory: String, process: Int, operations: Int) throws -> Int32 {
   }
   FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
   return 0
+}
+
+/// Random adds, updates and deletes of eight keys, each announced before and acknowledged after.
+func churn(directory: String, prefix: String) throws -> Int32 {
+  let store = try KeychainStore(directory: URL(fileURLWithPath: directory, isDirectory: true))
+  return withKeychainContext(store: store, accessGroups: ["helper"]) {
+    var generator = SystemRandomNumberGenerator()
+    for step in 0... {
+      let key = "\(prefix)-\(Int.random(in: 0..<8, using: &generator))"
+      let value = "\(prefix)s\(step)"
+      let query: [String: Any] = [
+        kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "churn",
+        kSecAttrAccount as String: key,
+      ]
+      let operation = ["add", "update", "delete"][Int.random(in: 0..<3, using: &generator)]
+      FileHandle.standardOutput.write(Data("begin \(operation) \(key) \(value)\n".utf8))
+      let status: OSStatus
+      switch operation {
+      case "add":
+        status = SecItemAdd(query.merging([kSecValueData as String: Data(value.utf8)]) { $1 } as CFDictionary, nil)
+      case "update":
+        status = SecItemUpdate(query as CFDictionary, [kSecValueData as String: Data(value.utf8)] as CFDictionary)
+      default:
+        status = SecItemDelete(query as CFDictionary)
+      }
+      switch (operation, status) {
+      case ("add", errSecSuccess), ("update", errSecSuccess):
+        FileHandle.standardOutput.write(Data("ack \(key) \(value)\n".utf8))
+      case ("delete", errSecSuccess):
+        FileHandle.standardOutput.write(Data("ack \(key) -\n".utf8))
+      case (_, errSecDuplicateItem), (_, errSecItemNotFound):
+        // Nothing changed: the key keeps the state its last acknowledgement gave it.
+        FileHandle.standardOutput.write(Data("unchanged \(key)\n".utf8))
+      default:
+        FileHandle.standardOutput.write(Data("failed \(status)\n".utf8))
+        return 1
+      }
+    }
+    return 0
+  }
 }
 
 /// Opens the store, which may not exist yet, and adds one item.
@@ -217,17 +263,21 @@ do {
     exit(openAndAdd(directory: arguments[2], name: arguments[3]))
   case (4, "write"):
     exit(try write(directory: arguments[2], prefix: arguments[3]))
-  case (5, "mix"):
-    guard let process = Int(arguments[3]), let operations = Int(arguments[4]) else { throw HelperUsage() }
-    exit(try mix(directory: arguments[2], process: process, operations: operations))
+  case (5, "mix"), (6, "mix"):
+    guard let process = Int(arguments[3]), let operations = Int(arguments[4]),
+      let threads = arguments.count == 6 ? Int(arguments[5]) : 2, threads > 0
+    else { throw HelperUsage() }
+    exit(try mix(directory: arguments[2], process: process, operations: operations, threads: threads))
+  case (4, "churn"):
+    exit(try churn(directory: arguments[2], prefix: arguments[3]))
   default:
     throw HelperUsage()
   }
 } catch is HelperUsage {
   FileHandle.standardError.write(
     Data(
-      "usage: keychain-store-helper fill DIR MAX_BYTES | open DIR NAME | write DIR PREFIX | mix DIR PROCESS OPERATIONS\n"
-        .utf8))
+      ("usage: keychain-store-helper fill DIR MAX_BYTES | open DIR NAME | write DIR PREFIX "
+        + "| mix DIR PROCESS OPERATIONS [THREADS] | churn DIR PREFIX\n").utf8))
   exit(2)
 } catch {
   FileHandle.standardError.write(Data("keychain-store-helper: \(error)\n".utf8))
