@@ -95,10 +95,10 @@ import Testing
   static func runThroughShell(_ tool: SecurityToolTests.Harness, _ arguments: [String]) throws -> (
     status: Int32, errors: String, signalled: Bool
   ) {
-    // Single quotes keep every character literal; printf turns the octal escapes into raw bytes.
-    let quoted = arguments.dropLast().map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
-    let command = "exec \"$0\" \(quoted.joined(separator: " ")) \"$(printf '\(arguments.last!)')\""
-    return try run(tool, [], shell: ["-c", command, SecurityToolTests.binary.path])
+    // The other arguments reach the tool as the shell's own ("$@"), each within the kernel's limit
+    // for one argument; printf turns the last one's octal escapes into raw bytes.
+    let command = "exec \"$0\" \"$@\" \"$(printf '\(arguments.last!)')\""
+    return try run(tool, [], shell: ["-c", command, SecurityToolTests.binary.path] + arguments.dropLast())
   }
 
   static func run(_ tool: SecurityToolTests.Harness, _ arguments: [String], shell: [String]) throws -> (
