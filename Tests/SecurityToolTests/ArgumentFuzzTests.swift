@@ -74,22 +74,7 @@ import Testing
   static func run(_ tool: SecurityToolTests.Harness, _ arguments: [String]) throws -> (
     status: Int32, errors: String, signalled: Bool
   ) {
-    let process = Process()
-    process.executableURL = SecurityToolTests.binary
-    process.arguments = arguments
-    process.environment = [
-      "KEYCHAIN_BRIDGE_HOME": tool.directory.path, "KEYCHAIN_BRIDGE_ACCESS_GROUPS": SecurityToolTests.groups,
-    ]
-    process.standardInput = FileHandle.nullDevice
-    process.standardOutput = FileHandle.nullDevice
-    let errors = Pipe()
-    process.standardError = errors
-    try process.run()
-    let data = errors.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (
-      process.terminationStatus, String(decoding: data, as: UTF8.self), process.terminationReason == .uncaughtSignal
-    )
+    try run(tool, executable: SecurityToolTests.binary, arguments)
   }
 
   static func runThroughShell(_ tool: SecurityToolTests.Harness, _ arguments: [String]) throws -> (
@@ -98,15 +83,19 @@ import Testing
     // The other arguments reach the tool as the shell's own ("$@"), each within the kernel's limit
     // for one argument; printf turns the last one's octal escapes into raw bytes.
     let command = "exec \"$0\" \"$@\" \"$(printf '\(arguments.last!)')\""
-    return try run(tool, [], shell: ["-c", command, SecurityToolTests.binary.path] + arguments.dropLast())
+    return try run(
+      tool, executable: URL(fileURLWithPath: "/bin/sh"),
+      ["-c", command, SecurityToolTests.binary.path] + arguments.dropLast())
   }
 
-  static func run(_ tool: SecurityToolTests.Harness, _ arguments: [String], shell: [String]) throws -> (
+  /// Runs `executable` with `arguments` on the tool's store; what it wrote to standard error, and
+  /// whether a signal ended it.
+  static func run(_ tool: SecurityToolTests.Harness, executable: URL, _ arguments: [String]) throws -> (
     status: Int32, errors: String, signalled: Bool
   ) {
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/bin/sh")
-    process.arguments = shell
+    process.executableURL = executable
+    process.arguments = arguments
     process.environment = [
       "KEYCHAIN_BRIDGE_HOME": tool.directory.path, "KEYCHAIN_BRIDGE_ACCESS_GROUPS": SecurityToolTests.groups,
     ]
