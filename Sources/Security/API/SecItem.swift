@@ -344,7 +344,10 @@ enum ResultShape {
   }
 
   private static func dictionary(_ item: StoredItem, _ flags: ReturnFlags, forAdd: Bool) -> NSDictionary {
-    let result = NSMutableDictionary()
+    // Built as a Swift dictionary and bridged once: setting an NSMutableDictionary's entries one by
+    // one bridges every key on its own.
+    var result: [String: Any] = [:]
+    result.reserveCapacity(item.attributes.count + 3)
     if flags.contains(.attributes) {
       for (key, value) in item.attributes where !hiddenAttributes.contains(key) {
         if forAdd && hiddenOnAdd.contains(key) { continue }
@@ -356,6 +359,6 @@ enum ResultShape {
     if flags.contains(.persistentRef) {
       result[SecConstantValue.valuePersistentRef] = item.persistentReference as NSData
     }
-    return result
+    return result as NSDictionary
   }
 }
