@@ -143,14 +143,21 @@ package enum ItemRows {
 /// A class's primary key as the schema defines it: the documented attributes, with the values an
 /// add gives them, and Apple's SPI attributes (those the definitions give no default).
 struct KeySchema: Sendable {
+  /// A documented primary-key attribute and the value an add gives it.
   struct Field: Sendable {
     var key: String
     var kind: AttributeKind
     var fallback: AttributeValue
   }
 
+  /// An SPI primary-key attribute, which has no default: absent stays absent.
+  struct SPIField: Sendable {
+    var key: String
+    var kind: AttributeKind
+  }
+
   var documented: [Field]
-  var spi: [Field]
+  var spi: [SPIField]
 
   private static let schemas: [ItemClass: KeySchema] = Dictionary(
     uniqueKeysWithValues: ItemClass.allCases.map { itemClass in
@@ -161,7 +168,7 @@ struct KeySchema: Sendable {
         if let fallback = defaults[key] {
           schema.documented.append(Field(key: key, kind: definition.kind, fallback: fallback))
         } else {
-          schema.spi.append(Field(key: key, kind: definition.kind, fallback: .data(Data())))
+          schema.spi.append(SPIField(key: key, kind: definition.kind))
         }
       }
       return (itemClass, schema)
