@@ -96,6 +96,9 @@ import Testing
     let process = Process()
     process.executableURL = executable
     process.arguments = arguments
+    // A relative -k (a random value) names a store under the working directory: the test's own.
+    try FileManager.default.createDirectory(at: tool.workingDirectory, withIntermediateDirectories: true)
+    process.currentDirectoryURL = tool.workingDirectory
     process.environment = [
       "KEYCHAIN_BRIDGE_HOME": tool.directory.path, "KEYCHAIN_BRIDGE_ACCESS_GROUPS": SecurityToolTests.groups,
     ]

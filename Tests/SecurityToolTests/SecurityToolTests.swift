@@ -13,8 +13,14 @@ import Testing
   /// A temporary store and a way to run the tool on it.
   final class Harness {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kb-cli-\(UUID().uuidString)")
+    /// Where the tool runs, beside the store: a relative keychain path lands here, never in the
+    /// repository the tests run from.
+    var workingDirectory: URL { URL(fileURLWithPath: directory.path + "-cwd", isDirectory: true) }
 
-    deinit { try? FileManager.default.removeItem(at: directory) }
+    deinit {
+      try? FileManager.default.removeItem(at: directory)
+      try? FileManager.default.removeItem(at: workingDirectory)
+    }
 
     @discardableResult
     func run(_ arguments: String...) throws -> (status: Int32, output: String, errors: String) {
@@ -281,6 +287,8 @@ extension SecurityToolTests.Harness {
     let process = Process()
     process.executableURL = SecurityToolTests.binary
     process.arguments = arguments
+    try FileManager.default.createDirectory(at: workingDirectory, withIntermediateDirectories: true)
+    process.currentDirectoryURL = workingDirectory
     process.environment = [
       "KEYCHAIN_BRIDGE_HOME": directory.path, "KEYCHAIN_BRIDGE_ACCESS_GROUPS": SecurityToolTests.groups,
     ].merging(environment) { $1 }
