@@ -74,29 +74,15 @@ struct ItemAttributeOptions: ParsableArguments {
     }
   }
 
-  /// `request` narrowed, or extended, by these attributes.
-  func applied<Request: KeychainRequest>(
-    to request: Request, creator setCreator: (Request, Int) -> Request, type setType: (Request, Int) -> Request,
-    kind setKind: (Request, String) -> Request, comment setComment: (Request, String) -> Request
-  ) -> Request {
-    var request = request
-    if let code = creator.flatMap(fourCharacterCode) { request = setCreator(request, code) }
-    if let code = type.flatMap(fourCharacterCode) { request = setType(request, code) }
-    if let kind { request = setKind(request, kind) }
-    if let comment { request = setComment(request, comment) }
-    return request
-  }
-
-  func applied(to request: GenericPassword) -> GenericPassword {
-    applied(
-      to: request, creator: { $0.creator($1) }, type: { $0.type($1) }, kind: { $0.description($1) },
-      comment: { $0.comment($1) })
-  }
-
-  func applied(to request: InternetPassword) -> InternetPassword {
-    applied(
-      to: request, creator: { $0.creator($1) }, type: { $0.type($1) }, kind: { $0.description($1) },
-      comment: { $0.comment($1) })
+  /// `request` narrowed, or extended, by these attributes: the same keys for either class.
+  func applied<Request: KeychainRequest>(to request: Request) -> Request {
+    var added: [String: KeychainValue] = [:]
+    if let code = creator.flatMap(fourCharacterCode) { added[kSecAttrCreator as String] = .integer(code) }
+    if let code = type.flatMap(fourCharacterCode) { added[kSecAttrType as String] = .integer(code) }
+    if let kind { added[kSecAttrDescription as String] = .string(kind) }
+    if let comment { added[kSecAttrComment as String] = .string(comment) }
+    if added.isEmpty { return request }
+    return Request(lowered: KeychainDictionary(request.attributes.entries.merging(added) { $1 }))
   }
 }
 
