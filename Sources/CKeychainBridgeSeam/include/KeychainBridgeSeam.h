@@ -35,4 +35,39 @@ typedef int32_t (*KeychainBridgeCheckCertificateFunction)(const uint8_t *_Nullab
 
 int32_t KeychainBridge_checkCertificate(const uint8_t *_Nullable bytes, size_t count);
 
+/*
+    Seals the `plaintextLength` bytes at `plaintext` (a keychain backup) under a key derived from the
+    `passphraseLength` bytes at `passphrase` with scrypt, into a self-describing file: the magic
+    "KBBK", a format byte, scrypt's log2(N), r and p, a 16-byte salt, then the AES-256-GCM nonce,
+    ciphertext and tag (everything before the nonce is authenticated too). On success, returns 0
+    (errSecSuccess) and sets `sealed` to bytes allocated with malloc (the caller frees them) and
+    `sealedLength` to their count. On failure, returns an errSec code and sets `message` to a
+    sentence allocated with malloc, which never holds a secret.
+*/
+typedef int32_t (*KeychainBridgeSealBackupFunction)(
+    const uint8_t *_Nullable plaintext, size_t plaintextLength, const uint8_t *_Nullable passphrase,
+    size_t passphraseLength, uint8_t *_Nullable *_Nonnull sealed, size_t *_Nonnull sealedLength,
+    char *_Nullable *_Nonnull message);
+
+int32_t KeychainBridge_sealBackup(
+    const uint8_t *_Nullable plaintext, size_t plaintextLength, const uint8_t *_Nullable passphrase,
+    size_t passphraseLength, uint8_t *_Nullable *_Nonnull sealed, size_t *_Nonnull sealedLength,
+    char *_Nullable *_Nonnull message);
+
+/*
+    Opens what KeychainBridge_sealBackup wrote, with the same passphrase. Returns 0 and the
+    plaintext (malloc'd, the caller frees it) on success; errSecDecode for bytes that are not such a
+    file or are cut short, errSecAuthFailed when the passphrase is wrong or the file was altered
+    (authenticated encryption cannot tell the two apart), with a sentence in `message`.
+*/
+typedef int32_t (*KeychainBridgeOpenBackupFunction)(
+    const uint8_t *_Nullable sealed, size_t sealedLength, const uint8_t *_Nullable passphrase,
+    size_t passphraseLength, uint8_t *_Nullable *_Nonnull plaintext, size_t *_Nonnull plaintextLength,
+    char *_Nullable *_Nonnull message);
+
+int32_t KeychainBridge_openBackup(
+    const uint8_t *_Nullable sealed, size_t sealedLength, const uint8_t *_Nullable passphrase,
+    size_t passphraseLength, uint8_t *_Nullable *_Nonnull plaintext, size_t *_Nonnull plaintextLength,
+    char *_Nullable *_Nonnull message);
+
 #endif

@@ -18,6 +18,20 @@ private func keychainBridgeOpenStore(
 @_extern(c, "KeychainBridge_checkCertificate")
 private func keychainBridgeCheckCertificate(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> Int32
 
+@_extern(c, "KeychainBridge_sealBackup")
+private func keychainBridgeSealBackup(
+  _ plaintext: UnsafePointer<UInt8>?, _ plaintextLength: Int, _ passphrase: UnsafePointer<UInt8>?,
+  _ passphraseLength: Int, _ sealed: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>,
+  _ sealedLength: UnsafeMutablePointer<Int>, _ message: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
+) -> Int32
+
+@_extern(c, "KeychainBridge_openBackup")
+private func keychainBridgeOpenBackup(
+  _ sealed: UnsafePointer<UInt8>?, _ sealedLength: Int, _ passphrase: UnsafePointer<UInt8>?,
+  _ passphraseLength: Int, _ plaintext: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>,
+  _ plaintextLength: UnsafeMutablePointer<Int>, _ message: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
+) -> Int32
+
 enum StoreSeam {
   /// Opens (creating if needed) the store in `directory` through the linked store.
   static func openStore(directory: URL, passphrase: String?) throws(KeychainStoreError) -> any ItemStore {
@@ -55,5 +69,48 @@ enum StoreSeam {
       keychainBridgeCheckCertificate(buffer.bindMemory(to: UInt8.self).baseAddress, buffer.count)
     }
     return verdict < 0 ? nil : verdict == 1
+  }
+
+  /// A backup file holding `plaintext`, sealed under `passphrase` by the linked store's cipher.
+  static func sealBackup(_ plaintext: Data, passphrase: String) throws(SecStatus) -> Data {
+    try transform(plaintext, passphrase, keychainBridgeSealBackup)
+  }
+
+  /// The plaintext of a backup file: errSecDecode when the bytes are no backup or are cut short,
+  /// errSecAuthFailed for a wrong passphrase or an altered file.
+  static func openBackup(_ sealed: Data, passphrase: String) throws(SecStatus) -> Data {
+    try transform(sealed, passphrase, keychainBridgeOpenBackup)
+  }
+
+  private typealias BytesTransform = (
+    UnsafePointer<UInt8>?, Int, UnsafePointer<UInt8>?, Int, UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>,
+    UnsafeMutablePointer<Int>, UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
+  ) -> Int32
+
+  private static func transform(_ input: Data, _ passphrase: String, _ function: BytesTransform) throws(SecStatus)
+    -> Data
+  {
+    var output: UnsafeMutablePointer<UInt8>?
+    var outputLength = 0
+    var message: UnsafeMutablePointer<CChar>?
+    let secret = Array(passphrase.utf8)
+    let status = input.withUnsafeBytes { inputBuffer in
+      secret.withUnsafeBufferPointer { secretBuffer in
+        function(
+          inputBuffer.bindMemory(to: UInt8.self).baseAddress, inputBuffer.count, secretBuffer.baseAddress,
+          secretBuffer.count, &output, &outputLength, &message)
+      }
+    }
+    defer {
+      // The plaintext of a backup holds secrets: overwrite it before the memory is reused.
+      output?.update(repeating: 0, count: outputLength)
+      free(output)
+      free(message)
+    }
+    guard status == errSecSuccess, let output else {
+      throw SecStatus(
+        status == errSecSuccess ? errSecInternalComponent : status, detail: message.map { String(cString: $0) })
+    }
+    return Data(bytes: output, count: outputLength)
   }
 }

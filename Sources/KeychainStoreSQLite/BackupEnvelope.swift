@@ -1,0 +1,67 @@
+import Foundation
+import Security
+
+/// The sealed envelope of a keychain backup: what `security export-keychain` writes.
+///
+/// Layout: "KBBK", a format byte (1), scrypt's log2(N), r and p (little-endian UInt32s), a 16-byte
+/// salt, then AES-256-GCM's nonce, ciphertext and tag. The header is the cipher's associated data,
+/// so changing a parameter is as detectable as changing a ciphertext byte. The parameters travel in
+/// the file so that a later version can raise them and still read older backups.
+enum BackupEnvelope {
+  static let magic = Array("KBBK".utf8)
+  static let formatVersion: UInt8 = 1
+  static let scryptLogN: UInt8 = 15
+  static let scryptR: UInt32 = 8
+  static let scryptP: UInt32 = 1
+  static let headerLength = 4 + 1 + 1 + 4 + 4 + 16
+
+  /// The envelope of `plaintext`, sealed under a key scrypt derives from `passphrase`.
+  static func seal(_ plaintext: [UInt8], passphrase: [UInt8]) throws(SecStatus) -> [UInt8] {
+    do {
+      let salt = try OpenSSLCrypto.randomBytes(16)
+      var header = magic + [formatVersion, scryptLogN]
+      withUnsafeBytes(of: scryptR.littleEndian) { header.append(contentsOf: $0) }
+      withUnsafeBytes(of: scryptP.littleEndian) { header.append(contentsOf: $0) }
+      header += salt
+      var key = try OpenSSLCrypto.scrypt(
+        passphrase: passphrase, salt: salt, logN: scryptLogN, r: UInt64(scryptR), p: UInt64(scryptP))
+      defer { OpenSSLCrypto.wipe(&key) }
+      return header + (try OpenSSLCrypto.seal(plaintext, key: key, associatedData: header))
+    } catch {
+      throw error.status
+    }
+  }
+
+  /// The plaintext of an envelope: errSecDecode when the bytes are not one or are cut short,
+  /// errSecAuthFailed when the passphrase is wrong or any byte was changed.
+  static func open(_ envelope: [UInt8], passphrase: [UInt8]) throws(SecStatus) -> [UInt8] {
+    guard envelope.count >= 5, Array(envelope[0..<4]) == magic else {
+      throw SecStatus(errSecDecode, detail: "Backup: the file is not a keychain backup")
+    }
+    guard envelope[4] == formatVersion else {
+      throw SecStatus(errSecDecode, detail: "Backup: the file's format \(envelope[4]) is newer than this version reads")
+    }
+    guard envelope.count >= headerLength + OpenSSLCrypto.nonceLength + OpenSSLCrypto.tagLength else {
+      throw SecStatus(errSecDecode, detail: "Backup: the file is cut short")
+    }
+    let header = Array(envelope[0..<headerLength])
+    let logN = envelope[5]
+    let r = envelope[6..<10].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+    let p = envelope[10..<14].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+    // Bounds keep a hostile file from asking scrypt for unbounded memory or time.
+    guard (10...20).contains(logN), (1...16).contains(r), (1...4).contains(p) else {
+      throw SecStatus(errSecDecode, detail: "Backup: the file's key-derivation parameters are out of range")
+    }
+    let salt = Array(envelope[14..<headerLength])
+    do {
+      var key = try OpenSSLCrypto.scrypt(passphrase: passphrase, salt: salt, logN: logN, r: r, p: p)
+      defer { OpenSSLCrypto.wipe(&key) }
+      return try OpenSSLCrypto.open(Array(envelope[headerLength...]), key: key, associatedData: header)
+    } catch .authenticationFailed {
+      throw SecStatus(
+        errSecAuthFailed, detail: "Backup: the passphrase is wrong, or the file was altered or cut short")
+    } catch {
+      throw error.status
+    }
+  }
+}
