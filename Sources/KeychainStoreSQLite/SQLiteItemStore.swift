@@ -118,10 +118,20 @@ final class SQLiteItemStore: ItemStore {
     return try write { db throws(SecStatus) in try self.insertRow(db, item, ring) }
   }
 
-  func insertBatch(_ items: [NewItem]) throws(SecStatus) {
+  func insertBatch(_ items: [NewItem], skippingDuplicates: Bool) throws(SecStatus) -> Int {
     let ring = try keyRing()
-    try write { db throws(SecStatus) in
-      for item in items { _ = try self.insertRow(db, item, ring) }
+    return try write { db throws(SecStatus) in
+      var added = 0
+      for item in items {
+        do throws(SecStatus) {
+          _ = try self.insertRow(db, item, ring)
+          added += 1
+        } catch .duplicateItem where skippingDuplicates {
+          // A failed INSERT undoes only itself in SQLite: the transaction goes on.
+          continue
+        }
+      }
+      return added
     }
   }
 

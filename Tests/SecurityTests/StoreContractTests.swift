@@ -194,10 +194,24 @@ import Testing
     let (store, cleanUp) = try kind.make()
     defer { cleanUp() }
     let clashing = [try Self.row(account: "a"), try Self.row(account: "b"), try Self.row(account: "a")]
-    #expect(throws: SecStatus.duplicateItem) { try store.insertBatch(clashing) }
+    #expect(throws: SecStatus.duplicateItem) { try store.insertBatch(clashing, skippingDuplicates: false) }
     #expect(try store.find(Self.filter(), limit: nil, fetch: Self.everything).isEmpty)
-    try store.insertBatch([try Self.row(account: "a"), try Self.row(account: "b")])
+    #expect(
+      try store.insertBatch([try Self.row(account: "a"), try Self.row(account: "b")], skippingDuplicates: false) == 2)
     #expect(try store.find(Self.filter(), limit: nil, fetch: Self.everything).count == 2)
+  }
+
+  @Test(arguments: StoreKind.allCases)
+  func aBatchSkippingDuplicatesAddsTheRestInOneTransaction(kind: StoreKind) throws {
+    let (store, cleanUp) = try kind.make()
+    defer { cleanUp() }
+    _ = try store.insert(try Self.row(account: "a"))
+    let batch = [try Self.row(account: "a"), try Self.row(account: "b"), try Self.row(account: "b")]
+    #expect(try store.insertBatch(batch, skippingDuplicates: true) == 1)
+    let accounts = try store.find(Self.filter(), limit: nil, fetch: Self.everything).compactMap {
+      $0.attributes[SecConstantValue.attrAccount]
+    }
+    #expect(accounts == [.string("a"), .string("b")])
   }
 
   @Test(arguments: StoreKind.allCases)

@@ -135,7 +135,7 @@ public func SecItemImport(_ items: [CFDictionary]) -> OSStatus {
       if !request.returnFlags.isEmpty { throw .param }
       prepared.append(try SecItemCall.newItem(from: request, context))
     }
-    try context.store.backend.insertBatch(prepared)
+    try context.store.backend.insertBatch(prepared, skippingDuplicates: false)
   }
 }
 

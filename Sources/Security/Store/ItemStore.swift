@@ -131,8 +131,11 @@ package protocol ItemStore: AnyObject, Sendable {
   /// Adds one item; errSecDuplicateItem when its primary key is taken (rule 5.2).
   func insert(_ item: NewItem) throws(SecStatus) -> StoredItem
 
-  /// Adds many items in one transaction (an import): all of them, or none when one fails.
-  func insertBatch(_ items: [NewItem]) throws(SecStatus)
+  /// Adds many items in one transaction (an import or a restore): all of them, or none when one
+  /// fails. With `skippingDuplicates`, an item whose primary key is taken is left out instead of
+  /// failing the batch (a restore into a store that already holds it). Returns how many were added.
+  @discardableResult
+  func insertBatch(_ items: [NewItem], skippingDuplicates: Bool) throws(SecStatus) -> Int
 
   /// The matching items in insertion order (decision 9), at most `limit` of them.
   func find(_ filter: ItemFilter, limit: Int?, fetch: ItemFetch) throws(SecStatus) -> [StoredItem]
