@@ -1,4 +1,5 @@
-/// A store that cannot be opened, with the reason in words (never a secret).
+/// A store that cannot be opened, or a backup of one that cannot be made or restored, with the
+/// reason in words (never a secret).
 public struct KeychainStoreError: Error, Equatable, CustomStringConvertible {
   /// The errSec code SecItem calls report for this failure.
   public let status: OSStatus

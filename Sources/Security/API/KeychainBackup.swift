@@ -1,0 +1,273 @@
+import Foundation
+
+// Apple's backup rule: a backup carries every item that may leave the device, and an item whose
+// accessibility ends in ThisDeviceOnly never does. The payload is a binary property list (Apple's
+// own format for such archives) of the items' complete attributes, access control and data; the
+// linked store seals it under a passphrase (StoreSeam.sealBackup: scrypt and AES-256-GCM).
+
+/// A sealed backup of a keychain store, as `SecKeychainExportBackup` made it.
+@_spi(KeychainBridge)
+public struct SecKeychainBackup: Sendable {
+  /// The backup file's bytes: sealed, safe to store anywhere the passphrase is not.
+  public let file: Data
+  /// How many items the backup holds.
+  public let exportedItems: Int
+  /// How many items were left out because their accessibility ends in ThisDeviceOnly.
+  public let skippedThisDeviceOnlyItems: Int
+}
+
+/// What `SecKeychainImportBackup` did with each item of a backup.
+@_spi(KeychainBridge)
+public struct SecKeychainRestoreReport: Sendable, Equatable {
+  /// How many items were added to the store.
+  public let addedItems: Int
+  /// How many items were left out because the store already holds an item with their primary key.
+  public let duplicateItems: Int
+  /// How many items this store or process cannot take, each with its reason in `rejections`.
+  public var rejectedItems: Int { rejections.count }
+  /// Why each rejected item was refused, naming its class and position, never a value.
+  public let rejections: [String]
+
+  package init(addedItems: Int, duplicateItems: Int, rejections: [String]) {
+    self.addedItems = addedItems
+    self.duplicateItems = duplicateItems
+    self.rejections = rejections
+  }
+}
+
+/// Seals every item of the current store (the default store, or the one `withKeychainContext`
+/// names) that this process's access groups can read and that may leave the device, under a key
+/// derived from `passphrase`.
+///
+/// Fails with errSecInteractionNotAllowed while the store is locked (the secrets could not be
+/// read), errSecMissingEntitlement when the process has no access group, and the store's status
+/// when it cannot be read. Every failure's reason is also given to `SecCopyErrorMessageString`.
+@_spi(KeychainBridge)
+public func SecKeychainExportBackup(passphrase: String) -> Result<SecKeychainBackup, KeychainStoreError> {
+  KeychainBackupCall.run { context throws(SecStatus) in
+    if context.store.isLocked {
+      throw SecStatus(
+        errSecInteractionNotAllowed, detail: "Backup: the store is locked; unlock it to export its secrets")
+    }
+    var items: [BackupPayload.Item] = []
+    var skipped = 0
+    for itemClass in ItemClass.allCases where itemClass.isImplemented {
+      var filter = ItemFilter(itemClass: itemClass)
+      filter.accessGroups = context.accessGroups.contains("*") ? nil : context.accessGroups
+      filter.synchronizable = nil
+      for item in try context.store.backend.find(filter, limit: nil, fetch: ItemFetch(attributes: true, data: true)) {
+        guard case .string(let protection)? = item.attributes[SecConstantValue.attrAccessible],
+          !BackupPayload.deviceOnlyProtections.contains(protection)
+        else {
+          skipped += 1
+          continue
+        }
+        items.append(BackupPayload.Item(item))
+      }
+    }
+    let plaintext = try BackupPayload(items: items).encoded()
+    let file = try StoreSeam.sealBackup(plaintext, passphrase: passphrase)
+    return SecKeychainBackup(file: file, exportedItems: items.count, skippedThisDeviceOnlyItems: skipped)
+  }
+}
+
+/// Restores the items of a backup `SecKeychainExportBackup` made into the current store, in one
+/// transaction.
+///
+/// Items whose primary key the store already holds are left as they are and counted as
+/// duplicates; items this store or process cannot take (an access group the process lacks, a
+/// ThisDeviceOnly item in a file not written by SecKeychainExportBackup) are rejected and
+/// counted, and the rest are added. A wrong passphrase or an altered file fails with
+/// errSecAuthFailed, bytes that are no backup or are cut short with errSecDecode, and then nothing
+/// is added.
+@_spi(KeychainBridge)
+public func SecKeychainImportBackup(_ file: Data, passphrase: String)
+  -> Result<SecKeychainRestoreReport, KeychainStoreError>
+{
+  KeychainBackupCall.run { context throws(SecStatus) in
+    let payload = try BackupPayload(decoding: try StoreSeam.openBackup(file, passphrase: passphrase))
+    var prepared: [NewItem] = []
+    var rejections: [String] = []
+    for (position, item) in payload.items.enumerated() {
+      do throws(SecStatus) {
+        prepared.append(try item.newItem(context))
+      } catch {
+        let reason = error.detail ?? secMessage(for: error.code)
+        rejections.append("item \(position + 1) (class \(item.itemClass)): \(reason)")
+      }
+    }
+    let added = try context.store.backend.insertBatch(prepared, skippingDuplicates: true)
+    return SecKeychainRestoreReport(addedItems: added, duplicateItems: prepared.count - added, rejections: rejections)
+  }
+}
+
+/// The context and failure reporting of the backup calls, as SecItemCall gives the SecItem ones.
+private enum KeychainBackupCall {
+  static func run<Value>(_ body: (SecItemCall.Context) throws(SecStatus) -> Value) -> Result<Value, KeychainStoreError>
+  {
+    SecItemFailureDetail.clear()
+    do throws(SecStatus) {
+      let current = KeychainContext.current
+      let groups = current.resolvedAccessGroups
+      guard !groups.isEmpty else {
+        throw SecStatus(errSecMissingEntitlement, detail: "Backup: the process has no access group")
+      }
+      return .success(try body(SecItemCall.Context(store: try current.resolvedStore(), accessGroups: groups)))
+    } catch {
+      SecItemFailureDetail.record(error)
+      let message = error.detail.map { "\(secMessage(for: error.code)) \($0)." } ?? secMessage(for: error.code)
+      return .failure(KeychainStoreError(status: error.code, message: message))
+    }
+  }
+}
+
+/// The plaintext of a backup: a format version and the items, as a binary property list.
+struct BackupPayload: Codable {
+  /// The accessibility values of items that never leave the device.
+  static let deviceOnlyProtections: Set<String> = [
+    SecConstantValue.attrAccessibleWhenUnlockedThisDeviceOnly,
+    SecConstantValue.attrAccessibleAfterFirstUnlockThisDeviceOnly,
+    SecConstantValue.attrAccessibleAlwaysThisDeviceOnly,
+    SecConstantValue.attrAccessibleWhenPasscodeSetThisDeviceOnly,
+  ]
+
+  static let currentVersion = 1
+
+  var version: Int
+  var items: [Item]
+
+  init(items: [Item]) {
+    version = Self.currentVersion
+    self.items = items
+  }
+
+  init(decoding plaintext: Data) throws(SecStatus) {
+    do {
+      self = try PropertyListDecoder().decode(BackupPayload.self, from: plaintext)
+    } catch {
+      // The file authenticated, so it was written by a version whose payload this one cannot read.
+      throw SecStatus(errSecDecode, detail: "Backup: the contents are in a format this version cannot read")
+    }
+    guard version == Self.currentVersion else {
+      throw SecStatus(
+        errSecDecode, detail: "Backup: the contents are format \(version), which this version cannot read")
+    }
+  }
+
+  func encoded() throws(SecStatus) -> Data {
+    let encoder = PropertyListEncoder()
+    encoder.outputFormat = .binary
+    do {
+      return try encoder.encode(self)
+    } catch {
+      throw SecStatus(errSecInternalComponent, detail: "Backup: the items could not be encoded")
+    }
+  }
+
+  /// One item: its class, every attribute with the type it was stored with, its access control
+  /// and its secret.
+  struct Item: Codable {
+    var itemClass: String
+    var attributes: [String: Value]
+    var accessControlProtection: String?
+    var accessControlFlags: UInt64?
+    var data: Data?
+
+    /// The values the store assigns afresh to every item it adds.
+    private static let reassigned: Set<String> = [
+      SecConstantValue.attrUUID, SecConstantValue.attrPersistentReference, SecConstantValue.attrTombstone,
+      SecConstantValue.attrMultiUser, SecConstantValue.attrSHA1,
+    ]
+
+    init(_ item: StoredItem) {
+      itemClass = item.itemClass.rawValue
+      attributes = [:]
+      for (key, value) in item.attributes where !Self.reassigned.contains(key) { attributes[key] = Value(value) }
+      accessControlProtection = item.accessControl?.protection
+      accessControlFlags = item.accessControl.map { UInt64($0.flags.rawValue) }
+      data = item.data
+    }
+
+    /// The item as the store adds it, checked by the rules SecItemAdd applies; the dates it was
+    /// created and modified with are kept, as a restore should.
+    func newItem(_ context: SecItemCall.Context) throws(SecStatus) -> NewItem {
+      guard let itemClass = ItemClass(rawValue: itemClass), itemClass.isImplemented else {
+        throw SecStatus(errSecNoSuchClass, detail: "this store does not keep items of this class")
+      }
+      var values: [String: AttributeValue] = [:]
+      for (key, value) in attributes where !Self.reassigned.contains(key) {
+        guard let definition = ItemSchema.attribute(key, of: itemClass), definition.ownership != .unsupported else {
+          throw SecStatus(errSecNoSuchAttr, detail: "the attribute \(key) is not one of its class")
+        }
+        values[key] = value.attributeValue
+      }
+      // WhenPasscodeSet exists only as ThisDeviceOnly, so this also keeps out items that need a passcode.
+      guard case .string(let protection)? = values[SecConstantValue.attrAccessible],
+        ItemSchema.accessibilityValues[protection] != nil
+      else { throw SecStatus(errSecDecode, detail: "it has no valid accessibility") }
+      if BackupPayload.deviceOnlyProtections.contains(protection) {
+        throw SecStatus(errSecParam, detail: "its accessibility is ThisDeviceOnly, which never restores elsewhere")
+      }
+      guard case .string(let group)? = values[SecConstantValue.attrAccessGroup] else {
+        throw SecStatus(errSecDecode, detail: "it has no access group")
+      }
+      do {
+        try SecItemCall.checkGroup(group, context, writing: true)
+      } catch {
+        throw SecStatus(error.code, detail: "its access group \(group) is not one of this process's")
+      }
+      if values[SecConstantValue.attrSynchronizable] == nil {
+        values[SecConstantValue.attrSynchronizable] = .integer(0)
+      }
+      var accessControl: SecAccessControl?
+      if let accessControlProtection {
+        guard accessControlProtection == protection else {
+          throw SecStatus(errSecDecode, detail: "its access control's protection differs from its accessibility")
+        }
+        accessControl = SecAccessControl(
+          protection: accessControlProtection,
+          flags: SecAccessControlCreateFlags(rawValue: .init(truncatingIfNeeded: accessControlFlags ?? 0)))
+      }
+      try SecItemCall.validate(values, accessControl)
+      try checkItemSize(data: data, attributes: values)
+      let now = Date()
+      let created = values[SecConstantValue.attrCreationDate]
+      let modified = values[SecConstantValue.attrModificationDate]
+      var complete = ItemRows.completed(values, at: now)
+      if case .date? = created { complete[SecConstantValue.attrCreationDate] = created }
+      if case .date? = modified { complete[SecConstantValue.attrModificationDate] = modified }
+      return NewItem(
+        itemClass: itemClass, attributes: complete, accessControl: accessControl, data: data,
+        index: try ItemRows.index(itemClass, complete))
+    }
+  }
+
+  /// An attribute value with its type, as `AttributeValue` keeps it.
+  enum Value: Codable {
+    case string(String)
+    case data(Data)
+    case integer(Int64)
+    case double(Double)
+    case date(Date)
+
+    init(_ value: AttributeValue) {
+      switch value {
+      case .string(let value): self = .string(value)
+      case .data(let value): self = .data(value)
+      case .integer(let value): self = .integer(value)
+      case .double(let value): self = .double(value)
+      case .date(let value): self = .date(value)
+      }
+    }
+
+    var attributeValue: AttributeValue {
+      switch self {
+      case .string(let value): .string(value)
+      case .data(let value): .data(value)
+      case .integer(let value): .integer(value)
+      case .double(let value): .double(value)
+      case .date(let value): .date(value)
+      }
+    }
+  }
+}
