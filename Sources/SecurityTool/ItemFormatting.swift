@@ -14,6 +14,13 @@ enum ItemFormatting {
     return "0x\(hex)  \"\(escaped(bytes))\""
   }
 
+  /// The password as `-w` prints it: as text when every byte is printable ASCII, otherwise as
+  /// lowercase hexadecimal, as macOS's tool does, so that no byte is lost or changed on the way.
+  static func passwordOnly(_ bytes: Data) -> String {
+    if bytes.allSatisfy({ (0x20..<0x7F).contains($0) }) { return String(decoding: bytes, as: UTF8.self) }
+    return bytes.map { String(format: "%02x", $0) }.joined()
+  }
+
   /// Bytes with non-printable ones as octal escapes, as `security` prints them.
   static func escaped(_ bytes: Data) -> String {
     bytes.map { byte in

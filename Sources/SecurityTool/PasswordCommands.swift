@@ -15,7 +15,7 @@ func findAndPrint<Request: KeychainRequest>(
     guard let item = try request.item(includingData: showPassword || passwordOnly).orFail("SecKeychainSearchCopyNext")
     else { throw notFound("SecKeychainSearchCopyNext") }
     if passwordOnly {
-      print(String(decoding: item.data ?? Data(), as: UTF8.self))
+      print(ItemFormatting.passwordOnly(item.data ?? Data()))
       return
     }
     printLines(lines(item, opened.directory.path))
@@ -41,7 +41,10 @@ func deleteFirst<Request: KeychainRequest>(
 /// `-g | -w` of the find commands.
 struct PasswordDisplay: ParsableArguments {
   @Flag(name: .customShort("g"), help: "Also print the password (to standard error).") var showPassword = false
-  @Flag(name: .customShort("w"), help: "Print only the password.") var passwordOnly = false
+  @Flag(
+    name: .customShort("w"),
+    help: "Print only the password: as text when it is printable ASCII, else in hexadecimal (as on macOS).")
+  var passwordOnly = false
 
   func validate() throws {
     if showPassword && passwordOnly { throw ValidationError("-g and -w cannot be used together") }

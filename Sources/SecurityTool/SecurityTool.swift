@@ -24,7 +24,8 @@ struct SecurityTool: ParsableCommand {
     subcommands: [
       AddGenericPassword.self, FindGenericPassword.self, DeleteGenericPassword.self, AddInternetPassword.self,
       FindInternetPassword.self, DeleteInternetPassword.self, DumpKeychain.self, LockKeychain.self,
-      UnlockKeychain.self, CreateKeychain.self, DefaultKeychain.self, ShowKeychainInfo.self,
+      UnlockKeychain.self, CreateKeychain.self, DefaultKeychain.self, ShowKeychainInfo.self, ExportKeychain.self,
+      ImportKeychain.self,
     ])
 
   /// The tool's version, printed by --version.

@@ -151,7 +151,9 @@ import Testing
     let password = "correct horse — ünïcödé"
     try tool.run("add-generic-password", "-a", "alice", "-s", "svc", "-w", password)
     let alone = try tool.run("find-generic-password", "-s", "svc", "-w")
-    #expect(alone.status == 0 && alone.output == password + "\n")
+    // Not printable ASCII, so -w prints it in hexadecimal, as macOS's tool does.
+    let hex = Data(password.utf8).map { String(format: "%02x", $0) }.joined()
+    #expect(alone.status == 0 && alone.output == hex + "\n")
     let shown = try tool.run("find-generic-password", "-s", "svc", "-g")
     #expect(shown.errors.hasPrefix("password: 0x"))
     #expect(shown.errors.contains("\\303\\274"))
@@ -318,6 +320,14 @@ extension SecurityToolTests.Harness {
 /// script written for macOS run unchanged.
 @Suite struct SecurityToolMacOSOptions {
   typealias Harness = SecurityToolTests.Harness
+
+  @Test func dashWPrintsAPasswordThatIsNotPrintableASCIIInHexadecimalAsMacOSDoes() throws {
+    let tool = Harness()
+    #expect(try tool.run("add-generic-password", "-a", "bin", "-s", "svc", "-X", "00ff10").status == 0)
+    #expect(try tool.run("add-generic-password", "-a", "umlaut", "-s", "svc", "-w", "pä").status == 0)
+    #expect(try tool.run("find-generic-password", "-a", "bin", "-w").output == "00ff10\n")
+    #expect(try tool.run("find-generic-password", "-a", "umlaut", "-w").output == "70c3a4\n")
+  }
 
   @Test func creatorTypeKindCommentAndGenericAreStoredPrintedAndMatched() throws {
     let tool = Harness()
