@@ -5,7 +5,7 @@ let package = Package(
   name: "KeychainBridge",
   products: [
     // The API module and the store it reaches through C entry points (see StoreSeam.swift).
-    .library(name: "Security", targets: ["Security", "KeychainStoreSQLite"]),
+    .library(name: "Security", targets: ["Security", "KeychainStoreSQLite", "KeychainCryptoOpenSSL"]),
     .executable(name: "apple-style-demo", targets: ["AppleStyleDemo"]),
     // The typed API generated from the headers in the build step.
     .library(name: "Keychain", targets: ["Keychain"]),
@@ -64,6 +64,12 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
       ]
     ),
+    // SecKey's primitives (generate, import, export, sign, encrypt, derive) over OpenSSL 3's EVP
+    // interface, reached by Security through KeychainBridge_keyEngine.
+    .target(
+      name: "KeychainCryptoOpenSSL",
+      dependencies: ["Security", "COpenSSL", "CKeychainBridgeSeam"]
+    ),
     // secgen: headers -> libclang parse -> model -> Stencil render -> Swift. libclang is loaded at
     // run time; this module declares the part of its C ABI secgen calls (no clang headers needed).
     .systemLibrary(name: "CLibClangABI", path: "Generator/CLibClangABI"),
@@ -93,14 +99,14 @@ let package = Package(
     // The typed API: hand-written support plus what secgen generates from Headers/ and Templates/.
     .target(
       name: "Keychain",
-      dependencies: ["Security", "KeychainStoreSQLite"],
+      dependencies: ["Security", "KeychainStoreSQLite", "KeychainCryptoOpenSSL"],
       exclude: ["Headers"],
       plugins: ["SecGenPlugin"]
     ),
     // Keychain tasks written twice, with the raw API and with the DSL (issue: the equivalence proof).
     .target(
       name: "KeychainExamples",
-      dependencies: ["Keychain", "Security", "KeychainStoreSQLite"],
+      dependencies: ["Keychain", "Security", "KeychainStoreSQLite", "KeychainCryptoOpenSSL"],
       path: "Examples/KeychainExamples"
     ),
     .executableTarget(
@@ -124,26 +130,28 @@ let package = Package(
     ),
     .executableTarget(
       name: "keychain-bench",
-      dependencies: ["CKeychainBaseline", "Keychain", "Security", "KeychainStoreSQLite"],
+      dependencies: ["CKeychainBaseline", "Keychain", "Security", "KeychainStoreSQLite", "KeychainCryptoOpenSSL"],
       path: "Benchmarks/keychain-bench"
     ),
     // A program written for Apple's keychain, compiled unchanged against this runtime.
     .executableTarget(
       name: "AppleStyleDemo",
-      dependencies: ["Security", "KeychainStoreSQLite"],
+      dependencies: ["Security", "KeychainStoreSQLite", "KeychainCryptoOpenSSL"],
       path: "Examples/AppleStyleDemo"
     ),
     // A child process for tests that cannot run in the test process (file-size limits, kills).
     .executableTarget(
       name: "keychain-store-helper",
-      dependencies: ["Security", "KeychainStoreSQLite"],
+      dependencies: ["Security", "KeychainStoreSQLite", "KeychainCryptoOpenSSL"],
       path: "Tests/StoreHelper"
     ),
     // A program linking the Security target alone (no store), run by SecurityTests.
     .executableTarget(name: "security-alone", dependencies: ["Security"], path: "Tests/SecurityAlone"),
     .testTarget(
       name: "SecGenTests",
-      dependencies: ["SecGen", "SecGenModel", "SecGenParse", "Security", "KeychainStoreSQLite", "secgen"],
+      dependencies: [
+        "SecGen", "SecGenModel", "SecGenParse", "Security", "KeychainStoreSQLite", "KeychainCryptoOpenSSL", "secgen",
+      ],
       exclude: ["Fixtures"]
     ),
     .testTarget(
@@ -162,7 +170,7 @@ let package = Package(
       name: "SecurityTests",
       dependencies: [
         "Security",
-        "KeychainStoreSQLite",
+        "KeychainStoreSQLite", "KeychainCryptoOpenSSL",
         "keychain-store-helper",
         "security-alone",
         .product(name: "GRDB", package: "GRDB.swift"),

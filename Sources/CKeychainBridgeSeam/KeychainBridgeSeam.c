@@ -58,3 +58,5 @@ __attribute__((weak)) int32_t KeychainBridge_openBackup(
     *message = notLinkedMessage();
     return errSecNotAvailable;
 }
+
+__attribute__((weak)) void *KeychainBridge_keyEngine(void) { return NULL; }

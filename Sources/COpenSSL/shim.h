@@ -1,5 +1,5 @@
-// The parts of libcrypto the store uses: AES-256-GCM, HMAC-SHA-256, scrypt, the CSPRNG, X.509
-// parsing and the error queue.
+// The parts of libcrypto the store and the key engine use: AES-GCM, HMAC-SHA-256, scrypt, the
+// CSPRNG, X.509 parsing, RSA and EC keys through EVP_PKEY, the X9.63 KDF and the error queue.
 #ifndef KEYCHAIN_BRIDGE_COPENSSL_SHIM_H
 #define KEYCHAIN_BRIDGE_COPENSSL_SHIM_H
 #include <openssl/evp.h>
@@ -11,4 +11,8 @@
 #include <openssl/core_names.h>
 #include <openssl/params.h>
 #include <openssl/err.h>
+#include <openssl/param_build.h>
+#include <openssl/kdf.h>
+#include <openssl/rsa.h>
+#include <openssl/ec.h>
 #endif

@@ -36,6 +36,14 @@ typedef int32_t (*KeychainBridgeCheckCertificateFunction)(const uint8_t *_Nullab
 int32_t KeychainBridge_checkCertificate(const uint8_t *_Nullable bytes, size_t count);
 
 /*
+    The key engine SecKey performs its primitives with (OpenSSL 3), retained once (the caller
+    releases it), or NULL when none is linked.
+*/
+typedef void *_Nullable (*KeychainBridgeKeyEngineFunction)(void);
+
+void *_Nullable KeychainBridge_keyEngine(void);
+
+/*
     Seals the `plaintextLength` bytes at `plaintext` (a keychain backup) under a key derived from the
     `passphraseLength` bytes at `passphrase` with scrypt, into a self-describing file: the magic
     "KBBK", a format byte, scrypt's log2(N), r and p, a 16-byte salt, then the AES-256-GCM nonce,

@@ -18,6 +18,9 @@ private func keychainBridgeOpenStore(
 @_extern(c, "KeychainBridge_checkCertificate")
 private func keychainBridgeCheckCertificate(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> Int32
 
+@_extern(c, "KeychainBridge_keyEngine")
+private func keychainBridgeKeyEngine() -> UnsafeMutableRawPointer?
+
 @_extern(c, "KeychainBridge_sealBackup")
 private func keychainBridgeSealBackup(
   _ plaintext: UnsafePointer<UInt8>?, _ plaintextLength: Int, _ passphrase: UnsafePointer<UInt8>?,
@@ -70,6 +73,12 @@ enum StoreSeam {
     }
     return verdict < 0 ? nil : verdict == 1
   }
+
+  /// The linked key engine, asked for once; nil when no engine is linked.
+  static let keyEngine: (any KeyEngine)? = {
+    guard let engine = keychainBridgeKeyEngine() else { return nil }
+    return Unmanaged<AnyObject>.fromOpaque(engine).takeRetainedValue() as? any KeyEngine
+  }()
 
   /// A backup file holding `plaintext`, sealed under `passphrase` by the linked store's cipher.
   static func sealBackup(_ plaintext: Data, passphrase: String) throws(SecStatus) -> Data {
