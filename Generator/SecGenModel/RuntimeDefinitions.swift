@@ -225,9 +225,26 @@ extension ModelBuilder {
         }
       }
     }
+    // Two constants may stand for one key (kSecAttrType and kSecAttrKeyType are both "type"): a
+    // class keeps the key once, and both must say the same about how it is stored.
+    var keptKinds: [String: (constant: String, kind: String, owner: String)] = [:]
     for attribute in model.attributes {
       guard let (kind, owner) = kinds[attribute.constant] else { continue }
-      let classes = stored.filter { $0.attributes.contains(attribute.constant) }.map { value($0.constant) }
+      let key = value(attribute.constant)
+      var classes: [String] = []
+      for itemClass in stored where itemClass.attributes.contains(attribute.constant) {
+        let slot = "\(value(itemClass.constant)) \(key)"
+        if let kept = keptKinds[slot] {
+          if kept.kind != kind || kept.owner != owner {
+            report(
+              definedAt["attribute \(attribute.constant)"] ?? .none,
+              "\(attribute.constant) and \(kept.constant) are both \"\(key)\" but are stored differently")
+          }
+          continue
+        }
+        keptKinds[slot] = (attribute.constant, kind, owner)
+        classes.append(value(itemClass.constant))
+      }
       attributes.append(
         StoredAttributeModel(
           constant: attribute.constant, key: value(attribute.constant), kind: kind, owner: owner, classes: classes))

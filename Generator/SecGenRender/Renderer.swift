@@ -407,11 +407,17 @@ enum TemplateContext {
         },
         "primaryKey": itemClass.primaryKey.map { literal($0.key) }.joined(separator: ", "),
         "defaults": itemClass.primaryKey.compactMap { key -> [String: Any]? in
+          let kind = definitions.attributes.first { $0.key == key.key && $0.classes.contains(itemClass.value) }?.kind
+          let value: String
           switch key.fallback {
-          case .string(let text)?: ["literal": literal(key.key), "value": ".string(\(literal(text)))"]
-          case .integer(let number)?: ["literal": literal(key.key), "value": ".integer(\(number))"]
-          case nil: nil
+          // A data attribute's default is data, as the caller's strings become data (rule 1.1).
+          case .string(let text)? where kind == "data":
+            value = text.isEmpty ? ".data(Data())" : ".data(Data(\(literal(text)).utf8))"
+          case .string(let text)?: value = ".string(\(literal(text)))"
+          case .integer(let number)?: value = ".integer(\(number))"
+          case nil: return nil
           }
+          return ["literal": literal(key.key), "value": value]
         },
       ]
     }

@@ -40,7 +40,9 @@ import Testing
       headers: Paths.realHeaders, definitions: Self.definitions, apiNotes: Paths.realNotes, timings: &timings)
     let definitions = try #require(model.definitions)
     #expect(definitions.constants.count == 243)
-    #expect(definitions.itemClasses.filter { !$0.primaryKey.isEmpty }.map(\.value) == ["genp", "inet"])
+    #expect(definitions.itemClasses.filter { !$0.primaryKey.isEmpty }.map(\.value) == ["genp", "inet", "keys"])
+    // kSecAttrType and kSecAttrKeyType are both "type": the key class keeps it once.
+    #expect(definitions.attributes.filter { $0.key == "type" && $0.classes.contains("keys") }.count == 1)
     #expect(definitions.protections.first?.value == "ak")
     #expect(definitions.attributes.first { $0.key == "acct" }?.kind == "blob")
   }
@@ -58,6 +60,9 @@ import Testing
     BrokenDefinitions(
       name: "a constant without its value", replace: "SEC_CONST_DECL(kSecAttrAccount, \"acct\");\n", with: "",
       message: "kSecAttrAccount has no value"),
+    BrokenDefinitions(
+      name: "two constants of one key stored differently", replace: "SEC_ATTR(kSecAttrKeyType, number, caller);",
+      with: "SEC_ATTR(kSecAttrKeyType, string, caller);", message: "are both \"type\" but are stored differently"),
     BrokenDefinitions(
       name: "a misspelt constant", replace: "SEC_ATTR(kSecAttrAccount, blob, caller);",
       with: "SEC_ATTR(kSecAttrAcount, blob, caller);", message: "kSecAttrAcount"),

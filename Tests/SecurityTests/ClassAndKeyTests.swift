@@ -14,10 +14,10 @@ import Testing
     }
   }
 
-  @Test("Rule 2: certificate key and identity classes are unimplemented")
-  func certificateKeyAndIdentityClassesAreUnimplemented() throws {
+  @Test("Rule 2: certificate and identity classes are unimplemented")
+  func certificateAndIdentityClassesAreUnimplemented() throws {
     try withFreshStore { _ in
-      for itemClass in [kSecClassCertificate, kSecClassKey, kSecClassIdentity] {
+      for itemClass in [kSecClassCertificate, kSecClassIdentity] {
         #expect(add([kSecClass as String: itemClass]) == errSecUnimplemented)
         #expect(copy([kSecClass as String: itemClass]).0 == errSecUnimplemented)
       }

@@ -34,7 +34,7 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
   SecItemCall.run(.copyMatching, query) { context throws(SecStatus) in
     let request = try ItemRequest(query)
     let itemClass = try request.requiredClass()
-    if request.hasValueRef || request.useKeys[SecConstantValue.useItemList] != nil
+    if request.useKeys[SecConstantValue.useItemList] != nil
       || request.matchKeys.contains(SecConstantValue.matchItemList)
     {
       throw .param
@@ -48,7 +48,9 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
     let filter = try SecItemCall.filter(from: request, context)
     let limit = request.limit ?? .one
     let flags = request.returnFlags
-    let fetch = ItemFetch(attributes: flags.contains(.attributes), data: flags.contains(.data))
+    let keyRefs = flags.contains(.ref) && itemClass == .key
+    let fetch = ItemFetch(
+      attributes: flags.contains(.attributes) || keyRefs, data: ResultShape.needsData(flags, itemClass))
     let items = try context.store.backend.find(filter, limit: limit.rowLimit, fetch: fetch)
     guard !items.isEmpty else { throw .itemNotFound }
     guard let result else { return }
@@ -183,10 +185,14 @@ enum SecItemCall {
     throws(SecStatus) -> ItemFilter
   {
     let itemClass = try request.requiredClass()
-    if request.hasValueRef || request.useKeys[SecConstantValue.useItemList] != nil { throw .param }
+    if request.useKeys[SecConstantValue.useItemList] != nil { throw .param }
     var filter = ItemFilter(itemClass: itemClass)
     filter.reference = request.reference
     var attributes = request.attributes
+    if let key = request.keyReference {
+      // The ref stands for its identifying attributes (keys-semantics.md 6.8).
+      attributes.merge(try KeyItems.attributes(of: key, forQuery: true)) { given, _ in given }
+    }
     // Data and access control never filter (rule 9.7); the dates are system values but do filter.
     attributes[SecConstantValue.attrAccessControl] = nil
     if request.reference != nil {
@@ -222,7 +228,7 @@ enum SecItemCall {
     if let key = request.matchKeys.sorted().first {
       throw SecStatus.param.naming(key, "match keys have no meaning in SecItemAdd (decision 1)")
     }
-    if request.reference != nil || request.hasValueRef || request.useKeys[SecConstantValue.useItemList] != nil {
+    if request.reference != nil || request.useKeys[SecConstantValue.useItemList] != nil {
       throw .param
     }
     if request.synchronizableAny { throw .param }
@@ -232,6 +238,12 @@ enum SecItemCall {
       throw .param
     }  // rule 1.11
     var attributes = request.attributes
+    var data = request.valueData
+    if let key = request.keyReference {
+      // The key's own attributes, under the caller's (keys-semantics.md 6.3), and its bytes.
+      attributes.merge(try KeyItems.attributes(of: key, forQuery: false)) { given, _ in given }
+      if data == nil { data = try KeyItems.data(of: key) }
+    }
     for key in [
       SecConstantValue.attrCreationDate, SecConstantValue.attrModificationDate, SecConstantValue.attrTombstone,
       SecConstantValue.attrMultiUser, SecConstantValue.attrSHA1, SecConstantValue.attrUUID,
@@ -256,7 +268,7 @@ enum SecItemCall {
     }
     let complete = ItemRows.completed(attributes, at: Date())
     return NewItem(
-      itemClass: itemClass, attributes: complete, accessControl: request.accessControl, data: request.valueData,
+      itemClass: itemClass, attributes: complete, accessControl: request.accessControl, data: data,
       index: try ItemRows.index(itemClass, complete))
   }
 
@@ -329,21 +341,29 @@ enum ResultShape {
   /// One item in the shape the flags ask for; nil when nothing is to be written (no flags, or only
   /// kSecReturnRef, for which password items have no ref type).
   static func single(_ item: StoredItem, _ flags: ReturnFlags, forAdd: Bool) -> CFTypeRef? {
+    // Keys have a ref type (SecKey); password items have none, so for them kSecReturnRef adds nothing.
+    let keyRef = flags.contains(.ref) && item.itemClass == .key ? KeyItems.key(of: item) : nil
     let shaped = flags.subtracting(.ref)
-    if shaped.isEmpty { return nil }
+    if shaped.isEmpty { return keyRef }
     if flags == .data { return (item.data ?? Data()) as NSData }  // decision 2
     if flags == .persistentRef { return item.persistentReference as NSData }
-    return dictionary(item, flags, forAdd: forAdd)
+    return dictionary(item, flags, keyRef, forAdd: forAdd)
   }
 
   /// Many items: always an array, empty when no return key asks for anything (decision 6).
   static func array(_ items: [StoredItem], _ flags: ReturnFlags) -> [AnyObject] {
-    let shaped = flags.subtracting(.ref)
-    if shaped.isEmpty { return [] }
     return items.compactMap { single($0, flags, forAdd: false) }
   }
 
-  private static func dictionary(_ item: StoredItem, _ flags: ReturnFlags, forAdd: Bool) -> NSDictionary {
+  /// Whether a search must read the items' data: for kSecReturnData, and for a key's kSecReturnRef,
+  /// which is made from its bytes (and its type and class attributes).
+  static func needsData(_ flags: ReturnFlags, _ itemClass: ItemClass) -> Bool {
+    flags.contains(.data) || (flags.contains(.ref) && itemClass == .key)
+  }
+
+  private static func dictionary(_ item: StoredItem, _ flags: ReturnFlags, _ keyRef: SecKey?, forAdd: Bool)
+    -> NSDictionary
+  {
     // Built as a Swift dictionary and bridged once: setting an NSMutableDictionary's entries one by
     // one bridges every key on its own.
     var result: [String: Any] = [:]
@@ -359,6 +379,7 @@ enum ResultShape {
     if flags.contains(.persistentRef) {
       result[SecConstantValue.valuePersistentRef] = item.persistentReference as NSData
     }
+    if let keyRef { result[SecConstantValue.valueRef] = keyRef }
     return result as NSDictionary
   }
 }

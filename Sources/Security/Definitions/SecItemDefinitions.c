@@ -388,6 +388,34 @@ SEC_ATTR(kSecDataInetExtraClientDefined0, blob, caller);
 SEC_ATTR(kSecDataInetExtraClientDefined1, blob, caller);
 SEC_ATTR(kSecDataInetExtraClientDefined2, blob, caller);
 SEC_ATTR(kSecDataInetExtraClientDefined3, blob, caller);
+SEC_ATTR(kSecAttrKeyClass, number, caller);
+SEC_ATTR(kSecAttrApplicationLabel, data, caller);
+SEC_ATTR(kSecAttrApplicationTag, blob, caller);
+SEC_ATTR(kSecAttrKeyType, number, caller);
+SEC_ATTR(kSecAttrKeyCreator, number, caller);
+SEC_ATTR(kSecAttrKeySizeInBits, number, caller);
+SEC_ATTR(kSecAttrEffectiveKeySize, number, caller);
+SEC_ATTR(kSecAttrStartDate, date, caller);
+SEC_ATTR(kSecAttrEndDate, date, caller);
+SEC_ATTR(kSecAttrIsPermanent, number, caller);
+SEC_ATTR(kSecAttrIsPrivate, number, caller);
+SEC_ATTR(kSecAttrIsModifiable, number, caller);
+SEC_ATTR(kSecAttrIsSensitive, number, caller);
+SEC_ATTR(kSecAttrWasAlwaysSensitive, number, caller);
+SEC_ATTR(kSecAttrIsExtractable, number, caller);
+SEC_ATTR(kSecAttrWasNeverExtractable, number, caller);
+SEC_ATTR(kSecAttrCanEncrypt, number, caller);
+SEC_ATTR(kSecAttrCanDecrypt, number, caller);
+SEC_ATTR(kSecAttrCanDerive, number, caller);
+SEC_ATTR(kSecAttrCanSign, number, caller);
+SEC_ATTR(kSecAttrCanVerify, number, caller);
+SEC_ATTR(kSecAttrCanSignRecover, number, caller);
+SEC_ATTR(kSecAttrCanVerifyRecover, number, caller);
+SEC_ATTR(kSecAttrCanWrap, number, caller);
+SEC_ATTR(kSecAttrCanUnwrap, number, caller);
+SEC_ATTR(kSecAttrPRF, blob, unsupported);
+SEC_ATTR(kSecAttrSalt, blob, unsupported);
+SEC_ATTR(kSecAttrRounds, number, unsupported);
 SEC_ATTR_NOT_STORED(kSecAttrPersistentReference);
 SEC_ATTR_NOT_STORED(kSecAttrPersistantReference);
 
@@ -414,6 +442,20 @@ SEC_PRIMARY_KEY(kSecClassInternetPassword, kSecAttrPath, "");
 SEC_PRIMARY_KEY(kSecClassInternetPassword, kSecAttrSyncViewHint, SEC_NO_DEFAULT);
 SEC_PRIMARY_KEY(kSecClassInternetPassword, kSecAttrTokenID, SEC_NO_DEFAULT);
 SEC_PRIMARY_KEY(kSecClassInternetPassword, kSecAttrSharingGroup, SEC_NO_DEFAULT);
+
+/* Keys (keys-semantics.md 6.2): the usage flags, label and protection are not part of it. */
+SEC_PRIMARY_KEY(kSecClassKey, kSecAttrKeyClass, 0);
+SEC_PRIMARY_KEY(kSecClassKey, kSecAttrApplicationLabel, "");
+SEC_PRIMARY_KEY(kSecClassKey, kSecAttrApplicationTag, "");
+SEC_PRIMARY_KEY(kSecClassKey, kSecAttrKeyCreator, 0);
+SEC_PRIMARY_KEY(kSecClassKey, kSecAttrKeyType, 0);
+SEC_PRIMARY_KEY(kSecClassKey, kSecAttrKeySizeInBits, 0);
+SEC_PRIMARY_KEY(kSecClassKey, kSecAttrEffectiveKeySize, 0);
+SEC_PRIMARY_KEY(kSecClassKey, kSecAttrStartDate, SEC_NO_DEFAULT);
+SEC_PRIMARY_KEY(kSecClassKey, kSecAttrEndDate, SEC_NO_DEFAULT);
+SEC_PRIMARY_KEY(kSecClassKey, kSecAttrSyncViewHint, SEC_NO_DEFAULT);
+SEC_PRIMARY_KEY(kSecClassKey, kSecAttrTokenID, SEC_NO_DEFAULT);
+SEC_PRIMARY_KEY(kSecClassKey, kSecAttrSharingGroup, SEC_NO_DEFAULT);
 
 /*
     Protection classes (rule 12): when the data of items with each kSecAttrAccessible value can be

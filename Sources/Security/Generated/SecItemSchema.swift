@@ -22,7 +22,7 @@ package enum ItemClass: String, Sendable, CaseIterable {
     case .genericPassword: true
     case .internetPassword: true
     case .certificate: false
-    case .key: false
+    case .key: true
     case .identity: false
     }
   }
@@ -109,6 +109,56 @@ enum ItemSchemaDefinitions {
       AttributeDefinition(key: "bin3", kind: .blob, ownership: .caller),
       AttributeDefinition(key: "ggrp", kind: .string, ownership: .caller),
     ],
+    .key: [
+      AttributeDefinition(key: "pdmn", kind: .accessibility, ownership: .caller),
+      AttributeDefinition(key: "accc", kind: .accessControl, ownership: .caller),
+      AttributeDefinition(key: "agrp", kind: .string, ownership: .caller),
+      AttributeDefinition(key: "cdat", kind: .date, ownership: .storeDates),
+      AttributeDefinition(key: "mdat", kind: .date, ownership: .storeDates),
+      AttributeDefinition(key: "crtr", kind: .number, ownership: .caller),
+      AttributeDefinition(key: "type", kind: .number, ownership: .caller),
+      AttributeDefinition(key: "labl", kind: .blob, ownership: .caller),
+      AttributeDefinition(key: "kcls", kind: .number, ownership: .caller),
+      AttributeDefinition(key: "klbl", kind: .data, ownership: .caller),
+      AttributeDefinition(key: "perm", kind: .number, ownership: .caller),
+      AttributeDefinition(key: "atag", kind: .blob, ownership: .caller),
+      AttributeDefinition(key: "bsiz", kind: .number, ownership: .caller),
+      AttributeDefinition(key: "esiz", kind: .number, ownership: .caller),
+      AttributeDefinition(key: "sens", kind: .number, ownership: .caller),
+      AttributeDefinition(key: "extr", kind: .number, ownership: .caller),
+      AttributeDefinition(key: "encr", kind: .number, ownership: .caller),
+      AttributeDefinition(key: "decr", kind: .number, ownership: .caller),
+      AttributeDefinition(key: "drve", kind: .number, ownership: .caller),
+      AttributeDefinition(key: "sign", kind: .number, ownership: .caller),
+      AttributeDefinition(key: "vrfy", kind: .number, ownership: .caller),
+      AttributeDefinition(key: "wrap", kind: .number, ownership: .caller),
+      AttributeDefinition(key: "unwp", kind: .number, ownership: .caller),
+      AttributeDefinition(key: "vwht", kind: .string, ownership: .caller),
+      AttributeDefinition(key: "tkid", kind: .string, ownership: .caller),
+      AttributeDefinition(key: "sync", kind: .synchronizable, ownership: .caller),
+      AttributeDefinition(key: "acls", kind: .blob, ownership: .unsupported),
+      AttributeDefinition(key: "prf", kind: .blob, ownership: .unsupported),
+      AttributeDefinition(key: "salt", kind: .blob, ownership: .unsupported),
+      AttributeDefinition(key: "rounds", kind: .number, ownership: .unsupported),
+      AttributeDefinition(key: "alis", kind: .blob, ownership: .caller),
+      AttributeDefinition(key: "priv", kind: .number, ownership: .caller),
+      AttributeDefinition(key: "modi", kind: .number, ownership: .caller),
+      AttributeDefinition(key: "sdat", kind: .date, ownership: .caller),
+      AttributeDefinition(key: "edat", kind: .date, ownership: .caller),
+      AttributeDefinition(key: "asen", kind: .number, ownership: .caller),
+      AttributeDefinition(key: "next", kind: .number, ownership: .caller),
+      AttributeDefinition(key: "snrc", kind: .number, ownership: .caller),
+      AttributeDefinition(key: "vyrc", kind: .number, ownership: .caller),
+      AttributeDefinition(key: "tomb", kind: .number, ownership: .system),
+      AttributeDefinition(key: "musr", kind: .data, ownership: .system),
+      AttributeDefinition(key: "UUID", kind: .string, ownership: .system),
+      AttributeDefinition(key: "sysb", kind: .number, ownership: .caller),
+      AttributeDefinition(key: "sha1", kind: .data, ownership: .system),
+      AttributeDefinition(key: "pcss", kind: .number, ownership: .caller),
+      AttributeDefinition(key: "pcsk", kind: .data, ownership: .caller),
+      AttributeDefinition(key: "pcsi", kind: .data, ownership: .caller),
+      AttributeDefinition(key: "ggrp", kind: .string, ownership: .caller),
+    ],
   ]
 
   /// Each stored class's primary key without the access group and the synchronizable flag, which
@@ -116,6 +166,7 @@ enum ItemSchemaDefinitions {
   static let primaryKeys: [ItemClass: [String]] = [
     .genericPassword: ["acct", "svce", "vwht", "tkid", "ggrp"],
     .internetPassword: ["acct", "sdmn", "srvr", "ptcl", "atyp", "port", "path", "vwht", "tkid", "ggrp"],
+    .key: ["kcls", "klbl", "atag", "crtr", "type", "bsiz", "esiz", "sdat", "edat", "vwht", "tkid", "ggrp"],
   ]
 
   /// The value an add gives each primary-key attribute the caller leaves out (rule 2.1).
@@ -132,6 +183,15 @@ enum ItemSchemaDefinitions {
       "atyp": .string(""),
       "port": .integer(0),
       "path": .string(""),
+    ],
+    .key: [
+      "kcls": .integer(0),
+      "klbl": .data(Data()),
+      "atag": .string(""),
+      "crtr": .integer(0),
+      "type": .integer(0),
+      "bsiz": .integer(0),
+      "esiz": .integer(0),
     ],
   ]
 

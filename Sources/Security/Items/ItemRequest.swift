@@ -39,7 +39,8 @@ struct ItemRequest {
   var hostOrSubdomain: String?
   var valueData: Data?
   var reference: ItemReference?
-  var hasValueRef = false
+  /// kSecValueRef when it is a SecKey: the key an add stores or a query names (rules 6.3, 6.8).
+  var keyReference: SecKey?
   var useKeys: [String: Any] = [:]
   /// Keys that are not attributes, return, match, value or use keys (class included).
   var otherKeys: Set<String> = []
@@ -73,6 +74,22 @@ struct ItemRequest {
       if let itemClass, itemClass != parsed.itemClass { throw .noSuchClass }
       itemClass = parsed.itemClass
       reference = parsed
+    }
+    if let (_, value) = entries.first(where: { $0.0 == SecConstantValue.valueRef }) {
+      switch value {
+      case let key as SecKey:
+        // The class may be left out: the ref says it (keys-semantics.md 6.3).
+        if let itemClass, itemClass != .key {
+          throw SecStatus.param.naming(SecConstantValue.valueRef, "is a SecKey but kSecClass is not kSecClassKey")
+        }
+        itemClass = .key
+        keyReference = key
+      case is SecCertificate:
+        throw SecStatus.unimplemented.naming(SecConstantValue.valueRef, "certificate items are not stored yet")
+      default:
+        throw SecStatus.param.naming(
+          SecConstantValue.valueRef, "must be a SecKey, SecCertificate or SecIdentity, not \(describeType(value))")
+      }
     }
     if let itemClass, !itemClass.isImplemented { throw .unimplemented }
 
@@ -130,7 +147,7 @@ struct ItemRequest {
         }
         valueData = data
       case SecConstantValue.valueRef:
-        hasValueRef = true
+        break  // parsed before the other keys
       case SecConstantValue.valuePersistentRef:
         break  // parsed before the other keys
       default:

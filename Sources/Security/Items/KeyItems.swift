@@ -1,0 +1,50 @@
+import Foundation
+
+/// What a SecKey given as kSecValueRef contributes to a dictionary (keys-semantics.md 6.3 to 6.8),
+/// and the SecKey a key item's kSecReturnRef gives back (6.7).
+enum KeyItems {
+  /// The attributes that describe a key's usage rather than identify it: a query by ref leaves
+  /// them out (6.8).
+  private static let notFiltering: Set<String> = [
+    SecConstantValue.attrCanEncrypt, SecConstantValue.attrCanDecrypt, SecConstantValue.attrCanDerive,
+    SecConstantValue.attrCanSign, SecConstantValue.attrCanVerify, SecConstantValue.attrCanWrap,
+    SecConstantValue.attrCanUnwrap, SecConstantValue.attrCanSignRecover, SecConstantValue.attrCanVerifyRecover,
+    SecConstantValue.attrIsPermanent,
+  ]
+
+  /// The key's attributes as stored attribute values (rule 4.7 without class and v_Data).
+  static func attributes(of key: SecKey, forQuery: Bool) throws(SecStatus) -> [String: AttributeValue] {
+    let dictionary: [String: Any]
+    do {
+      dictionary = try key.attributeDictionary()
+    } catch {
+      throw SecStatus(error.status, detail: "kSecValueRef: \(error.reason)")
+    }
+    var values: [String: AttributeValue] = [:]
+    for (name, value) in dictionary {
+      guard let definition = ItemSchema.attribute(name, of: .key) else { continue }
+      if forQuery && notFiltering.contains(name) { continue }
+      if let converted = ValueConversion.attributeValue(value, kind: definition.kind) { values[name] = converted }
+    }
+    return values
+  }
+
+  /// The key's external representation: a key item's data.
+  static func data(of key: SecKey) throws(SecStatus) -> Data {
+    do {
+      return try key.material.externalRepresentation()
+    } catch {
+      throw SecStatus(error.status, detail: "kSecValueRef: \(error.reason)")
+    }
+  }
+
+  /// The SecKey of a stored key item, from its type, class and data; nil when they do not make
+  /// one (an item added with raw bytes that are not a key, 6.5).
+  static func key(of item: StoredItem) -> SecKey? {
+    guard let data = item.data, case .integer(let typeCode)? = item.attributes[SecConstantValue.attrKeyType],
+      case .integer(let keyClass)? = item.attributes[SecConstantValue.attrKeyClass], keyClass == 0 || keyClass == 1,
+      let type = KeyParameters.keyType(String(typeCode)), let engine = StoreSeam.keyEngine
+    else { return nil }
+    return try? SecKey(try engine.importKey(type, isPrivate: keyClass == 1, data: data))
+  }
+}

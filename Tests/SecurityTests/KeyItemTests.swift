@@ -1,0 +1,133 @@
+import Foundation
+import Security
+import Testing
+
+/// keys-semantics.md section 6: key items in the keychain.
+@Suite struct KeyItemRules {
+  static func keyQuery(_ extra: [String: Any] = [:]) -> [String: Any] {
+    var query: [String: Any] = [kSecClass as String: kSecClassKey]
+    query.merge(extra) { _, new in new }
+    return query
+  }
+
+  @Test("Rules 6.3, 6.4 and 6.6: a key added by ref carries its derived attributes, numbers as numbers")
+  func aKeyAddedByRefCarriesItsDerivedAttributes() throws {
+    try withFreshStore { _ in
+      let key = try makeKey(bits: 256)
+      #expect(add([kSecValueRef as String: key, kSecAttrLabel as String: "signing"]) == errSecSuccess)
+      let attributes = try #require(readAttributes(Self.keyQuery()))
+      #expect(attributes[kSecAttrKeyClass as String] as? Int == 1)
+      #expect(attributes[kSecAttrKeyType as String] as? Int == 73)
+      #expect(attributes[kSecAttrKeySizeInBits as String] as? Int == 256)
+      #expect(
+        attributes[kSecAttrApplicationLabel as String] as? Data == SecKeyCopyAttributes(key)?[
+          kSecAttrApplicationLabel as String] as? Data)
+      #expect(attributes[kSecAttrLabel as String] as? String == "signing")
+      #expect(readData(Self.keyQuery()) == external(key))
+      // String constants still match the numbers (6.6).
+      #expect(copy(Self.keyQuery([kSecAttrKeyClass as String: kSecAttrKeyClassPrivate])).0 == errSecSuccess)
+      #expect(copy(Self.keyQuery([kSecAttrKeyClass as String: kSecAttrKeyClassPublic])).0 == errSecItemNotFound)
+    }
+  }
+
+  @Test("Rule 6.2: the same key twice is a duplicate whatever its label; another tag is another item")
+  func theSameKeyTwiceIsADuplicate() throws {
+    try withFreshStore { _ in
+      let key = try makeKey(bits: 256)
+      #expect(add([kSecValueRef as String: key, kSecAttrLabel as String: "one"]) == errSecSuccess)
+      #expect(add([kSecValueRef as String: key, kSecAttrLabel as String: "two"]) == errSecDuplicateItem)
+      #expect(add([kSecValueRef as String: key, kSecAttrApplicationTag as String: Data("t".utf8)]) == errSecSuccess)
+      #expect(add([kSecValueRef as String: SecKeyCopyPublicKey(key)!]) == errSecSuccess)
+    }
+  }
+
+  @Test("Rules 6.7 and 6.9: kSecReturnRef gives a SecKey equal to the stored one, found by application label")
+  func returnRefGivesAnEqualKey() throws {
+    try withFreshStore { _ in
+      let key = try makeKey(kSecAttrKeyTypeRSA, bits: 1024)
+      #expect(add([kSecValueRef as String: key, kSecAttrApplicationTag as String: "com.example.key"]) == errSecSuccess)
+      let label = SecKeyCopyAttributes(key)![kSecAttrApplicationLabel as String]!
+      let (status, result) = copy(
+        Self.keyQuery([kSecAttrApplicationLabel as String: label, kSecReturnRef as String: true]))
+      #expect(status == errSecSuccess)
+      let found = try #require(result as? SecKey)
+      #expect(found == key)
+      let message = Data("stored keys sign".utf8)
+      #expect(
+        verify(
+          SecKeyCopyPublicKey(key)!, .rsaSignatureMessagePSSSHA256, message,
+          try sign(found, .rsaSignatureMessagePSSSHA256, message)))
+      let byTag = copy(
+        Self.keyQuery([
+          kSecAttrApplicationTag as String: Data("com.example.key".utf8), kSecReturnRef as String: true,
+          kSecReturnAttributes as String: true,
+        ]))
+      let dictionary = try #require(byTag.1 as? [String: Any])
+      #expect(dictionary[kSecValueRef as String] as? SecKey == key)
+      #expect(dictionary[kSecValueData as String] == nil)
+      #expect(dictionary[kSecAttrKeyClass as String] as? Int == 1)
+    }
+  }
+
+  @Test("Rule 6.8: a query by ref finds, updates and deletes exactly that key")
+  func aQueryByRefFindsUpdatesAndDeletesThatKey() throws {
+    try withFreshStore { _ in
+      let first = try makeKey(bits: 256)
+      let second = try makeKey(bits: 256)
+      add([kSecValueRef as String: first, kSecAttrLabel as String: "first"])
+      add([kSecValueRef as String: second, kSecAttrLabel as String: "second"])
+      let found = readAttributes([kSecValueRef as String: second])
+      #expect(found?[kSecAttrLabel as String] as? String == "second")
+      #expect(update([kSecValueRef as String: first], [kSecAttrLabel as String: "renamed"]) == errSecSuccess)
+      #expect(readAttributes([kSecValueRef as String: first])?[kSecAttrLabel as String] as? String == "renamed")
+      #expect(delete([kSecValueRef as String: first]) == errSecSuccess)
+      #expect(copy([kSecValueRef as String: first]).0 == errSecItemNotFound)
+      #expect(copy([kSecValueRef as String: second]).0 == errSecSuccess)
+    }
+  }
+
+  @Test("Rule 6.10: a kSecValueRef that is no key, certificate or identity is errSecParam")
+  func aValueRefThatIsNoKeyIsErrSecParam() throws {
+    let key = try makeKey()
+    try withFreshStore { _ in
+      #expect(add([kSecValueRef as String: "not a key"]) == errSecParam)
+      #expect(add([kSecClass as String: kSecClassGenericPassword, kSecValueRef as String: key]) == errSecParam)
+    }
+  }
+
+  @Test("Rule 6.11: an application tag given as a string matches the same bytes as data")
+  func anApplicationTagStringMatchesItsBytes() throws {
+    try withFreshStore { _ in
+      add([kSecValueRef as String: try makeKey(), kSecAttrApplicationTag as String: "tag"])
+      #expect(copy(Self.keyQuery([kSecAttrApplicationTag as String: Data("tag".utf8)])).0 == errSecSuccess)
+    }
+  }
+
+  @Test("Rule 6.5: a key added as raw bytes comes back as a ref when its type and class make one")
+  func aKeyAddedAsRawBytesComesBackAsARef() throws {
+    try withFreshStore { _ in
+      let key = try makeKey(bits: 384)
+      #expect(
+        add(
+          Self.keyQuery([
+            kSecValueData as String: external(key), kSecAttrKeyType as String: kSecAttrKeyTypeEC,
+            kSecAttrKeyClass as String: kSecAttrKeyClassPrivate, kSecAttrApplicationTag as String: "raw",
+          ])) == errSecSuccess)
+      let (status, result) = copy(Self.keyQuery([kSecReturnRef as String: true]))
+      #expect(status == errSecSuccess && result as? SecKey == key)
+      // Nothing is derived from raw bytes.
+      #expect(readAttributes(Self.keyQuery())?[kSecAttrApplicationLabel as String] as? Data == Data())
+    }
+  }
+
+  @Test func aPrivateKeysBytesAreSealedInTheStoreFiles() throws {
+    let temporary = try TemporaryStore()
+    let key = try makeKey(bits: 256)
+    temporary.run { _ = add([kSecValueRef as String: key]) }
+    let secret = external(key).suffix(32)
+    for name in ["keychain.db", "keychain.db-wal"] {
+      let bytes = (try? Data(contentsOf: temporary.directory.appendingPathComponent(name))) ?? Data()
+      #expect(bytes.range(of: secret) == nil, "the private scalar is readable in \(name)")
+    }
+  }
+}
