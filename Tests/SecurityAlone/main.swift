@@ -14,3 +14,8 @@ print("message \((SecCopyErrorMessageString(status, nil) as String?) ?? "none")"
 var bytes = [UInt8](repeating: 0, count: 32)
 print("random \(SecRandomCopyBytes(kSecRandomDefault, bytes.count, &bytes))")
 print("certificate \(SecCertificateCreateWithData(nil, Data([0x30, 0x00]) as CFData) == nil ? "nil" : "made")")
+var keyError: Unmanaged<CFError>?
+let key = SecKeyCreateRandomKey(
+  [kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits as String: 256] as CFDictionary,
+  &keyError)
+print("key \(key == nil ? "nil" : "made") \(keyError.map { CFErrorGetCode($0.takeRetainedValue()) } ?? 0)")

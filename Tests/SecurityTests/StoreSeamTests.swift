@@ -28,6 +28,7 @@ import Testing
       "\(lines)")
     #expect(lines.contains("random \(errSecSuccess)"))
     #expect(lines.contains("certificate nil"))
+    #expect(lines.contains("key nil \(errSecNotAvailable)"), "\(lines)")
     // Nothing was created: without a store there is nothing to write with.
     #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("keychain.db").path))
   }
