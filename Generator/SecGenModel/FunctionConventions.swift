@@ -69,7 +69,7 @@ enum FunctionConventions {
     "CFDictionaryRef": "CFDictionary", "CFStringRef": "CFString", "CFDataRef": "CFData", "CFArrayRef": "CFArray",
     "CFTypeRef": "CFTypeRef", "CFNumberRef": "CFNumber", "CFBooleanRef": "CFBoolean", "CFDateRef": "CFDate",
     "CFErrorRef": "CFError", "CFAllocatorRef": "CFAllocator", "CFIndex": "CFIndex", "OSStatus": "OSStatus",
-    "SecAccessControlRef": "SecAccessControl", "SecCertificateRef": "SecCertificate",
+    "SecAccessControlRef": "SecAccessControl", "SecCertificateRef": "SecCertificate", "SecKeyRef": "SecKey",
     "void *": "UnsafeMutableRawPointer",
     "size_t": "Int", "Boolean": "Bool", "_Bool": "Bool", "bool": "Bool", "int": "Int32", "uint32_t": "UInt32",
     "UInt32": "UInt32", "SInt32": "Int32",
@@ -140,9 +140,15 @@ enum FunctionConventions {
       returnType = resultParameter == nil ? "Result<Void, KeychainError>" : "Result<CFTypeRef?, KeychainError>"
     case .errorOutParameter, .nullableResult, .none:
       if let type = swiftType(result, typedEnums: typedEnums) {
-        returnType =
-          convention == .errorOutParameter
-          ? "Result<\(type), KeychainError>" : type + (convention == .nullableResult ? "?" : "")
+        if convention == .errorOutParameter && type == "Bool" {
+          // A verdict with an error report (SecKeyVerifySignature): false always comes with the
+          // error, so the typed form is success or the error.
+          returnType = "Result<Void, KeychainError>"
+        } else {
+          returnType =
+            convention == .errorOutParameter
+            ? "Result<\(type), KeychainError>" : type + (convention == .nullableResult ? "?" : "")
+        }
       } else {
         returnType = "Void"
         if result != "void" { unavailable = unavailable ?? "its result type \(result) has no Swift type here" }

@@ -10,6 +10,8 @@ public struct ModelBuilder {
   private var warnings: [Diagnostic] = []
   private var otherFamilies: [ExcludedDeclarationModel] = []
   private var sources = SourceTexts()
+  /// The CF_STRING_ENUM typedefs of the headers being modelled (their constants are strings too).
+  private var parsedStringEnums: Set<String> = []
   private let notes: APINotes
 
   /// Builds the model of `parsed`, with the sidecar's overrides.
@@ -104,10 +106,13 @@ public struct ModelBuilder {
         }
       }
       let type = constant.type.replacingOccurrences(of: " _Nonnull", with: "")
-      if type != "const CFStringRef" {
+      // A CF_STRING_ENUM type (SecKeyAlgorithm) is a CFStringRef too.
+      let stringEnum = type.hasPrefix("const ") && parsedStringEnums.contains(String(type.dropFirst("const ".count)))
+      if type != "const CFStringRef" && !stringEnum {
         report(
           constant.location,
-          "\(constant.name) is declared as '\(constant.type)'; constants must be 'extern const CFStringRef'")
+          "\(constant.name) is declared as '\(constant.type)'; constants must be 'extern const CFStringRef' "
+            + "or of a CF_STRING_ENUM type")
       }
       if let raw = constant.comment {
         let parsed = comment(raw, before: constant.location)
@@ -140,6 +145,7 @@ public struct ModelBuilder {
   // MARK: The model
 
   private mutating func model(_ parsed: ParsedHeaders) -> SecurityModel {
+    parsedStringEnums = Set(parsed.stringEnums)
     let groups = groups(parsed.constants)
     let allConstants = Dictionary(parsed.constants.map { ($0.name, $0) }) { first, _ in first }
 
@@ -173,14 +179,27 @@ public struct ModelBuilder {
         }
       default:
         let constants = group.members.map { member in
-          KeyConstantModel(
+          var constant = KeyConstantModel(
             constant: member.name, isPrivate: isPrivate(member.location),
             documentation: group.entry(for: member.name)?.text ?? "")
+          let type = member.type.replacingOccurrences(of: " _Nonnull", with: "")
+            .replacingOccurrences(of: "const ", with: "")
+          if parsedStringEnums.contains(type) {
+            constant.wrapperType = type
+            constant.memberName = SwiftNaming.lowerCamel(SwiftNaming.stripPrefix(member.name, ["k" + type]))
+          }
+          return constant
         }
         if let existing = keyGroups.firstIndex(where: { $0.title == group.title }) {
           keyGroups[existing].constants += constants
         } else {
-          keyGroups.append(KeyGroupModel(title: group.title, constants: constants))
+          var keyGroup = KeyGroupModel(title: group.title, constants: constants)
+          if constants.contains(where: { $0.wrapperType != nil }) {
+            keyGroup.swiftName =
+              notes.names[group.title]
+              ?? String(group.title.replacingOccurrences(of: " Constants", with: "").filter { $0 != " " })
+          }
+          keyGroups.append(keyGroup)
         }
       }
     }
@@ -252,7 +271,7 @@ public struct ModelBuilder {
     }
     let typedEnums = parsed.enumerations.filter { !holdsStatusCodes($0) }.map { typedEnum($0) }
     let typeNames = Set(typedEnums.map(\.name))
-    let functions = parsed.functions.map { function($0, typedEnums: typeNames) }
+    let functions = parsed.functions.map { function($0, typedEnums: typeNames.union(parsed.stringEnums)) }
     let itemResults = Set(functions.filter { $0.name.hasPrefix("SecItem") }.flatMap(\.resultCodes))
     var statusCodes = statusCodes(parsed.enumerations.filter(holdsStatusCodes), returnedByItemFunctions: itemResults)
     // Apple's own @result says only 'A result code. See "Security Error Codes"': then every code

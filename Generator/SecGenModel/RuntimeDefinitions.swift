@@ -29,6 +29,12 @@ public struct ConstantDefinitionModel: Codable, Equatable, Sendable {
   public var documentation: String
   /// Whether a private header declares it (Apple's SPI).
   public var isPrivate: Bool
+  /// The CF_STRING_ENUM type it is declared with (`SecKeyAlgorithm`), whose static member Swift
+  /// imports it as; nil for a plain CFStringRef.
+  public var wrapperType: String? = nil
+  /// Its name as a static member of `wrapperType`: the C name without `k` and the type's name,
+  /// lower camel case (`kSecKeyAlgorithmRSASignatureRaw` is `rsaSignatureRaw`).
+  public var memberName: String? = nil
 }
 
 extension SourceLocation {
@@ -199,11 +205,17 @@ extension ModelBuilder {
         report(constant.location, "\(constant.name) has no value: add SEC_CONST_DECL(\(constant.name), \"...\")")
         continue
       }
-      constants.append(
-        ConstantDefinitionModel(
-          constant: constant.name, value: value,
-          swiftName: SwiftNaming.lowerCamel(SwiftNaming.stripPrefix(constant.name, ["kSec"])),
-          documentation: documentation[constant.name] ?? "", isPrivate: constant.location.isInPrivateHeader))
+      var definition = ConstantDefinitionModel(
+        constant: constant.name, value: value,
+        swiftName: SwiftNaming.lowerCamel(SwiftNaming.stripPrefix(constant.name, ["kSec"])),
+        documentation: documentation[constant.name] ?? "", isPrivate: constant.location.isInPrivateHeader)
+      let type = constant.type.replacingOccurrences(of: " _Nonnull", with: "").replacingOccurrences(
+        of: "const ", with: "")
+      if parsed.stringEnums.contains(type) {
+        definition.wrapperType = type
+        definition.memberName = SwiftNaming.lowerCamel(SwiftNaming.stripPrefix(constant.name, ["k" + type]))
+      }
+      constants.append(definition)
     }
     func value(_ name: String) -> String { values[name] ?? name }
 

@@ -115,6 +115,9 @@ public struct KeyGroupModel: Codable, Equatable, Sendable {
   public var title: String
   /// Its constants, in source order.
   public var constants: [KeyConstantModel]
+  /// The typed API's enum for a group of CF_STRING_ENUM constants (`SigningAlgorithm`), named by
+  /// the API notes from the title; nil for other groups.
+  public var swiftName: String? = nil
 }
 
 /// A key constant of a `KeyGroupModel`.
@@ -125,6 +128,10 @@ public struct KeyConstantModel: Codable, Equatable, Sendable {
   public var isPrivate: Bool
   /// The HeaderDoc text.
   public var documentation: String
+  /// The CF_STRING_ENUM type it is declared with (`SecKeyAlgorithm`), nil for a CFStringRef.
+  public var wrapperType: String? = nil
+  /// Its name as a static member of `wrapperType` and as a case of the group's enum.
+  public var memberName: String? = nil
 }
 
 /// A status code (`errSecDuplicateItem = -25299`).

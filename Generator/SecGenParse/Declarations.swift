@@ -145,6 +145,9 @@ public struct ParsedHeaders: Codable, Sendable {
   public var enumerations: [EnumDeclaration] = []
   /// The function prototypes, in source order.
   public var functions: [FunctionDeclaration] = []
+  /// The names of `CF_STRING_ENUM` typedefs (`typedef CFStringRef SecKeyAlgorithm CF_STRING_ENUM`):
+  /// string types whose constants Swift imports as static members of a wrapper type.
+  public var stringEnums: [String] = []
   /// Declarations of kinds the model has no use for (typedefs, structs, unions), skipped by kind
   /// and listed by `secgen --verbose`.
   public var skipped: [SkippedDeclaration] = []

@@ -129,6 +129,7 @@ public enum HeaderParser {
     result.constants += collector.constants
     result.enumerations += collector.enumerations
     result.functions += collector.functions
+    result.stringEnums += collector.stringEnums
     result.skipped += collector.skipped
     result.definitions += collector.definitions
   }
@@ -165,6 +166,7 @@ private final class DeclarationCollector {
   var enumerations: [EnumDeclaration] = []
   var functions: [FunctionDeclaration] = []
   var skipped: [SkippedDeclaration] = []
+  var stringEnums: [String] = []
   var definitions: [DefinitionDeclaration] = []
   var diagnostics: [Diagnostic] = []
   var currentEnumConstants: [EnumConstantDeclaration] = []
@@ -242,6 +244,8 @@ private final class DeclarationCollector {
           comment: comment(cursor), constants: currentEnumConstants, location: location))
     case CXCursor_FunctionDecl:
       functions.append(function(cursor, name: name, location: location))
+    case CXCursor_TypedefDecl where annotations(cursor).contains(SDKCompat.stringEnumAnnotation):
+      stringEnums.append(name)
     case CXCursor_TypedefDecl, CXCursor_StructDecl, CXCursor_UnionDecl:
       // Legacy keychain structs, CF type typedefs, integer typedefs: recognised, not modelled.
       skipped.append(SkippedDeclaration(kind: kindName(kind), name: name, location: location))

@@ -25,6 +25,8 @@ enum SDKCompat {
   static let enumPrefix = "secgen-enum:"
   /// The annotation the stand-in `CF_OPTIONS(type, Name)` puts on the enum, followed by the type.
   static let optionsPrefix = "secgen-options:"
+  /// The annotation the stand-in `CF_STRING_ENUM` puts on a string typedef.
+  static let stringEnumAnnotation = "secgen-string-enum"
 
   /// Every macro the availability stand-ins define (API_AVAILABLE, __OSX_AVAILABLE_STARTING...).
   static let availabilityMacroNames: Set<Substring> = {
@@ -122,6 +124,15 @@ enum SDKCompat {
     #define __END_DECLS
     #endif
     """,
+    "stddef.h": """
+    /* secgen's stand-in: the C library's size types, which CoreFoundation's base brings in. */
+    #ifndef SECGEN_STDDEF_H
+    #define SECGEN_STDDEF_H
+    typedef __SIZE_TYPE__ size_t;
+    typedef __PTRDIFF_TYPE__ ptrdiff_t;
+    #define NULL ((void *)0)
+    #endif
+    """,
     "MacTypes.h": """
     /* secgen's stand-in: the integer and character types of Apple's MacTypes. */
     #ifndef SECGEN_MACTYPES_H
@@ -147,6 +158,7 @@ enum SDKCompat {
     /* secgen's stand-in: CoreFoundation's types as opaque pointers, and its macros. */
     #ifndef SECGEN_CFBASE_H
     #define SECGEN_CFBASE_H
+    #include <stddef.h>
     #include <TargetConditionals.h>
     #include <MacTypes.h>
     #include <Availability.h>
@@ -184,6 +196,8 @@ enum SDKCompat {
     #define CF_CLOSED_ENUM(_type, _name) __SECGEN_NAMED_ENUM(_type, _name)
     #define CF_OPTIONS(_type, _name) \
         _type _name; enum __attribute__((annotate("secgen-options:" #_type))) _name
+    #define CF_STRING_ENUM __attribute__((annotate("secgen-string-enum")))
+    #define CF_EXTENSIBLE_STRING_ENUM __attribute__((annotate("secgen-string-enum")))
     #define CF_BRIDGED_TYPE(T)
     #define CF_BRIDGED_MUTABLE_TYPE(T)
     #define CF_RELATED_TYPE(T, C, I)

@@ -250,6 +250,24 @@ enum TemplateContext {
       ]
     }
 
+    // Groups of CF_STRING_ENUM constants (the key algorithms) become enums of the typed API whose
+    // cases name the runtime's static members.
+    let wrapperGroups: [[String: Any]] = model.keyGroups.compactMap { group in
+      guard let name = group.swiftName else { return nil }
+      let members = group.constants.filter { !$0.isPrivate && $0.wrapperType != nil }
+      guard let type = members.first?.wrapperType else { return nil }
+      return [
+        "name": name, "type": type, "property": propertyName(of: type),
+        "doc": docComment("The `\(type)` values of the group \"\(group.title)\" of the headers."),
+        "cases": members.map { member -> [String: Any] in
+          [
+            "name": escaped(member.memberName ?? member.constant),
+            "doc": docComment("`\(member.constant)`: \(member.documentation)", indent: "  "),
+          ]
+        },
+      ]
+    }
+
     let classes: [[String: Any]] = model.itemClasses.compactMap { itemClass in
       let attributes = itemClass.attributes.compactMap { attributesByConstant[$0] }
       guard !attributes.isEmpty else { return nil }
@@ -322,6 +340,8 @@ enum TemplateContext {
         lines.append(
           "The value the C function writes to `\(parameter)`, or the status as a `KeychainError`"
             + (wrapper.notFoundIsNil ? "; nothing found (errSecItemNotFound) is `.success(nil)`." : "."))
+      case (.errorOutParameter, _) where wrapper.returnType == "Result<Void, KeychainError>":
+        lines.append("Success when the C function returns true, or the CFError's code as a `KeychainError`.")
       case (.errorOutParameter, _): lines.append("The result, or the CFError's code as a `KeychainError`.")
       case (.nullableResult, _): lines.append("nil where the C function returns NULL.")
       case (.none, _): break
@@ -338,7 +358,8 @@ enum TemplateContext {
     }
 
     var context: [String: Any] = [
-      "valueGroups": valueGroups, "classes": classes, "errors": errors, "functions": functions,
+      "valueGroups": valueGroups, "wrapperGroups": wrapperGroups, "classes": classes, "errors": errors,
+      "functions": functions,
     ]
     if let definitions = model.definitions {
       context.merge(runtimeContext(model, definitions)) { _, runtime in runtime }
@@ -371,12 +392,30 @@ enum TemplateContext {
   /// What the runtime templates (Templates/Runtime) print: the constants with their values, every
   /// status code with its message, the store schema and the option sets.
   static func runtimeContext(_ model: SecurityModel, _ definitions: RuntimeDefinitionsModel) -> [String: Any] {
-    let constants: [[String: Any]] = definitions.constants.map { constant in
+    func constantContext(_ constant: ConstantDefinitionModel) -> [String: Any] {
       let documentation = constant.documentation.isEmpty ? "" : ": \(constant.documentation)"
       return [
         "name": constant.constant, "literal": literal(constant.value), "swiftName": escaped(constant.swiftName),
+        "member": escaped(constant.memberName ?? constant.swiftName),
+        // How Swift code names it: the global, or the static member's string.
+        "reference": constant.wrapperType.map { "\($0).\(escaped(constant.memberName ?? constant.swiftName)).rawValue" }
+          ?? constant.constant,
         "doc": docComment(
-          "`\(constant.value)`\(documentation)" + (constant.isPrivate ? " Apple declares it privately (SPI)." : "")),
+          "`\(constant.value)`\(documentation)" + (constant.isPrivate ? " Apple declares it privately (SPI)." : ""),
+          indent: constant.wrapperType == nil ? "" : "  "),
+      ]
+    }
+    let constants = definitions.constants.filter { $0.wrapperType == nil }.map(constantContext)
+    // Constants of a CF_STRING_ENUM type are static members of it in Swift, as ClangImporter
+    // imports them: `SecKeyAlgorithm.rsaSignatureRaw`, not a global.
+    var wrapperNames: [String] = []
+    for constant in definitions.constants {
+      if let type = constant.wrapperType, !wrapperNames.contains(type) { wrapperNames.append(type) }
+    }
+    let wrappedTypes: [[String: Any]] = wrapperNames.map { type in
+      [
+        "name": type,
+        "members": definitions.constants.filter { $0.wrapperType == type }.map(constantContext),
       ]
     }
     var firstOfValue: [Int64: StatusCodeModel] = [:]
@@ -449,11 +488,19 @@ enum TemplateContext {
     ).sorted().map(literal)
     return [
       "useKeys": useKeys,
-      "constants": constants, "statusCodes": statusCodes, "messages": messages, "itemClasses": itemClasses,
+      "constants": constants, "wrappedTypes": wrappedTypes, "allConstants": definitions.constants.map(constantContext),
+      "statusCodes": statusCodes, "messages": messages, "itemClasses": itemClasses,
       "schema": schema, "protections": protections,
       "defaultProtection": definitions.protections.first.map { literal($0.value) } ?? "\"\"",
       "optionSets": optionSets,
     ]
+  }
+
+  /// The property that gives a typed enum's runtime value: the type without `Sec`, lower camel
+  /// case (`SecKeyAlgorithm` gives `keyAlgorithm`).
+  static func propertyName(of type: String) -> String {
+    let name = type.hasPrefix("Sec") ? String(type.dropFirst(3)) : type
+    return name.prefix(1).lowercased() + name.dropFirst()
   }
 
   /// A function's first line and brace as swift-format leaves them: the result type on a line of
@@ -486,6 +533,15 @@ enum TemplateContext {
           "return status == errSecSuccess ? .success(()) : .failure(KeychainError(status: status))",
         ]
       }
+    case .errorOutParameter where wrapper.returnType == "Result<Void, KeychainError>":
+      lines = [
+        "var error: Unmanaged<CFError>?",
+        "guard \(function.name)(\((arguments + ["&error"]).joined(separator: ", "))) else {",
+        "  let code = error.map { CFErrorGetCode($0.takeRetainedValue()) } ?? CFIndex(errSecParam)",
+        "  return .failure(KeychainError(status: OSStatus(truncatingIfNeeded: code)))",
+        "}",
+        "return .success(())",
+      ]
     case .errorOutParameter:
       lines = [
         "var error: Unmanaged<CFError>?",

@@ -100,6 +100,27 @@ import Testing
     #expect(runtimeCodes.count == model.statusCodes.count)
   }
 
+  @Test func everyPublicKeyAlgorithmHasTheSpecificationsStringInTheRuntime() throws {
+    struct KeysSpecification: Decodable {
+      struct Constant: Decodable {
+        var name: String
+        var value: String
+        var `public`: Bool
+      }
+      var constants: [Constant]
+    }
+    let data = try Data(contentsOf: Paths.root.appendingPathComponent("Spec/keys-constants.json"))
+    let specification = try JSONDecoder().decode(KeysSpecification.self, from: data)
+    let runtime = Dictionary(secItemConstantTable.map { ($0.name, $0.value as String) }) { first, _ in first }
+    let algorithms = specification.constants.filter { $0.public && $0.name.hasPrefix("kSecKeyAlgorithm") }
+    #expect(algorithms.count == 87)
+    for algorithm in algorithms {
+      #expect(runtime[algorithm.name] == algorithm.value, "\(algorithm.name)")
+    }
+    #expect(
+      SecKeyAlgorithm.ecdsaSignatureMessageX962SHA256.rawValue as String == "algid:sign:ECDSA:message-X962:SHA256")
+  }
+
   @Test func theFunctionsHaveTheirParametersAndNullability() throws {
     let functions = Dictionary(try Self.model().functions.map { ($0.name, $0) }) { first, _ in first }
     let copyMatching = try #require(functions["SecItemCopyMatching"])
@@ -109,8 +130,16 @@ import Testing
     #expect(
       Set(functions.keys) == [
         "SecItemAdd", "SecItemCopyMatching", "SecItemUpdate", "SecItemDelete", "SecCopyErrorMessageString",
-        "SecAccessControlCreateWithFlags",
+        "SecAccessControlCreateWithFlags", "SecKeyCreateRandomKey", "SecKeyCreateWithData", "SecKeyGetBlockSize",
+        "SecKeyCopyExternalRepresentation", "SecKeyCopyAttributes", "SecKeyCopyPublicKey", "SecKeyCreateSignature",
+        "SecKeyVerifySignature", "SecKeyCreateEncryptedData", "SecKeyCreateDecryptedData",
+        "SecKeyCopyKeyExchangeResult", "SecKeyIsAlgorithmSupported",
       ])
+    // A verdict with an error report is success or the error; a verdict without one stays a Bool.
+    #expect(functions["SecKeyVerifySignature"]?.wrapper?.returnType == "Result<Void, KeychainError>")
+    #expect(functions["SecKeyIsAlgorithmSupported"]?.wrapper?.returnType == "Bool")
+    #expect(
+      functions["SecKeyCreateSignature"]?.wrapper?.parameters.map(\.type) == ["SecKey", "SecKeyAlgorithm", "CFData"])
     let createWithFlags = try #require(functions["SecAccessControlCreateWithFlags"]?.wrapper)
     #expect(createWithFlags.convention == .errorOutParameter)
     #expect(createWithFlags.returnType == "Result<SecAccessControl, KeychainError>")
@@ -132,8 +161,8 @@ import Testing
     #expect(result.status == 0, "\(result.errors)")
     let lines = result.output.split(separator: "\n").map(String.init)
     #expect(lines.contains("errSec status codes: \(Self.specification.errors.count)"), "\(lines)")
-    #expect(lines.contains { $0.hasPrefix("functions: 6; with wrappers: 6") })
-    #expect(lines.contains("typed enums: 1 (1 option sets) with 12 values"), "\(lines)")
+    #expect(lines.contains { $0.hasPrefix("functions: 18; with wrappers: 18") })
+    #expect(lines.contains("typed enums: 2 (1 option sets) with 17 values"), "\(lines)")
     // Every public kSecAttr constant but the two with no Swift type (kSecAttrAccess, Apple's
     // misspelled persistent-reference alias) is typed and in a class.
     #expect(lines.contains("public kSecAttr constants typed and class-assigned: 51 of 53 (96.2%)"), "\(lines)")

@@ -10,7 +10,7 @@ import Testing
 @Suite struct ReferenceTests {
   static let cases = [
     "generic-password", "added-attribute", "value-groups", "sdk-layout", "function-wrappers", "real-conventions",
-    "typed-enums",
+    "typed-enums", "string-enums",
   ]
   static let recording = ProcessInfo.processInfo.environment["SECGEN_RECORD"] == "1"
 

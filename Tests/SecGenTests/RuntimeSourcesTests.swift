@@ -39,7 +39,11 @@ import Testing
     let model = try Pipeline.model(
       headers: Paths.realHeaders, definitions: Self.definitions, apiNotes: Paths.realNotes, timings: &timings)
     let definitions = try #require(model.definitions)
-    #expect(definitions.constants.count == 243)
+    #expect(definitions.constants.count == 332)
+    // SecKey.h's algorithms are static members of their CF_STRING_ENUM type, as Swift imports them.
+    let signing = try #require(
+      definitions.constants.first { $0.constant == "kSecKeyAlgorithmECDSASignatureMessageX962SHA256" })
+    #expect(signing.wrapperType == "SecKeyAlgorithm" && signing.memberName == "ecdsaSignatureMessageX962SHA256")
     #expect(definitions.itemClasses.filter { !$0.primaryKey.isEmpty }.map(\.value) == ["genp", "inet", "keys"])
     // kSecAttrType and kSecAttrKeyType are both "type": the key class keeps it once.
     #expect(definitions.attributes.filter { $0.key == "type" && $0.classes.contains("keys") }.count == 1)
