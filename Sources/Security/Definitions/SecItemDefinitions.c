@@ -16,6 +16,7 @@
 #include <Security/SecItem.h>
 #include <Security/SecItemPriv.h>
 #include <Security/SecAccessControl.h>
+#include <Security/SecKey.h>
 
 /*
     Constant values: the strings the constants stand for in dictionaries, grouped as the
@@ -327,6 +328,99 @@ SEC_CONST_DECL(kSecAttrPRFHmacAlgSHA512, "hsha512");
 
 /* other */
 SEC_CONST_DECL(kSecSymmetricKeyAttrs, "symmetric");
+
+/* key algorithm (SecKey.h) */
+SEC_CONST_DECL(kSecKeyAlgorithmRSASignatureRaw, "algid:sign:RSA:raw");
+SEC_CONST_DECL(kSecKeyAlgorithmRSASignatureDigestPKCS1v15Raw, "algid:sign:RSA:digest-PKCS1v15");
+SEC_CONST_DECL(kSecKeyAlgorithmRSASignatureDigestPKCS1v15SHA1, "algid:sign:RSA:digest-PKCS1v15:SHA1");
+SEC_CONST_DECL(kSecKeyAlgorithmRSASignatureDigestPKCS1v15SHA224, "algid:sign:RSA:digest-PKCS1v15:SHA224");
+SEC_CONST_DECL(kSecKeyAlgorithmRSASignatureDigestPKCS1v15SHA256, "algid:sign:RSA:digest-PKCS1v15:SHA256");
+SEC_CONST_DECL(kSecKeyAlgorithmRSASignatureDigestPKCS1v15SHA384, "algid:sign:RSA:digest-PKCS1v15:SHA384");
+SEC_CONST_DECL(kSecKeyAlgorithmRSASignatureDigestPKCS1v15SHA512, "algid:sign:RSA:digest-PKCS1v15:SHA512");
+SEC_CONST_DECL(kSecKeyAlgorithmRSASignatureDigestPSSSHA1, "algid:sign:RSA:digest-PSS:SHA1:SHA1:20");
+SEC_CONST_DECL(kSecKeyAlgorithmRSASignatureDigestPSSSHA224, "algid:sign:RSA:digest-PSS:SHA224:SHA224:24");
+SEC_CONST_DECL(kSecKeyAlgorithmRSASignatureDigestPSSSHA256, "algid:sign:RSA:digest-PSS:SHA256:SHA256:32");
+SEC_CONST_DECL(kSecKeyAlgorithmRSASignatureDigestPSSSHA384, "algid:sign:RSA:digest-PSS:SHA384:SHA384:48");
+SEC_CONST_DECL(kSecKeyAlgorithmRSASignatureDigestPSSSHA512, "algid:sign:RSA:digest-PSS:SHA512:SHA512:64");
+SEC_CONST_DECL(kSecKeyAlgorithmRSASignatureMessagePKCS1v15SHA1, "algid:sign:RSA:message-PKCS1v15:SHA1");
+SEC_CONST_DECL(kSecKeyAlgorithmRSASignatureMessagePKCS1v15SHA224, "algid:sign:RSA:message-PKCS1v15:SHA224");
+SEC_CONST_DECL(kSecKeyAlgorithmRSASignatureMessagePKCS1v15SHA256, "algid:sign:RSA:message-PKCS1v15:SHA256");
+SEC_CONST_DECL(kSecKeyAlgorithmRSASignatureMessagePKCS1v15SHA384, "algid:sign:RSA:message-PKCS1v15:SHA384");
+SEC_CONST_DECL(kSecKeyAlgorithmRSASignatureMessagePKCS1v15SHA512, "algid:sign:RSA:message-PKCS1v15:SHA512");
+SEC_CONST_DECL(kSecKeyAlgorithmRSASignatureMessagePSSSHA1, "algid:sign:RSA:message-PSS:SHA1:SHA1:20");
+SEC_CONST_DECL(kSecKeyAlgorithmRSASignatureMessagePSSSHA224, "algid:sign:RSA:message-PSS:SHA224:SHA224:24");
+SEC_CONST_DECL(kSecKeyAlgorithmRSASignatureMessagePSSSHA256, "algid:sign:RSA:message-PSS:SHA256:SHA256:32");
+SEC_CONST_DECL(kSecKeyAlgorithmRSASignatureMessagePSSSHA384, "algid:sign:RSA:message-PSS:SHA384:SHA384:48");
+SEC_CONST_DECL(kSecKeyAlgorithmRSASignatureMessagePSSSHA512, "algid:sign:RSA:message-PSS:SHA512:SHA512:64");
+SEC_CONST_DECL(kSecKeyAlgorithmECDSASignatureRFC4754, "algid:sign:ECDSA:RFC4754");
+SEC_CONST_DECL(kSecKeyAlgorithmECDSASignatureDigestRFC4754, "algid:sign:ECDSA:digest-RFC4754");
+SEC_CONST_DECL(kSecKeyAlgorithmECDSASignatureDigestRFC4754SHA1, "algid:sign:ECDSA:digest-RFC4754:SHA1");
+SEC_CONST_DECL(kSecKeyAlgorithmECDSASignatureDigestRFC4754SHA224, "algid:sign:ECDSA:digest-RFC4754:SHA224");
+SEC_CONST_DECL(kSecKeyAlgorithmECDSASignatureDigestRFC4754SHA256, "algid:sign:ECDSA:digest-RFC4754:SHA256");
+SEC_CONST_DECL(kSecKeyAlgorithmECDSASignatureDigestRFC4754SHA384, "algid:sign:ECDSA:digest-RFC4754:SHA384");
+SEC_CONST_DECL(kSecKeyAlgorithmECDSASignatureDigestRFC4754SHA512, "algid:sign:ECDSA:digest-RFC4754:SHA512");
+SEC_CONST_DECL(kSecKeyAlgorithmECDSASignatureMessageRFC4754SHA1, "algid:sign:ECDSA:message-RFC4754:SHA1");
+SEC_CONST_DECL(kSecKeyAlgorithmECDSASignatureMessageRFC4754SHA224, "algid:sign:ECDSA:message-RFC4754:SHA224");
+SEC_CONST_DECL(kSecKeyAlgorithmECDSASignatureMessageRFC4754SHA256, "algid:sign:ECDSA:message-RFC4754:SHA256");
+SEC_CONST_DECL(kSecKeyAlgorithmECDSASignatureMessageRFC4754SHA384, "algid:sign:ECDSA:message-RFC4754:SHA384");
+SEC_CONST_DECL(kSecKeyAlgorithmECDSASignatureMessageRFC4754SHA512, "algid:sign:ECDSA:message-RFC4754:SHA512");
+SEC_CONST_DECL(kSecKeyAlgorithmECDSASignatureDigestX962, "algid:sign:ECDSA:digest-X962");
+SEC_CONST_DECL(kSecKeyAlgorithmECDSASignatureDigestX962SHA1, "algid:sign:ECDSA:digest-X962:SHA1");
+SEC_CONST_DECL(kSecKeyAlgorithmECDSASignatureDigestX962SHA224, "algid:sign:ECDSA:digest-X962:SHA224");
+SEC_CONST_DECL(kSecKeyAlgorithmECDSASignatureDigestX962SHA256, "algid:sign:ECDSA:digest-X962:SHA256");
+SEC_CONST_DECL(kSecKeyAlgorithmECDSASignatureDigestX962SHA384, "algid:sign:ECDSA:digest-X962:SHA384");
+SEC_CONST_DECL(kSecKeyAlgorithmECDSASignatureDigestX962SHA512, "algid:sign:ECDSA:digest-X962:SHA512");
+SEC_CONST_DECL(kSecKeyAlgorithmECDSASignatureMessageX962SHA1, "algid:sign:ECDSA:message-X962:SHA1");
+SEC_CONST_DECL(kSecKeyAlgorithmECDSASignatureMessageX962SHA224, "algid:sign:ECDSA:message-X962:SHA224");
+SEC_CONST_DECL(kSecKeyAlgorithmECDSASignatureMessageX962SHA256, "algid:sign:ECDSA:message-X962:SHA256");
+SEC_CONST_DECL(kSecKeyAlgorithmECDSASignatureMessageX962SHA384, "algid:sign:ECDSA:message-X962:SHA384");
+SEC_CONST_DECL(kSecKeyAlgorithmECDSASignatureMessageX962SHA512, "algid:sign:ECDSA:message-X962:SHA512");
+SEC_CONST_DECL(kSecKeyAlgorithmRSAEncryptionRaw, "algid:encrypt:RSA:raw");
+SEC_CONST_DECL(kSecKeyAlgorithmRSAEncryptionPKCS1, "algid:encrypt:RSA:PKCS1");
+SEC_CONST_DECL(kSecKeyAlgorithmRSAEncryptionOAEPSHA1, "algid:encrypt:RSA:OAEP:SHA1");
+SEC_CONST_DECL(kSecKeyAlgorithmRSAEncryptionOAEPSHA224, "algid:encrypt:RSA:OAEP:SHA224");
+SEC_CONST_DECL(kSecKeyAlgorithmRSAEncryptionOAEPSHA256, "algid:encrypt:RSA:OAEP:SHA256");
+SEC_CONST_DECL(kSecKeyAlgorithmRSAEncryptionOAEPSHA384, "algid:encrypt:RSA:OAEP:SHA384");
+SEC_CONST_DECL(kSecKeyAlgorithmRSAEncryptionOAEPSHA512, "algid:encrypt:RSA:OAEP:SHA512");
+SEC_CONST_DECL(kSecKeyAlgorithmRSAEncryptionOAEPSHA1AESGCM, "algid:encrypt:RSA:OAEP:SHA1:AESGCM");
+SEC_CONST_DECL(kSecKeyAlgorithmRSAEncryptionOAEPSHA224AESGCM, "algid:encrypt:RSA:OAEP:SHA224:AESGCM");
+SEC_CONST_DECL(kSecKeyAlgorithmRSAEncryptionOAEPSHA256AESGCM, "algid:encrypt:RSA:OAEP:SHA256:AESGCM");
+SEC_CONST_DECL(kSecKeyAlgorithmRSAEncryptionOAEPSHA384AESGCM, "algid:encrypt:RSA:OAEP:SHA384:AESGCM");
+SEC_CONST_DECL(kSecKeyAlgorithmRSAEncryptionOAEPSHA512AESGCM, "algid:encrypt:RSA:OAEP:SHA512:AESGCM");
+SEC_CONST_DECL(kSecKeyAlgorithmECIESEncryptionStandardX963SHA1AESGCM, "algid:encrypt:ECIES:ECDH:KDFX963:SHA1:AESGCM");
+SEC_CONST_DECL(kSecKeyAlgorithmECIESEncryptionStandardX963SHA224AESGCM, "algid:encrypt:ECIES:ECDH:KDFX963:SHA224:AESGCM");
+SEC_CONST_DECL(kSecKeyAlgorithmECIESEncryptionStandardX963SHA256AESGCM, "algid:encrypt:ECIES:ECDH:KDFX963:SHA256:AESGCM");
+SEC_CONST_DECL(kSecKeyAlgorithmECIESEncryptionStandardX963SHA384AESGCM, "algid:encrypt:ECIES:ECDH:KDFX963:SHA384:AESGCM");
+SEC_CONST_DECL(kSecKeyAlgorithmECIESEncryptionStandardX963SHA512AESGCM, "algid:encrypt:ECIES:ECDH:KDFX963:SHA512:AESGCM");
+SEC_CONST_DECL(kSecKeyAlgorithmECIESEncryptionCofactorX963SHA1AESGCM, "algid:encrypt:ECIES:ECDHC:KDFX963:SHA1:AESGCM");
+SEC_CONST_DECL(kSecKeyAlgorithmECIESEncryptionCofactorX963SHA224AESGCM, "algid:encrypt:ECIES:ECDHC:KDFX963:SHA224:AESGCM");
+SEC_CONST_DECL(kSecKeyAlgorithmECIESEncryptionCofactorX963SHA256AESGCM, "algid:encrypt:ECIES:ECDHC:KDFX963:SHA256:AESGCM");
+SEC_CONST_DECL(kSecKeyAlgorithmECIESEncryptionCofactorX963SHA384AESGCM, "algid:encrypt:ECIES:ECDHC:KDFX963:SHA384:AESGCM");
+SEC_CONST_DECL(kSecKeyAlgorithmECIESEncryptionCofactorX963SHA512AESGCM, "algid:encrypt:ECIES:ECDHC:KDFX963:SHA512:AESGCM");
+SEC_CONST_DECL(kSecKeyAlgorithmECIESEncryptionStandardVariableIVX963SHA224AESGCM, "algid:encrypt:ECIES:ECDH:KDFX963:SHA224:AESGCM-KDFIV");
+SEC_CONST_DECL(kSecKeyAlgorithmECIESEncryptionStandardVariableIVX963SHA256AESGCM, "algid:encrypt:ECIES:ECDH:KDFX963:SHA256:AESGCM-KDFIV");
+SEC_CONST_DECL(kSecKeyAlgorithmECIESEncryptionStandardVariableIVX963SHA384AESGCM, "algid:encrypt:ECIES:ECDH:KDFX963:SHA384:AESGCM-KDFIV");
+SEC_CONST_DECL(kSecKeyAlgorithmECIESEncryptionStandardVariableIVX963SHA512AESGCM, "algid:encrypt:ECIES:ECDH:KDFX963:SHA512:AESGCM-KDFIV");
+SEC_CONST_DECL(kSecKeyAlgorithmECIESEncryptionCofactorVariableIVX963SHA224AESGCM, "algid:encrypt:ECIES:ECDHC:KDFX963:SHA224:AESGCM-KDFIV");
+SEC_CONST_DECL(kSecKeyAlgorithmECIESEncryptionCofactorVariableIVX963SHA256AESGCM, "algid:encrypt:ECIES:ECDHC:KDFX963:SHA256:AESGCM-KDFIV");
+SEC_CONST_DECL(kSecKeyAlgorithmECIESEncryptionCofactorVariableIVX963SHA384AESGCM, "algid:encrypt:ECIES:ECDHC:KDFX963:SHA384:AESGCM-KDFIV");
+SEC_CONST_DECL(kSecKeyAlgorithmECIESEncryptionCofactorVariableIVX963SHA512AESGCM, "algid:encrypt:ECIES:ECDHC:KDFX963:SHA512:AESGCM-KDFIV");
+SEC_CONST_DECL(kSecKeyAlgorithmECDHKeyExchangeStandard, "algid:keyexchange:ECDH");
+SEC_CONST_DECL(kSecKeyAlgorithmECDHKeyExchangeStandardX963SHA1, "algid:keyexchange:ECDH:KDFX963:SHA1");
+SEC_CONST_DECL(kSecKeyAlgorithmECDHKeyExchangeStandardX963SHA224, "algid:keyexchange:ECDH:KDFX963:SHA224");
+SEC_CONST_DECL(kSecKeyAlgorithmECDHKeyExchangeStandardX963SHA256, "algid:keyexchange:ECDH:KDFX963:SHA256");
+SEC_CONST_DECL(kSecKeyAlgorithmECDHKeyExchangeStandardX963SHA384, "algid:keyexchange:ECDH:KDFX963:SHA384");
+SEC_CONST_DECL(kSecKeyAlgorithmECDHKeyExchangeStandardX963SHA512, "algid:keyexchange:ECDH:KDFX963:SHA512");
+SEC_CONST_DECL(kSecKeyAlgorithmECDHKeyExchangeCofactor, "algid:keyexchange:ECDHC");
+SEC_CONST_DECL(kSecKeyAlgorithmECDHKeyExchangeCofactorX963SHA1, "algid:keyexchange:ECDHC:KDFX963:SHA1");
+SEC_CONST_DECL(kSecKeyAlgorithmECDHKeyExchangeCofactorX963SHA224, "algid:keyexchange:ECDHC:KDFX963:SHA224");
+SEC_CONST_DECL(kSecKeyAlgorithmECDHKeyExchangeCofactorX963SHA256, "algid:keyexchange:ECDHC:KDFX963:SHA256");
+SEC_CONST_DECL(kSecKeyAlgorithmECDHKeyExchangeCofactorX963SHA384, "algid:keyexchange:ECDHC:KDFX963:SHA384");
+SEC_CONST_DECL(kSecKeyAlgorithmECDHKeyExchangeCofactorX963SHA512, "algid:keyexchange:ECDHC:KDFX963:SHA512");
+
+/* key exchange parameter (SecKey.h) */
+SEC_CONST_DECL(kSecKeyKeyExchangeParameterRequestedSize, "requestedSize");
+SEC_CONST_DECL(kSecKeyKeyExchangeParameterSharedInfo, "sharedInfo");
 
 /*
     How the store keeps each attribute (rule 1.1): its kind, and who sets it (rule 2.2).
