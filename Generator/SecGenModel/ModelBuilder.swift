@@ -273,11 +273,13 @@ public struct ModelBuilder {
     let typeNames = Set(typedEnums.map(\.name))
     let functions = parsed.functions.map { function($0, typedEnums: typeNames.union(parsed.stringEnums)) }
     let itemResults = Set(functions.filter { $0.name.hasPrefix("SecItem") }.flatMap(\.resultCodes))
-    var statusCodes = statusCodes(parsed.enumerations.filter(holdsStatusCodes), returnedByItemFunctions: itemResults)
+    // Every code a function's @result names (SecKeyVerifySignature's errSecVerifyFailed too).
+    let listedResults = Set(functions.flatMap(\.resultCodes))
+    var statusCodes = statusCodes(parsed.enumerations.filter(holdsStatusCodes), returnedByFunctions: listedResults)
     // Apple's own @result says only 'A result code. See "Security Error Codes"': then every code
     // may come back, and KeychainError gets a case for each.
     if itemResults.isEmpty && functions.contains(where: { $0.name.hasPrefix("SecItem") }) {
-      for index in statusCodes.indices { statusCodes[index].returnedByItemFunctions = true }
+      for index in statusCodes.indices { statusCodes[index].returnedByFunctions = true }
     }
     let knownCodes = Set(statusCodes.map(\.name))
     for (function, declaration) in zip(functions, parsed.functions) {
@@ -536,7 +538,7 @@ public struct ModelBuilder {
 
   // MARK: Status codes and functions
 
-  private mutating func statusCodes(_ enumerations: [EnumDeclaration], returnedByItemFunctions: Set<String>)
+  private mutating func statusCodes(_ enumerations: [EnumDeclaration], returnedByFunctions: Set<String>)
     -> [StatusCodeModel]
   {
     var codes: [StatusCodeModel] = []
@@ -569,7 +571,7 @@ public struct ModelBuilder {
           StatusCodeModel(
             name: constant.name, swiftName: swiftName, value: constant.value, meaning: meaning,
             aliasOf: firstByValue[constant.value],
-            returnedByItemFunctions: returnedByItemFunctions.contains(constant.name)))
+            returnedByFunctions: returnedByFunctions.contains(constant.name)))
         if firstByValue[constant.value] == nil { firstByValue[constant.value] = constant.name }
       }
     }

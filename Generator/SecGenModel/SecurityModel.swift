@@ -146,8 +146,8 @@ public struct StatusCodeModel: Codable, Equatable, Sendable {
   public var meaning: String
   /// The first code declared with the same value, when this one is an alias.
   public var aliasOf: String?
-  /// Whether a SecItem function lists it in its `@result`.
-  public var returnedByItemFunctions: Bool
+  /// Whether a function lists it in its `@result` (then KeychainError has a case for it).
+  public var returnedByFunctions: Bool
   /// The deprecation message on the platform ("" without a message), or nil.
   public var deprecation: String? = nil
 }

@@ -320,7 +320,7 @@ enum TemplateContext {
 
     var seenValues: Set<Int64> = []
     let errors: [[String: Any]] = model.statusCodes.compactMap { code in
-      guard code.returnedByItemFunctions, code.value != 0, code.aliasOf == nil, seenValues.insert(code.value).inserted
+      guard code.returnedByFunctions, code.value != 0, code.aliasOf == nil, seenValues.insert(code.value).inserted
       else { return nil }
       return [
         "name": escaped(code.swiftName),

@@ -70,7 +70,7 @@ import Testing
   @Test func everyStatusCodeTheItemFunctionsReturnIsAnErrorCase() throws {
     let (model, sources) = try Self.generated()
     let errors = try #require(sources["KeychainError.swift"])
-    let returned = model.statusCodes.filter { $0.returnedByItemFunctions && $0.value != 0 }
+    let returned = model.statusCodes.filter { $0.returnedByFunctions && $0.value != 0 }
     #expect(returned.count >= 15)
     for code in returned {
       #expect(errors.contains("case \(code.name): self = ."), "\(code.name)")

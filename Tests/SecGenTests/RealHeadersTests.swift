@@ -73,7 +73,7 @@ import Testing
     #expect(model.statusCodes.map(\.name) == Self.specification.errors.map(\.name))
     #expect(model.statusCodes.map(\.value) == Self.specification.errors.map(\.code))
     #expect(model.statusCodes.allSatisfy { !$0.meaning.isEmpty })
-    let returned = Set(model.statusCodes.filter(\.returnedByItemFunctions).map(\.name))
+    let returned = Set(model.statusCodes.filter(\.returnedByFunctions).map(\.name))
     #expect(
       returned.isSuperset(of: [
         "errSecDuplicateItem", "errSecItemNotFound", "errSecParam", "errSecInteractionNotAllowed",
