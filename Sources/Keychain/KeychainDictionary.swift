@@ -9,6 +9,8 @@ public enum KeychainValue: Hashable, Sendable, CustomStringConvertible {
   case boolean(Bool)
   case date(Date)
   case accessControl(SecAccessControl)
+  /// A key given as `kSecValueRef` (or returned as one).
+  case key(SecKey)
 
   /// The Core Foundation object the raw API receives.
   public var object: AnyObject {
@@ -19,6 +21,7 @@ public enum KeychainValue: Hashable, Sendable, CustomStringConvertible {
     case .boolean(let value): NSNumber(value: value)
     case .date(let value): value as NSDate
     case .accessControl(let value): value
+    case .key(let value): value
     }
   }
 
@@ -26,6 +29,7 @@ public enum KeychainValue: Hashable, Sendable, CustomStringConvertible {
   public init?(object: Any) {
     switch object {
     case let value as SecAccessControl: self = .accessControl(value)
+    case let value as SecKey: self = .key(value)
     case let value as NSNumber:
       // Foundation marks booleans with the "c" type code, so true and 1 stay distinguishable.
       self = String(cString: value.objCType) == "c" ? .boolean(value.boolValue) : .integer(value.intValue)
@@ -46,6 +50,7 @@ public enum KeychainValue: Hashable, Sendable, CustomStringConvertible {
     case .boolean(let value): "\(value)"
     case .date(let value): value.ISO8601Format()
     case .accessControl(let value): "\(value)"
+    case .key(let value): "\(value)"
     }
   }
 

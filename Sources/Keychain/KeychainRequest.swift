@@ -99,7 +99,11 @@ public struct ItemAttributes: @unchecked Sendable {
   }
 
   /// The raw constant value of an attribute whose values are constants.
-  public func constant(_ key: CFString) -> String? { value(key) as? String }
+  public func constant(_ key: CFString) -> String? {
+    // Numeric constants (a key's type, "73") come back as numbers, as Apple returns them.
+    if let number = value(key) as? NSNumber, !(value(key) is String) { return number.stringValue }
+    return value(key) as? String
+  }
 }
 
 /// Which SecItem function a call goes to.
@@ -177,7 +181,7 @@ public func recordingKeychainCalls<T>(_ body: () throws -> T) rethrows -> (resul
 /// found" from "found, and nothing asked to be returned": `exists()` needs that difference, so
 /// searches without a return key call SecItemCopyMatching itself. The upsert is the runtime's own
 /// SPI, which no header declares.
-private func perform(
+func perform(
   _ function: KeychainFunction, _ dictionary: KeychainDictionary, changes: KeychainDictionary? = nil,
   result: UnsafeMutablePointer<CFTypeRef?>? = nil
 ) -> OSStatus {
@@ -220,14 +224,14 @@ extension KeychainRequest {
     Self(lowered: attributes.setting(key, value))
   }
 
-  private func search(_ returning: [CFString], limit: KeychainValue?) -> KeychainDictionary {
+  func search(_ returning: [CFString], limit: KeychainValue?) -> KeychainDictionary {
     var query = attributes.removingKeys(searchOnlyKeys)
     for key in returning { query[key] = .boolean(true) }
     query[kSecMatchLimit] = limit
     return query
   }
 
-  private func copyMatching(_ query: KeychainDictionary) -> Result<AnyObject?, KeychainError> {
+  func copyMatching(_ query: KeychainDictionary) -> Result<AnyObject?, KeychainError> {
     var result: CFTypeRef?
     let status = perform(.copyMatching, query, result: &result)
     switch status {
@@ -237,7 +241,7 @@ extension KeychainRequest {
     }
   }
 
-  private static func status(_ status: OSStatus) -> Result<Void, KeychainError> {
+  static func status(_ status: OSStatus) -> Result<Void, KeychainError> {
     status == errSecSuccess ? .success(()) : .failure(KeychainError(status: status))
   }
 

@@ -334,7 +334,8 @@ extern const CFStringRef kSecKeyKeyExchangeParameterSharedInfo
     @abstract Makes a new key pair and returns its private key.
     @param parameters The key type (kSecAttrKeyType), size (kSecAttrKeySizeInBits) and, for keys to store, kSecAttrIsPermanent with the attributes of each half (kSecPublicKeyAttrs, kSecPrivateKeyAttrs).
     @param error On failure, a CFError whose code is the status. Pass NULL to ignore it.
-    @result The new private key, or NULL on failure.
+    @result The new private key, or NULL on failure: errSecParam for a type or size that is not allowed,
+        errSecUnimplemented for a token key, or the status of the add that stored a half.
 */
 SecKeyRef _Nullable SecKeyCreateRandomKey(CFDictionaryRef parameters, CFErrorRef __nullable * __nullable error)
     API_AVAILABLE(macos(10.12), ios(10.0));
@@ -345,7 +346,8 @@ SecKeyRef _Nullable SecKeyCreateRandomKey(CFDictionaryRef parameters, CFErrorRef
     @param keyData The bytes SecKeyCopyExternalRepresentation gives: X9.63 for EC keys, PKCS#1 for RSA keys.
     @param attributes The key type (kSecAttrKeyType) and class (kSecAttrKeyClass).
     @param error On failure, a CFError whose code is the status. Pass NULL to ignore it.
-    @result The key, or NULL when the bytes are not a key of that type and class.
+    @result The key, or NULL when the bytes are not a key of that type and class (errSecParam), or
+        for a symmetric key class (errSecUnimplemented).
 */
 SecKeyRef _Nullable SecKeyCreateWithData(CFDataRef keyData, CFDictionaryRef attributes, CFErrorRef __nullable * __nullable error)
     API_AVAILABLE(macos(10.12), ios(10.0));
@@ -394,7 +396,8 @@ SecKeyRef _Nullable SecKeyCopyPublicKey(SecKeyRef key)
     @param algorithm One of the signing algorithms.
     @param dataToSign The digest or message the algorithm signs.
     @param error On failure, a CFError whose code is the status (errSecParam for an algorithm the key does not support). Pass NULL to ignore it.
-    @result The signature, or NULL on failure.
+    @result The signature, or NULL on failure: errSecParam for an algorithm the key does not support
+        or an input it does not take.
 */
 CFDataRef _Nullable SecKeyCreateSignature(SecKeyRef key, SecKeyAlgorithm algorithm, CFDataRef dataToSign, CFErrorRef __nullable * __nullable error)
     API_AVAILABLE(macos(10.12), ios(10.0));
@@ -407,7 +410,8 @@ CFDataRef _Nullable SecKeyCreateSignature(SecKeyRef key, SecKeyAlgorithm algorit
     @param signedData The digest or message that was signed.
     @param signature The signature.
     @param error On failure, a CFError whose code is the status (errSecVerifyFailed for a signature that does not verify). Pass NULL to ignore it.
-    @result Whether the signature is valid.
+    @result Whether the signature is valid: false with errSecVerifyFailed for a signature that does
+        not verify, errSecParam for an algorithm the key does not support.
 */
 Boolean SecKeyVerifySignature(SecKeyRef key, SecKeyAlgorithm algorithm, CFDataRef signedData, CFDataRef signature, CFErrorRef __nullable * __nullable error)
     API_AVAILABLE(macos(10.12), ios(10.0));
@@ -431,7 +435,8 @@ CFDataRef _Nullable SecKeyCreateEncryptedData(SecKeyRef key, SecKeyAlgorithm alg
     @param algorithm The encryption algorithm the data was encrypted with.
     @param ciphertext The data to decrypt.
     @param error On failure, a CFError whose code is the status (errSecParam for a ciphertext that is damaged or not for this key). Pass NULL to ignore it.
-    @result The plaintext, or NULL on failure.
+    @result The plaintext, or NULL on failure: errSecParam for a ciphertext that is damaged or not
+        for this key.
 */
 CFDataRef _Nullable SecKeyCreateDecryptedData(SecKeyRef key, SecKeyAlgorithm algorithm, CFDataRef ciphertext, CFErrorRef __nullable * __nullable error)
     API_AVAILABLE(macos(10.12), ios(10.0));
