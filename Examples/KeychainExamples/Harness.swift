@@ -40,6 +40,7 @@ public var allExamples: [any KeychainExample.Type] {
   [
     KeyValueStoreExample.self, PasswordWrapperExample.self, CodableReferencesExample.self,
     CoreFoundationHelperExample.self, LockStateExample.self, AccessGroupsExample.self, SearchExample.self,
+    SigningKeyExample.self,
   ]
 }
 
@@ -80,7 +81,7 @@ public func runExample(_ body: (ExampleEnvironment) -> [String]) throws -> Examp
 public func canonicalDump(_ store: KeychainStore) -> [String] {
   withKeychainContext(store: store, accessGroups: ["*"]) {
     var lines: [String] = []
-    for itemClass in [kSecClassGenericPassword, kSecClassInternetPassword] {
+    for itemClass in [kSecClassGenericPassword, kSecClassInternetPassword, kSecClassKey] {
       let query: [String: Any] = [
         kSecClass as String: itemClass, kSecMatchLimit as String: kSecMatchLimitAll,
         kSecReturnAttributes as String: true, kSecReturnData as String: true,
@@ -94,7 +95,8 @@ public func canonicalDump(_ store: KeychainStore) -> [String] {
       }
       for item in items {
         let fields = item.compactMap { key, value -> String? in
-          guard let key = key as? String, !["cdat", "mdat"].contains(key) else { return nil }
+          // Dates differ between runs, and so do a generated key's bytes and the label derived from them.
+          guard let key = key as? String, !["cdat", "mdat", "klbl", "v_Data", "sha1"].contains(key) else { return nil }
           guard let typed = KeychainValue(object: value) else { return "\(key)=?" }
           return "\(key)=\(typed)"
         }
@@ -117,8 +119,9 @@ public func linesOfCode(_ path: String) -> Int {
 /// Whether every DSL call's dictionaries equal, key by key and value by value with types, those of
 /// a raw call to the same function (an upsert matches a raw update, which it replaces).
 ///
-/// Persistent references are random per store, so each is compared by identity within its run:
-/// the n-th distinct reference a run passes stands for "persistent reference #n".
+/// Persistent references are random per store, and each run generates its own keys, so each is
+/// compared by identity within its run: the n-th distinct reference (or key) a run passes stands
+/// for "persistent reference #n" (or "key #n").
 public func dslCallsMatchRawCalls(dsl: [KeychainCall], raw: [KeychainCall]) -> (matches: Bool, unmatched: [String]) {
   let dsl = normalizingReferences(dsl)
   let raw = normalizingReferences(raw)
@@ -133,15 +136,21 @@ public func dslCallsMatchRawCalls(dsl: [KeychainCall], raw: [KeychainCall]) -> (
   return (unmatched.isEmpty, unmatched)
 }
 
-/// The calls with every persistent reference replaced by its ordinal in the run.
+/// The calls with every persistent reference and key replaced by its ordinal in the run.
 func normalizingReferences(_ calls: [KeychainCall]) -> [KeychainCall] {
   var ordinals: [Data: Int] = [:]
+  var keyOrdinals: [SecKey: Int] = [:]
   return calls.map { call in
     var call = call
     if case .data(let reference)? = call.dictionary[kSecValuePersistentRef] {
       let ordinal = ordinals[reference] ?? (ordinals.count + 1)
       ordinals[reference] = ordinal
       call.dictionary[kSecValuePersistentRef] = .string("persistent reference #\(ordinal)")
+    }
+    if case .key(let key)? = call.dictionary[kSecValueRef] {
+      let ordinal = keyOrdinals[key] ?? (keyOrdinals.count + 1)
+      keyOrdinals[key] = ordinal
+      call.dictionary[kSecValueRef] = .string("key #\(ordinal)")
     }
     return call
   }
