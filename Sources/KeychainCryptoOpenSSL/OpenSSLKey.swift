@@ -71,10 +71,18 @@ final class OpenSSLKey: EngineKey, @unchecked Sendable {
     return try OpenSSLKeyEngine.shared.importKey(type, isPrivate: false, data: try publicBytes())
   }
 
+  func publicRepresentation() throws(KeyOperationFailure) -> Data { try publicBytes() }
+
   /// The public half's external representation, whatever the class.
   private func publicBytes() throws(KeyOperationFailure) -> Data {
     switch type {
-    case .ec: return Data(try externalRepresentation().prefix(2 * fieldSize + 1))
+    case .ec:
+      var point = [UInt8](repeating: 0, count: 2 * fieldSize + 1)
+      var length = 0
+      try check(
+        EVP_PKEY_get_octet_string_param(key, OSSL_PKEY_PARAM_PUB_KEY, &point, point.count, &length),
+        "EVP_PKEY_get_octet_string_param")
+      return Data(point.prefix(length))
     case .rsa:
       var output: UnsafeMutablePointer<UInt8>?
       let length = i2d_PublicKey(key, &output)

@@ -74,6 +74,8 @@ package protocol EngineKey: AnyObject, Sendable {
   func externalRepresentation() throws(KeyOperationFailure) -> Data
   /// The public half (itself, for a public key).
   func publicKey() throws(KeyOperationFailure) -> any EngineKey
+  /// The public half's external representation, read without making the public key.
+  func publicRepresentation() throws(KeyOperationFailure) -> Data
 
   /// An ECDSA signature (DER) of `digest`, any length (truncated by the curve's rules).
   func ecdsaSign(digest: Data) throws(KeyOperationFailure) -> Data

@@ -25,8 +25,7 @@ public final class SecKey: Hashable, Sendable, CustomStringConvertible {
 
   package init(_ material: any EngineKey) throws(KeyOperationFailure) {
     self.material = material
-    publicBytes =
-      try material.isPrivate ? material.publicKey().externalRepresentation() : material.externalRepresentation()
+    publicBytes = try material.publicRepresentation()
   }
 
   package var keyType: KeyType { material.type }
@@ -151,12 +150,13 @@ public func SecKeyCreateRandomKey(_ parameters: CFDictionary, _ error: UnsafeMut
         errSecParam, "failed to generate key: the key size is missing or not allowed for the type")
     }
     let key = try SecKey(try linkedKeyEngine().generate(type, bits: bits))
-    let publicKey = try SecKey(try key.material.publicKey())
-    for (half, attributes) in [
-      (publicKey, entries.merged(SecConstantValue.publicKeyAttrs)),
-      (key, entries.merged(SecConstantValue.privateKeyAttrs)),
+    for (isPublic, attributes) in [
+      (true, entries.merged(SecConstantValue.publicKeyAttrs)),
+      (false, entries.merged(SecConstantValue.privateKeyAttrs)),
     ] {
       guard KeyParameters.boolean(attributes[SecConstantValue.attrIsPermanent]) == true else { continue }
+      // The public half is made only when it is stored: a SecKey of it costs an import.
+      let half = isPublic ? try SecKey(try key.material.publicKey()) : key
       var add = attributes
       add[SecConstantValue.attrIsPermanent] = nil
       add[SecConstantValue.valueRef] = half
