@@ -249,3 +249,41 @@ int kb_baseline_list(kb_baseline *store, const char *service, int limit) {
     sqlite3_reset(s);
     return count;
 }
+
+void *kb_baseline_ec_generate(void) {
+    EVP_PKEY_CTX *context = EVP_PKEY_CTX_new_from_name(NULL, "EC", NULL);
+    EVP_PKEY *key = NULL;
+    if (context == NULL) return NULL;
+    if (EVP_PKEY_keygen_init(context) != 1 || EVP_PKEY_CTX_set_group_name(context, "prime256v1") != 1
+        || EVP_PKEY_generate(context, &key) != 1) {
+        key = NULL;
+    }
+    EVP_PKEY_CTX_free(context);
+    return key;
+}
+
+void kb_baseline_key_free(void *key) { EVP_PKEY_free(key); }
+
+int kb_baseline_ec_sign(void *key, const unsigned char *message, size_t length, unsigned char *signature) {
+    EVP_MD_CTX *context = EVP_MD_CTX_new();
+    size_t written = 72;
+    int result = -1;
+    if (context == NULL) return -1;
+    if (EVP_DigestSignInit_ex(context, NULL, "SHA256", NULL, NULL, key, NULL) == 1
+        && EVP_DigestSign(context, signature, &written, message, length) == 1) {
+        result = (int)written;
+    }
+    EVP_MD_CTX_free(context);
+    return result;
+}
+
+int kb_baseline_ec_verify(void *key, const unsigned char *message, size_t length, const unsigned char *signature, size_t signature_length) {
+    EVP_MD_CTX *context = EVP_MD_CTX_new();
+    int result = 0;
+    if (context == NULL) return 0;
+    if (EVP_DigestVerifyInit_ex(context, NULL, "SHA256", NULL, NULL, key, NULL) == 1) {
+        result = EVP_DigestVerify(context, signature, signature_length, message, length) == 1;
+    }
+    EVP_MD_CTX_free(context);
+    return result;
+}

@@ -29,4 +29,14 @@ int kb_baseline_delete(kb_baseline *store, const char *account, const char *serv
 /// Reads and opens the secrets of the first `limit` items of a service; returns how many.
 int kb_baseline_list(kb_baseline *store, const char *service, int limit);
 
+/// The key rows' baseline: OpenSSL's EVP interface used directly. A new P-256 key (EVP_PKEY *),
+/// or NULL.
+void *kb_baseline_ec_generate(void);
+void kb_baseline_key_free(void *key);
+/// An ECDSA signature (DER) of SHA-256(message) into `signature` (at least 72 bytes); returns its
+/// length, or -1.
+int kb_baseline_ec_sign(void *key, const unsigned char *message, size_t length, unsigned char *signature);
+/// 1 when `signature` verifies, 0 otherwise.
+int kb_baseline_ec_verify(void *key, const unsigned char *message, size_t length, const unsigned char *signature, size_t signature_length);
+
 #endif
