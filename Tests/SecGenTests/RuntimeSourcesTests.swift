@@ -44,7 +44,7 @@ import Testing
     let signing = try #require(
       definitions.constants.first { $0.constant == "kSecKeyAlgorithmECDSASignatureMessageX962SHA256" })
     #expect(signing.wrapperType == "SecKeyAlgorithm" && signing.memberName == "ecdsaSignatureMessageX962SHA256")
-    #expect(definitions.itemClasses.filter { !$0.primaryKey.isEmpty }.map(\.value) == ["genp", "inet", "keys"])
+    #expect(definitions.itemClasses.filter { !$0.primaryKey.isEmpty }.map(\.value) == ["genp", "inet", "cert", "keys"])
     // kSecAttrType and kSecAttrKeyType are both "type": the key class keeps it once.
     #expect(definitions.attributes.filter { $0.key == "type" && $0.classes.contains("keys") }.count == 1)
     #expect(definitions.protections.first?.value == "ak")

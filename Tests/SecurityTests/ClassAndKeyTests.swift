@@ -14,10 +14,10 @@ import Testing
     }
   }
 
-  @Test("Rule 2: certificate and identity classes are unimplemented")
-  func certificateAndIdentityClassesAreUnimplemented() throws {
+  @Test("Rule 2: the identity class is unimplemented")
+  func theIdentityClassIsUnimplemented() throws {
     try withFreshStore { _ in
-      for itemClass in [kSecClassCertificate, kSecClassIdentity] {
+      for itemClass in [kSecClassIdentity] {
         #expect(add([kSecClass as String: itemClass]) == errSecUnimplemented)
         #expect(copy([kSecClass as String: itemClass]).0 == errSecUnimplemented)
       }

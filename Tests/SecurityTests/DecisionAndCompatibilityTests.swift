@@ -214,7 +214,9 @@ import Testing
     #expect(SecCertificateCopyData(certificate) as Data == der)
     #expect(SecCertificateCreateWithData(nil, Data(utf8: "not a certificate") as CFData) == nil)
     #expect(SecCertificateCreateWithData(nil, Data() as CFData) == nil)
-    #expect(SecCertificateCreateWithData(nil, (der + Data([0])) as CFData) == nil)
+    // Rule 7.2: bytes after the first certificate are dropped, not refused.
+    let trailing = try #require(SecCertificateCreateWithData(nil, (der + Data([0, 1, 2])) as CFData))
+    #expect(SecCertificateCopyData(trailing) as Data == der)
     #expect(SecCertificateCreateWithData(nil, der.prefix(der.count - 1) as CFData) == nil)
   }
 

@@ -2,31 +2,124 @@ import Foundation
 
 /// Apple's `SecCertificate`: an X.509 certificate that holds its DER bytes.
 ///
-/// Provided so that packages guarding code with `#if canImport(Security)` (swift-certificates among
-/// them) compile against this module. Storing certificates in the keychain is not implemented yet.
-public final class SecCertificate: Hashable, Sendable {
-  let derBytes: Data
+/// Two certificates are equal when their DER bytes are.
+public final class SecCertificate: Hashable, Sendable, CustomStringConvertible {
+  let contents: CertificateContents
 
-  init(derBytes: Data) { self.derBytes = derBytes }
+  init(contents: CertificateContents) { self.contents = contents }
+
+  /// The certificate's DER bytes.
+  var derBytes: Data { contents.der }
 
   /// Certificates are equal when their DER bytes are.
   public static func == (lhs: SecCertificate, rhs: SecCertificate) -> Bool { lhs.derBytes == rhs.derBytes }
 
   /// Hashes the DER bytes.
   public func hash(into hasher: inout Hasher) { hasher.combine(derBytes) }
+
+  /// The subject summary, as Keychain Access shows a certificate.
+  public var description: String { "<SecCertificate \(contents.subjectSummary ?? "without a subject summary")>" }
+
+  /// The attributes a certificate item gets from the certificate (keys-semantics.md 7.13): type,
+  /// encoding, normalized subject and issuer, serial number, subject key identifier and
+  /// public-key hash.
+  var itemAttributes: [String: AttributeValue] {
+    var attributes: [String: AttributeValue] = [
+      SecConstantValue.attrCertificateType: .integer(Int64(contents.version)),
+      SecConstantValue.attrCertificateEncoding: .integer(3),
+      SecConstantValue.attrSerialNumber: .data(contents.serialNumber),
+      SecConstantValue.attrPublicKeyHash: .data(Data(SHA1.digest(Array(contents.publicKeyBits)))),
+    ]
+    if let subject = NameNormalization.normalizedContent(contents.subject) {
+      attributes[SecConstantValue.attrSubject] = .data(subject)
+    }
+    if let issuer = NameNormalization.normalizedContent(contents.issuer) {
+      attributes[SecConstantValue.attrIssuer] = .data(issuer)
+    }
+    if let identifier = contents.subjectKeyIdentifier {
+      attributes[SecConstantValue.attrSubjectKeyID] = .data(identifier)
+    }
+    return attributes
+  }
 }
 
-/// Creates a certificate from DER bytes, or nil when the bytes are not exactly one DER certificate.
-///
-/// The bytes are checked with OpenSSL's X.509 parser, and nothing may follow the certificate. A
-/// program that links the Security target without its store has no parser: the result is nil.
+/// Creates a certificate from DER bytes, as Apple's `SecCertificateCreateWithData` does: nil for
+/// PEM, junk, or a certificate Apple's parser refuses (rules 7.1 to 7.3). Bytes after the first
+/// certificate are dropped. A program that links the Security target without its store has no
+/// X.509 parser: the result is nil.
 public func SecCertificateCreateWithData(_ allocator: CFAllocator?, _ data: CFData) -> SecCertificate? {
-  let bytes = Data(referencing: data)
-  guard StoreSeam.isSingleDERCertificate(bytes) == true else { return nil }
-  return SecCertificate(derBytes: bytes)
+  guard let contents = CertificateContents(Data(referencing: data)),
+    StoreSeam.isSingleDERCertificate(contents.der) == true
+  else { return nil }
+  return SecCertificate(contents: contents)
 }
 
-/// Returns the DER bytes of a certificate.
+/// The certificate's DER bytes (rule 7.4).
 public func SecCertificateCopyData(_ certificate: SecCertificate) -> CFData {
   certificate.derBytes as NSData
+}
+
+/// A human-readable summary of the subject (rule 7.5): its common names, else an email address or
+/// DNS name, else its organizational units or organizations.
+public func SecCertificateCopySubjectSummary(_ certificate: SecCertificate) -> CFString? {
+  certificate.contents.subjectSummary.map { $0 as NSString }
+}
+
+/// The subject's last common name (rule 7.6); errSecInternal when it has none.
+public func SecCertificateCopyCommonName(
+  _ certificate: SecCertificate, _ commonName: UnsafeMutablePointer<CFString?>
+) -> OSStatus {
+  guard let name = certificate.contents.commonName else { return errSecInternal }
+  commonName.pointee = name as NSString
+  return errSecSuccess
+}
+
+/// The subjectAltName email addresses, then the subject's (rule 7.7); an empty array when none.
+public func SecCertificateCopyEmailAddresses(
+  _ certificate: SecCertificate, _ emailAddresses: UnsafeMutablePointer<CFArray?>
+) -> OSStatus {
+  emailAddresses.pointee = certificate.contents.emailAddresses as NSArray
+  return errSecSuccess
+}
+
+/// The issuer Name, normalized as Apple normalizes it (rules 7.10, 7.11), as a DER SEQUENCE.
+public func SecCertificateCopyNormalizedIssuerSequence(_ certificate: SecCertificate) -> CFData? {
+  NameNormalization.normalizedSequence(certificate.contents.issuer).map { $0 as NSData }
+}
+
+/// The subject Name, normalized as Apple normalizes it (rules 7.10, 7.11), as a DER SEQUENCE.
+public func SecCertificateCopyNormalizedSubjectSequence(_ certificate: SecCertificate) -> CFData? {
+  NameNormalization.normalizedSequence(certificate.contents.subject).map { $0 as NSData }
+}
+
+/// The serial number's content octets, a leading zero byte kept (rule 7.9).
+public func SecCertificateCopySerialNumberData(
+  _ certificate: SecCertificate, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
+) -> CFData? {
+  certificate.contents.serialNumber as NSData
+}
+
+/// The certificate's public key: RSA or EC on a NIST curve; nil for any other (rule 7.8).
+public func SecCertificateCopyKey(_ certificate: SecCertificate) -> SecKey? {
+  let contents = certificate.contents
+  let type: KeyType
+  switch contents.publicKeyAlgorithm {
+  case CertificateContents.rsaEncryption: type = .rsa
+  case CertificateContents.ecPublicKey: type = .ec
+  default: return nil
+  }
+  guard let engine = StoreSeam.keyEngine,
+    let material = try? engine.importKey(type, isPrivate: false, data: contents.publicKeyBits)
+  else { return nil }
+  return try? SecKey(material)
+}
+
+/// The start of the certificate's validity (rule 7.20).
+public func SecCertificateCopyNotValidBeforeDate(_ certificate: SecCertificate) -> CFDate? {
+  certificate.contents.notBefore.map { $0 as NSDate }
+}
+
+/// The end of the certificate's validity (rule 7.20).
+public func SecCertificateCopyNotValidAfterDate(_ certificate: SecCertificate) -> CFDate? {
+  certificate.contents.notAfter.map { $0 as NSDate }
 }

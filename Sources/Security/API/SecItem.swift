@@ -48,7 +48,7 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
     let filter = try SecItemCall.filter(from: request, context)
     let limit = request.limit ?? .one
     let flags = request.returnFlags
-    let keyRefs = flags.contains(.ref) && itemClass == .key
+    let keyRefs = flags.contains(.ref) && (itemClass == .key || itemClass == .certificate)
     let fetch = ItemFetch(
       attributes: flags.contains(.attributes) || keyRefs, data: ResultShape.needsData(flags, itemClass))
     let items = try context.store.backend.find(filter, limit: limit.rowLimit, fetch: fetch)
@@ -193,6 +193,14 @@ enum SecItemCall {
       // The ref stands for its identifying attributes (keys-semantics.md 6.8).
       attributes.merge(try KeyItems.attributes(of: key, forQuery: true)) { given, _ in given }
     }
+    if let certificate = request.certificateReference {
+      // A certificate is identified by its type, issuer and serial number (7.16).
+      let identity = certificate.itemAttributes.filter {
+        [SecConstantValue.attrCertificateType, SecConstantValue.attrIssuer, SecConstantValue.attrSerialNumber]
+          .contains($0.key)
+      }
+      attributes.merge(identity) { given, _ in given }
+    }
     // Data and access control never filter (rule 9.7); the dates are system values but do filter.
     attributes[SecConstantValue.attrAccessControl] = nil
     if request.reference != nil {
@@ -243,6 +251,15 @@ enum SecItemCall {
       // The key's own attributes, under the caller's (keys-semantics.md 6.3), and its bytes.
       attributes.merge(try KeyItems.attributes(of: key, forQuery: false)) { given, _ in given }
       if data == nil { data = try KeyItems.data(of: key) }
+    }
+    if let certificate = request.certificateReference {
+      // The certificate's own attributes (7.13) and, when the caller gives none, its subject
+      // summary as the label (7.15); the data is its DER.
+      attributes.merge(certificate.itemAttributes) { given, _ in given }
+      if attributes[SecConstantValue.attrLabel] == nil, let summary = certificate.contents.subjectSummary {
+        attributes[SecConstantValue.attrLabel] = .string(summary)
+      }
+      if data == nil { data = certificate.derBytes }
     }
     for key in [
       SecConstantValue.attrCreationDate, SecConstantValue.attrModificationDate, SecConstantValue.attrTombstone,
@@ -341,8 +358,14 @@ enum ResultShape {
   /// One item in the shape the flags ask for; nil when nothing is to be written (no flags, or only
   /// kSecReturnRef, for which password items have no ref type).
   static func single(_ item: StoredItem, _ flags: ReturnFlags, forAdd: Bool) -> CFTypeRef? {
-    // Keys have a ref type (SecKey); password items have none, so for them kSecReturnRef adds nothing.
-    let keyRef = flags.contains(.ref) && item.itemClass == .key ? KeyItems.key(of: item) : nil
+    // Keys and certificates have a ref type (SecKey, SecCertificate); password items have none, so
+    // for them kSecReturnRef adds nothing.
+    let keyRef: AnyObject? =
+      switch (flags.contains(.ref), item.itemClass) {
+      case (true, .key): KeyItems.key(of: item)
+      case (true, .certificate): item.data.flatMap { SecCertificateCreateWithData(nil, $0 as NSData) }
+      default: nil
+      }
     let shaped = flags.subtracting(.ref)
     if shaped.isEmpty { return keyRef }
     if flags == .data { return (item.data ?? Data()) as NSData }  // decision 2
@@ -358,10 +381,10 @@ enum ResultShape {
   /// Whether a search must read the items' data: for kSecReturnData, and for a key's kSecReturnRef,
   /// which is made from its bytes (and its type and class attributes).
   static func needsData(_ flags: ReturnFlags, _ itemClass: ItemClass) -> Bool {
-    flags.contains(.data) || (flags.contains(.ref) && itemClass == .key)
+    flags.contains(.data) || (flags.contains(.ref) && (itemClass == .key || itemClass == .certificate))
   }
 
-  private static func dictionary(_ item: StoredItem, _ flags: ReturnFlags, _ keyRef: SecKey?, forAdd: Bool)
+  private static func dictionary(_ item: StoredItem, _ flags: ReturnFlags, _ keyRef: AnyObject?, forAdd: Bool)
     -> NSDictionary
   {
     // Built as a Swift dictionary and bridged once: setting an NSMutableDictionary's entries one by

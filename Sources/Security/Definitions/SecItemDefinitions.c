@@ -507,6 +507,13 @@ SEC_ATTR(kSecAttrCanSignRecover, number, caller);
 SEC_ATTR(kSecAttrCanVerifyRecover, number, caller);
 SEC_ATTR(kSecAttrCanWrap, number, caller);
 SEC_ATTR(kSecAttrCanUnwrap, number, caller);
+SEC_ATTR(kSecAttrCertificateType, number, caller);
+SEC_ATTR(kSecAttrCertificateEncoding, number, caller);
+SEC_ATTR(kSecAttrSubject, data, caller);
+SEC_ATTR(kSecAttrIssuer, data, caller);
+SEC_ATTR(kSecAttrSerialNumber, data, caller);
+SEC_ATTR(kSecAttrSubjectKeyID, data, caller);
+SEC_ATTR(kSecAttrPublicKeyHash, data, caller);
 SEC_ATTR(kSecAttrPRF, blob, unsupported);
 SEC_ATTR(kSecAttrSalt, blob, unsupported);
 SEC_ATTR(kSecAttrRounds, number, unsupported);
@@ -536,6 +543,14 @@ SEC_PRIMARY_KEY(kSecClassInternetPassword, kSecAttrPath, "");
 SEC_PRIMARY_KEY(kSecClassInternetPassword, kSecAttrSyncViewHint, SEC_NO_DEFAULT);
 SEC_PRIMARY_KEY(kSecClassInternetPassword, kSecAttrTokenID, SEC_NO_DEFAULT);
 SEC_PRIMARY_KEY(kSecClassInternetPassword, kSecAttrSharingGroup, SEC_NO_DEFAULT);
+
+/* Certificates (keys-semantics.md 7.16): type, issuer and serial number. */
+SEC_PRIMARY_KEY(kSecClassCertificate, kSecAttrCertificateType, 0);
+SEC_PRIMARY_KEY(kSecClassCertificate, kSecAttrIssuer, "");
+SEC_PRIMARY_KEY(kSecClassCertificate, kSecAttrSerialNumber, "");
+SEC_PRIMARY_KEY(kSecClassCertificate, kSecAttrSyncViewHint, SEC_NO_DEFAULT);
+SEC_PRIMARY_KEY(kSecClassCertificate, kSecAttrTokenID, SEC_NO_DEFAULT);
+SEC_PRIMARY_KEY(kSecClassCertificate, kSecAttrSharingGroup, SEC_NO_DEFAULT);
 
 /* Keys (keys-semantics.md 6.2): the usage flags, label and protection are not part of it. */
 SEC_PRIMARY_KEY(kSecClassKey, kSecAttrKeyClass, 0);

@@ -21,7 +21,7 @@ package enum ItemClass: String, Sendable, CaseIterable {
     switch self {
     case .genericPassword: true
     case .internetPassword: true
-    case .certificate: false
+    case .certificate: true
     case .key: true
     case .identity: false
     }
@@ -109,6 +109,34 @@ enum ItemSchemaDefinitions {
       AttributeDefinition(key: "bin3", kind: .blob, ownership: .caller),
       AttributeDefinition(key: "ggrp", kind: .string, ownership: .caller),
     ],
+    .certificate: [
+      AttributeDefinition(key: "pdmn", kind: .accessibility, ownership: .caller),
+      AttributeDefinition(key: "accc", kind: .accessControl, ownership: .caller),
+      AttributeDefinition(key: "agrp", kind: .string, ownership: .caller),
+      AttributeDefinition(key: "cdat", kind: .date, ownership: .storeDates),
+      AttributeDefinition(key: "mdat", kind: .date, ownership: .storeDates),
+      AttributeDefinition(key: "labl", kind: .blob, ownership: .caller),
+      AttributeDefinition(key: "subj", kind: .data, ownership: .caller),
+      AttributeDefinition(key: "issr", kind: .data, ownership: .caller),
+      AttributeDefinition(key: "slnr", kind: .data, ownership: .caller),
+      AttributeDefinition(key: "skid", kind: .data, ownership: .caller),
+      AttributeDefinition(key: "pkhh", kind: .data, ownership: .caller),
+      AttributeDefinition(key: "ctyp", kind: .number, ownership: .caller),
+      AttributeDefinition(key: "cenc", kind: .number, ownership: .caller),
+      AttributeDefinition(key: "vwht", kind: .string, ownership: .caller),
+      AttributeDefinition(key: "tkid", kind: .string, ownership: .caller),
+      AttributeDefinition(key: "sync", kind: .synchronizable, ownership: .caller),
+      AttributeDefinition(key: "alis", kind: .blob, ownership: .caller),
+      AttributeDefinition(key: "tomb", kind: .number, ownership: .system),
+      AttributeDefinition(key: "musr", kind: .data, ownership: .system),
+      AttributeDefinition(key: "UUID", kind: .string, ownership: .system),
+      AttributeDefinition(key: "sysb", kind: .number, ownership: .caller),
+      AttributeDefinition(key: "sha1", kind: .data, ownership: .system),
+      AttributeDefinition(key: "pcss", kind: .number, ownership: .caller),
+      AttributeDefinition(key: "pcsk", kind: .data, ownership: .caller),
+      AttributeDefinition(key: "pcsi", kind: .data, ownership: .caller),
+      AttributeDefinition(key: "ggrp", kind: .string, ownership: .caller),
+    ],
     .key: [
       AttributeDefinition(key: "pdmn", kind: .accessibility, ownership: .caller),
       AttributeDefinition(key: "accc", kind: .accessControl, ownership: .caller),
@@ -166,6 +194,7 @@ enum ItemSchemaDefinitions {
   static let primaryKeys: [ItemClass: [String]] = [
     .genericPassword: ["acct", "svce", "vwht", "tkid", "ggrp"],
     .internetPassword: ["acct", "sdmn", "srvr", "ptcl", "atyp", "port", "path", "vwht", "tkid", "ggrp"],
+    .certificate: ["ctyp", "issr", "slnr", "vwht", "tkid", "ggrp"],
     .key: ["kcls", "klbl", "atag", "crtr", "type", "bsiz", "esiz", "sdat", "edat", "vwht", "tkid", "ggrp"],
   ]
 
@@ -183,6 +212,11 @@ enum ItemSchemaDefinitions {
       "atyp": .string(""),
       "port": .integer(0),
       "path": .string(""),
+    ],
+    .certificate: [
+      "ctyp": .integer(0),
+      "issr": .data(Data()),
+      "slnr": .data(Data()),
     ],
     .key: [
       "kcls": .integer(0),

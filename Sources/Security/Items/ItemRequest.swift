@@ -41,6 +41,8 @@ struct ItemRequest {
   var reference: ItemReference?
   /// kSecValueRef when it is a SecKey: the key an add stores or a query names (rules 6.3, 6.8).
   var keyReference: SecKey?
+  /// kSecValueRef when it is a SecCertificate (keys-semantics.md 7.13, 7.19).
+  var certificateReference: SecCertificate?
   var useKeys: [String: Any] = [:]
   /// Keys that are not attributes, return, match, value or use keys (class included).
   var otherKeys: Set<String> = []
@@ -84,8 +86,13 @@ struct ItemRequest {
         }
         itemClass = .key
         keyReference = key
-      case is SecCertificate:
-        throw SecStatus.unimplemented.naming(SecConstantValue.valueRef, "certificate items are not stored yet")
+      case let certificate as SecCertificate:
+        if let itemClass, itemClass != .certificate {
+          throw SecStatus.param.naming(
+            SecConstantValue.valueRef, "is a SecCertificate but kSecClass is not kSecClassCertificate")
+        }
+        itemClass = .certificate
+        certificateReference = certificate
       default:
         throw SecStatus.param.naming(
           SecConstantValue.valueRef, "must be a SecKey, SecCertificate or SecIdentity, not \(describeType(value))")

@@ -316,30 +316,3 @@ enum ECDSASignatureEncoding {
     return [0x82, UInt8(count >> 8), UInt8(count & 0xff)]
   }
 }
-
-/// Reads definite-length DER elements.
-struct DERReader {
-  private let bytes: [UInt8]
-  private var position = 0
-
-  init(_ bytes: [UInt8]) { self.bytes = bytes }
-
-  var isAtEnd: Bool { position == bytes.count }
-
-  /// The content of the next element when its tag is `tag`.
-  mutating func read(tag: UInt8) -> [UInt8]? {
-    guard position + 2 <= bytes.count, bytes[position] == tag else { return nil }
-    var cursor = position + 1
-    var length = Int(bytes[cursor])
-    cursor += 1
-    if length & 0x80 != 0 {
-      let count = length & 0x7f
-      guard (1...3).contains(count), cursor + count <= bytes.count else { return nil }
-      length = bytes[cursor..<cursor + count].reduce(0) { $0 << 8 | Int($1) }
-      cursor += count
-    }
-    guard cursor + length <= bytes.count else { return nil }
-    position = cursor + length
-    return Array(bytes[cursor..<cursor + length])
-  }
-}
