@@ -15,4 +15,6 @@
 #include <openssl/kdf.h>
 #include <openssl/rsa.h>
 #include <openssl/ec.h>
+#include <openssl/pkcs12.h>
+#include <openssl/provider.h>
 #endif

@@ -282,3 +282,92 @@ enum AESGCM16 {
     return Data(output.prefix(produced))
   }
 }
+
+// MARK: PKCS#12
+
+extension OpenSSLKeyEngine {
+  /// The default and legacy providers, loaded once: OpenSSL 3 reads RC2 and RC4 (older PKCS#12
+  /// files, `openssl pkcs12 -legacy`) only with the legacy provider. A system without it still
+  /// reads modern files.
+  static let providersLoaded: Bool = {
+    _ = OSSL_PROVIDER_load(nil, "default")
+    let legacy = OSSL_PROVIDER_load(nil, "legacy") != nil
+    ERR_clear_error()
+    return legacy
+  }()
+
+  func importPKCS12(_ data: Data, passphrase: String) throws(KeyOperationFailure) -> [PKCS12Identity] {
+    _ = Self.providersLoaded
+    let bytes = Array(data)
+    let file: OpaquePointer? = bytes.withUnsafeBufferPointer { buffer in
+      var cursor = buffer.baseAddress
+      return d2i_PKCS12(nil, &cursor, buffer.count)
+    }
+    guard let file else {
+      ERR_clear_error()
+      throw KeyOperationFailure(errSecDecode, "the data is not a PKCS#12 file")
+    }
+    defer { PKCS12_free(file) }
+    guard PKCS12_mac_present(file) == 1 else {
+      throw KeyOperationFailure(errSecDecode, "the PKCS#12 file has no integrity MAC")
+    }
+    let password = Array(passphrase.utf8CString)
+    guard PKCS12_verify_mac(file, password, Int32(password.count - 1)) == 1 else {
+      ERR_clear_error()
+      throw KeyOperationFailure(errSecAuthFailed, "the passphrase is wrong")
+    }
+    var key: OpaquePointer?
+    var certificate: OpaquePointer?
+    var others: OpaquePointer?
+    guard PKCS12_parse(file, password, &key, &certificate, &others) == 1 else {
+      throw libcryptoFailure("PKCS12_parse", status: errSecDecode)
+    }
+    defer {
+      if let certificate { X509_free(certificate) }
+      if let others { OPENSSL_sk_pop_free(others) { X509_free(OpaquePointer($0)) } }
+    }
+    // iOS ignores certificates that no private key goes with (9.6).
+    guard let key, let certificate else {
+      if let key { EVP_PKEY_free(key) }
+      return []
+    }
+    let type: Security.KeyType
+    switch EVP_PKEY_get_base_id(key) {
+    case EVP_PKEY_RSA: type = .rsa
+    case EVP_PKEY_EC: type = .ec
+    default:
+      EVP_PKEY_free(key)
+      throw KeyOperationFailure(errSecDecode, "the PKCS#12 key is neither RSA nor EC")
+    }
+    let wrapped = OpenSSLKey(key, type: type, isPrivate: true)
+    guard X509_check_private_key(certificate, key) == 1 else {
+      ERR_clear_error()
+      throw KeyOperationFailure(errSecDecode, "the PKCS#12 key does not match its certificate")
+    }
+    var chain: [Data] = []
+    if let others {
+      for index in 0..<OPENSSL_sk_num(others) {
+        guard let member = OPENSSL_sk_value(others, index) else { continue }
+        if let der = Self.der(of: OpaquePointer(member)) { chain.append(der) }
+      }
+    }
+    guard let leaf = Self.der(of: certificate) else {
+      throw libcryptoFailure("i2d_X509", status: errSecDecode)
+    }
+    var labelLength: Int32 = 0
+    let label = X509_alias_get0(certificate, &labelLength).map {
+      String(decoding: UnsafeBufferPointer(start: $0, count: Int(labelLength)), as: UTF8.self)
+    }
+    var keyIDLength: Int32 = 0
+    let keyID = X509_keyid_get0(certificate, &keyIDLength).map { Data(bytes: $0, count: Int(keyIDLength)) }
+    return [PKCS12Identity(key: wrapped, certificate: leaf, chain: chain, label: label, keyID: keyID)]
+  }
+
+  static func der(of certificate: OpaquePointer) -> Data? {
+    var output: UnsafeMutablePointer<UInt8>?
+    let length = i2d_X509(certificate, &output)
+    guard length > 0, let output else { return nil }
+    defer { CRYPTO_free(output, #fileID, #line) }
+    return Data(bytes: output, count: Int(length))
+  }
+}

@@ -14,13 +14,11 @@ import Testing
     }
   }
 
-  @Test("Rule 2: the identity class is unimplemented")
-  func theIdentityClassIsUnimplemented() throws {
+  @Test("Rule 2 and keys-semantics.md 8.1: an identity is found as a join, never added without its parts")
+  func anIdentityIsAJoinNeverAddedWithoutItsParts() throws {
     try withFreshStore { _ in
-      for itemClass in [kSecClassIdentity] {
-        #expect(add([kSecClass as String: itemClass]) == errSecUnimplemented)
-        #expect(copy([kSecClass as String: itemClass]).0 == errSecUnimplemented)
-      }
+      #expect(add([kSecClass as String: kSecClassIdentity]) == errSecUnimplemented)
+      #expect(copy([kSecClass as String: kSecClassIdentity]).0 == errSecItemNotFound)
     }
   }
 

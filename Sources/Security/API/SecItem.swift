@@ -14,6 +14,13 @@ import Foundation
 @discardableResult
 public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
   SecItemCall.run(.add, attributes) { context throws(SecStatus) in
+    if let identity = IdentityItems.reference(in: attributes) {
+      try IdentityItems.add(attributes, identity, context)
+      if let result, (attributes.object(forKey: SecConstantValue.returnRef) as? Bool) == true {
+        result.pointee = identity
+      }
+      return
+    }
     let request = try ItemRequest(attributes)
     let item = try SecItemCall.newItem(from: request, context)
     let stored = try context.store.backend.insert(item)
@@ -32,6 +39,10 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
 @discardableResult
 public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
   SecItemCall.run(.copyMatching, query) { context throws(SecStatus) in
+    if IdentityItems.isIdentityQuery(query) {
+      try SecItemCall.copyIdentities(query, context, result)
+      return
+    }
     let request = try ItemRequest(query)
     let itemClass = try request.requiredClass()
     if request.useKeys[SecConstantValue.useItemList] != nil
@@ -88,6 +99,10 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
 @discardableResult
 public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
   SecItemCall.run(.delete, query) { context throws(SecStatus) in
+    if IdentityItems.isIdentityQuery(query) {
+      try IdentityItems.delete(query, context)
+      return
+    }
     let request = try ItemRequest(query)
     _ = try request.requiredClass()
     let filter = try SecItemCall.filter(from: request, context, ignoringMatchAndReturn: true)
@@ -143,6 +158,32 @@ public func SecItemImport(_ items: [CFDictionary]) -> OSStatus {
 
 /// The steps shared by the SecItem calls: context, access-group policy and the add/update rules.
 enum SecItemCall {
+  /// SecItemCopyMatching for kSecClassIdentity (keys-semantics.md 8.1 to 8.4), with the return
+  /// keys read as for any class. A persistent reference to an identity is not supported yet.
+  static func copyIdentities(
+    _ query: NSDictionary, _ context: Context, _ result: UnsafeMutablePointer<CFTypeRef?>?
+  ) throws(SecStatus) {
+    let returns = try ItemRequest(
+      IdentityItems.half(query, itemClass: SecConstantValue.classCertificate, reference: nil))
+    if returns.returnFlags.contains(.persistentRef) {
+      throw SecStatus.unimplemented.naming(
+        SecConstantValue.returnPersistentRef, "identities have no persistent references here yet")
+    }
+    let limit = returns.limit ?? .one
+    let pairs = try IdentityItems.pairs(query, context, limit: limit.rowLimit)
+    guard !pairs.isEmpty else { throw .itemNotFound }
+    guard let result else { return }
+    if limit.isOne {
+      if let shaped = IdentityItems.shaped(pairs[0], returns.returnFlags), !returns.returnFlags.isEmpty {
+        result.pointee = shaped
+      }
+    } else {
+      result.pointee =
+        (returns.returnFlags.isEmpty ? [] : pairs.compactMap { IdentityItems.shaped($0, returns.returnFlags) })
+        as NSArray
+    }
+  }
+
   struct Context {
     var store: KeychainStore
     var accessGroups: [String]

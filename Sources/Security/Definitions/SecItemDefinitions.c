@@ -17,6 +17,8 @@
 #include <Security/SecItemPriv.h>
 #include <Security/SecAccessControl.h>
 #include <Security/SecKey.h>
+#include <Security/SecIdentity.h>
+#include <Security/SecImportExport.h>
 
 /*
     Constant values: the strings the constants stand for in dictionaries, grouped as the
@@ -417,6 +419,17 @@ SEC_CONST_DECL(kSecKeyAlgorithmECDHKeyExchangeCofactorX963SHA224, "algid:keyexch
 SEC_CONST_DECL(kSecKeyAlgorithmECDHKeyExchangeCofactorX963SHA256, "algid:keyexchange:ECDHC:KDFX963:SHA256");
 SEC_CONST_DECL(kSecKeyAlgorithmECDHKeyExchangeCofactorX963SHA384, "algid:keyexchange:ECDHC:KDFX963:SHA384");
 SEC_CONST_DECL(kSecKeyAlgorithmECDHKeyExchangeCofactorX963SHA512, "algid:keyexchange:ECDHC:KDFX963:SHA512");
+
+/* PKCS#12 import (SecImportExport.h) */
+SEC_CONST_DECL(kSecImportExportPassphrase, "passphrase");
+SEC_CONST_DECL(kSecImportExportKeychain, "keychain");
+SEC_CONST_DECL(kSecImportExportAccess, "access");
+SEC_CONST_DECL(kSecImportToMemoryOnly, "memory");
+SEC_CONST_DECL(kSecImportItemLabel, "label");
+SEC_CONST_DECL(kSecImportItemKeyID, "keyid");
+SEC_CONST_DECL(kSecImportItemTrust, "trust");
+SEC_CONST_DECL(kSecImportItemCertChain, "chain");
+SEC_CONST_DECL(kSecImportItemIdentity, "identity");
 
 /* key exchange parameter (SecKey.h) */
 SEC_CONST_DECL(kSecKeyKeyExchangeParameterRequestedSize, "requestedSize");

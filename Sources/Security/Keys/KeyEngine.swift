@@ -92,6 +92,26 @@ package protocol EngineKey: AnyObject, Sendable {
   func ecdh(peer: any EngineKey, cofactor: Bool) throws(KeyOperationFailure) -> Data
 }
 
+/// One private key of a PKCS#12 file with the certificate that matches it.
+package struct PKCS12Identity: Sendable {
+  package var key: any EngineKey
+  /// The certificate's DER.
+  package var certificate: Data
+  /// The other certificates of the file, in its order (the chain).
+  package var chain: [Data]
+  /// The friendlyName and localKeyID bag attributes, when the file has them.
+  package var label: String?
+  package var keyID: Data?
+
+  package init(key: any EngineKey, certificate: Data, chain: [Data], label: String?, keyID: Data?) {
+    self.key = key
+    self.certificate = certificate
+    self.chain = chain
+    self.label = label
+    self.keyID = keyID
+  }
+}
+
 /// The engine's key-independent primitives.
 package protocol KeyEngine: AnyObject, Sendable {
   /// A new private key: RSA of `bits` bits (e = 65537), or EC on the NIST curve of `bits` bits.
@@ -103,6 +123,10 @@ package protocol KeyEngine: AnyObject, Sendable {
   func x963KDF(_ kind: DigestKind, secret: Data, sharedInfo: Data, length: Int) throws(KeyOperationFailure) -> Data
   /// AES-GCM with a 16-byte IV and a 16-byte tag (Apple's ECIES and RSA-AESGCM framing).
   func aesGCMSeal(key: Data, iv: Data, plaintext: Data, additionalData: Data) throws(KeyOperationFailure) -> Data
+  /// The identity of a PKCS#12 file: errSecAuthFailed for a wrong passphrase (MAC mismatch),
+  /// errSecDecode for bytes that are not PKCS#12, a file without a MAC, or a key that is neither
+  /// RSA nor EC or does not match its certificate.
+  func importPKCS12(_ data: Data, passphrase: String) throws(KeyOperationFailure) -> [PKCS12Identity]
   /// Opens what aesGCMSeal made (ciphertext ‖ tag); errSecParam when it does not authenticate.
   func aesGCMOpen(key: Data, iv: Data, sealed: Data, additionalData: Data) throws(KeyOperationFailure) -> Data
 }

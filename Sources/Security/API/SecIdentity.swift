@@ -1,0 +1,121 @@
+import Foundation
+
+/// Apple's `SecIdentity`: a certificate and the private key that matches it (keys-semantics.md 8).
+///
+/// Two identities are equal when their certificates and their keys are (rule 8.11).
+public final class SecIdentity: Hashable, Sendable, CustomStringConvertible {
+  let certificate: SecCertificate
+  let privateKey: SecKey
+
+  init(certificate: SecCertificate, privateKey: SecKey) {
+    self.certificate = certificate
+    self.privateKey = privateKey
+  }
+
+  /// Identities are equal when certificates and keys are.
+  public static func == (lhs: SecIdentity, rhs: SecIdentity) -> Bool {
+    lhs.certificate == rhs.certificate && lhs.privateKey == rhs.privateKey
+  }
+
+  /// Hashes the certificate and the key.
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(certificate)
+    hasher.combine(privateKey)
+  }
+
+  /// The certificate's description and the key's, without key material.
+  public var description: String { "<SecIdentity \(certificate) \(privateKey)>" }
+}
+
+/// Makes an identity from a certificate and its private key, as Apple's `SecIdentityCreate`
+/// does: nil when the key is not private or its public key is not the certificate's (rule 8.10).
+public func SecIdentityCreate(_ allocator: CFAllocator?, _ certificate: SecCertificate, _ privateKey: SecKey)
+  -> SecIdentity?
+{
+  guard privateKey.isPrivate, let certificateKey = SecCertificateCopyKey(certificate),
+    certificateKey.publicBytes == privateKey.publicBytes
+  else { return nil }
+  return SecIdentity(certificate: certificate, privateKey: privateKey)
+}
+
+/// The identity's certificate (rule 8.9).
+public func SecIdentityCopyCertificate(
+  _ identityRef: SecIdentity, _ certificateRef: UnsafeMutablePointer<SecCertificate?>
+) -> OSStatus {
+  certificateRef.pointee = identityRef.certificate
+  return errSecSuccess
+}
+
+/// The identity's private key (rule 8.9).
+public func SecIdentityCopyPrivateKey(_ identityRef: SecIdentity, _ privateKeyRef: UnsafeMutablePointer<SecKey?>)
+  -> OSStatus
+{
+  privateKeyRef.pointee = identityRef.privateKey
+  return errSecSuccess
+}
+
+/// Reads the identities of a PKCS#12 file, as Apple's `SecPKCS12Import` does (rules 9.1 to 9.7).
+///
+/// `options[kSecImportExportPassphrase]` is the passphrase (none means the empty one). `items`
+/// receives a dictionary per identity: kSecImportItemIdentity, kSecImportItemCertChain (the
+/// certificate, then the file's others), and kSecImportItemLabel / kSecImportItemKeyID when the
+/// file carries them (decision D8); there is no kSecImportItemTrust, for want of SecTrust. As on
+/// iOS, nothing is stored unless `options[kSecUseDataProtectionKeychain]` is true (decision D9);
+/// then each identity and every certificate are added with the other options, duplicates
+/// ignored, and the last failure of an add is returned.
+///
+/// - Returns: errSecSuccess, errSecAuthFailed for a wrong passphrase, errSecDecode for a file
+///   that is not PKCS#12, has no MAC, or holds a key that is neither RSA nor EC or does not match
+///   its certificate.
+public func SecPKCS12Import(
+  _ pkcs12_data: CFData, _ options: CFDictionary, _ items: UnsafeMutablePointer<CFArray?>
+) -> OSStatus {
+  var settings: [String: Any] = [:]
+  for (key, value) in options { if let key = key as? String { settings[key] = value } }
+  var passphrase = ""
+  if let given = settings[SecConstantValue.importExportPassphrase] {
+    guard let text = ValueConversion.string(given) else { return errSecParam }
+    passphrase = text
+  }
+  let identities: [PKCS12Identity]
+  do {
+    guard let engine = StoreSeam.keyEngine else { return errSecNotAvailable }
+    identities = try engine.importPKCS12(pkcs12_data as Data, passphrase: passphrase)
+  } catch {
+    return error.status
+  }
+  var results: [NSDictionary] = []
+  var toStore: [(identity: SecIdentity, chain: [SecCertificate])] = []
+  for imported in identities {
+    guard let certificate = SecCertificateCreateWithData(nil, imported.certificate as NSData),
+      let key = try? SecKey(imported.key), let identity = SecIdentityCreate(nil, certificate, key)
+    else { return errSecDecode }
+    let chain = [certificate] + imported.chain.compactMap { SecCertificateCreateWithData(nil, $0 as NSData) }
+    var entry: [String: Any] = [
+      SecConstantValue.importItemIdentity: identity, SecConstantValue.importItemCertChain: chain as NSArray,
+    ]
+    if let label = imported.label { entry[SecConstantValue.importItemLabel] = label as NSString }
+    if let keyID = imported.keyID { entry[SecConstantValue.importItemKeyID] = keyID as NSData }
+    results.append(entry as NSDictionary)
+    toStore.append((identity, chain))
+  }
+  var status = errSecSuccess
+  if let store = settings[SecConstantValue.useDataProtectionKeychain], ValueConversion.boolean(store) == true {
+    var attributes = settings
+    for key in [
+      SecConstantValue.importExportPassphrase, SecConstantValue.importExportKeychain,
+      SecConstantValue.importExportAccess, SecConstantValue.importToMemoryOnly,
+      SecConstantValue.useDataProtectionKeychain,
+    ] { attributes[key] = nil }
+    for (identity, chain) in toStore {
+      for item: AnyObject in [identity] + chain {
+        var add = attributes
+        add[SecConstantValue.valueRef] = item
+        let added = SecItemAdd(add as NSDictionary, nil)
+        if added != errSecSuccess && added != errSecDuplicateItem { status = added }
+      }
+    }
+  }
+  items.pointee = results as NSArray
+  return status
+}

@@ -1,0 +1,157 @@
+import Foundation
+
+/// kSecClassIdentity (keys-semantics.md 8): no table of its own, but the join of certificate items
+/// and private-key items whose application label is the certificate's public-key hash.
+///
+/// An identity dictionary is read twice, as a certificate dictionary and as a key dictionary, so
+/// that each half follows its own class's rules; both halves are reached through the store with
+/// the caller's access groups.
+enum IdentityItems {
+  /// The SecIdentity a dictionary's kSecValueRef holds, if any.
+  static func reference(in dictionary: NSDictionary) -> SecIdentity? {
+    dictionary.object(forKey: SecConstantValue.valueRef) as? SecIdentity
+  }
+
+  /// Whether the dictionary asks for kSecClassIdentity.
+  static func isIdentityQuery(_ dictionary: NSDictionary) -> Bool {
+    (dictionary.object(forKey: SecConstantValue.`class`) as? String) == SecConstantValue.classIdentity
+      || reference(in: dictionary) != nil
+  }
+
+  /// `dictionary` for one half: another class and ref, without what only the identity call reads.
+  static func half(_ dictionary: NSDictionary, itemClass: String, reference: AnyObject?, dropping: [String] = [])
+    -> NSDictionary
+  {
+    let copy = dictionary.mutableCopy() as! NSMutableDictionary
+    copy.setObject(itemClass as NSString, forKey: SecConstantValue.`class` as NSString)
+    if let reference {
+      copy.setObject(reference, forKey: SecConstantValue.valueRef as NSString)
+    } else {
+      copy.removeObject(forKey: SecConstantValue.valueRef)
+    }
+    for key in dropping { copy.removeObject(forKey: key) }
+    return copy
+  }
+
+  static let resultKeys = [
+    SecConstantValue.returnData, SecConstantValue.returnAttributes, SecConstantValue.returnRef,
+    SecConstantValue.returnPersistentRef, SecConstantValue.matchLimit,
+  ]
+
+  /// SecItemAdd of an identity (8.5): the certificate, then the private key, each with the rest
+  /// of the dictionary. One duplicate half is tolerated; both are errSecDuplicateItem.
+  static func add(_ dictionary: NSDictionary, _ identity: SecIdentity, _ context: SecItemCall.Context)
+    throws(SecStatus)
+  {
+    var duplicates = 0
+    for (itemClass, reference) in [
+      (SecConstantValue.classCertificate, identity.certificate as AnyObject),
+      (SecConstantValue.classKey, identity.privateKey as AnyObject),
+    ] {
+      let request = try ItemRequest(half(dictionary, itemClass: itemClass, reference: reference, dropping: resultKeys))
+      do {
+        _ = try context.store.backend.insert(try SecItemCall.newItem(from: request, context))
+      } catch .duplicateItem {
+        duplicates += 1
+      }
+    }
+    if duplicates == 2 { throw .duplicateItem }
+  }
+
+  /// One certificate and the private key that goes with it.
+  struct Pair {
+    var certificate: StoredItem
+    var key: StoredItem
+  }
+
+  /// The identities a query names (8.1, 8.2): certificates matching its attributes, each with
+  /// every private key (kcls 1, decision D3) whose application label is its public-key hash.
+  static func pairs(_ dictionary: NSDictionary, _ context: SecItemCall.Context, limit: Int?) throws(SecStatus)
+    -> [Pair]
+  {
+    var certificateQuery = half(
+      dictionary, itemClass: SecConstantValue.classCertificate,
+      reference: reference(in: dictionary)?.certificate, dropping: resultKeys)
+    var keyConstraints: [String: Any] = [:]
+    if let identity = reference(in: dictionary) {
+      keyConstraints[SecConstantValue.valueRef] = identity.privateKey
+      certificateQuery = half(
+        certificateQuery, itemClass: SecConstantValue.classCertificate, reference: identity.certificate)
+    }
+    let certificateRequest = try ItemRequest(certificateQuery)
+    let certificateFilter = try SecItemCall.filter(from: certificateRequest, context, ignoringMatchAndReturn: true)
+    let everything = ItemFetch(attributes: true, data: true)
+    let certificates = try context.store.backend.find(certificateFilter, limit: nil, fetch: everything)
+    guard !certificates.isEmpty else { return [] }
+
+    var keyQuery: [String: Any] = [
+      SecConstantValue.`class`: SecConstantValue.classKey, SecConstantValue.attrKeyClass: 1,
+      SecConstantValue.attrSynchronizable: SecConstantValue.attrSynchronizableAny,
+    ]
+    keyQuery.merge(keyConstraints) { _, new in new }
+    let keyFilter = try SecItemCall.filter(from: try ItemRequest(keyQuery as NSDictionary), context)
+    var keysByLabel: [Data: [StoredItem]] = [:]
+    for key in try context.store.backend.find(keyFilter, limit: nil, fetch: everything) {
+      if case .data(let label)? = key.attributes[SecConstantValue.attrApplicationLabel] {
+        keysByLabel[label, default: []].append(key)
+      }
+    }
+    var pairs: [Pair] = []
+    for certificate in certificates {
+      guard case .data(let hash)? = certificate.attributes[SecConstantValue.attrPublicKeyHash] else { continue }
+      for key in keysByLabel[hash] ?? [] {
+        pairs.append(Pair(certificate: certificate, key: key))
+        if let limit, pairs.count >= limit { return pairs }
+      }
+    }
+    return pairs
+  }
+
+  /// One identity in the shape the return keys ask for (8.3, 8.4): the key's attributes overwritten
+  /// by the certificate's, the certificate's data, and the SecIdentity as its ref.
+  static func shaped(_ pair: Pair, _ flags: ReturnFlags) -> AnyObject? {
+    let identity = pair.certificate.data.flatMap { SecCertificateCreateWithData(nil, $0 as NSData) }.flatMap {
+      certificate in KeyItems.key(of: pair.key).flatMap { SecIdentityCreate(nil, certificate, $0) }
+    }
+    if flags == .ref { return identity }
+    if flags == .data { return (pair.certificate.data ?? Data()) as NSData }
+    var result: [String: Any] = [:]
+    if flags.contains(.attributes) {
+      let merged = pair.key.attributes.merging(pair.certificate.attributes) { _, certificate in certificate }
+      for (key, value) in merged
+      where key != SecConstantValue.attrUUID && key != SecConstantValue.attrPersistentReference {
+        result[key] = value.object
+      }
+      result[SecConstantValue.`class`] = SecConstantValue.classIdentity as NSString
+    }
+    if flags.contains(.data), let data = pair.certificate.data { result[SecConstantValue.valueData] = data as NSData }
+    if flags.contains(.ref), let identity { result[SecConstantValue.valueRef] = identity }
+    return result as NSDictionary
+  }
+
+  /// SecItemDelete of identities (8.6, 8.7): each certificate, then its key unless another
+  /// certificate still has the key's application label as its public-key hash.
+  static func delete(_ dictionary: NSDictionary, _ context: SecItemCall.Context) throws(SecStatus) {
+    let pairs = try pairs(dictionary, context, limit: nil)
+    guard !pairs.isEmpty else { throw .itemNotFound }
+    for pair in pairs {
+      var filter = ItemFilter(itemClass: .certificate)
+      filter.reference = .uuid(.certificate, pair.certificate.persistentID)
+      filter.synchronizable = nil
+      _ = try? context.store.backend.delete(filter)
+    }
+    for pair in pairs {
+      guard case .data(let label)? = pair.key.attributes[SecConstantValue.attrApplicationLabel] else { continue }
+      var remaining = ItemFilter(itemClass: .certificate)
+      remaining.synchronizable = nil
+      remaining.attributes = [SecConstantValue.attrPublicKeyHash: .bytes(Array(label))]
+      let stillUsed = try context.store.backend.find(
+        remaining, limit: 1, fetch: ItemFetch(attributes: false, data: false))
+      guard stillUsed.isEmpty else { continue }
+      var filter = ItemFilter(itemClass: .key)
+      filter.reference = .uuid(.key, pair.key.persistentID)
+      filter.synchronizable = nil
+      _ = try? context.store.backend.delete(filter)
+    }
+  }
+}

@@ -1,0 +1,132 @@
+import Foundation
+import Security
+import Testing
+
+/// keys-semantics.md sections 8 and 9: identities and PKCS#12 import, on files the openssl
+/// command line makes.
+@Suite struct IdentityRules {
+  /// A P-256 key and a self-signed certificate for it, exported as PKCS#12 with `passphrase`.
+  static func pkcs12(
+    passphrase: String, legacy: Bool = false, name: String = "identity", in scratch: ScratchDirectory
+  ) throws -> Data {
+    let file = UUID().uuidString
+    try openssl(
+      [
+        "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout",
+        "\(file).key", "-subj", "/CN=\(name)", "-days", "1", "-out", "\(file).pem",
+      ], in: scratch.url)
+    var arguments = [
+      "pkcs12", "-export", "-inkey", "\(file).key", "-in", "\(file).pem", "-name", name, "-passout",
+      "pass:\(passphrase)", "-out", "\(file).p12",
+    ]
+    if legacy { arguments.append("-legacy") }
+    try openssl(arguments, in: scratch.url)
+    return try scratch.read("\(file).p12")
+  }
+
+  static func importItems(_ data: Data, _ options: [String: Any]) -> (OSStatus, [[String: Any]]) {
+    var items: CFArray?
+    let status = SecPKCS12Import(data as CFData, options as CFDictionary, &items)
+    return (status, (items as? [[String: Any]]) ?? [])
+  }
+
+  @Test("Rules 9.1, 9.4 and 8.9: a PKCS#12 file gives its identity, chain, label and key ID")
+  func aPKCS12FileGivesItsIdentity() throws {
+    let scratch = try ScratchDirectory()
+    let file = try Self.pkcs12(passphrase: "user-one", name: "user one", in: scratch)
+    let (status, items) = Self.importItems(file, [kSecImportExportPassphrase as String: "user-one"])
+    #expect(status == errSecSuccess)
+    #expect(items.count == 1)
+    let item = try #require(items.first)
+    let identity = try #require(item[kSecImportItemIdentity as String] as! SecIdentity?)
+    var certificate: SecCertificate?
+    var key: SecKey?
+    #expect(SecIdentityCopyCertificate(identity, &certificate) == errSecSuccess)
+    #expect(SecIdentityCopyPrivateKey(identity, &key) == errSecSuccess)
+    #expect(SecCertificateCopySubjectSummary(certificate!) as String? == "user one")
+    #expect((item[kSecImportItemCertChain as String] as? [SecCertificate])?.first == certificate)
+    #expect(item[kSecImportItemLabel as String] as? String == "user one")
+    #expect((item[kSecImportItemKeyID as String] as? Data)?.isEmpty == false)
+    #expect(item[kSecImportItemTrust as String] == nil)
+    // The key signs what the certificate's key verifies.
+    let message = Data("pkcs12".utf8)
+    let signature = try sign(key!, .ecdsaSignatureMessageX962SHA256, message)
+    #expect(verify(SecCertificateCopyKey(certificate!)!, .ecdsaSignatureMessageX962SHA256, message, signature))
+  }
+
+  @Test("Rules 9.1 and 9.2: a wrong or missing passphrase is errSecAuthFailed; junk is errSecDecode")
+  func passphraseAndDecodeErrors() throws {
+    let scratch = try ScratchDirectory()
+    let file = try Self.pkcs12(passphrase: "secret", in: scratch)
+    #expect(Self.importItems(file, [kSecImportExportPassphrase as String: "wrong"]).0 == errSecAuthFailed)
+    #expect(Self.importItems(file, [:]).0 == errSecAuthFailed)
+    #expect(
+      Self.importItems(Data("not pkcs12".utf8), [kSecImportExportPassphrase as String: "secret"]).0 == errSecDecode)
+    var truncated = file
+    truncated.removeLast(40)
+    #expect(Self.importItems(truncated, [kSecImportExportPassphrase as String: "secret"]).0 == errSecDecode)
+  }
+
+  @Test("Rule 9.3: legacy RC2/3DES files import as modern ones do")
+  func legacyFilesImport() throws {
+    let scratch = try ScratchDirectory()
+    let file = try Self.pkcs12(passphrase: "old", legacy: true, in: scratch)
+    let (status, items) = Self.importItems(file, [kSecImportExportPassphrase as String: "old"])
+    #expect(status == errSecSuccess && items.count == 1)
+  }
+
+  @Test("Rules 8.10 and 8.11: an identity needs the certificate's own key; equal parts make equal identities")
+  func anIdentityNeedsTheCertificatesKey() throws {
+    let scratch = try ScratchDirectory()
+    let items = Self.importItems(
+      try Self.pkcs12(passphrase: "p", in: scratch), [kSecImportExportPassphrase as String: "p"]
+    ).1
+    let identity = try #require(items.first?[kSecImportItemIdentity as String] as! SecIdentity?)
+    var certificate: SecCertificate?
+    var key: SecKey?
+    _ = SecIdentityCopyCertificate(identity, &certificate)
+    _ = SecIdentityCopyPrivateKey(identity, &key)
+    #expect(SecIdentityCreate(nil, certificate!, key!) == identity)
+    #expect(SecIdentityCreate(nil, certificate!, try makeKey()) == nil)
+    #expect(SecIdentityCreate(nil, certificate!, SecKeyCopyPublicKey(key!)!) == nil)
+  }
+
+  @Test("Rules 8.1 to 8.6 and 9.7: identities are stored as a certificate and a key, found joined, deleted")
+  func identitiesAreStoredFoundAndDeleted() throws {
+    let scratch = try ScratchDirectory()
+    let file = try Self.pkcs12(passphrase: "p", name: "stored", in: scratch)
+    try withFreshStore { _ in
+      let (status, items) = Self.importItems(
+        file, [kSecImportExportPassphrase as String: "p", kSecUseDataProtectionKeychain as String: true])
+      #expect(status == errSecSuccess)
+      let identity = try #require(items.first?[kSecImportItemIdentity as String] as! SecIdentity?)
+      #expect(copy([kSecClass as String: kSecClassCertificate]).0 == errSecSuccess)
+      #expect(copy([kSecClass as String: kSecClassKey, kSecAttrKeyClass as String: kSecAttrKeyClassPrivate]).0 == 0)
+      let (found, result) = copy([
+        kSecClass as String: kSecClassIdentity, kSecAttrLabel as String: "stored", kSecReturnRef as String: true,
+      ])
+      #expect(found == errSecSuccess && result as? SecIdentity == identity)
+      let attributes = try #require(
+        copy([kSecClass as String: kSecClassIdentity, kSecReturnAttributes as String: true]).1 as? [String: Any])
+      #expect(attributes[kSecAttrCertificateType as String] as? Int == 3)
+      #expect(attributes[kSecAttrKeyClass as String] as? Int == 1)
+      // Adding it again: both halves are there (8.5).
+      #expect(add([kSecValueRef as String: identity]) == errSecDuplicateItem)
+      #expect(delete([kSecValueRef as String: identity]) == errSecSuccess)
+      #expect(copy([kSecClass as String: kSecClassIdentity]).0 == errSecItemNotFound)
+      #expect(copy([kSecClass as String: kSecClassKey]).0 == errSecItemNotFound)
+      #expect(add([kSecValueRef as String: identity, kSecAttrLabel as String: "again"]) == errSecSuccess)
+      #expect(copy([kSecClass as String: kSecClassIdentity, kSecAttrLabel as String: "again"]).0 == errSecSuccess)
+    }
+  }
+
+  @Test("Rule 9.7 and decision D9: without kSecUseDataProtectionKeychain an import stores nothing")
+  func anImportStoresNothingByDefault() throws {
+    let scratch = try ScratchDirectory()
+    let file = try Self.pkcs12(passphrase: "p", in: scratch)
+    try withFreshStore { _ in
+      #expect(Self.importItems(file, [kSecImportExportPassphrase as String: "p"]).0 == errSecSuccess)
+      #expect(copy([kSecClass as String: kSecClassCertificate]).0 == errSecItemNotFound)
+    }
+  }
+}
