@@ -43,6 +43,9 @@ public struct WrapperModel: Codable, Equatable, Sendable {
   public var convention: ErrorConvention
   /// The out-parameter that carries the result, if any.
   public var resultParameter: String?
+  /// The Swift type of a typed out-parameter (`SecCertificate` for `SecCertificateRef *`), whose
+  /// value the wrapper returns unwrapped; nil for a `CFTypeRef *` result or none.
+  public var resultParameterType: String? = nil
   /// Who owns the returned object.
   public var resultOwnership: Ownership
   /// Rule 2: errSecItemNotFound is `.success(nil)`.
@@ -70,6 +73,7 @@ enum FunctionConventions {
     "CFTypeRef": "CFTypeRef", "CFNumberRef": "CFNumber", "CFBooleanRef": "CFBoolean", "CFDateRef": "CFDate",
     "CFErrorRef": "CFError", "CFAllocatorRef": "CFAllocator", "CFIndex": "CFIndex", "OSStatus": "OSStatus",
     "SecAccessControlRef": "SecAccessControl", "SecCertificateRef": "SecCertificate", "SecKeyRef": "SecKey",
+    "SecIdentityRef": "SecIdentity",
     "void *": "UnsafeMutableRawPointer",
     "size_t": "Int", "Boolean": "Bool", "_Bool": "Bool", "bool": "Bool", "int": "Int32", "uint32_t": "UInt32",
     "UInt32": "UInt32", "SInt32": "Int32",
@@ -108,11 +112,21 @@ enum FunctionConventions {
     var convention: ErrorConvention
     var resultParameter: String?
     var ownership = ownership(function.resultType, functionName: function.name)
+    var resultParameterType: String?
     if result == "OSStatus" {
       convention = .status
       if let last = parameters.last, last.nullable, bare(last.type) == "CFTypeRef *" {
         resultParameter = last.name
         ownership = Self.ownership(last.type, functionName: function.name)
+        parameters.removeLast()
+      } else if let last = parameters.last, bare(last.type).hasSuffix(" *"),
+        let type = swiftType(String(bare(last.type).dropLast(2)), typedEnums: typedEnums),
+        type != "CFTypeRef", last.type.contains("CF_RETURNS_RETAINED") || last.type.contains("cf_returns_retained")
+      {
+        // `SecCertificateRef * CF_RETURNS_RETAINED certificateRef`: an object the function hands back.
+        resultParameter = last.name
+        resultParameterType = type
+        ownership = .retained
         parameters.removeLast()
       }
     } else if let last = parameters.last, bare(last.type) == "CFErrorRef *" {
@@ -137,7 +151,11 @@ enum FunctionConventions {
     let returnType: String
     switch convention {
     case .status:
-      returnType = resultParameter == nil ? "Result<Void, KeychainError>" : "Result<CFTypeRef?, KeychainError>"
+      if let type = resultParameterType {
+        returnType = "Result<\(type), KeychainError>"
+      } else {
+        returnType = resultParameter == nil ? "Result<Void, KeychainError>" : "Result<CFTypeRef?, KeychainError>"
+      }
     case .errorOutParameter, .nullableResult, .none:
       if let type = swiftType(result, typedEnums: typedEnums) {
         if convention == .errorOutParameter && type == "Bool" {
@@ -155,7 +173,8 @@ enum FunctionConventions {
       }
     }
     return WrapperModel(
-      swiftName: swiftName, convention: convention, resultParameter: resultParameter, resultOwnership: ownership,
+      swiftName: swiftName, convention: convention, resultParameter: resultParameter,
+      resultParameterType: resultParameterType, resultOwnership: ownership,
       notFoundIsNil: notFoundIsNil, parameters: swiftParameters, returnType: returnType, unavailableReason: unavailable)
   }
 }

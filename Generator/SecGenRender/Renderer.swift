@@ -336,6 +336,8 @@ enum TemplateContext {
       var lines = ["`\(function.name)`: \(function.abstract)"]
       switch (wrapper.convention, wrapper.resultParameter) {
       case (.status, nil): lines.append("Success, or the status as a `KeychainError`.")
+      case (.status, let parameter?) where wrapper.resultParameterType != nil:
+        lines.append("The object the C function writes to `\(parameter)`, or the status as a `KeychainError`.")
       case (.status, let parameter?):
         lines.append(
           "The value the C function writes to `\(parameter)`, or the status as a `KeychainError`"
@@ -518,7 +520,16 @@ enum TemplateContext {
     var lines: [String]
     switch wrapper.convention {
     case .status:
-      if let parameter = wrapper.resultParameter {
+      if let parameter = wrapper.resultParameter, let type = wrapper.resultParameterType {
+        lines = [
+          "var \(parameter): \(type)?",
+          "let status = \(function.name)(\((arguments + ["&\(parameter)"]).joined(separator: ", ")))",
+          "guard status == errSecSuccess, let \(parameter) else {",
+          "  return .failure(KeychainError(status: status == errSecSuccess ? errSecInternal : status))",
+          "}",
+          "return .success(\(parameter))",
+        ]
+      } else if let parameter = wrapper.resultParameter {
         lines = [
           "var \(parameter): CFTypeRef?",
           "let status = \(function.name)(\((arguments + ["&\(parameter)"]).joined(separator: ", ")))",

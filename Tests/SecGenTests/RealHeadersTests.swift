@@ -133,8 +133,11 @@ import Testing
         "SecAccessControlCreateWithFlags", "SecKeyCreateRandomKey", "SecKeyCreateWithData", "SecKeyGetBlockSize",
         "SecKeyCopyExternalRepresentation", "SecKeyCopyAttributes", "SecKeyCopyPublicKey", "SecKeyCreateSignature",
         "SecKeyVerifySignature", "SecKeyCreateEncryptedData", "SecKeyCreateDecryptedData",
-        "SecKeyCopyKeyExchangeResult", "SecKeyIsAlgorithmSupported",
+        "SecKeyCopyKeyExchangeResult", "SecKeyIsAlgorithmSupported", "SecIdentityCreate", "SecIdentityCopyCertificate",
+        "SecIdentityCopyPrivateKey", "SecPKCS12Import",
       ])
+    // An object handed back through a typed out-parameter is the Result's value.
+    #expect(functions["SecIdentityCopyCertificate"]?.wrapper?.returnType == "Result<SecCertificate, KeychainError>")
     // A verdict with an error report is success or the error; a verdict without one stays a Bool.
     #expect(functions["SecKeyVerifySignature"]?.wrapper?.returnType == "Result<Void, KeychainError>")
     #expect(functions["SecKeyIsAlgorithmSupported"]?.wrapper?.returnType == "Bool")
@@ -161,7 +164,7 @@ import Testing
     #expect(result.status == 0, "\(result.errors)")
     let lines = result.output.split(separator: "\n").map(String.init)
     #expect(lines.contains("errSec status codes: \(Self.specification.errors.count)"), "\(lines)")
-    #expect(lines.contains { $0.hasPrefix("functions: 18; with wrappers: 18") })
+    #expect(lines.contains { $0.hasPrefix("functions: 22; with wrappers: 22") })
     #expect(lines.contains("typed enums: 2 (1 option sets) with 17 values"), "\(lines)")
     // Every public kSecAttr constant but the two with no Swift type (kSecAttrAccess, Apple's
     // misspelled persistent-reference alias) is typed and in a class.

@@ -2,7 +2,8 @@
     @header Fixture
     A CF_STRING_ENUM type whose constants Swift imports as static members, grouped into a typed
     enum by the API notes; functions taking it, one of which reports a verdict with a CFErrorRef
-    out-parameter and one a verdict alone; and the SecItem functions the typed API's support calls.
+    out-parameter and one a verdict alone; a typed out-parameter; and the SecItem functions the
+    typed API's support calls.
 */
 
 #include <CoreFoundation/CoreFoundation.h>
@@ -13,6 +14,8 @@ CF_ASSUME_NONNULL_BEGIN
 CF_IMPLICIT_BRIDGING_ENABLED
 
 typedef struct CF_BRIDGED_TYPE(id) __SecKey *SecKeyRef;
+typedef struct CF_BRIDGED_TYPE(id) __SecCertificate *SecCertificateRef;
+typedef struct CF_BRIDGED_TYPE(id) __SecIdentity *SecIdentityRef;
 
 CF_ENUM(OSStatus)
 {
@@ -51,6 +54,16 @@ extern const SecKeyAlgorithm kSecKeyAlgorithmRSASignatureRaw
 */
 Boolean SecKeyVerifySignature(SecKeyRef key, SecKeyAlgorithm algorithm, CFDataRef signedData, CFDataRef signature,
     CFErrorRef __nullable * __nullable error);
+
+/*!
+    @function SecIdentityCopyCertificate
+    @abstract The certificate of an identity, handed back through a typed out-parameter.
+    @param identityRef The identity.
+    @param certificateRef Receives the certificate.
+    @result errSecSuccess.
+*/
+OSStatus SecIdentityCopyCertificate(SecIdentityRef identityRef,
+    SecCertificateRef * __nonnull CF_RETURNS_RETAINED certificateRef);
 
 /*!
     @enum SecKeyOperationType

@@ -23,6 +23,18 @@ public enum KeychainFunctions {
     return .success(())
   }
 
+  /// `SecIdentityCopyCertificate`: The certificate of an identity, handed back through a typed
+  /// out-parameter. The object the C function writes to `certificateRef`, or the status as a
+  /// `KeychainError`.
+  public static func identityCopyCertificate(_ identityRef: SecIdentity) -> Result<SecCertificate, KeychainError> {
+    var certificateRef: SecCertificate?
+    let status = SecIdentityCopyCertificate(identityRef, &certificateRef)
+    guard status == errSecSuccess, let certificateRef else {
+      return .failure(KeychainError(status: status == errSecSuccess ? errSecInternal : status))
+    }
+    return .success(certificateRef)
+  }
+
   /// `SecKeyIsAlgorithmSupported`: Whether the key can perform the operation with the algorithm.
   public static func keyIsAlgorithmSupported(
     _ key: SecKey, _ operation: SecKeyOperationType, _ algorithm: SecKeyAlgorithm
