@@ -134,7 +134,10 @@ import Testing
         "SecKeyCopyExternalRepresentation", "SecKeyCopyAttributes", "SecKeyCopyPublicKey", "SecKeyCreateSignature",
         "SecKeyVerifySignature", "SecKeyCreateEncryptedData", "SecKeyCreateDecryptedData",
         "SecKeyCopyKeyExchangeResult", "SecKeyIsAlgorithmSupported", "SecIdentityCreate", "SecIdentityCopyCertificate",
-        "SecIdentityCopyPrivateKey", "SecPKCS12Import",
+        "SecIdentityCopyPrivateKey", "SecPKCS12Import", "SecCertificateCreateWithData", "SecCertificateCopyData",
+        "SecCertificateCopySubjectSummary", "SecCertificateCopyCommonName", "SecCertificateCopyEmailAddresses",
+        "SecCertificateCopyKey", "SecCertificateCopySerialNumberData", "SecCertificateCopyNotValidBeforeDate",
+        "SecCertificateCopyNotValidAfterDate",
       ])
     // An object handed back through a typed out-parameter is the Result's value.
     #expect(functions["SecIdentityCopyCertificate"]?.wrapper?.returnType == "Result<SecCertificate, KeychainError>")
@@ -164,7 +167,7 @@ import Testing
     #expect(result.status == 0, "\(result.errors)")
     let lines = result.output.split(separator: "\n").map(String.init)
     #expect(lines.contains("errSec status codes: \(Self.specification.errors.count)"), "\(lines)")
-    #expect(lines.contains { $0.hasPrefix("functions: 22; with wrappers: 22") })
+    #expect(lines.contains { $0.hasPrefix("functions: 31; with wrappers: 31") })
     #expect(lines.contains("typed enums: 2 (1 option sets) with 17 values"), "\(lines)")
     // Every public kSecAttr constant but the two with no Swift type (kSecAttrAccess, Apple's
     // misspelled persistent-reference alias) is typed and in a class.

@@ -17,6 +17,7 @@
 #include <Security/SecItemPriv.h>
 #include <Security/SecAccessControl.h>
 #include <Security/SecKey.h>
+#include <Security/SecCertificate.h>
 #include <Security/SecIdentity.h>
 #include <Security/SecImportExport.h>
 
