@@ -11,6 +11,10 @@ public enum KeychainValue: Hashable, Sendable, CustomStringConvertible {
   case accessControl(SecAccessControl)
   /// A key given as `kSecValueRef` (or returned as one).
   case key(SecKey)
+  /// A certificate given as `kSecValueRef`.
+  case certificate(SecCertificate)
+  /// An identity given as `kSecValueRef`.
+  case identity(SecIdentity)
 
   /// The Core Foundation object the raw API receives.
   public var object: AnyObject {
@@ -22,6 +26,8 @@ public enum KeychainValue: Hashable, Sendable, CustomStringConvertible {
     case .date(let value): value as NSDate
     case .accessControl(let value): value
     case .key(let value): value
+    case .certificate(let value): value
+    case .identity(let value): value
     }
   }
 
@@ -30,6 +36,8 @@ public enum KeychainValue: Hashable, Sendable, CustomStringConvertible {
     switch object {
     case let value as SecAccessControl: self = .accessControl(value)
     case let value as SecKey: self = .key(value)
+    case let value as SecCertificate: self = .certificate(value)
+    case let value as SecIdentity: self = .identity(value)
     case let value as NSNumber:
       // Foundation marks booleans with the "c" type code, so true and 1 stay distinguishable.
       self = String(cString: value.objCType) == "c" ? .boolean(value.boolValue) : .integer(value.intValue)
@@ -51,6 +59,8 @@ public enum KeychainValue: Hashable, Sendable, CustomStringConvertible {
     case .date(let value): value.ISO8601Format()
     case .accessControl(let value): "\(value)"
     case .key(let value): "\(value)"
+    case .certificate(let value): "\(value)"
+    case .identity(let value): "\(value)"
     }
   }
 

@@ -1,0 +1,62 @@
+import Foundation
+import Keychain
+import Security
+import Testing
+
+/// `SecurityCertificate`, `Identity` and the `KeychainCertificate` / `KeychainIdentity` builders.
+@Suite struct CertificateDSL {
+  /// A PKCS#12 file of a P-256 key and a self-signed certificate, made by the openssl command line.
+  static func pkcs12(subject: String, passphrase: String) throws -> Data {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kb-p12-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    for arguments in [
+      [
+        "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", "k.pem",
+        "-subj", subject, "-days", "1", "-out", "c.pem", "-addext", "subjectAltName=email:client@example.com",
+      ],
+      ["pkcs12", "-export", "-inkey", "k.pem", "-in", "c.pem", "-passout", "pass:\(passphrase)", "-out", "id.p12"],
+    ] {
+      let process = Process()
+      process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+      process.arguments = ["openssl"] + arguments
+      process.currentDirectoryURL = directory
+      process.standardOutput = FileHandle.nullDevice
+      process.standardError = FileHandle.nullDevice
+      try process.run()
+      process.waitUntilExit()
+      #expect(process.terminationStatus == 0)
+    }
+    return try Data(contentsOf: directory.appendingPathComponent("id.p12"))
+  }
+
+  @Test func aPKCS12IdentityIsReadStoredAndFound() throws {
+    let file = try Self.pkcs12(subject: "/CN=Typed Client", passphrase: "pw")
+    #expect(Identity.importPKCS12(file, passphrase: "nope").failure == .authFailed)
+    #expect(Identity.importPKCS12(Data("junk".utf8), passphrase: "pw").failure == .decode)
+    let imported = try #require(try Identity.importPKCS12(file, passphrase: "pw").get().first)
+    let certificate = imported.identity.certificate
+    #expect(certificate.subjectSummary == "Typed Client" && certificate.commonName == "Typed Client")
+    #expect(certificate.emailAddresses == ["client@example.com"])
+    #expect(imported.chain.first == certificate)
+    #expect(SecurityCertificate(derRepresentation: certificate.derRepresentation) == certificate)
+    #expect(Identity(certificate: certificate, privateKey: imported.identity.privateKey) == imported.identity)
+    #expect(Identity(certificate: certificate, privateKey: try PrivateKey.generate(.p256).get()) == nil)
+    // The identity's key signs what the certificate's key verifies.
+    let message = Data("client hello".utf8)
+    let signature = try imported.identity.privateKey.signature(
+      for: message, algorithm: .ecdsaSignatureMessageX962SHA256
+    )
+    .get()
+    #expect(throws: Never.self) {
+      try certificate.publicKey!.isValidSignature(signature, for: message, algorithm: .ecdsaSignatureMessageX962SHA256)
+        .get()
+    }
+    try withStore { _ throws in
+      try KeychainIdentity().add(imported.identity).get()
+      #expect(try KeychainIdentity().label("Typed Client").identity().get() == imported.identity)
+      #expect(try KeychainCertificate().label("Typed Client").certificate().get() == certificate)
+      #expect(KeychainCertificate().add(certificate).failure == .duplicateItem)
+    }
+  }
+}
