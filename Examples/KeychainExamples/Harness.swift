@@ -40,7 +40,7 @@ public var allExamples: [any KeychainExample.Type] {
   [
     KeyValueStoreExample.self, PasswordWrapperExample.self, CodableReferencesExample.self,
     CoreFoundationHelperExample.self, LockStateExample.self, AccessGroupsExample.self, SearchExample.self,
-    SigningKeyExample.self,
+    SigningKeyExample.self, ClientIdentityExample.self,
   ]
 }
 
@@ -81,7 +81,7 @@ public func runExample(_ body: (ExampleEnvironment) -> [String]) throws -> Examp
 public func canonicalDump(_ store: KeychainStore) -> [String] {
   withKeychainContext(store: store, accessGroups: ["*"]) {
     var lines: [String] = []
-    for itemClass in [kSecClassGenericPassword, kSecClassInternetPassword, kSecClassKey] {
+    for itemClass in [kSecClassGenericPassword, kSecClassInternetPassword, kSecClassKey, kSecClassCertificate] {
       let query: [String: Any] = [
         kSecClass as String: itemClass, kSecMatchLimit as String: kSecMatchLimitAll,
         kSecReturnAttributes as String: true, kSecReturnData as String: true,
@@ -148,6 +148,7 @@ func normalizingReferences(_ calls: [KeychainCall]) -> [KeychainCall] {
       call.dictionary[kSecValuePersistentRef] = .string("persistent reference #\(ordinal)")
     }
     if case .key(let key)? = call.dictionary[kSecValueRef] {
+      // Keys generated in each run differ; a key from the same file does not, but is numbered alike.
       let ordinal = keyOrdinals[key] ?? (keyOrdinals.count + 1)
       keyOrdinals[key] = ordinal
       call.dictionary[kSecValueRef] = .string("key #\(ordinal)")
