@@ -324,3 +324,44 @@ import Testing
     #expect(ours == theirs)
   }
 }
+
+/// Known-answer vectors from published standards.
+@Suite struct KeyKnownAnswers {
+  static func bytes(_ hex: String) -> Data {
+    var data = Data()
+    var index = hex.startIndex
+    while index < hex.endIndex {
+      let next = hex.index(index, offsetBy: 2)
+      data.append(UInt8(hex[index..<next], radix: 16)!)
+      index = next
+    }
+    return data
+  }
+
+  @Test func rfc6979P256SignaturesVerifyWithTheMessageAlgorithms() throws {
+    // RFC 6979 A.2.5: the P-256 key pair and its deterministic signature of "sample" with SHA-256.
+    let x = "C9AFA9D845BA75166B5C215767B1D6934E50C3DB36E89B127B8A622B120F6721"
+    let ux = "60FED4BA255A9D31C961EB74C6356D68C049B8923B61FA6CE669622E60F29FB6"
+    let uy = "7903FE1008B8BC99A41AE9E95628BC64F2F1B20C2D7E9F5177A3C294D4462299"
+    let r = "EFD48B2AACB6A8FD1140DD9CD45E81D69D2C877B56AAF991C34D0EA84EAF3716"
+    let s = "F7CB1C942D657C41D436C7A1B6E29F65F3E900DBB9AFF4064DC4AB2F843ACDA8"
+    var error: Unmanaged<CFError>?
+    let key = try #require(
+      SecKeyCreateWithData(
+        Self.bytes("04" + ux + uy + x) as CFData,
+        [kSecAttrKeyType as String: kSecAttrKeyTypeEC, kSecAttrKeyClass as String: kSecAttrKeyClassPrivate]
+          as CFDictionary, &error))
+    let publicKey = try #require(SecKeyCopyPublicKey(key))
+    #expect(external(publicKey) == Self.bytes("04" + ux + uy))
+    let message = Data("sample".utf8)
+    let signature = Self.bytes(r + s)
+    #expect(verify(publicKey, .ecdsaSignatureMessageRFC4754SHA256, message, signature))
+    #expect(!verify(publicKey, .ecdsaSignatureMessageRFC4754SHA256, Data("test".utf8), signature))
+    // The same signature in DER verifies under the X9.62 form; one made here verifies too.
+    let der = Self.bytes("3046022100" + r + "022100" + s)
+    #expect(verify(publicKey, .ecdsaSignatureMessageX962SHA256, message, der))
+    #expect(
+      verify(
+        publicKey, .ecdsaSignatureMessageX962SHA256, message, try sign(key, .ecdsaSignatureMessageX962SHA256, message)))
+  }
+}

@@ -131,3 +131,52 @@ import Testing
     }
   }
 }
+
+/// Key rows altered or swapped on disk are refused, as password rows are (rule 3.8).
+@Suite struct KeyRowTampering {
+  @Test func aKeyWhoseSealedBytesWereAlteredIsNeverReturned() throws {
+    let temporary = try TemporaryStore()
+    let key = try makeKey(bits: 256)
+    let other = try makeKey(bits: 256)
+    temporary.run {
+      _ = add([kSecValueRef as String: key, kSecAttrApplicationTag as String: "one"])
+      _ = add([kSecValueRef as String: other, kSecAttrApplicationTag as String: "two"])
+    }
+    try StoreTampering.flipByte(in: "secret", account: 0, directory: temporary.directory)
+    temporary.run {
+      let query: [String: Any] = [
+        kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: Data("one".utf8),
+        kSecReturnRef as String: true,
+      ]
+      // The damaged key is not handed back as a key: the search reports the damage instead.
+      let (status, result) = copy(query)
+      #expect(status == errSecDecode && result == nil)
+      let intact = copy([
+        kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: Data("two".utf8),
+        kSecReturnRef as String: true,
+      ])
+      #expect(intact.1 as? SecKey == other)
+    }
+    #expect(try temporary.store.checkIntegrity().damagedItems == 1)
+  }
+
+  @Test func swappedKeyRowsAreRefused() throws {
+    let temporary = try TemporaryStore()
+    let first = try makeKey(bits: 256)
+    let second = try makeKey(bits: 256)
+    temporary.run {
+      _ = add([kSecValueRef as String: first, kSecAttrApplicationTag as String: "one"])
+      _ = add([kSecValueRef as String: second, kSecAttrApplicationTag as String: "two"])
+    }
+    try StoreTampering.swapSealedColumns(0, 1, directory: temporary.directory)
+    temporary.run {
+      let (status, result) = copy([
+        kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: Data("one".utf8),
+        kSecReturnRef as String: true,
+      ])
+      #expect(result as? SecKey != second)
+      #expect(status != errSecSuccess)
+    }
+    #expect(try temporary.store.checkIntegrity().damagedItems == 2)
+  }
+}
