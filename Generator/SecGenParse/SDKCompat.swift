@@ -133,6 +133,22 @@ enum SDKCompat {
     #define NULL ((void *)0)
     #endif
     """,
+    "stdint.h": """
+    /* secgen's stand-in: the fixed-width integer types, which CoreFoundation's base brings in. */
+    #ifndef SECGEN_STDINT_H
+    #define SECGEN_STDINT_H
+    typedef signed char int8_t;
+    typedef unsigned char uint8_t;
+    typedef short int16_t;
+    typedef unsigned short uint16_t;
+    typedef int int32_t;
+    typedef unsigned int uint32_t;
+    typedef long long int64_t;
+    typedef unsigned long long uint64_t;
+    typedef unsigned long uintptr_t;
+    typedef long intptr_t;
+    #endif
+    """,
     "MacTypes.h": """
     /* secgen's stand-in: the integer and character types of Apple's MacTypes. */
     #ifndef SECGEN_MACTYPES_H
@@ -159,6 +175,7 @@ enum SDKCompat {
     #ifndef SECGEN_CFBASE_H
     #define SECGEN_CFBASE_H
     #include <stddef.h>
+    #include <stdint.h>
     #include <TargetConditionals.h>
     #include <MacTypes.h>
     #include <Availability.h>

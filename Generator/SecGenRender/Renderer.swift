@@ -467,9 +467,10 @@ enum TemplateContext {
     }
     let optionSets: [[String: Any]] = model.typedEnums.filter(\.isOptions).map { options in
       [
-        "name": options.name, "rawType": options.underlyingType,
+        "name": options.name, "rawType": swiftIntegerType(options.underlyingType),
         "doc": docComment("Apple's `\(options.name)`: \(options.documentation)"),
-        "cases": options.cases.map { option -> [String: Any] in
+        // A zero-valued member (kSecPaddingNone) is the empty set, `[]`, as ClangImporter imports it.
+        "cases": options.cases.filter { $0.value != 0 }.map { option -> [String: Any] in
           let renamed = option.replacement.flatMap { replacement in
             options.cases.first { $0.constant == replacement }?.swiftName
           }
@@ -496,6 +497,16 @@ enum TemplateContext {
       "defaultProtection": definitions.protections.first.map { literal($0.value) } ?? "\"\"",
       "optionSets": optionSets,
     ]
+  }
+
+  /// The Swift type of a C integer type an option set is declared with (`uint32_t` is `UInt32`);
+  /// CF's own names (`CFOptionFlags`) are typealiases in Security and stay as they are.
+  static func swiftIntegerType(_ type: String) -> String {
+    let known = [
+      "uint32_t": "UInt32", "int32_t": "Int32", "uint64_t": "UInt64", "int64_t": "Int64", "uint16_t": "UInt16",
+      "int": "Int32", "unsigned int": "UInt32", "UInt32": "UInt32", "SInt32": "Int32",
+    ]
+    return known[type] ?? type
   }
 
   /// The property that gives a typed enum's runtime value: the type without `Sec`, lower camel
