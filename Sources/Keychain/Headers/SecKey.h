@@ -330,6 +330,35 @@ extern const CFStringRef kSecKeyKeyExchangeParameterSharedInfo
     API_AVAILABLE(macos(10.12), ios(10.0));
 
 /*!
+    @enum SecPadding
+    @abstract The paddings of the legacy raw functions (SecKeyRawSign, SecKeyEncrypt...).
+    @constant kSecPaddingNone No padding: raw RSA, or ECDSA of the input as a digest.
+    @constant kSecPaddingPKCS1 PKCS#1 v1.5 padding without a DigestInfo, or for encryption.
+    @constant kSecPaddingOAEP OAEP with SHA-1, for encryption.
+    @constant kSecPaddingSigRaw No padding, for signatures.
+    @constant kSecPaddingPKCS1MD2 PKCS#1 v1.5 with an MD2 DigestInfo; not supported.
+    @constant kSecPaddingPKCS1MD5 PKCS#1 v1.5 with an MD5 DigestInfo; not supported.
+    @constant kSecPaddingPKCS1SHA1 PKCS#1 v1.5 signature of a SHA-1 digest.
+    @constant kSecPaddingPKCS1SHA224 PKCS#1 v1.5 signature of a SHA-224 digest.
+    @constant kSecPaddingPKCS1SHA256 PKCS#1 v1.5 signature of a SHA-256 digest.
+    @constant kSecPaddingPKCS1SHA384 PKCS#1 v1.5 signature of a SHA-384 digest.
+    @constant kSecPaddingPKCS1SHA512 PKCS#1 v1.5 signature of a SHA-512 digest.
+*/
+typedef CF_OPTIONS(uint32_t, SecPadding) {
+    kSecPaddingNone = 0,
+    kSecPaddingPKCS1 = 1,
+    kSecPaddingOAEP = 2,
+    kSecPaddingSigRaw = 0x4000,
+    kSecPaddingPKCS1MD2 = 0x8000,
+    kSecPaddingPKCS1MD5 = 0x8001,
+    kSecPaddingPKCS1SHA1 = 0x8002,
+    kSecPaddingPKCS1SHA224 = 0x8003,
+    kSecPaddingPKCS1SHA256 = 0x8004,
+    kSecPaddingPKCS1SHA384 = 0x8005,
+    kSecPaddingPKCS1SHA512 = 0x8006,
+};
+
+/*!
     @function SecKeyCreateRandomKey
     @abstract Makes a new key pair and returns its private key.
     @param parameters The key type (kSecAttrKeyType), size (kSecAttrKeySizeInBits) and, for keys to store, kSecAttrIsPermanent with the attributes of each half (kSecPublicKeyAttrs, kSecPrivateKeyAttrs).
@@ -464,6 +493,78 @@ CFDataRef _Nullable SecKeyCopyKeyExchangeResult(SecKeyRef privateKey, SecKeyAlgo
 */
 Boolean SecKeyIsAlgorithmSupported(SecKeyRef key, SecKeyOperationType operation, SecKeyAlgorithm algorithm)
     API_AVAILABLE(macos(10.12), ios(10.0));
+
+/*!
+    @function SecKeyGeneratePair
+    @abstract Makes a key pair; the earlier form of SecKeyCreateRandomKey.
+    @param parameters The parameters SecKeyCreateRandomKey takes.
+    @param publicKey Receives the public key; may be NULL.
+    @param privateKey Receives the private key; may be NULL.
+    @result errSecSuccess, or the code of the CFError SecKeyCreateRandomKey would report.
+*/
+OSStatus SecKeyGeneratePair(CFDictionaryRef parameters, SecKeyRef * __nullable CF_RETURNS_RETAINED publicKey,
+    SecKeyRef * __nullable CF_RETURNS_RETAINED privateKey)
+    API_DEPRECATED("Use SecKeyCreateRandomKey", macos(10.7, 12.0), ios(2.0, 15.0));
+
+/*!
+    @function SecKeyRawSign
+    @abstract Signs a digest with a private key; the earlier form of SecKeyCreateSignature.
+    @param key The private key.
+    @param padding How the digest is padded (kSecPaddingPKCS1SHA256 and the like).
+    @param dataToSign The digest.
+    @param dataToSignLen Its length.
+    @param sig Receives the signature.
+    @param sigLen The capacity of sig; receives the signature's length.
+    @result errSecSuccess, or errSecParam.
+*/
+OSStatus SecKeyRawSign(SecKeyRef key, SecPadding padding, const uint8_t *dataToSign, size_t dataToSignLen,
+    uint8_t *sig, size_t *sigLen)
+    API_DEPRECATED("Use SecKeyCreateSignature", ios(2.0, 15.0));
+
+/*!
+    @function SecKeyRawVerify
+    @abstract Checks a signature of a digest with a public key; the earlier form of SecKeyVerifySignature.
+    @param key The public key.
+    @param padding How the digest was padded.
+    @param signedData The digest.
+    @param signedDataLen Its length.
+    @param sig The signature.
+    @param sigLen Its length.
+    @result errSecSuccess, or errSSLCrypto for a signature that does not verify.
+*/
+OSStatus SecKeyRawVerify(SecKeyRef key, SecPadding padding, const uint8_t *signedData, size_t signedDataLen,
+    const uint8_t *sig, size_t sigLen)
+    API_DEPRECATED("Use SecKeyVerifySignature", ios(2.0, 15.0));
+
+/*!
+    @function SecKeyEncrypt
+    @abstract Encrypts a block with a public key; the earlier form of SecKeyCreateEncryptedData.
+    @param key The public key.
+    @param padding kSecPaddingNone, kSecPaddingPKCS1 or kSecPaddingOAEP.
+    @param plainText The plaintext.
+    @param plainTextLen Its length.
+    @param cipherText Receives the ciphertext.
+    @param cipherTextLen The capacity of cipherText; receives the ciphertext's length.
+    @result errSecSuccess, or errSecParam.
+*/
+OSStatus SecKeyEncrypt(SecKeyRef key, SecPadding padding, const uint8_t *plainText, size_t plainTextLen,
+    uint8_t *cipherText, size_t *cipherTextLen)
+    API_DEPRECATED("Use SecKeyCreateEncryptedData", ios(2.0, 15.0));
+
+/*!
+    @function SecKeyDecrypt
+    @abstract Decrypts a block with a private key; the earlier form of SecKeyCreateDecryptedData.
+    @param key The private key.
+    @param padding The padding it was encrypted with.
+    @param cipherText The ciphertext.
+    @param cipherTextLen Its length.
+    @param plainText Receives the plaintext.
+    @param plainTextLen The capacity of plainText; receives the plaintext's length.
+    @result errSecSuccess, or errSecParam.
+*/
+OSStatus SecKeyDecrypt(SecKeyRef key, SecPadding padding, const uint8_t *cipherText, size_t cipherTextLen,
+    uint8_t *plainText, size_t *plainTextLen)
+    API_DEPRECATED("Use SecKeyCreateDecryptedData", ios(2.0, 15.0));
 
 CF_IMPLICIT_BRIDGING_DISABLED
 CF_ASSUME_NONNULL_END

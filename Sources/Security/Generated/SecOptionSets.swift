@@ -54,3 +54,42 @@ public struct SecAccessControlCreateFlags: OptionSet, Sendable, Hashable {
   /// `kSecAccessControlApplicationPassword`: The application supplies a password as well.
   public static let applicationPassword = SecAccessControlCreateFlags(rawValue: 2147483648)
 }
+
+/// Apple's `SecPadding`: The paddings of the legacy raw functions (SecKeyRawSign, SecKeyEncrypt...).
+public struct SecPadding: OptionSet, Sendable, Hashable {
+  /// The raw flag bits, with Apple's values.
+  public let rawValue: UInt32
+
+  /// Creates flags from raw bits.
+  public init(rawValue: UInt32) { self.rawValue = rawValue }
+
+  /// `kSecPaddingPKCS1`: PKCS#1 v1.5 padding without a DigestInfo, or for encryption.
+  public static let PKCS1 = SecPadding(rawValue: 1)
+
+  /// `kSecPaddingOAEP`: OAEP with SHA-1, for encryption.
+  public static let OAEP = SecPadding(rawValue: 2)
+
+  /// `kSecPaddingSigRaw`: No padding, for signatures.
+  public static let sigRaw = SecPadding(rawValue: 16384)
+
+  /// `kSecPaddingPKCS1MD2`: PKCS#1 v1.5 with an MD2 DigestInfo; not supported.
+  public static let PKCS1MD2 = SecPadding(rawValue: 32768)
+
+  /// `kSecPaddingPKCS1MD5`: PKCS#1 v1.5 with an MD5 DigestInfo; not supported.
+  public static let PKCS1MD5 = SecPadding(rawValue: 32769)
+
+  /// `kSecPaddingPKCS1SHA1`: PKCS#1 v1.5 signature of a SHA-1 digest.
+  public static let PKCS1SHA1 = SecPadding(rawValue: 32770)
+
+  /// `kSecPaddingPKCS1SHA224`: PKCS#1 v1.5 signature of a SHA-224 digest.
+  public static let PKCS1SHA224 = SecPadding(rawValue: 32771)
+
+  /// `kSecPaddingPKCS1SHA256`: PKCS#1 v1.5 signature of a SHA-256 digest.
+  public static let PKCS1SHA256 = SecPadding(rawValue: 32772)
+
+  /// `kSecPaddingPKCS1SHA384`: PKCS#1 v1.5 signature of a SHA-384 digest.
+  public static let PKCS1SHA384 = SecPadding(rawValue: 32773)
+
+  /// `kSecPaddingPKCS1SHA512`: PKCS#1 v1.5 signature of a SHA-512 digest.
+  public static let PKCS1SHA512 = SecPadding(rawValue: 32774)
+}
