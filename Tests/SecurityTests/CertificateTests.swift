@@ -164,3 +164,22 @@ import Testing
     #expect(abs(end.timeIntervalSince(start) - 30 * 86_400) < 1)
   }
 }
+
+/// Rule 7.17: an issuer given as a whole DN finds certificates by their normalized issuer.
+@Suite struct CertificateIssuerQueries {
+  @Test("Rule 7.17: a raw issuer DN finds the certificate; a non-data issuer is errSecParam")
+  func aRawIssuerFindsTheCertificate() throws {
+    let scratch = try ScratchDirectory()
+    let der = try CertificateRules.certificate(subject: "/CN=issuer test/O=Example", in: scratch)
+    let certificate = try CertificateRules.make(der)
+    let issuerSequence = try #require(SecCertificateCopyNormalizedIssuerSequence(certificate) as Data?)
+    try withFreshStore { _ in
+      #expect(add([kSecValueRef as String: certificate]) == errSecSuccess)
+      let query: [String: Any] = [kSecClass as String: kSecClassCertificate, kSecAttrIssuer as String: issuerSequence]
+      #expect(copy(query).0 == errSecSuccess)
+      let content = issuerSequence.dropFirst(2)  // short-form length: the name is under 128 bytes
+      #expect(copy([kSecClass as String: kSecClassCertificate, kSecAttrIssuer as String: Data(content)]).0 == 0)
+      #expect(copy([kSecClass as String: kSecClassCertificate, kSecAttrIssuer as String: "text"]).0 == errSecParam)
+    }
+  }
+}

@@ -140,3 +140,24 @@ import Testing
     #expect(failure?.localizedDescription.contains("Secure Enclave") == true)
   }
 }
+
+/// keys-semantics.md 10.4: the flag combinations SecAccessControlCreateWithFlags refuses.
+@Suite struct AccessControlFlagRules {
+  @Test("Rule 10.4: conflicting access-control flags are errSecParam")
+  func conflictingFlagsAreErrSecParam() {
+    let refused: [SecAccessControlCreateFlags] = [
+      [.or, .and, .devicePasscode], [.biometryAny, .biometryCurrentSet], [.userPresence, .devicePasscode],
+    ]
+    for flags in refused {
+      var error: Unmanaged<CFError>?
+      #expect(SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, flags, &error) == nil)
+      #expect(errorCode(error) == Int(errSecParam))
+    }
+    let accepted: [SecAccessControlCreateFlags] = [
+      [.userPresence, .applicationPassword], [.or, .biometryAny, .devicePasscode], [.privateKeyUsage],
+    ]
+    for flags in accepted {
+      #expect(SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, flags, nil) != nil)
+    }
+  }
+}

@@ -37,8 +37,10 @@ public final class SecAccessControl: Hashable, Sendable, CustomStringConvertible
 
 /// Creates an access control object, as Apple's `SecAccessControlCreateWithFlags` does.
 ///
-/// `protection` must be one of the kSecAttrAccessible values; otherwise the result is nil and
-/// `error` receives an NSError in NSOSStatusErrorDomain with errSecParam.
+/// `protection` must be one of the kSecAttrAccessible values, and the flags a combination Apple
+/// accepts (not Or with And, not both biometry sets, UserPresence only with ApplicationPassword or
+/// PrivateKeyUsage); otherwise the result is nil and `error` receives an NSError in
+/// NSOSStatusErrorDomain with errSecParam.
 public func SecAccessControlCreateWithFlags(
   _ allocator: CFAllocator?, _ protection: CFTypeRef, _ flags: SecAccessControlCreateFlags,
   _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
@@ -50,5 +52,25 @@ public func SecAccessControlCreateWithFlags(
     error?.pointee = Unmanaged.passRetained(failure)
     return nil
   }
+  if let conflict = conflict(in: flags) {
+    let failure = NSError(
+      domain: NSOSStatusErrorDomain, code: Int(errSecParam), userInfo: [NSLocalizedDescriptionKey: conflict])
+    error?.pointee = Unmanaged.passRetained(failure)
+    return nil
+  }
   return SecAccessControl(protection: value, flags: flags)
+}
+
+/// The flag combinations Apple refuses (keys-semantics.md 10.4), in words; nil for a valid set.
+private func conflict(in flags: SecAccessControlCreateFlags) -> String? {
+  if flags.contains(.or) && flags.contains(.and) { return "Or and And cannot be combined." }
+  if flags.contains(.biometryAny) && flags.contains(.biometryCurrentSet) {
+    return "BiometryAny and BiometryCurrentSet cannot be combined."
+  }
+  if flags.contains(.userPresence)
+    && !flags.subtracting([.userPresence, .applicationPassword, .privateKeyUsage]).isEmpty
+  {
+    return "UserPresence combines only with ApplicationPassword and PrivateKeyUsage."
+  }
+  return nil
 }

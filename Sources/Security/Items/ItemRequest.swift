@@ -197,6 +197,13 @@ struct ItemRequest {
       synchronizableAny = true
       return
     }
+    if key == SecConstantValue.attrIssuer && itemClass == .certificate {
+      // keys-semantics.md 7.17: a whole DN (a SEQUENCE) stands for its normalized content, which
+      // is what certificate items store; normalized content passes through.
+      guard let data = value as? Data else { throw SecStatus.param.naming(key, "Unexpected type: must be Data") }
+      attributes[key] = .data(data.first == 0x30 ? NameNormalization.normalizedContent(data) ?? data : data)
+      return
+    }
     guard let converted = ValueConversion.attributeValue(value, kind: definition.kind) else {
       throw SecStatus.param.naming(key, "does not accept \(describeType(value))")
     }
