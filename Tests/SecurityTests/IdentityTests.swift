@@ -110,6 +110,11 @@ import Testing
         copy([kSecClass as String: kSecClassIdentity, kSecReturnAttributes as String: true]).1 as? [String: Any])
       #expect(attributes[kSecAttrCertificateType as String] as? Int == 3)
       #expect(attributes[kSecAttrKeyClass as String] as? Int == 1)
+      // 8.8: an update changes the certificate and the key alike.
+      #expect(update([kSecValueRef as String: identity], [kSecAttrLabel as String: "renamed"]) == errSecSuccess)
+      #expect(copy([kSecClass as String: kSecClassCertificate, kSecAttrLabel as String: "renamed"]).0 == 0)
+      #expect(copy([kSecClass as String: kSecClassKey, kSecAttrLabel as String: "renamed"]).0 == 0)
+      #expect(update([kSecValueRef as String: identity], [kSecAttrApplicationTag as String: "x"]) == errSecNoSuchAttr)
       // Adding it again: both halves are there (8.5).
       #expect(add([kSecValueRef as String: identity]) == errSecDuplicateItem)
       #expect(delete([kSecValueRef as String: identity]) == errSecSuccess)

@@ -83,6 +83,10 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
 @discardableResult
 public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus {
   SecItemCall.run(.update, query, attributesToUpdate) { context throws(SecStatus) in
+    if IdentityItems.isIdentityQuery(query) {
+      try IdentityItems.update(query, attributesToUpdate, context)
+      return
+    }
     let request = try ItemRequest(query)
     let itemClass = try request.requiredClass()
     let filter = try SecItemCall.filter(from: request, context, ignoringMatchAndReturn: true)

@@ -129,6 +129,23 @@ enum IdentityItems {
     return result as NSDictionary
   }
 
+  /// SecItemUpdate of identities (8.8): each certificate, then its key, with the same changes,
+  /// which must therefore be valid for both classes (a label, an accessibility...).
+  static func update(_ query: NSDictionary, _ changes: NSDictionary, _ context: SecItemCall.Context) throws(SecStatus) {
+    let pairs = try pairs(query, context, limit: nil)
+    guard !pairs.isEmpty else { throw .itemNotFound }
+    let certificateChange = try SecItemCall.change(from: changes, itemClass: .certificate, context)
+    let keyChange = try SecItemCall.change(from: changes, itemClass: .key, context)
+    for pair in pairs {
+      for (item, change) in [(pair.certificate, certificateChange), (pair.key, keyChange)] {
+        var filter = ItemFilter(itemClass: item.itemClass)
+        filter.reference = .uuid(item.itemClass, item.persistentID)
+        filter.synchronizable = nil
+        _ = try context.store.backend.update(filter, revise: SecItemCall.reviser(change))
+      }
+    }
+  }
+
   /// SecItemDelete of identities (8.6, 8.7): each certificate, then its key unless another
   /// certificate still has the key's application label as its public-key hash.
   static func delete(_ dictionary: NSDictionary, _ context: SecItemCall.Context) throws(SecStatus) {
