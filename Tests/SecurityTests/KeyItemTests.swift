@@ -180,3 +180,26 @@ import Testing
     #expect(try temporary.store.checkIntegrity().damagedItems == 2)
   }
 }
+
+/// Apple code tells search results apart with CFGetTypeID.
+@Suite struct TypeIDs {
+  @Test func searchResultsAreToldApartByTypeID() throws {
+    try withFreshStore { _ in
+      let key = try makeKey()
+      add([kSecValueRef as String: key])
+      let (_, result) = copy([kSecClass as String: kSecClassKey, kSecReturnRef as String: true])
+      #expect(CFGetTypeID(result) == SecKeyGetTypeID())
+      #expect(CFGetTypeID(result) != SecCertificateGetTypeID())
+      #expect(CFGetTypeID(Data() as CFData) == CFDataGetTypeID())
+      #expect(CFGetTypeID(kCFBooleanTrue) == CFBooleanGetTypeID())
+      #expect(CFGetTypeID(NSNumber(value: 1)) == CFNumberGetTypeID())
+      #expect(CFGetTypeID("x" as CFString) == CFStringGetTypeID())
+      let identities = Set([
+        SecKeyGetTypeID(), SecCertificateGetTypeID(), SecIdentityGetTypeID(), SecAccessControlGetTypeID(),
+        CFDataGetTypeID(), CFStringGetTypeID(), CFDictionaryGetTypeID(), CFArrayGetTypeID(), CFNumberGetTypeID(),
+        CFBooleanGetTypeID(), CFDateGetTypeID(), CFErrorGetTypeID(),
+      ])
+      #expect(identities.count == 12)
+    }
+  }
+}
