@@ -110,6 +110,20 @@ import Testing
         copy([kSecClass as String: kSecClassIdentity, kSecReturnAttributes as String: true]).1 as? [String: Any])
       #expect(attributes[kSecAttrCertificateType as String] as? Int == 3)
       #expect(attributes[kSecAttrKeyClass as String] as? Int == 1)
+      // 8.2: a key attribute filters the key; a shared one (the label) the certificate.
+      let keyQuery: [String: Any] = [
+        kSecClass as String: kSecClassIdentity, kSecAttrKeySizeInBits as String: 256, kSecReturnRef as String: true,
+      ]
+      #expect(copy(keyQuery).1 as? SecIdentity == identity)
+      #expect(
+        copy([kSecClass as String: kSecClassIdentity, kSecAttrKeySizeInBits as String: 384]).0 == errSecItemNotFound)
+      // 8.5, 8.6: an identity's persistent reference is "idnt" and the certificate's UUID.
+      let persistent = try #require(
+        copy([kSecClass as String: kSecClassIdentity, kSecReturnPersistentRef as String: true]).1 as? Data)
+      #expect(persistent.count == 20 && persistent.prefix(4) == Data("idnt".utf8))
+      #expect(
+        copy([kSecValuePersistentRef as String: persistent, kSecReturnRef as String: true]).1 as? SecIdentity
+          == identity)
       // 8.8: an update changes the certificate and the key alike.
       #expect(update([kSecValueRef as String: identity], [kSecAttrLabel as String: "renamed"]) == errSecSuccess)
       #expect(copy([kSecClass as String: kSecClassCertificate, kSecAttrLabel as String: "renamed"]).0 == 0)
@@ -120,6 +134,11 @@ import Testing
       #expect(delete([kSecValueRef as String: identity]) == errSecSuccess)
       #expect(copy([kSecClass as String: kSecClassIdentity]).0 == errSecItemNotFound)
       #expect(copy([kSecClass as String: kSecClassKey]).0 == errSecItemNotFound)
+      let (added, reference) = addReturning([
+        kSecValueRef as String: identity, kSecAttrLabel as String: "again", kSecReturnPersistentRef as String: true,
+      ])
+      #expect(added == errSecSuccess && (reference as? Data)?.prefix(4) == Data("idnt".utf8))
+      #expect(delete([kSecValuePersistentRef as String: reference!]) == errSecSuccess)
       #expect(add([kSecValueRef as String: identity, kSecAttrLabel as String: "again"]) == errSecSuccess)
       #expect(copy([kSecClass as String: kSecClassIdentity, kSecAttrLabel as String: "again"]).0 == errSecSuccess)
     }

@@ -16,8 +16,15 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
   SecItemCall.run(.add, attributes) { context throws(SecStatus) in
     if let identity = IdentityItems.reference(in: attributes) {
       try IdentityItems.add(attributes, identity, context)
-      if let result, (attributes.object(forKey: SecConstantValue.returnRef) as? Bool) == true {
-        result.pointee = identity
+      // 8.5: the result is shaped as a search by the identity ref would give it.
+      let flags = try ItemRequest(
+        IdentityItems.half(attributes, itemClass: SecConstantValue.classCertificate, reference: nil)
+      ).returnFlags
+      if let result, !flags.isEmpty,
+        let pair = try IdentityItems.pairs([SecConstantValue.valueRef: identity] as NSDictionary, context, limit: 1)
+          .first
+      {
+        result.pointee = IdentityItems.shaped(pair, flags)
       }
       return
     }
@@ -162,17 +169,15 @@ public func SecItemImport(_ items: [CFDictionary]) -> OSStatus {
 
 /// The steps shared by the SecItem calls: context, access-group policy and the add/update rules.
 enum SecItemCall {
-  /// SecItemCopyMatching for kSecClassIdentity (keys-semantics.md 8.1 to 8.4), with the return
-  /// keys read as for any class. A persistent reference to an identity is not supported yet.
+  /// SecItemCopyMatching for kSecClassIdentity (keys-semantics.md 8.1 to 8.5), with the return
+  /// keys read as for any class.
   static func copyIdentities(
     _ query: NSDictionary, _ context: Context, _ result: UnsafeMutablePointer<CFTypeRef?>?
   ) throws(SecStatus) {
     let returns = try ItemRequest(
-      IdentityItems.half(query, itemClass: SecConstantValue.classCertificate, reference: nil))
-    if returns.returnFlags.contains(.persistentRef) {
-      throw SecStatus.unimplemented.naming(
-        SecConstantValue.returnPersistentRef, "identities have no persistent references here yet")
-    }
+      IdentityItems.half(
+        query, itemClass: SecConstantValue.classCertificate, reference: nil,
+        dropping: Array(IdentityItems.keyOnlyAttributes(in: query).keys) + [SecConstantValue.valuePersistentRef]))
     let limit = returns.limit ?? .one
     let pairs = try IdentityItems.pairs(query, context, limit: limit.rowLimit)
     guard !pairs.isEmpty else { throw .itemNotFound }

@@ -15,7 +15,21 @@ enum IdentityItems {
   /// Whether the dictionary asks for kSecClassIdentity.
   static func isIdentityQuery(_ dictionary: NSDictionary) -> Bool {
     (dictionary.object(forKey: SecConstantValue.`class`) as? String) == SecConstantValue.classIdentity
-      || reference(in: dictionary) != nil
+      || reference(in: dictionary) != nil || persistentCertificateReference(in: dictionary) != nil
+  }
+
+  /// An identity's persistent reference is "idnt" and its certificate's UUID (8.5): the
+  /// certificate's own reference for it, when the dictionary holds one.
+  static func persistentCertificateReference(in dictionary: NSDictionary) -> Data? {
+    guard let data = dictionary.object(forKey: SecConstantValue.valuePersistentRef) as? Data, data.count == 20,
+      data.prefix(4) == Data(SecConstantValue.classIdentity.utf8)
+    else { return nil }
+    return ItemReference.bytes(of: .certificate, uuid: Data(data.dropFirst(4)))
+  }
+
+  /// The persistent reference of the identity whose certificate is `certificate`.
+  static func persistentReference(of certificate: StoredItem) -> Data {
+    ItemReference.bytes(of: .identity, uuid: certificate.persistentID)
   }
 
   /// `dictionary` for one half: another class and ref, without what only the identity call reads.
@@ -58,6 +72,18 @@ enum IdentityItems {
     if duplicates == 2 { throw .duplicateItem }
   }
 
+  /// The attributes of an identity query that only keys have (8.2): they filter the key, and every
+  /// other attribute the certificate, whose column wins where both classes have one.
+  static func keyOnlyAttributes(in dictionary: NSDictionary) -> [String: Any] {
+    var attributes: [String: Any] = [:]
+    for case let (name as String, value) in dictionary where name.utf8.count == 4 {
+      if ItemSchema.attribute(name, of: .certificate) == nil, ItemSchema.attribute(name, of: .key) != nil {
+        attributes[name] = value
+      }
+    }
+    return attributes
+  }
+
   /// One certificate and the private key that goes with it.
   struct Pair {
     var certificate: StoredItem
@@ -69,10 +95,16 @@ enum IdentityItems {
   static func pairs(_ dictionary: NSDictionary, _ context: SecItemCall.Context, limit: Int?) throws(SecStatus)
     -> [Pair]
   {
+    var keyConstraints = keyOnlyAttributes(in: dictionary)
+    let keyOnly = Array(keyConstraints.keys)
     var certificateQuery = half(
       dictionary, itemClass: SecConstantValue.classCertificate,
-      reference: reference(in: dictionary)?.certificate, dropping: resultKeys)
-    var keyConstraints: [String: Any] = [:]
+      reference: reference(in: dictionary)?.certificate, dropping: resultKeys + keyOnly)
+    if let certificateReference = persistentCertificateReference(in: dictionary) {
+      let copy = certificateQuery.mutableCopy() as! NSMutableDictionary
+      copy.setObject(certificateReference as NSData, forKey: SecConstantValue.valuePersistentRef as NSString)
+      certificateQuery = copy
+    }
     if let identity = reference(in: dictionary) {
       keyConstraints[SecConstantValue.valueRef] = identity.privateKey
       certificateQuery = half(
@@ -115,6 +147,7 @@ enum IdentityItems {
     }
     if flags == .ref { return identity }
     if flags == .data { return (pair.certificate.data ?? Data()) as NSData }
+    if flags == .persistentRef { return persistentReference(of: pair.certificate) as NSData }
     var result: [String: Any] = [:]
     if flags.contains(.attributes) {
       let merged = pair.key.attributes.merging(pair.certificate.attributes) { _, certificate in certificate }
@@ -126,6 +159,9 @@ enum IdentityItems {
     }
     if flags.contains(.data), let data = pair.certificate.data { result[SecConstantValue.valueData] = data as NSData }
     if flags.contains(.ref), let identity { result[SecConstantValue.valueRef] = identity }
+    if flags.contains(.persistentRef) {
+      result[SecConstantValue.valuePersistentRef] = persistentReference(of: pair.certificate) as NSData
+    }
     return result as NSDictionary
   }
 
