@@ -183,3 +183,27 @@ import Testing
     }
   }
 }
+
+/// Rule 7.18: kSecMatchIssuers keeps the certificates (and identities) of the issuers listed.
+@Suite struct CertificateIssuerMatching {
+  @Test("Rule 7.18: kSecMatchIssuers keeps certificates of the listed issuers")
+  func matchIssuersKeepsTheListedIssuers() throws {
+    let scratch = try ScratchDirectory()
+    let first = try CertificateRules.make(CertificateRules.certificate(subject: "/CN=first issuer", in: scratch))
+    let second = try CertificateRules.make(
+      CertificateRules.certificate(subject: "/CN=second issuer", serial: "0x77", in: scratch))
+    let firstIssuer = try #require(SecCertificateCopyNormalizedIssuerSequence(first) as Data?)
+    try withFreshStore { _ in
+      #expect(add([kSecValueRef as String: first]) == errSecSuccess)
+      #expect(add([kSecValueRef as String: second]) == errSecSuccess)
+      let (status, result) = copy([
+        kSecClass as String: kSecClassCertificate, kSecMatchIssuers as String: [firstIssuer, "not data"],
+        kSecMatchLimit as String: kSecMatchLimitAll, kSecReturnRef as String: true,
+      ])
+      #expect(status == errSecSuccess && (result as? [SecCertificate]) == [first])
+      #expect(
+        copy([kSecClass as String: kSecClassCertificate, kSecMatchIssuers as String: [Data([0x30, 0x00])]]).0
+          == errSecItemNotFound)
+    }
+  }
+}

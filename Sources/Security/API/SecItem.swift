@@ -57,10 +57,9 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
     {
       throw .param
     }
-    if request.matchKeys.contains(SecConstantValue.matchIssuers)
-      || request.matchKeys.contains(SecConstantValue.matchPolicy)
-    {
-      throw .unimplemented
+    if request.matchKeys.contains(SecConstantValue.matchPolicy) { throw .unimplemented }
+    if request.issuers != nil && itemClass != .certificate {
+      throw SecStatus.unimplemented.naming(SecConstantValue.matchIssuers, "applies to certificates and identities")
     }
     if request.hostOrSubdomain != nil && itemClass != .internetPassword { throw .unimplemented }
     let filter = try SecItemCall.filter(from: request, context)
@@ -276,7 +275,10 @@ enum SecItemCall {
     let constraints = ItemRows.comparable(itemClass, attributes)
     filter.attributes = constraints
     filter.primaryKey = ItemRows.primaryKey(itemClass, naming: constraints)
-    if !ignoringMatchAndReturn { filter.hostOrSubdomain = request.hostOrSubdomain }
+    if !ignoringMatchAndReturn {
+      filter.hostOrSubdomain = request.hostOrSubdomain
+      filter.issuers = request.issuers
+    }
     return filter
   }
 

@@ -111,7 +111,8 @@ enum IdentityItems {
         certificateQuery, itemClass: SecConstantValue.classCertificate, reference: identity.certificate)
     }
     let certificateRequest = try ItemRequest(certificateQuery)
-    let certificateFilter = try SecItemCall.filter(from: certificateRequest, context, ignoringMatchAndReturn: true)
+    var certificateFilter = try SecItemCall.filter(from: certificateRequest, context, ignoringMatchAndReturn: true)
+    certificateFilter.issuers = certificateRequest.issuers
     let everything = ItemFetch(attributes: true, data: true)
     let certificates = try context.store.backend.find(certificateFilter, limit: nil, fetch: everything)
     guard !certificates.isEmpty else { return [] }

@@ -37,6 +37,8 @@ struct ItemRequest {
   var limit: MatchLimit?
   var matchKeys: Set<String> = []
   var hostOrSubdomain: String?
+  /// kSecMatchIssuers, each DN normalized as certificate items store their issuer (7.18).
+  var issuers: Set<Data>?
   var valueData: Data?
   var reference: ItemReference?
   /// kSecValueRef when it is a SecKey: the key an add stores or a query names (rules 6.3, 6.8).
@@ -232,6 +234,10 @@ struct ItemRequest {
     case SecConstantValue.matchHostOrSubdomainOfHost:
       guard let host = ValueConversion.string(value) else { throw SecStatus.param.naming(key, "must be a string") }
       hostOrSubdomain = host
+    case SecConstantValue.matchIssuers:
+      guard let names = value as? [Any] else { throw SecStatus.param.naming(key, "must be an array of DER names") }
+      // Entries that are not data are ignored, as on Apple.
+      issuers = Set(names.compactMap { ($0 as? Data).map { NameNormalization.normalizedContent($0) ?? $0 } })
     case SecConstantValue.matchValidOnDate:
       break  // kCFNull means "now"; certificates only
     default:

@@ -52,9 +52,11 @@ package struct ItemFilter: Sendable {
   package var primaryKey: [IndexedAttribute]?
   /// kSecMatchHostOrSubdomainOfHost (rule 6.5): the server must be this host or a subdomain of it.
   package var hostOrSubdomain: String?
+  /// kSecMatchIssuers (keys-semantics.md 7.18): the issuer must be one of these normalized names.
+  package var issuers: Set<Data>?
 
   /// Whether `matches` checks more than `attributes`, so a store must always ask it.
-  package var hasOtherConstraints: Bool { hostOrSubdomain != nil }
+  package var hasOtherConstraints: Bool { hostOrSubdomain != nil || issuers != nil }
 
   package init(itemClass: ItemClass) { self.itemClass = itemClass }
 
@@ -62,7 +64,12 @@ package struct ItemFilter: Sendable {
   /// query, by Apple's matching rules (ItemRows.matches). A store asks it for the constraints its
   /// indexes did not decide, and always when `hasOtherConstraints` is set.
   package func matches(_ item: StoredItem) -> Bool {
-    ItemRows.matches(item, itemClass: itemClass, constraints: attributes, hostOrSubdomain: hostOrSubdomain)
+    guard ItemRows.matches(item, itemClass: itemClass, constraints: attributes, hostOrSubdomain: hostOrSubdomain) else {
+      return false
+    }
+    guard let issuers else { return true }
+    guard case .data(let issuer)? = item.attributes[SecConstantValue.attrIssuer] else { return false }
+    return issuers.contains(issuer)
   }
 }
 
