@@ -203,3 +203,36 @@ import Testing
     }
   }
 }
+
+/// Rules 4.10 and 10.3: what a key from the keychain carries, and token keys.
+@Suite struct KeyRefsFromTheKeychain {
+  @Test("Rule 4.10: a key returned by a search carries no label, tag or access group")
+  func aReturnedKeyCarriesNoItemAttributes() throws {
+    try withFreshStore { _ in
+      add([
+        kSecValueRef as String: try makeKey(), kSecAttrLabel as String: "labelled",
+        kSecAttrApplicationTag as String: "t",
+      ])
+      let key = try #require(copy([kSecClass as String: kSecClassKey, kSecReturnRef as String: true]).1 as? SecKey)
+      let attributes = try #require(SecKeyCopyAttributes(key) as? [String: Any])
+      #expect(attributes[kSecAttrLabel as String] == nil && attributes[kSecAttrApplicationTag as String] == nil)
+      #expect(attributes[kSecAttrAccessGroup as String] == nil)
+    }
+  }
+
+  @Test("Rule 10.3: an item carrying a token ID is never returned as a software key")
+  func aTokenItemIsNeverAKeyRef() throws {
+    try withFreshStore { _ in
+      let key = try makeKey()
+      #expect(
+        add([
+          kSecClass as String: kSecClassKey, kSecValueData as String: external(key),
+          kSecAttrKeyType as String: kSecAttrKeyTypeEC, kSecAttrKeyClass as String: kSecAttrKeyClassPrivate,
+          kSecAttrTokenID as String: kSecAttrTokenIDSecureEnclave,
+        ]) == errSecSuccess)
+      let (status, result) = copy([kSecClass as String: kSecClassKey, kSecReturnRef as String: true])
+      #expect(status == errSecSuccess && result == nil)
+      #expect(copy([kSecClass as String: kSecClassKey, kSecReturnAttributes as String: true]).1 != nil)
+    }
+  }
+}

@@ -41,6 +41,9 @@ enum KeyItems {
   /// The SecKey of a stored key item, from its type, class and data; nil when they do not make
   /// one (an item added with raw bytes that are not a key, 6.5).
   static func key(of item: StoredItem) -> SecKey? {
+    // Decision 10.3: a token's key (an item with kSecAttrTokenID, say from an Apple backup) is never
+    // made a software key from whatever bytes the item holds.
+    if item.attributes[SecConstantValue.attrTokenID] != nil { return nil }
     guard let data = item.data, case .integer(let typeCode)? = item.attributes[SecConstantValue.attrKeyType],
       case .integer(let keyClass)? = item.attributes[SecConstantValue.attrKeyClass], keyClass == 0 || keyClass == 1,
       let type = KeyParameters.keyType(String(typeCode)), let engine = StoreSeam.keyEngine
