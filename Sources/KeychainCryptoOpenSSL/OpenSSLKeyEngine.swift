@@ -285,6 +285,18 @@ enum AESGCM16 {
 
 // MARK: PKCS#12
 
+/// The safe bags of a PKCS#12 file and the stacks that own them.
+final class SafeBags {
+  var stacks: [OpaquePointer] = []
+  var items: [OpaquePointer] = []
+
+  deinit {
+    for stack in stacks {
+      OPENSSL_sk_pop_free(stack) { PKCS12_SAFEBAG_free(OpaquePointer($0)) }
+    }
+  }
+}
+
 extension OpenSSLKeyEngine {
   /// The default and legacy providers, loaded once: OpenSSL 3 reads RC2 and RC4 (older PKCS#12
   /// files, `openssl pkcs12 -legacy`) only with the legacy provider. A system without it still
@@ -316,51 +328,114 @@ extension OpenSSLKeyEngine {
       ERR_clear_error()
       throw KeyOperationFailure(errSecAuthFailed, "the passphrase is wrong")
     }
-    var key: OpaquePointer?
-    var certificate: OpaquePointer?
-    var others: OpaquePointer?
-    guard PKCS12_parse(file, password, &key, &certificate, &others) == 1 else {
-      throw libcryptoFailure("PKCS12_parse", status: errSecDecode)
-    }
-    defer {
-      if let certificate { X509_free(certificate) }
-      if let others { OPENSSL_sk_pop_free(others) { X509_free(OpaquePointer($0)) } }
-    }
-    // iOS ignores certificates that no private key goes with (9.6).
-    guard let key, let certificate else {
-      if let key { EVP_PKEY_free(key) }
-      return []
-    }
-    let type: Security.KeyType
-    switch EVP_PKEY_get_base_id(key) {
-    case EVP_PKEY_RSA: type = .rsa
-    case EVP_PKEY_EC: type = .ec
-    default:
-      EVP_PKEY_free(key)
-      throw KeyOperationFailure(errSecDecode, "the PKCS#12 key is neither RSA nor EC")
-    }
-    let wrapped = OpenSSLKey(key, type: type, isPrivate: true)
-    guard X509_check_private_key(certificate, key) == 1 else {
-      ERR_clear_error()
-      throw KeyOperationFailure(errSecDecode, "the PKCS#12 key does not match its certificate")
-    }
-    var chain: [Data] = []
-    if let others {
-      for index in 0..<OPENSSL_sk_num(others) {
-        guard let member = OPENSSL_sk_value(others, index) else { continue }
-        if let der = Self.der(of: OpaquePointer(member)) { chain.append(der) }
+    // Every key bag paired with its certificate (9.4), as PKCS12_parse, which returns one key,
+    // does not: by localKeyID, else friendlyName, else the certificate whose key it is.
+    let bags = try Self.safeBags(file, password)
+    var keys: [(key: OpenSSLKey, keyID: Data?, label: String?)] = []
+    var certificates: [(certificate: OpaquePointer, keyID: Data?, label: String?)] = []
+    defer { for entry in certificates { X509_free(entry.certificate) } }
+    for bag in bags.items {
+      let keyID = Self.localKeyID(of: bag)
+      let label = PKCS12_get_friendlyname(bag).map { name in
+        defer { CRYPTO_free(name, #fileID, #line) }
+        return String(cString: name)
+      }
+      switch PKCS12_SAFEBAG_get_nid(bag) {
+      case NID_keyBag, NID_pkcs8ShroudedKeyBag:
+        keys.append((try Self.privateKey(of: bag, password), keyID, label))
+      case NID_certBag where PKCS12_SAFEBAG_get_bag_nid(bag) == NID_x509Certificate:
+        guard let certificate = PKCS12_SAFEBAG_get1_cert(bag) else {
+          throw libcryptoFailure("PKCS12_SAFEBAG_get1_cert", status: errSecDecode)
+        }
+        certificates.append((certificate, keyID, label))
+      default:
+        continue
       }
     }
-    guard let leaf = Self.der(of: certificate) else {
-      throw libcryptoFailure("i2d_X509", status: errSecDecode)
+    var identities: [PKCS12Identity] = []
+    var paired = Set<Int>()
+    for key in keys {
+      let match =
+        certificates.indices.first { key.keyID != nil && certificates[$0].keyID == key.keyID }
+        ?? certificates.indices.first { key.label != nil && certificates[$0].label == key.label }
+        ?? certificates.indices.first { X509_check_private_key(certificates[$0].certificate, key.key.key) == 1 }
+      ERR_clear_error()
+      guard let match, X509_check_private_key(certificates[match].certificate, key.key.key) == 1 else {
+        ERR_clear_error()
+        throw KeyOperationFailure(errSecDecode, "a PKCS#12 key does not match its certificate")
+      }
+      paired.insert(match)
+      guard let leaf = Self.der(of: certificates[match].certificate) else {
+        throw libcryptoFailure("i2d_X509", status: errSecDecode)
+      }
+      identities.append(
+        PKCS12Identity(
+          key: key.key, certificate: leaf, chain: [], label: key.label ?? certificates[match].label,
+          keyID: key.keyID ?? certificates[match].keyID))
     }
-    var labelLength: Int32 = 0
-    let label = X509_alias_get0(certificate, &labelLength).map {
-      String(decoding: UnsafeBufferPointer(start: $0, count: Int(labelLength)), as: UTF8.self)
+    // The certificates no key goes with are the chain (iOS ignores them otherwise, 9.6).
+    let chain = certificates.indices.filter { !paired.contains($0) }.compactMap {
+      Self.der(of: certificates[$0].certificate)
     }
-    var keyIDLength: Int32 = 0
-    let keyID = X509_keyid_get0(certificate, &keyIDLength).map { Data(bytes: $0, count: Int(keyIDLength)) }
-    return [PKCS12Identity(key: wrapped, certificate: leaf, chain: chain, label: label, keyID: keyID)]
+    return identities.map { identity in
+      var identity = identity
+      identity.chain = chain
+      return identity
+    }
+  }
+
+  /// The safe bags of every authenticated safe, decrypted with `password`; freed with the result.
+  static func safeBags(_ file: OpaquePointer, _ password: [CChar]) throws(KeyOperationFailure) -> SafeBags {
+    guard let safes = PKCS12_unpack_authsafes(file) else {
+      throw libcryptoFailure("PKCS12_unpack_authsafes", status: errSecDecode)
+    }
+    defer { OPENSSL_sk_pop_free(safes) { PKCS7_free($0?.assumingMemoryBound(to: PKCS7.self)) } }
+    let result = SafeBags()
+    for index in 0..<OPENSSL_sk_num(safes) {
+      guard let safe = OPENSSL_sk_value(safes, index)?.assumingMemoryBound(to: PKCS7.self) else { continue }
+      let bags: OpaquePointer?
+      switch OBJ_obj2nid(safe.pointee.type) {
+      case NID_pkcs7_data: bags = PKCS12_unpack_p7data(safe)
+      case NID_pkcs7_encrypted: bags = PKCS12_unpack_p7encdata(safe, password, Int32(password.count - 1))
+      default: continue
+      }
+      guard let bags else { throw libcryptoFailure("PKCS12_unpack_p7", status: errSecDecode) }
+      result.stacks.append(bags)
+      for bagIndex in 0..<OPENSSL_sk_num(bags) {
+        if let bag = OPENSSL_sk_value(bags, bagIndex) { result.items.append(OpaquePointer(bag)) }
+      }
+    }
+    return result
+  }
+
+  /// The private key of a key bag, decrypted with `password` when it is shrouded; RSA or EC only.
+  static func privateKey(of bag: OpaquePointer, _ password: [CChar]) throws(KeyOperationFailure) -> OpenSSLKey {
+    let key: OpaquePointer?
+    if PKCS12_SAFEBAG_get_nid(bag) == NID_pkcs8ShroudedKeyBag {
+      guard let info = PKCS12_decrypt_skey(bag, password, Int32(password.count - 1)) else {
+        throw libcryptoFailure("PKCS12_decrypt_skey", status: errSecDecode)
+      }
+      defer { PKCS8_PRIV_KEY_INFO_free(info) }
+      key = EVP_PKCS82PKEY(info)
+    } else {
+      key = PKCS12_SAFEBAG_get0_p8inf(bag).flatMap { EVP_PKCS82PKEY($0) }
+    }
+    guard let key else { throw libcryptoFailure("EVP_PKCS82PKEY", status: errSecDecode) }
+    switch EVP_PKEY_get_base_id(key) {
+    case EVP_PKEY_RSA: return OpenSSLKey(key, type: .rsa, isPrivate: true)
+    case EVP_PKEY_EC: return OpenSSLKey(key, type: .ec, isPrivate: true)
+    default:
+      EVP_PKEY_free(key)
+      throw KeyOperationFailure(errSecDecode, "a PKCS#12 key is neither RSA nor EC")
+    }
+  }
+
+  /// A bag's localKeyID attribute.
+  static func localKeyID(of bag: OpaquePointer) -> Data? {
+    guard let attribute = PKCS12_SAFEBAG_get0_attr(bag, NID_localKeyID),
+      let octets = attribute.pointee.value.octet_string, let bytes = ASN1_STRING_get0_data(octets)
+    else { return nil }
+    return Data(bytes: bytes, count: Int(ASN1_STRING_length(octets)))
   }
 
   static func der(of certificate: OpaquePointer) -> Data? {

@@ -154,3 +154,30 @@ import Testing
     }
   }
 }
+
+/// Rule 9.4: every key of a PKCS#12 file is paired with its certificate.
+@Suite struct PKCS12Pairing {
+  @Test("Rule 9.4: two keys stored out of order are each paired with their own certificate")
+  func everyKeyIsPairedWithItsCertificate() throws {
+    let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .appendingPathComponent("Fixtures/pkcs12/two-identities.p12")
+    let (status, items) = IdentityRules.importItems(
+      try Data(contentsOf: fixture), [kSecImportExportPassphrase as String: "two"])
+    #expect(status == errSecSuccess)
+    #expect(items.count == 2)
+    var labels: [String: String] = [:]
+    for item in items {
+      let identity = try #require(item[kSecImportItemIdentity as String].map { $0 as AnyObject } as? SecIdentity)
+      var certificate: SecCertificate?
+      _ = SecIdentityCopyCertificate(identity, &certificate)
+      let label = try #require(item[kSecImportItemLabel as String] as? String)
+      labels[label] = SecCertificateCopySubjectSummary(certificate!) as String?
+      #expect((item[kSecImportItemKeyID as String] as? Data)?.count == 4)
+      // The chain: the identity's certificate, then the one certificate no key goes with.
+      let chain = try #require(item[kSecImportItemCertChain as String] as? [SecCertificate])
+      #expect(chain.count == 2 && chain.first == certificate)
+      #expect(chain.last.flatMap { SecCertificateCopySubjectSummary($0) as String? } == "identity 3")
+    }
+    #expect(labels == ["first": "identity 1", "second": "identity 2"])
+  }
+}
