@@ -144,6 +144,27 @@ import Testing
     }
   }
 
+  @Test("Decision D11: SecIdentityCreateWithCertificate finds the stored private key of a certificate")
+  func createWithCertificateFindsTheStoredKey() throws {
+    let scratch = try ScratchDirectory()
+    let items = Self.importItems(
+      try Self.pkcs12(passphrase: "p", in: scratch), [kSecImportExportPassphrase as String: "p"]
+    ).1
+    let identity = try #require(items.first?[kSecImportItemIdentity as String].map { $0 as AnyObject } as? SecIdentity)
+    var certificate: SecCertificate?
+    var key: SecKey?
+    _ = SecIdentityCopyCertificate(identity, &certificate)
+    _ = SecIdentityCopyPrivateKey(identity, &key)
+    try withFreshStore { _ in
+      var found: SecIdentity?
+      #expect(SecIdentityCreateWithCertificate(nil, certificate!, &found) == errSecItemNotFound)
+      #expect(add([kSecValueRef as String: key!]) == errSecSuccess)
+      #expect(SecIdentityCreateWithCertificate(nil, certificate!, &found) == errSecSuccess)
+      #expect(found == identity)
+      #expect(SecIdentityCreateWithCertificate([] as NSArray, certificate!, &found) == errSecParam)
+    }
+  }
+
   @Test("Rule 9.7 and decision D9: without kSecUseDataProtectionKeychain an import stores nothing")
   func anImportStoresNothingByDefault() throws {
     let scratch = try ScratchDirectory()

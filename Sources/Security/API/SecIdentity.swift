@@ -119,3 +119,30 @@ public func SecPKCS12Import(
   items.pointee = results as NSArray
   return status
 }
+
+/// Finds the identity of a certificate in the keychain, as macOS's `SecIdentityCreateWithCertificate`
+/// does (decision D11): the private key whose application label is the certificate's public-key
+/// hash, in the current store and access groups.
+///
+/// - Returns: errSecSuccess, errSecItemNotFound when no such key is stored, or errSecParam when
+///   `keychainOrArray` is not nil (macOS's file keychains do not exist here).
+public func SecIdentityCreateWithCertificate(
+  _ keychainOrArray: CFTypeRef?, _ certificateRef: SecCertificate, _ identityRef: UnsafeMutablePointer<SecIdentity?>
+) -> OSStatus {
+  guard keychainOrArray == nil else { return errSecParam }
+  guard let publicKey = SecCertificateCopyKey(certificateRef) else { return errSecItemNotFound }
+  let query: [String: Any] = [
+    SecConstantValue.`class`: SecConstantValue.classKey, SecConstantValue.attrKeyClass: 1,
+    SecConstantValue.attrApplicationLabel: publicKey.applicationLabel as NSData,
+    SecConstantValue.attrSynchronizable: SecConstantValue.attrSynchronizableAny,
+    SecConstantValue.returnRef: true,
+  ]
+  var result: CFTypeRef?
+  let status = SecItemCopyMatching(query as NSDictionary, &result)
+  guard status == errSecSuccess else { return status }
+  guard let key = result as? SecKey, let identity = SecIdentityCreate(nil, certificateRef, key) else {
+    return errSecItemNotFound
+  }
+  identityRef.pointee = identity
+  return errSecSuccess
+}
