@@ -232,3 +232,38 @@ import Testing
     }
   }
 }
+
+/// A backup covers every stored class: keys and certificates restore usable.
+@Suite struct KeyBackupTests {
+  @Test func aStoredKeyAndCertificateRestoreUsable() throws {
+    let scratch = try ScratchDirectory()
+    let der = try CertificateRules.certificate(subject: "/CN=backed up", in: scratch)
+    let certificate = try CertificateRules.make(der)
+    let key = try makeKey(kSecAttrKeyTypeRSA, bits: 2048)
+    let source = try TemporaryStore()
+    let file = try source.run {
+      #expect(add([kSecValueRef as String: key, kSecAttrApplicationTag as String: "backup.key"]) == errSecSuccess)
+      #expect(add([kSecValueRef as String: certificate]) == errSecSuccess)
+      return try SecKeychainExportBackup(passphrase: BackupTests.passphrase).get()
+    }
+    #expect(file.exportedItems == 2)
+    let destination = try TemporaryStore()
+    try destination.run { () throws in
+      let report = try SecKeychainImportBackup(file.file, passphrase: BackupTests.passphrase).get()
+      #expect(report.addedItems == 2 && report.rejections.isEmpty)
+      let restored = try #require(
+        copy([
+          kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: Data("backup.key".utf8),
+          kSecReturnRef as String: true,
+        ]).1 as? SecKey)
+      #expect(restored == key)
+      let message = Data("restored".utf8)
+      #expect(
+        verify(
+          SecKeyCopyPublicKey(key)!, .rsaSignatureMessagePSSSHA256, message,
+          try sign(restored, .rsaSignatureMessagePSSSHA256, message)))
+      #expect(
+        copy([kSecValueRef as String: certificate, kSecReturnRef as String: true]).1 as? SecCertificate == certificate)
+    }
+  }
+}
