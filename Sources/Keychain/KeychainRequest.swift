@@ -241,6 +241,23 @@ extension KeychainRequest {
     }
   }
 
+  /// Adds the item `reference` (kSecValueRef) stands for; the class comes from the ref.
+  func addReference(_ reference: KeychainValue) -> Result<Void, KeychainError> {
+    var dictionary = attributes.removingKeys([kSecClass as String])
+    dictionary[kSecValueRef] = reference
+    return Self.status(perform(.add, dictionary))
+  }
+
+  /// The first match's ref as a `Reference` (SecKey, SecCertificate, SecIdentity), or nil when
+  /// nothing matches.
+  func firstReference<Reference>(as type: Reference.Type) -> Result<Reference?, KeychainError> {
+    copyMatching(search([kSecReturnRef], limit: .string(kSecMatchLimitOne as String))).flatMap { result in
+      guard let result else { return .success(nil) }
+      guard let reference = result as? Reference else { return .failure(KeychainError(status: errSecDecode)) }
+      return .success(reference)
+    }
+  }
+
   static func status(_ status: OSStatus) -> Result<Void, KeychainError> {
     status == errSecSuccess ? .success(()) : .failure(KeychainError(status: status))
   }

@@ -33,17 +33,36 @@ final class OpenSSLKey: EngineKey, @unchecked Sendable {
   // MARK: Representation
 
   func externalRepresentation() throws(KeyOperationFailure) -> Data {
+    guard isPrivate else { return try publicRepresentation() }
     switch type {
     case .rsa:
       var output: UnsafeMutablePointer<UInt8>?
-      // PKCS#1 RSAPublicKey / RSAPrivateKey: the "type-specific" DER of OpenSSL's RSA keys.
-      let length = isPrivate ? i2d_PrivateKey(key, &output) : i2d_PublicKey(key, &output)
-      guard length > 0, let output else { throw libcryptoFailure("i2d RSA key", status: errSecInternalComponent) }
+      // PKCS#1 RSAPrivateKey: the "type-specific" DER of OpenSSL's RSA keys.
+      let length = i2d_PrivateKey(key, &output)
+      guard length > 0, let output else { throw libcryptoFailure("i2d_PrivateKey", status: errSecInternalComponent) }
       defer {
         OPENSSL_cleanse(output, Int(length))
         CRYPTO_free(output, #fileID, #line)
       }
       return Data(bytes: output, count: Int(length))
+    case .ec:
+      let point = try publicRepresentation()
+      var scalar: OpaquePointer?
+      try check(EVP_PKEY_get_bn_param(key, OSSL_PKEY_PARAM_PRIV_KEY, &scalar), "EVP_PKEY_get_bn_param")
+      defer { BN_clear_free(scalar) }
+      var secret = [UInt8](repeating: 0, count: fieldSize)
+      guard BN_bn2binpad(scalar, &secret, Int32(fieldSize)) == Int32(fieldSize) else {
+        throw libcryptoFailure("BN_bn2binpad", status: errSecInternalComponent)
+      }
+      defer { secret.withUnsafeMutableBytes { OPENSSL_cleanse($0.baseAddress, $0.count) } }
+      return point + Data(secret)
+    }
+  }
+
+  /// The public half's external representation, whatever the class: the X9.63 point, or PKCS#1
+  /// RSAPublicKey DER.
+  func publicRepresentation() throws(KeyOperationFailure) -> Data {
+    switch type {
     case .ec:
       var point = [UInt8](repeating: 0, count: 2 * fieldSize + 1)
       var length = 0
@@ -53,36 +72,7 @@ final class OpenSSLKey: EngineKey, @unchecked Sendable {
       guard length == point.count, point[0] == 0x04 else {
         throw KeyOperationFailure(errSecInternalComponent, "the EC public key is not an uncompressed point")
       }
-      guard isPrivate else { return Data(point) }
-      var scalar: OpaquePointer?
-      try check(EVP_PKEY_get_bn_param(key, OSSL_PKEY_PARAM_PRIV_KEY, &scalar), "EVP_PKEY_get_bn_param")
-      defer { BN_clear_free(scalar) }
-      var secret = [UInt8](repeating: 0, count: fieldSize)
-      guard BN_bn2binpad(scalar, &secret, Int32(fieldSize)) == Int32(fieldSize) else {
-        throw libcryptoFailure("BN_bn2binpad", status: errSecInternalComponent)
-      }
-      defer { secret.withUnsafeMutableBytes { OPENSSL_cleanse($0.baseAddress, $0.count) } }
-      return Data(point + secret)
-    }
-  }
-
-  func publicKey() throws(KeyOperationFailure) -> any EngineKey {
-    guard isPrivate else { return self }
-    return try OpenSSLKeyEngine.shared.importKey(type, isPrivate: false, data: try publicBytes())
-  }
-
-  func publicRepresentation() throws(KeyOperationFailure) -> Data { try publicBytes() }
-
-  /// The public half's external representation, whatever the class.
-  private func publicBytes() throws(KeyOperationFailure) -> Data {
-    switch type {
-    case .ec:
-      var point = [UInt8](repeating: 0, count: 2 * fieldSize + 1)
-      var length = 0
-      try check(
-        EVP_PKEY_get_octet_string_param(key, OSSL_PKEY_PARAM_PUB_KEY, &point, point.count, &length),
-        "EVP_PKEY_get_octet_string_param")
-      return Data(point.prefix(length))
+      return Data(point)
     case .rsa:
       var output: UnsafeMutablePointer<UInt8>?
       let length = i2d_PublicKey(key, &output)
@@ -90,6 +80,11 @@ final class OpenSSLKey: EngineKey, @unchecked Sendable {
       defer { CRYPTO_free(output, #fileID, #line) }
       return Data(bytes: output, count: Int(length))
     }
+  }
+
+  func publicKey() throws(KeyOperationFailure) -> any EngineKey {
+    guard isPrivate else { return self }
+    return try OpenSSLKeyEngine.shared.importKey(type, isPrivate: false, data: try publicRepresentation())
   }
 
   // MARK: Signatures

@@ -109,36 +109,22 @@ extension KeychainCertificate {
   /// Stores `certificate`: its attributes come from its DER, its label from its subject summary
   /// unless this description gives one.
   public func add(_ certificate: SecurityCertificate) -> Result<Void, KeychainError> {
-    var dictionary = attributes.removingKeys([kSecClass as String])
-    dictionary[kSecValueRef] = .certificate(certificate.secCertificate)
-    return Self.status(perform(.add, dictionary))
+    addReference(.certificate(certificate.secCertificate))
   }
 
   /// The first matching certificate, or nil.
   public func certificate() -> Result<SecurityCertificate?, KeychainError> {
-    copyMatching(search([kSecReturnRef], limit: .string(kSecMatchLimitOne as String))).flatMap { result in
-      guard let result else { return .success(nil) }
-      guard let certificate = result as? SecCertificate else { return .failure(KeychainError(status: errSecDecode)) }
-      return .success(SecurityCertificate(certificate))
-    }
+    firstReference(as: SecCertificate.self).map { $0.map(SecurityCertificate.init) }
   }
 }
 
 extension KeychainIdentity {
   /// Stores `identity` as its certificate and its private key, each with this description's
   /// attributes (keys-semantics.md 8.5).
-  public func add(_ identity: Identity) -> Result<Void, KeychainError> {
-    var dictionary = attributes.removingKeys([kSecClass as String])
-    dictionary[kSecValueRef] = .identity(identity.secIdentity)
-    return Self.status(perform(.add, dictionary))
-  }
+  public func add(_ identity: Identity) -> Result<Void, KeychainError> { addReference(.identity(identity.secIdentity)) }
 
   /// The first matching identity, or nil.
   public func identity() -> Result<Identity?, KeychainError> {
-    copyMatching(search([kSecReturnRef], limit: .string(kSecMatchLimitOne as String))).flatMap { result in
-      guard let result else { return .success(nil) }
-      guard let identity = result as? SecIdentity else { return .failure(KeychainError(status: errSecDecode)) }
-      return .success(Identity(identity))
-    }
+    firstReference(as: SecIdentity.self).map { $0.map(Identity.init) }
   }
 }

@@ -39,7 +39,7 @@ public struct PrivateKey: Hashable, Sendable {
 
   /// Wraps `secKey`; nil when it is a public key.
   public init?(_ secKey: SecKey) {
-    guard KeyClassCheck.isPrivate(secKey) else { return nil }
+    guard secKey.isPrivate else { return nil }
     self.secKey = secKey
   }
 
@@ -107,7 +107,7 @@ public struct PublicKey: Hashable, Sendable {
 
   /// Wraps `secKey`; nil when it is a private key.
   public init?(_ secKey: SecKey) {
-    guard !KeyClassCheck.isPrivate(secKey) else { return nil }
+    guard !secKey.isPrivate else { return nil }
     self.secKey = secKey
   }
 
@@ -139,42 +139,21 @@ public struct PublicKey: Hashable, Sendable {
   }
 }
 
-/// Reads a key's class from its attributes (kSecAttrKeyClass "1" is private).
-enum KeyClassCheck {
-  static func isPrivate(_ key: SecKey) -> Bool {
-    (KeychainFunctions.keyCopyAttributes(key) as? [String: Any])?[kSecAttrKeyClass as String] as? String == "1"
-  }
-}
-
 extension KeychainKey {
   /// Stores `key`: its class, type, sizes and application label come from the key, the rest from
   /// this description (keys-semantics.md 6.3).
-  public func add(_ key: PrivateKey) -> Result<Void, KeychainError> { add(reference: key.secKey) }
+  public func add(_ key: PrivateKey) -> Result<Void, KeychainError> { addReference(.key(key.secKey)) }
 
   /// Stores a public key, as `add(_:)` stores a private one.
-  public func add(_ key: PublicKey) -> Result<Void, KeychainError> { add(reference: key.secKey) }
-
-  private func add(reference: SecKey) -> Result<Void, KeychainError> {
-    var dictionary = attributes.removingKeys([kSecClass as String])
-    dictionary[kSecValueRef] = .key(reference)
-    return Self.status(perform(.add, dictionary))
-  }
+  public func add(_ key: PublicKey) -> Result<Void, KeychainError> { addReference(.key(key.secKey)) }
 
   /// The first matching private key, or nil when none matches.
   public func privateKey() -> Result<PrivateKey?, KeychainError> {
-    firstKey().map { $0.flatMap(PrivateKey.init) }
+    firstReference(as: SecKey.self).map { $0.flatMap(PrivateKey.init) }
   }
 
   /// The first matching public key, or nil when none matches.
   public func publicKey() -> Result<PublicKey?, KeychainError> {
-    firstKey().map { $0.flatMap(PublicKey.init) }
-  }
-
-  private func firstKey() -> Result<SecKey?, KeychainError> {
-    copyMatching(search([kSecReturnRef], limit: .string(kSecMatchLimitOne as String))).flatMap { result in
-      guard let result else { return .success(nil) }
-      guard let key = result as? SecKey else { return .failure(KeychainError(status: errSecDecode)) }
-      return .success(key)
-    }
+    firstReference(as: SecKey.self).map { $0.flatMap(PublicKey.init) }
   }
 }

@@ -65,9 +65,7 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
     let filter = try SecItemCall.filter(from: request, context)
     let limit = request.limit ?? .one
     let flags = request.returnFlags
-    let keyRefs = flags.contains(.ref) && (itemClass == .key || itemClass == .certificate)
-    let fetch = ItemFetch(
-      attributes: flags.contains(.attributes) || keyRefs, data: ResultShape.needsData(flags, itemClass))
+    let fetch = ResultShape.fetch(for: flags, itemClass)
     let items = try context.store.backend.find(filter, limit: limit.rowLimit, fetch: fetch)
     guard !items.isEmpty else { throw .itemNotFound }
     guard let result else { return }
@@ -430,10 +428,11 @@ enum ResultShape {
     return items.compactMap { single($0, flags, forAdd: false) }
   }
 
-  /// Whether a search must read the items' data: for kSecReturnData, and for a key's kSecReturnRef,
-  /// which is made from its bytes (and its type and class attributes).
-  static func needsData(_ flags: ReturnFlags, _ itemClass: ItemClass) -> Bool {
-    flags.contains(.data) || (flags.contains(.ref) && (itemClass == .key || itemClass == .certificate))
+  /// What a search must read for `flags`: a key's or certificate's kSecReturnRef is made from its
+  /// bytes (and, for a key, its type and class attributes), so it reads both.
+  static func fetch(for flags: ReturnFlags, _ itemClass: ItemClass) -> ItemFetch {
+    let makesRefs = flags.contains(.ref) && (itemClass == .key || itemClass == .certificate)
+    return ItemFetch(attributes: flags.contains(.attributes) || makesRefs, data: flags.contains(.data) || makesRefs)
   }
 
   private static func dictionary(_ item: StoredItem, _ flags: ReturnFlags, _ keyRef: AnyObject?, forAdd: Bool)

@@ -227,31 +227,7 @@ enum NameNormalization {
   }
 }
 
-/// DER lengths and elements, for the names normalization re-encodes.
-enum DEREncoding {
-  static func element(tag: UInt8, _ content: [UInt8]) -> [UInt8] {
-    [tag] + length(content.count) + content
-  }
-
-  static func length(_ count: Int) -> [UInt8] {
-    if count < 0x80 { return [UInt8(count)] }
-    var bytes: [UInt8] = []
-    var remaining = count
-    while remaining > 0 {
-      bytes.insert(UInt8(remaining & 0xff), at: 0)
-      remaining >>= 8
-    }
-    return [0x80 | UInt8(bytes.count)] + bytes
-  }
-}
-
 extension DERReader {
-  /// The next element of any tag: its tag and content.
-  mutating func readAny() -> (UInt8, [UInt8])? {
-    guard let tag = peekTag, let content = read(tag: tag) else { return nil }
-    return (tag, content)
-  }
-
   /// A UTCTime (years 1950 to 2049) or GeneralizedTime, in UTC.
   mutating func readTime() -> Date? {
     guard let (tag, content) = readAny(), content.last == UInt8(ascii: "Z") else { return nil }

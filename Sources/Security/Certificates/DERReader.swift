@@ -12,6 +12,12 @@ struct DERReader {
   /// The tag of the next element, or nil at the end.
   var peekTag: UInt8? { position < bytes.count ? bytes[position] : nil }
 
+  /// The next element of any tag: its tag and content.
+  mutating func readAny() -> (UInt8, [UInt8])? {
+    guard let tag = peekTag, let content = read(tag: tag) else { return nil }
+    return (tag, content)
+  }
+
   /// The content of the next element when its tag is `tag`.
   mutating func read(tag: UInt8) -> [UInt8]? { readElement(tag: tag)?.content }
 
@@ -31,5 +37,23 @@ struct DERReader {
     let start = position
     position = cursor + length
     return (Array(bytes[start..<position]), Array(bytes[cursor..<position]))
+  }
+}
+
+/// Writes DER elements: the names normalization re-encodes and ECDSA signatures converted to DER.
+enum DEREncoding {
+  static func element(tag: UInt8, _ content: [UInt8]) -> [UInt8] {
+    [tag] + length(content.count) + content
+  }
+
+  static func length(_ count: Int) -> [UInt8] {
+    if count < 0x80 { return [UInt8(count)] }
+    var bytes: [UInt8] = []
+    var remaining = count
+    while remaining > 0 {
+      bytes.insert(UInt8(remaining & 0xff), at: 0)
+      remaining >>= 8
+    }
+    return [0x80 | UInt8(bytes.count)] + bytes
   }
 }

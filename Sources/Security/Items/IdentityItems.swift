@@ -34,7 +34,7 @@ enum IdentityItems {
 
   /// `dictionary` for one half: another class and ref, without what only the identity call reads.
   static func half(_ dictionary: NSDictionary, itemClass: String, reference: AnyObject?, dropping: [String] = [])
-    -> NSDictionary
+    -> NSMutableDictionary
   {
     let copy = dictionary.mutableCopy() as! NSMutableDictionary
     copy.setObject(itemClass as NSString, forKey: SecConstantValue.`class` as NSString)
@@ -95,20 +95,15 @@ enum IdentityItems {
   static func pairs(_ dictionary: NSDictionary, _ context: SecItemCall.Context, limit: Int?) throws(SecStatus)
     -> [Pair]
   {
+    let identity = reference(in: dictionary)
     var keyConstraints = keyOnlyAttributes(in: dictionary)
-    let keyOnly = Array(keyConstraints.keys)
-    var certificateQuery = half(
-      dictionary, itemClass: SecConstantValue.classCertificate,
-      reference: reference(in: dictionary)?.certificate, dropping: resultKeys + keyOnly)
+    let certificateQuery = half(
+      dictionary, itemClass: SecConstantValue.classCertificate, reference: identity?.certificate,
+      dropping: resultKeys + Array(keyConstraints.keys))
+    if let identity { keyConstraints[SecConstantValue.valueRef] = identity.privateKey }
     if let certificateReference = persistentCertificateReference(in: dictionary) {
-      let copy = certificateQuery.mutableCopy() as! NSMutableDictionary
-      copy.setObject(certificateReference as NSData, forKey: SecConstantValue.valuePersistentRef as NSString)
-      certificateQuery = copy
-    }
-    if let identity = reference(in: dictionary) {
-      keyConstraints[SecConstantValue.valueRef] = identity.privateKey
-      certificateQuery = half(
-        certificateQuery, itemClass: SecConstantValue.classCertificate, reference: identity.certificate)
+      certificateQuery.setObject(
+        certificateReference as NSData, forKey: SecConstantValue.valuePersistentRef as NSString)
     }
     let certificateRequest = try ItemRequest(certificateQuery)
     var certificateFilter = try SecItemCall.filter(from: certificateRequest, context, ignoringMatchAndReturn: true)
@@ -175,10 +170,7 @@ enum IdentityItems {
     let keyChange = try SecItemCall.change(from: changes, itemClass: .key, context)
     for pair in pairs {
       for (item, change) in [(pair.certificate, certificateChange), (pair.key, keyChange)] {
-        var filter = ItemFilter(itemClass: item.itemClass)
-        filter.reference = .uuid(item.itemClass, item.persistentID)
-        filter.synchronizable = nil
-        _ = try context.store.backend.update(filter, revise: SecItemCall.reviser(change))
+        _ = try context.store.backend.update(exactly(item), revise: SecItemCall.reviser(change))
       }
     }
   }
@@ -188,12 +180,7 @@ enum IdentityItems {
   static func delete(_ dictionary: NSDictionary, _ context: SecItemCall.Context) throws(SecStatus) {
     let pairs = try pairs(dictionary, context, limit: nil)
     guard !pairs.isEmpty else { throw .itemNotFound }
-    for pair in pairs {
-      var filter = ItemFilter(itemClass: .certificate)
-      filter.reference = .uuid(.certificate, pair.certificate.persistentID)
-      filter.synchronizable = nil
-      _ = try? context.store.backend.delete(filter)
-    }
+    for pair in pairs { try deleteIfPresent(pair.certificate, context) }
     for pair in pairs {
       guard case .data(let label)? = pair.key.attributes[SecConstantValue.attrApplicationLabel] else { continue }
       var remaining = ItemFilter(itemClass: .certificate)
@@ -202,10 +189,24 @@ enum IdentityItems {
       let stillUsed = try context.store.backend.find(
         remaining, limit: 1, fetch: ItemFetch(attributes: false, data: false))
       guard stillUsed.isEmpty else { continue }
-      var filter = ItemFilter(itemClass: .key)
-      filter.reference = .uuid(.key, pair.key.persistentID)
-      filter.synchronizable = nil
-      _ = try? context.store.backend.delete(filter)
+      try deleteIfPresent(pair.key, context)
+    }
+  }
+
+  /// The filter that names exactly `item`, by its persistent reference.
+  static func exactly(_ item: StoredItem) -> ItemFilter {
+    var filter = ItemFilter(itemClass: item.itemClass)
+    filter.reference = .uuid(item.itemClass, item.persistentID)
+    filter.synchronizable = nil
+    return filter
+  }
+
+  /// Deletes `item`; already gone (two identities sharing a key or certificate) is not a failure.
+  private static func deleteIfPresent(_ item: StoredItem, _ context: SecItemCall.Context) throws(SecStatus) {
+    do {
+      _ = try context.store.backend.delete(exactly(item))
+    } catch .itemNotFound {
+      return
     }
   }
 }

@@ -16,7 +16,8 @@ enum KeyItems {
   static func attributes(of key: SecKey, forQuery: Bool) throws(SecStatus) -> [String: AttributeValue] {
     let dictionary: [String: Any]
     do {
-      dictionary = try key.attributeDictionary()
+      // Without v_Data: an item's data is set from the key apart, and a query never filters on it.
+      dictionary = try key.attributeDictionary(includingData: false)
     } catch {
       throw SecStatus(error.status, detail: "kSecValueRef: \(error.reason)")
     }

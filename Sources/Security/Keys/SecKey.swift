@@ -55,9 +55,9 @@ public final class SecKey: Hashable, Sendable, CustomStringConvertible {
     return "<SecKey \(type) \(bits) bits, \(isPrivate ? "private" : "public")>"
   }
 
-  /// The attribute dictionary of rule 4.7, with the usage flags of rule 4.8.
-  package func attributeDictionary() throws(KeyOperationFailure) -> [String: Any] {
-    let external = try material.externalRepresentation()
+  /// The attribute dictionary of rule 4.7, with the usage flags of rule 4.8; v_Data (the external
+  /// representation, which exports the key) only when `includingData`.
+  package func attributeDictionary(includingData: Bool = true) throws(KeyOperationFailure) -> [String: Any] {
     let ec = keyType == .ec
     let flags: [String: Bool] = [
       SecConstantValue.attrCanEncrypt: !isPrivate,
@@ -85,7 +85,7 @@ public final class SecKey: Hashable, Sendable, CustomStringConvertible {
     attributes[SecConstantValue.attrApplicationLabel] = applicationLabel as NSData
     attributes[SecConstantValue.attrKeySizeInBits] = NSNumber(value: bits)
     attributes[SecConstantValue.attrEffectiveKeySize] = NSNumber(value: bits)
-    attributes[SecConstantValue.valueData] = external as NSData
+    if includingData { attributes[SecConstantValue.valueData] = try material.externalRepresentation() as NSData }
     return attributes
   }
 }

@@ -11,9 +11,7 @@ public func SecKeyGeneratePair(
   _ parameters: CFDictionary, _ publicKey: UnsafeMutablePointer<SecKey?>?, _ privateKey: UnsafeMutablePointer<SecKey?>?
 ) -> OSStatus {
   var error: Unmanaged<CFError>?
-  guard let key = SecKeyCreateRandomKey(parameters, &error) else {
-    return OSStatus(truncatingIfNeeded: error.map { CFErrorGetCode($0.takeRetainedValue()) } ?? Int(errSecParam))
-  }
+  guard let key = SecKeyCreateRandomKey(parameters, &error) else { return LegacyPadding.status(error) }
   publicKey?.pointee = SecKeyCopyPublicKey(key)
   privateKey?.pointee = key
   return errSecSuccess
@@ -110,6 +108,7 @@ enum LegacyPadding {
     }
   }
 
+  /// The code of the CFError a modern function reported, as the status the legacy one returns.
   static func status(_ error: Unmanaged<CFError>?) -> OSStatus {
     OSStatus(truncatingIfNeeded: error.map { CFErrorGetCode($0.takeRetainedValue()) } ?? Int(errSecParam))
   }

@@ -295,7 +295,7 @@ enum ECDSASignatureEncoding {
     guard raw.count == 2 * fieldSize else { return nil }
     let bytes = Array(raw)
     let body = integer(Array(bytes[0..<fieldSize])) + integer(Array(bytes[fieldSize...]))
-    return Data([0x30] + length(body.count) + body)
+    return Data(DEREncoding.element(tag: 0x30, body))
   }
 
   private static func leftPad(_ integer: [UInt8], to size: Int) -> [UInt8]? {
@@ -307,12 +307,6 @@ enum ECDSASignatureEncoding {
   private static func integer(_ magnitude: [UInt8]) -> [UInt8] {
     var content = Array(magnitude.drop { $0 == 0 })
     if content.isEmpty || content[0] & 0x80 != 0 { content.insert(0, at: 0) }
-    return [0x02] + length(content.count) + content
-  }
-
-  private static func length(_ count: Int) -> [UInt8] {
-    if count < 0x80 { return [UInt8(count)] }
-    if count <= 0xff { return [0x81, UInt8(count)] }
-    return [0x82, UInt8(count >> 8), UInt8(count & 0xff)]
+    return DEREncoding.element(tag: 0x02, content)
   }
 }
