@@ -102,8 +102,16 @@ struct ScratchMount {
   }
 
   /// Makes the file system read-only.
+  /// Remounts read-only. The kernel refuses (EBUSY) while a file is open for writing, and a store
+  /// closed just before may still have its background checkpointer's connection open for a moment
+  /// on a loaded machine: retry for up to two seconds.
   func remountReadOnly() -> Bool {
-    Glibc.mount("tmpfs", path.path, "tmpfs", UInt(MS_REMOUNT | MS_RDONLY), nil) == 0
+    for _ in 0..<40 {
+      if Glibc.mount("tmpfs", path.path, "tmpfs", UInt(MS_REMOUNT | MS_RDONLY), nil) == 0 { return true }
+      guard errno == EBUSY else { return false }
+      usleep(50_000)
+    }
+    return false
   }
 
   func remove() {
