@@ -78,6 +78,29 @@ enum MetadataCodec {
     return (attributes, accessControl)
   }
 
+  /// Only the access control of what `encode` wrote, stepping over the attributes without building
+  /// them: a data read checks it on every row, and most rows have none.
+  static func accessControl(in bytes: [UInt8]) throws(SecStatus) -> SecAccessControl? {
+    var reader = ByteReader(bytes)
+    guard try reader.byte() == version else { throw .decode }
+    let count = try reader.length()
+    var accessControl: SecAccessControl?
+    for _ in 0..<count {
+      _ = try reader.fixed(try reader.length())
+      guard let tag = Tag(rawValue: try reader.byte()) else { throw .decode }
+      switch tag {
+      case .string, .data: _ = try reader.fixed(try reader.length())
+      case .integer, .double, .date: _ = try reader.fixed(8)
+      case .accessControl:
+        let protection = try reader.string()
+        let flags = SecAccessControlCreateFlags(rawValue: CFOptionFlags(try reader.uint64()))
+        accessControl = SecAccessControl(protection: protection, flags: flags)
+      }
+    }
+    guard reader.isAtEnd else { throw .decode }
+    return accessControl
+  }
+
   private static func appendLength(_ length: Int, to out: inout [UInt8]) {
     withUnsafeBytes(of: UInt32(length).littleEndian) { out.append(contentsOf: $0) }
   }

@@ -45,7 +45,7 @@ enum RowCodec {
       itemClass: identity.itemClass, persistentID: identity.persistentID, attributes: [:], accessControl: nil,
       data: nil)
     let opensSecret = fetch.data && sealedSecret != nil
-    if fetch.attributes || !opensSecret {
+    if fetch.attributes || fetch.accessControl || !opensSecret {
       guard let metadataKey = ring.metadataKey else { throw .interactionNotAllowed }
       let plaintext: [UInt8]
       do {
@@ -57,6 +57,8 @@ enum RowCodec {
       if fetch.attributes {
         (item.attributes, item.accessControl) = try MetadataCodec.decode(plaintext)
         guard item.attributes[SecConstantValue.attrAccessible] == .string(identity.protection) else { throw .decode }
+      } else if fetch.accessControl {
+        item.accessControl = try MetadataCodec.accessControl(in: plaintext)
       }
     }
     if opensSecret, let sealedSecret {

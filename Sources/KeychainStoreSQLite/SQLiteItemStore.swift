@@ -301,7 +301,8 @@ final class SQLiteItemStore: ItemStore {
     _ statement: OpaquePointer, _ plan: SearchPlan, _ filter: ItemFilter, limit: Int?, fetch: ItemFetch,
     _ ring: KeyRing
   ) throws(SecStatus) -> [RowRecord] {
-    let rowFetch = ItemFetch(attributes: fetch.attributes || plan.needsPostFilter, data: fetch.data)
+    var rowFetch = fetch
+    rowFetch.attributes = fetch.attributes || plan.needsPostFilter
     var records: [RowRecord] = []
     var damaged = 0
     try forEachRow(of: statement, arguments: plan.arguments) { row throws(SecStatus) in

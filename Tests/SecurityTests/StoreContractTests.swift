@@ -119,6 +119,20 @@ import Testing
   }
 
   @Test(arguments: StoreKind.allCases)
+  func aDataFetchCanReadTheAccessControlWithoutTheAttributes(kind: StoreKind) throws {
+    let (store, cleanUp) = try kind.make()
+    defer { cleanUp() }
+    var guarded = try Self.row(account: "guarded")
+    guarded.accessControl = SecAccessControl(protection: "ak", flags: .userPresence)
+    _ = try store.insert(guarded)
+    _ = try store.insert(try Self.row(account: "open"))
+    let fetch = ItemFetch(attributes: false, data: true, accessControl: true)
+    let found = try store.find(Self.filter(), limit: nil, fetch: fetch)
+    #expect(found.map(\.accessControl?.flags) == [.userPresence, nil])
+    #expect(found.allSatisfy { $0.attributes.isEmpty && $0.data == Data("secret".utf8) })
+  }
+
+  @Test(arguments: StoreKind.allCases)
   func theAPIsVerdictDecidesWhatNoIndexCovers(kind: StoreKind) throws {
     let (store, cleanUp) = try kind.make()
     defer { cleanUp() }

@@ -20,8 +20,9 @@ CF_IMPLICIT_BRIDGING_ENABLED
 /*!
     @enum SecAccessControlCreateFlags
     @abstract The conditions an access control object adds to an item's protection class.
-    @discussion The flags combine. On Linux they are stored with the item and returned by searches,
-        but not enforced: there is no biometry, Secure Enclave or passcode prompt to ask.
+    @discussion The flags combine. On Linux there is no biometry, Secure Enclave or passcode prompt
+        to ask, so an item with a constraint keeps its data: searches return its attributes, but
+        reading its data or ref answers errSecInteractionNotAllowed.
     @constant kSecAccessControlUserPresence The user proves presence with biometry or the device passcode.
     @constant kSecAccessControlBiometryAny Any biometry the device has enrolled, now or later.
     @constant kSecAccessControlTouchIDAny The earlier name of kSecAccessControlBiometryAny.

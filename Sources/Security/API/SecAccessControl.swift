@@ -1,6 +1,7 @@
 // SecAccessControlCreateFlags itself is generated from SecAccessControl.h (Generated/SecOptionSets.swift).
-// Here the options are stored with the item and returned by queries, but not enforced: Linux has no
-// biometry, Secure Enclave or passcode prompt. The protection (accessibility) part is enforced.
+// Here the options are stored with the item and returned by queries. Linux has no biometry, Secure
+// Enclave or passcode prompt, so a constrained item's secret is never read (AuthenticationPolicy);
+// the protection (accessibility) part is enforced by the store's lock state.
 extension SecAccessControlCreateFlags {
   /// The flags that ask for user authentication (everything but the combinators and key usage).
   package var hasConstraints: Bool {
@@ -12,7 +13,7 @@ extension SecAccessControlCreateFlags {
 public final class SecAccessControl: Hashable, Sendable, CustomStringConvertible {
   /// The protection class, one of the kSecAttrAccessible values (for example "ak").
   package let protection: String
-  /// The constraints; stored and returned, not enforced.
+  /// The constraints; stored and returned, and with any of them the item's secret is withheld.
   package let flags: SecAccessControlCreateFlags
 
   package init(protection: String, flags: SecAccessControlCreateFlags) {

@@ -65,8 +65,16 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
     let filter = try SecItemCall.filter(from: request, context)
     let limit = request.limit ?? .one
     let flags = request.returnFlags
-    let fetch = ResultShape.fetch(for: flags, itemClass)
-    let items = try context.store.backend.find(filter, limit: limit.rowLimit, fetch: fetch)
+    var fetch = ResultShape.fetch(for: flags, itemClass)
+    let readsSecrets = AuthenticationPolicy.readsSecrets(flags)
+    fetch.accessControl = readsSecrets
+    // Skipped items must not use up the limit, so a skipping search reads every match first.
+    let skipsConstrained = readsSecrets && AuthenticationPolicy.skipsConstrainedItems(request)
+    var items = try context.store.backend.find(
+      filter, limit: skipsConstrained ? nil : limit.rowLimit, fetch: fetch)
+    if readsSecrets {
+      items = try AuthenticationPolicy.admit(items, skipping: skipsConstrained, limit: limit.rowLimit)
+    }
     guard !items.isEmpty else { throw .itemNotFound }
     guard let result else { return }
     if limit.isOne {
@@ -176,7 +184,16 @@ enum SecItemCall {
         query, itemClass: SecConstantValue.classCertificate, reference: nil,
         dropping: Array(IdentityItems.keyOnlyAttributes(in: query).keys) + [SecConstantValue.valuePersistentRef]))
     let limit = returns.limit ?? .one
-    let pairs = try IdentityItems.pairs(query, context, limit: limit.rowLimit)
+    let readsSecrets = AuthenticationPolicy.readsSecrets(returns.returnFlags)
+    let skipsConstrained = readsSecrets && AuthenticationPolicy.skipsConstrainedItems(returns)
+    var pairs = try IdentityItems.pairs(query, context, limit: skipsConstrained ? nil : limit.rowLimit)
+    if readsSecrets {
+      // An identity's ref and data carry its private key: the key item's access control decides.
+      let admittedKeys = Set(
+        try AuthenticationPolicy.admit(pairs.map(\.key), skipping: skipsConstrained, limit: nil).map(\.persistentID))
+      pairs = pairs.filter { admittedKeys.contains($0.key.persistentID) }
+      if let rowLimit = limit.rowLimit { pairs = Array(pairs.prefix(rowLimit)) }
+    }
     guard !pairs.isEmpty else { throw .itemNotFound }
     guard let result else { return }
     if limit.isOne {

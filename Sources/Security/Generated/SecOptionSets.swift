@@ -6,8 +6,9 @@
 import Foundation
 
 /// Apple's `SecAccessControlCreateFlags`: The conditions an access control object adds to an item's
-/// protection class. The flags combine. On Linux they are stored with the item and returned by
-/// searches, but not enforced: there is no biometry, Secure Enclave or passcode prompt to ask.
+/// protection class. The flags combine. On Linux there is no biometry, Secure Enclave or passcode
+/// prompt to ask, so an item with a constraint keeps its data: searches return its attributes, but
+/// reading its data or ref answers errSecInteractionNotAllowed.
 public struct SecAccessControlCreateFlags: OptionSet, Sendable, Hashable {
   /// The raw flag bits, with Apple's values.
   public let rawValue: CFOptionFlags

@@ -97,10 +97,14 @@ package struct ItemRevision: Sendable {
 package struct ItemFetch: Sendable, Equatable {
   package var attributes: Bool
   package var data: Bool
+  /// Whether each item's access control is read even when its attributes are not: the API must see
+  /// it before it hands out a secret (keys-semantics.md 10.4). Reading attributes reads it too.
+  package var accessControl: Bool
 
-  package init(attributes: Bool, data: Bool) {
+  package init(attributes: Bool, data: Bool, accessControl: Bool = false) {
     self.attributes = attributes
     self.data = data
+    self.accessControl = accessControl
   }
 }
 
@@ -111,6 +115,7 @@ package struct StoredItem: Sendable {
   package var persistentID: Data
   /// Every attribute, when the fetch asked for them (empty otherwise).
   package var attributes: [String: AttributeValue]
+  /// The access control, when the fetch asked for attributes or for it.
   package var accessControl: SecAccessControl?
   /// The secret, when the fetch asked for data and the item has some.
   package var data: Data?

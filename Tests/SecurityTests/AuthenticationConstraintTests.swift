@@ -1,0 +1,105 @@
+import Foundation
+import Security
+import Testing
+
+/// keys-semantics.md 10.4 (second half) and keychain-semantics.md 6.7: an item whose access control
+/// asks for user authentication keeps its secret, because Linux has no way to authenticate the user.
+@Suite struct AuthenticationConstraintRules {
+  static func constraint(_ flags: SecAccessControlCreateFlags) throws -> SecAccessControl {
+    try #require(SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleAfterFirstUnlock, flags, nil))
+  }
+
+  @Test("Rule 10.4: a constrained item is stored and listed, but its data is errSecInteractionNotAllowed")
+  func aConstrainedItemIsStoredAndListedButItsDataIsInteractionNotAllowed() throws {
+    try withFreshStore { _ in
+      let control = try Self.constraint(.userPresence)
+      #expect(
+        add(genp("guarded", [kSecAttrAccessControl as String: control, kSecValueData as String: Data(utf8: "pw")]))
+          == errSecSuccess)
+      let attributes = try #require(readAttributes(genp("guarded")))
+      #expect(attributes[kSecAttrAccessControl as String] as? SecAccessControl == control)
+      #expect(copy(genp("guarded", [kSecReturnPersistentRef as String: true])).0 == errSecSuccess)
+      #expect(copy(genp("guarded", [kSecReturnData as String: true])).0 == errSecInteractionNotAllowed)
+      #expect(
+        copy(genp("guarded", [kSecReturnData as String: true, kSecReturnAttributes as String: true])).0
+          == errSecInteractionNotAllowed)
+      // One constrained item among the matches refuses the whole data listing, as the prompt would.
+      add(genp("open", [kSecValueData as String: Data(utf8: "free")]))
+      let listing: [String: Any] = [
+        kSecClass as String: kSecClassGenericPassword, kSecMatchLimit as String: kSecMatchLimitAll,
+        kSecReturnData as String: true,
+      ]
+      #expect(copy(listing).0 == errSecInteractionNotAllowed)
+      #expect(readData(genp("open")) == Data(utf8: "free"))
+      // The item can still be updated and deleted without reading it.
+      #expect(update(genp("guarded"), [kSecAttrLabel as String: "renamed"]) == errSecSuccess)
+      #expect(delete(genp("guarded")) == errSecSuccess)
+    }
+  }
+
+  @Test("Rule 10.4: key usage and combinators alone are no constraint")
+  func keyUsageAndCombinatorsAloneAreNoConstraint() throws {
+    try withFreshStore { _ in
+      let control = try Self.constraint([.privateKeyUsage])
+      add(genp([kSecAttrAccessControl as String: control, kSecValueData as String: Data(utf8: "pw")]))
+      #expect(readData(genp()) == Data(utf8: "pw"))
+    }
+  }
+
+  @Test("Rule 10.4: a stored private key with a biometry constraint is no ref, while its public key is")
+  func aStoredPrivateKeyWithABiometryConstraintIsNoRef() throws {
+    try withFreshStore { _ in
+      let control = try Self.constraint([.privateKeyUsage, .biometryAny])
+      let tag = Data(utf8: "com.example.guarded")
+      _ = try makeKey(
+        kSecAttrKeyTypeECSECPrimeRandom, bits: 256,
+        [
+          kSecPrivateKeyAttrs as String: [
+            kSecAttrIsPermanent as String: true, kSecAttrApplicationTag as String: tag,
+            kSecAttrAccessControl as String: control,
+          ],
+          kSecPublicKeyAttrs as String: [kSecAttrIsPermanent as String: true, kSecAttrApplicationTag as String: tag],
+        ])
+      func reference(_ keyClass: CFString) -> (OSStatus, AnyObject?) {
+        copy([
+          kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: tag,
+          kSecAttrKeyClass as String: keyClass, kSecReturnRef as String: true,
+        ])
+      }
+      #expect(reference(kSecAttrKeyClassPrivate).0 == errSecInteractionNotAllowed)
+      let (status, publicKey) = reference(kSecAttrKeyClassPublic)
+      #expect(status == errSecSuccess && publicKey is SecKey)
+    }
+  }
+
+  @Test("Rule 6.7: authentication UI skip leaves constrained items out and does not count them")
+  func authenticationUISkipLeavesConstrainedItemsOutAndDoesNotCountThem() throws {
+    try withFreshStore { _ in
+      let control = try Self.constraint(.devicePasscode)
+      add(genp("first", [kSecAttrAccessControl as String: control, kSecValueData as String: Data(utf8: "hidden")]))
+      add(genp("second", [kSecValueData as String: Data(utf8: "shown")]))
+      let skip: [String: Any] = [
+        kSecClass as String: kSecClassGenericPassword,
+        kSecUseAuthenticationUI as String: kSecUseAuthenticationUISkip,
+      ]
+      // With a limit of one the constrained first item is passed over, not returned as nothing.
+      #expect(readData(skip) == Data(utf8: "shown"))
+      var all = skip
+      all[kSecMatchLimit as String] = kSecMatchLimitAll
+      all[kSecReturnData as String] = true
+      let (status, found) = copy(all)
+      #expect(status == errSecSuccess)
+      #expect((found as? [Data]) == [Data(utf8: "shown")])
+      #expect(
+        copy(
+          genp(
+            "first", [kSecUseAuthenticationUI as String: kSecUseAuthenticationUISkip, kSecReturnData as String: true])
+        ).0
+          == errSecItemNotFound)
+      // Attributes need no authentication, so an attribute listing still shows both.
+      all[kSecReturnData as String] = nil
+      all[kSecReturnAttributes as String] = true
+      #expect((copy(all).1 as? [NSDictionary])?.count == 2)
+    }
+  }
+}
