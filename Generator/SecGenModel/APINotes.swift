@@ -2,28 +2,44 @@ import Foundation
 import SecGenParse
 
 /// The optional sidecar, in the spirit of Clang's API notes: it may rename a constant, a group or a
-/// status code in Swift, or override an attribute's value type, and nothing more.
+/// status code in Swift, override an attribute's value type, declare the typed Swift types that
+/// stand for runtime references, and import functions as their members (as an API-notes SwiftName
+/// such as `getter:PrivateKey.publicKey(self:)` does for ClangImporter), and nothing more.
 ///
 /// ```json
 /// { "names": { "kSecAttrAccessible": "accessibility", "kSecAttrAccessible Value Constants": "Accessibility" },
-///   "types": { "kSecAttrAlias": "data" } }
+///   "types": { "kSecAttrAlias": "data" },
+///   "references": { "PrivateKey": { "type": "SecKeyRef", "property": "secKey", "when": "isPrivate",
+///                                    "doc": "The private half of a key pair." } },
+///   "methods": [ { "function": "SecKeyCreateSignature", "swiftName": "PrivateKey.signature(for:algorithm:)",
+///                  "arguments": ["dataToSign", "algorithm"], "types": { "algorithm": "SigningAlgorithm" } } ] }
 /// ```
 public struct APINotes: Codable, Equatable, Sendable {
   /// Swift names by constant name, group title or status code name.
   public var names: [String: String]
   /// Value types (`ValueType` raw values) by attribute constant.
   public var types: [String: String]
+  /// Typed Swift types over runtime references, by Swift name.
+  public var references: [String: ReferenceNote] = [:]
+  /// Functions imported as members of those types, in the notes' order.
+  public var methods: [MethodNote] = []
 
   /// No overrides.
   public static let empty = APINotes(names: [:], types: [:])
 
   /// Creates notes.
-  public init(names: [String: String], types: [String: String]) {
+  public init(
+    names: [String: String], types: [String: String], references: [String: ReferenceNote] = [:],
+    methods: [MethodNote] = []
+  ) {
     self.names = names
     self.types = types
+    self.references = references
+    self.methods = methods
   }
 
-  /// Reads a notes file; anything but `names` and `types` objects of strings is a diagnostic.
+  /// Reads a notes file; anything but the four sections, each of its documented shape, is a
+  /// diagnostic naming the entry's line and column.
   public static func load(_ file: URL) throws(DiagnosticsError) -> APINotes {
     let start = SourceLocation(file: file.path, line: 1, column: 1)
     guard let data = FileManager.default.contents(atPath: file.path) else {
@@ -36,34 +52,65 @@ public struct APINotes: Codable, Equatable, Sendable {
     }
     let text = String(decoding: data, as: UTF8.self)
     var diagnostics: [Diagnostic] = []
+    func report(_ key: String, _ message: String) {
+      diagnostics.append(
+        Diagnostic(location: location(of: key, in: text, file: file.path), severity: .error, message: message))
+    }
     var notes = APINotes.empty
-    for (key, value) in top {
-      guard key == "names" || key == "types", let entries = value as? [String: Any] else {
-        diagnostics.append(
-          Diagnostic(
-            location: location(of: key, in: text, file: file.path), severity: .error,
-            message: "API notes may only hold \"names\" and \"types\" objects; \"\(key)\" is not allowed"))
+    for (key, value) in top.sorted(by: { $0.key < $1.key }) {
+      switch (key, value) {
+      case ("references", let entries as [String: Any]):
+        for (name, entry) in entries.sorted(by: { $0.key < $1.key }) {
+          guard let reference = ReferenceNote(name, entry, location(of: name, in: text, file: file.path)) else {
+            report(
+              name,
+              "the reference type \(name) must be an object with string \"type\", \"property\" and \"doc\", "
+                + "and optionally \"when\" (a Boolean property of the reference, or its negation with !)")
+            continue
+          }
+          notes.references[name] = reference
+        }
         continue
-      }
-      for (name, override) in entries {
-        guard let string = override as? String else {
-          diagnostics.append(
-            Diagnostic(
-              location: location(of: name, in: text, file: file.path), severity: .error,
-              message: "the override of \(name) must be a string"))
-          continue
+      case ("methods", let entries as [Any]):
+        for entry in entries {
+          let swiftName = (entry as? [String: Any])?["swiftName"] as? String
+          let at =
+            swiftName.map { location(of: $0, in: text, file: file.path) }
+            ?? location(of: key, in: text, file: file.path)
+          guard let method = MethodNote(entry, at) else {
+            diagnostics.append(
+              Diagnostic(
+                location: at, severity: .error,
+                message: "a method must be an object with string \"function\" and \"swiftName\", and optionally "
+                  + "\"arguments\" (a list of parameter names) and \"types\", \"fixed\" and \"defaults\" "
+                  + "(objects of strings)"))
+            continue
+          }
+          notes.methods.append(method)
         }
-        if key == "names" {
-          notes.names[name] = string
-        } else if ValueType(rawValue: string) != nil {
-          notes.types[name] = string
-        } else {
-          diagnostics.append(
-            Diagnostic(
-              location: location(of: name, in: text, file: file.path), severity: .error,
-              message: "unknown value type \"\(string)\" for \(name); expected one of "
-                + ValueType.allCases.map(\.rawValue).joined(separator: ", ")))
+        continue
+      case ("names", let entries as [String: Any]), ("types", let entries as [String: Any]):
+        for (name, override) in entries {
+          guard let string = override as? String else {
+            report(name, "the override of \(name) must be a string")
+            continue
+          }
+          if key == "names" {
+            notes.names[name] = string
+          } else if ValueType(rawValue: string) != nil {
+            notes.types[name] = string
+          } else {
+            report(
+              name,
+              "unknown value type \"\(string)\" for \(name); expected one of "
+                + ValueType.allCases.map(\.rawValue).joined(separator: ", "))
+          }
         }
+      default:
+        report(
+          key,
+          "API notes may only hold \"names\", \"types\" and \"references\" objects and a \"methods\" list; "
+            + "\"\(key)\" is not allowed here")
       }
     }
     guard diagnostics.isEmpty else { throw DiagnosticsError(diagnostics) }
@@ -78,6 +125,86 @@ public struct APINotes: Codable, Equatable, Sendable {
       before.distance(
         from: before.lastIndex(of: "\n").map { before.index(after: $0) } ?? before.startIndex, to: before.endIndex) + 1
     return SourceLocation(file: file, line: line, column: column)
+  }
+}
+
+/// A typed Swift type over a runtime reference (`PrivateKey` over `SecKeyRef`).
+public struct ReferenceNote: Codable, Equatable, Sendable {
+  /// The Swift type's name.
+  public var swiftName: String
+  /// The C reference type it wraps (`SecKeyRef`).
+  public var cType: String
+  /// The stored property that holds the reference (`secKey`).
+  public var property: String
+  /// A Boolean property of the reference that must hold (`isPrivate`), or fail with `!`, for a
+  /// reference to be of this type; nil when every reference is.
+  public var condition: String?
+  /// The type's documentation.
+  public var documentation: String
+  /// Where the notes declare it.
+  public var location: SourceLocation
+
+  init?(_ name: String, _ entry: Any, _ location: SourceLocation) {
+    guard let entry = entry as? [String: Any], let type = entry["type"] as? String,
+      let property = entry["property"] as? String, let documentation = entry["doc"] as? String,
+      SwiftNaming.isIdentifier(name), SwiftNaming.isIdentifier(property)
+    else { return nil }
+    let condition = entry["when"] as? String
+    if let condition, !SwiftNaming.isIdentifier(condition.hasPrefix("!") ? String(condition.dropFirst()) : condition) {
+      return nil
+    }
+    if entry["when"] != nil && condition == nil { return nil }
+    swiftName = name
+    cType = type
+    self.property = property
+    self.condition = condition
+    self.documentation = documentation
+    self.location = location
+  }
+}
+
+/// A C function imported as a member of a reference type (`SecKeyCreateSignature` as
+/// `PrivateKey.signature(for:algorithm:)`).
+public struct MethodNote: Codable, Equatable, Sendable {
+  /// The C function.
+  public var function: String
+  /// `Type.name(label:...)`, `Type.init(label:...)` or `getter:Type.name`.
+  public var swiftName: String
+  /// The C parameters the Swift labels stand for, in the Swift order; the parameter of the type's
+  /// own reference type that is not listed is `self`.
+  public var arguments: [String]
+  /// Swift types by C parameter name, and `return` for the result, where the C type's own Swift
+  /// counterpart is not the one wanted (`SigningAlgorithm` for a `SecKeyAlgorithm`).
+  public var types: [String: String]
+  /// Swift expressions for C parameters the method always passes the same value (`.sign`).
+  public var fixed: [String: String]
+  /// Swift default values for arguments.
+  public var defaults: [String: String]
+  /// Where the notes declare it.
+  public var location: SourceLocation
+
+  init?(_ entry: Any, _ location: SourceLocation) {
+    guard let entry = entry as? [String: Any], let function = entry["function"] as? String,
+      let swiftName = entry["swiftName"] as? String
+    else { return nil }
+    func strings(_ key: String) -> [String: String]? {
+      guard let value = entry[key] else { return [:] }
+      return value as? [String: String]
+    }
+    guard let types = strings("types"), let fixed = strings("fixed"), let defaults = strings("defaults") else {
+      return nil
+    }
+    let arguments = entry["arguments"] ?? [String]()
+    guard let arguments = arguments as? [String] else { return nil }
+    let known: Set<String> = ["function", "swiftName", "arguments", "types", "fixed", "defaults"]
+    guard Set(entry.keys).isSubset(of: known) else { return nil }
+    self.function = function
+    self.swiftName = swiftName
+    self.arguments = arguments
+    self.types = types
+    self.fixed = fixed
+    self.defaults = defaults
+    self.location = location
   }
 }
 

@@ -61,6 +61,10 @@ public struct ModelBuilder {
         }
       }
     }
+    let (references, problems) = TypedReferenceBuilder.build(
+      notes: notes, functions: model.functions, typedEnumNames: Set(model.keyGroups.compactMap(\.swiftName)))
+    guard problems.isEmpty else { throw DiagnosticsError(problems) }
+    model.typedReferences = references
     return model
   }
 

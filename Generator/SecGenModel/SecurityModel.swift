@@ -20,6 +20,9 @@ public struct SecurityModel: Codable, Equatable, Sendable {
   public var functions: [FunctionModel]
   /// Named `CF_ENUM` and `CF_OPTIONS` types (`SecAccessControlCreateFlags`).
   public var typedEnums: [TypedEnumModel] = []
+  /// The typed Swift types over runtime references that the API notes declare, with the functions
+  /// imported as their members.
+  public var typedReferences: [TypedReferenceModel] = []
   /// The runtime definitions (constant values, store schema), when definitions files were read.
   public var definitions: RuntimeDefinitionsModel?
   /// The platform whose declarations the model holds.
@@ -33,8 +36,8 @@ public struct SecurityModel: Codable, Equatable, Sendable {
   public var warnings: [Diagnostic] = []
 
   private enum CodingKeys: String, CodingKey {
-    case inputs, itemClasses, attributes, valueGroups, keyGroups, statusCodes, functions, typedEnums, definitions,
-      platform, excluded, skipped
+    case inputs, itemClasses, attributes, valueGroups, keyGroups, statusCodes, functions, typedEnums,
+      typedReferences, definitions, platform, excluded, skipped
   }
 }
 

@@ -359,9 +359,37 @@ enum TemplateContext {
       ]
     }
 
+    let references: [[String: Any]] = model.typedReferences.map { reference in
+      let check = reference.condition.map { condition in
+        condition.hasPrefix("!")
+          ? "!\(reference.property).\(condition.dropFirst())" : "\(reference.property).\(condition)"
+      }
+      return [
+        "name": reference.name,
+        "property": reference.property,
+        "referenceType": reference.referenceType,
+        "check": check ?? "",
+        "doc": docComment(reference.documentation),
+        "initDoc": docComment(
+          check == nil
+            ? "Wraps `\(reference.property)`."
+            : "Wraps `\(reference.property)`; nil when it is not one of these (`\(check!)` is false).",
+          indent: "  "),
+        "members": reference.members.map { member in
+          [
+            "doc": docComment(member.documentation, indent: "  ")
+              + (model.functions.first { $0.name == member.function }?.deprecation.map {
+                deprecationAttribute($0, indent: "  ")
+              } ?? ""),
+            "code": memberCode(member, of: reference),
+          ]
+        },
+      ]
+    }
+
     var context: [String: Any] = [
       "valueGroups": valueGroups, "wrapperGroups": wrapperGroups, "classes": classes, "errors": errors,
-      "functions": functions,
+      "functions": functions, "references": references,
     ]
     if let definitions = model.definitions {
       context.merge(runtimeContext(model, definitions)) { _, runtime in runtime }
@@ -523,6 +551,87 @@ enum TemplateContext {
     if head.count + " -> \(type) {".count + 2 <= 120 { return "\(head) -> \(type) {" }
     if head.count + 2 <= 120 { return "\(head)\n    -> \(type)\n  {" }
     return "\(name)(\n    \(parameters)\n  ) -> \(type) {"
+  }
+
+  /// A member of a typed reference: its declaration and body, indented for the template.
+  static func memberCode(_ member: TypedMemberModel, of reference: TypedReferenceModel) -> String {
+    let parameters = member.arguments.map { argument in
+      let name = escaped(argument.name)
+      let head = argument.label == argument.name ? name : "\(argument.label) \(name)"
+      return "\(head): \(argument.type)" + (argument.defaultValue.map { " = \($0)" } ?? "")
+    }.joined(separator: ", ")
+    let converted = Dictionary(
+      member.arguments.map { argument -> (String, String) in
+        let name = escaped(argument.name)
+        let optional = argument.type.hasSuffix("?")
+        let wrapperBase =
+          argument.wrapperType.hasSuffix("?") ? String(argument.wrapperType.dropLast()) : argument.wrapperType
+        switch (argument.conversion, optional) {
+        case (.none, _): return (argument.name, name)
+        case (.bridge, false): return (argument.name, "\(name) as \(wrapperBase)")
+        case (.bridge, true): return (argument.name, "\(name).map { $0 as \(wrapperBase) }")
+        case (.runtimeArgument, false): return (argument.name, "\(name).runtimeArgument")
+        case (.runtimeArgument, true): return (argument.name, "\(name)?.runtimeArgument")
+        }
+      }
+    ) { first, _ in first }
+    let callArguments = member.wrapperArguments.map { converted[$0] ?? $0 }
+    let call = "KeychainFunctions.\(member.wrapper)(\(callArguments.joined(separator: ", ")))"
+    let shape = member.wrapperReturnType
+    let isResult = shape.hasPrefix("Result<")
+    let isOptional = !isResult && shape.hasSuffix("?")
+    let target = member.convertedType
+    // The conversion as a transform of `value`: a method call on a Result or Optional, or an
+    // expression around a plain value.
+    let transform: String
+    switch member.resultConversion {
+    case .none: transform = "value"
+    case .bridge:
+      transform = isResult || isOptional ? "value.map { $0 as \(target) }" : "value as \(target)"
+    case .array:
+      transform = isResult || isOptional ? "value.map { ($0 as? \(target)) ?? [] }" : "(value as? \(target)) ?? []"
+    case .reference:
+      transform = isResult || isOptional ? "value.map(\(target).init)" : "\(target)(value)"
+    case .checkedReference:
+      transform =
+        isResult
+        ? "value.flatMap { \(target)($0).map { .success($0) } ?? .failure(.param) }"
+        : isOptional ? "value.flatMap(\(target).init)" : "\(target)(value)"
+    }
+    var statements: [String]
+    if transform == "value" {
+      statements = [call]
+    } else {
+      statements = ["let value = \(call)", transform]
+    }
+    let head: String
+    switch member.kind {
+    case .property:
+      head = "public var \(escaped(member.name)): \(member.returnType) {"
+    case .initializer:
+      let failable = member.returnType.hasSuffix("?")
+      head = "public init\(failable ? "?" : "")(\(parameters)) {"
+      let last = statements.removeLast()
+      statements.append(failable ? "guard let converted = \(last) else { return nil }" : "self = \(last)")
+      if failable { statements.append("self = converted") }
+    case .method:
+      head = opening("public func \(escaped(member.name))", parameters: parameters, returns: member.returnType)
+    case .staticMethod:
+      head = opening("public static func \(escaped(member.name))", parameters: parameters, returns: member.returnType)
+    }
+    if member.kind != .initializer && statements.count == 2 { statements[1] = "return " + statements[1] }
+    let body = statements.flatMap(wrappedStatement).map { "    \($0)" }
+    return (["  " + head] + body + ["  }"]).joined(separator: "\n")
+  }
+
+  /// A statement as swift-format leaves it: a call too long for one line gets its arguments on the
+  /// next, indented.
+  static func wrappedStatement(_ statement: String) -> [String] {
+    guard statement.count + 4 > 120, let open = statement.firstIndex(of: "("), statement.hasSuffix(")") else {
+      return [statement]
+    }
+    let inside = statement[statement.index(after: open)..<statement.index(before: statement.endIndex)]
+    return [String(statement[...open]), "  \(inside))"]
   }
 
   /// The statements of a wrapper's body, indented for the template.

@@ -35,16 +35,20 @@ import Testing
     #expect(Identity.importPKCS12(file, passphrase: "nope").failure == .authFailed)
     #expect(Identity.importPKCS12(Data("junk".utf8), passphrase: "pw").failure == .decode)
     let imported = try #require(try Identity.importPKCS12(file, passphrase: "pw").get().first)
-    let certificate = imported.identity.certificate
-    #expect(certificate.subjectSummary == "Typed Client" && certificate.commonName == "Typed Client")
-    #expect(certificate.emailAddresses == ["client@example.com"])
+    let certificate = try imported.identity.certificate().get()
+    #expect(certificate.subjectSummary == "Typed Client" && certificate.commonName().success == "Typed Client")
+    #expect(certificate.emailAddresses().success == ["client@example.com"])
+    #expect(certificate.serialNumber().success?.isEmpty == false)
+    let validity = try #require(certificate.notValidBefore).distance(to: try #require(certificate.notValidAfter))
+    #expect(validity > 0)
     #expect(imported.chain.first == certificate)
     #expect(SecurityCertificate(derRepresentation: certificate.derRepresentation) == certificate)
-    #expect(Identity(certificate: certificate, privateKey: imported.identity.privateKey) == imported.identity)
+    let privateKey = try imported.identity.privateKey().get()
+    #expect(Identity(certificate: certificate, privateKey: privateKey) == imported.identity)
     #expect(Identity(certificate: certificate, privateKey: try PrivateKey.generate(.p256).get()) == nil)
     // The identity's key signs what the certificate's key verifies.
     let message = Data("client hello".utf8)
-    let signature = try imported.identity.privateKey.signature(
+    let signature = try privateKey.signature(
       for: message, algorithm: .ecdsaSignatureMessageX962SHA256
     )
     .get()

@@ -35,6 +35,17 @@ import Testing
     #expect(PrivateKey(key.publicKey!.secKey) == nil && PublicKey(key.secKey) == nil)
   }
 
+  @Test func eachHalfReportsTheOperationsItsClassCanPerform() throws {
+    let key = try PrivateKey.generate(.rsa(bits: 2048)).get()
+    let publicKey = try #require(key.publicKey)
+    #expect(publicKey.blockSize == 256)
+    #expect(key.canDecrypt(with: .rsaEncryptionOAEPSHA256) && publicKey.canEncrypt(with: .rsaEncryptionOAEPSHA256))
+    #expect(publicKey.canVerify(with: .rsaSignatureMessagePSSSHA256))
+    // Decision D5: only the natural class reports an operation.
+    #expect(!publicKey.canVerify(with: .ecdsaSignatureMessageX962SHA256))
+    #expect(!key.canDecrypt(with: .eciesEncryptionStandardX963SHA256AESGCM))
+  }
+
   @Test func encryptionAndKeyAgreementWorkBothWays() throws {
     let alice = try PrivateKey.generate(.p256).get()
     let bob = try PrivateKey.generate(.p256).get()
@@ -44,11 +55,12 @@ import Testing
     #expect(
       try bob.decrypt(sealed, algorithm: .eciesEncryptionCofactorVariableIVX963SHA256AESGCM).get()
         == Data("hi bob".utf8))
+    let derived = KeyExchangeParameters(requestedSize: 32)
     let ab = try alice.sharedSecret(
-      with: bob.publicKey!, algorithm: .ecdhKeyExchangeStandardX963SHA256, requestedSize: 32
+      with: bob.publicKey!, algorithm: .ecdhKeyExchangeStandardX963SHA256, parameters: derived
     ).get()
     let ba = try bob.sharedSecret(
-      with: alice.publicKey!, algorithm: .ecdhKeyExchangeStandardX963SHA256, requestedSize: 32
+      with: alice.publicKey!, algorithm: .ecdhKeyExchangeStandardX963SHA256, parameters: derived
     ).get()
     #expect(ab == ba && ab.count == 32)
   }

@@ -16,6 +16,9 @@ extension Result {
   var failure: Failure? {
     if case .failure(let error) = self { error } else { nil }
   }
+
+  /// The value of a successful result, or nil.
+  var success: Success? { try? get() }
 }
 
 struct Token: Codable, Equatable {

@@ -183,6 +183,52 @@ import Testing
     #expect(error?.diagnostics.first?.message.contains("\"availability\" is not allowed") == true)
   }
 
+  @Test(
+    arguments: [
+      // A getter cannot carry SecKeyCopyExternalRepresentation's error report.
+      (
+        #"{ "function": "SecKeyCopyExternalRepresentation", "swiftName": "getter:Signer.bytes" }"#,
+        "reports errors, so it cannot be the getter"
+      ),
+      // dataToSign is left over: neither an argument, a fixed value nor self.
+      (
+        #"{ "function": "SecKeyCreateSignature", "swiftName": "Signer.sign(algorithm:)", "arguments": ["algorithm"], "types": { "algorithm": "SigningAlgorithm" } }"#,
+        "exactly one parameter of type SecKey left for self"
+      ),
+      (#"{ "function": "SecKeyMakeCoffee", "swiftName": "Signer.coffee()" }"#, "not a function the headers declare"),
+      (#"{ "function": "SecKeyCreateSignature", "swiftName": "Nobody.sign()" }"#, "not one of the \"references\""),
+      (
+        #"{ "function": "SecKeyCreateSignature", "swiftName": "Signer.sign(_:)", "arguments": ["data"] }"#,
+        "data is not a parameter of SecKeyCreateSignature"
+      ),
+      (#"{ "function": "SecKeyCreateSignature", "swiftName": "Signer sign" }"#, "is no member name"),
+    ])
+  func badMethodNotesAreDiagnosedAtTheirEntry(entry: String, problem: String) throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("secgen-notes-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let notes = folder.appendingPathComponent("Bad.apinotes.json")
+    let text = """
+      {
+        "references": {
+          "Signer": { "type": "SecKeyRef", "property": "secKey", "doc": "A key." }
+        },
+        "methods": [
+          \(entry)
+        ]
+      }
+
+      """
+    try Data(text.utf8).write(to: notes)
+    var timings = Pipeline.Timings()
+    let error = #expect(throws: DiagnosticsError.self) {
+      _ = try Pipeline.model(headers: Paths.realHeaders, apiNotes: notes, timings: &timings)
+    }
+    let diagnostic = try #require(error?.diagnostics.first)
+    #expect(diagnostic.message.contains(problem), "\(diagnostic.message)")
+    #expect(diagnostic.location.file == notes.path && diagnostic.location.line == 6, "\(diagnostic)")
+  }
+
   @Test func aMissingLibclangIsOneMessageSayingWhatToInstall() throws {
     let process = Process()
     process.executableURL = Paths.products.appendingPathComponent("secgen")

@@ -12,7 +12,7 @@ public enum ClientIdentityExample: KeychainExample {
     guard case .success(let imported) = Identity.importPKCS12(file, passphrase: "example"), let first = imported.first
     else { return log + ["import: failed"] }
     log.append("import: \(imported.count) identity, label \(first.label ?? "none")")
-    log.append("certificate: \(first.identity.certificate.subjectSummary ?? "no summary")")
+    log.append("certificate: \((try? first.identity.certificate().get())?.subjectSummary ?? "no summary")")
     let stored = KeychainIdentity().label("Example Client")
     log.append("store: \(describe(KeychainIdentity().add(first.identity)))")
     log.append("store again: \(describe(KeychainIdentity().add(first.identity)))")

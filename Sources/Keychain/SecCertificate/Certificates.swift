@@ -1,79 +1,13 @@
 import Foundation
 import Security
 
-// Typed certificates and identities over SecCertificate and SecIdentity, through the wrappers
-// secgen generates from SecCertificate.h, SecIdentity.h and SecImportExport.h. They live in a
-// folder of their own for the reason Keys.swift does. The certificate type is not called
-// `Certificate`: swift-certificates' X509 module has that name, and code imports both.
+// The hand-written part of the typed certificates and identities: SecurityCertificate and Identity,
+// and every member that is one function, are generated from SecCertificate.h and SecIdentity.h with
+// the API notes (TypedReferences.swift). Here are the PKCS#12 import, whose result is an array of
+// dictionaries no declaration describes, and the builders' reference operations. They live in a
+// folder of their own for the reason Keys.swift does.
 
-/// An X.509 certificate as the Security framework holds it.
-public struct SecurityCertificate: Hashable, Sendable {
-  /// The runtime's certificate.
-  public let secCertificate: SecCertificate
-
-  /// Wraps `secCertificate`.
-  public init(_ secCertificate: SecCertificate) { self.secCertificate = secCertificate }
-
-  /// The certificate in `derRepresentation`; nil for PEM, junk or a certificate that does not parse.
-  public init?(derRepresentation: Data) {
-    guard let certificate = KeychainFunctions.certificateCreateWithData(nil, derRepresentation as CFData) else {
-      return nil
-    }
-    secCertificate = certificate
-  }
-
-  /// The DER bytes.
-  public var derRepresentation: Data { KeychainFunctions.certificateCopyData(secCertificate) as Data }
-
-  /// The subject summary: common names, else an email address or DNS name, else organizations.
-  public var subjectSummary: String? { KeychainFunctions.certificateCopySubjectSummary(secCertificate) as String? }
-
-  /// The subject's last common name, or nil when it has none.
-  public var commonName: String? {
-    try? KeychainFunctions.certificateCopyCommonName(secCertificate).get() as String
-  }
-
-  /// The email addresses: the subjectAltName ones, then the subject's.
-  public var emailAddresses: [String] {
-    ((try? KeychainFunctions.certificateCopyEmailAddresses(secCertificate).get()) as? [String]) ?? []
-  }
-
-  /// The serial number's content octets.
-  public var serialNumber: Data? {
-    try? KeychainFunctions.certificateCopySerialNumberData(secCertificate).get() as Data
-  }
-
-  /// The public key, when it is RSA or EC on a NIST curve.
-  public var publicKey: PublicKey? { KeychainFunctions.certificateCopyKey(secCertificate).flatMap(PublicKey.init) }
-}
-
-/// A certificate and the private key that matches it.
-public struct Identity: Hashable, Sendable {
-  /// The runtime's identity.
-  public let secIdentity: SecIdentity
-
-  /// Wraps `secIdentity`.
-  public init(_ secIdentity: SecIdentity) { self.secIdentity = secIdentity }
-
-  /// The identity of `certificate` and `privateKey`; nil when the key is not the certificate's.
-  public init?(certificate: SecurityCertificate, privateKey: PrivateKey) {
-    guard let identity = KeychainFunctions.identityCreate(nil, certificate.secCertificate, privateKey.secKey) else {
-      return nil
-    }
-    secIdentity = identity
-  }
-
-  /// The certificate.
-  public var certificate: SecurityCertificate {
-    // SecIdentityCopyCertificate cannot fail for an identity (keys-semantics.md 8.9).
-    SecurityCertificate(try! KeychainFunctions.identityCopyCertificate(secIdentity).get())
-  }
-
-  /// The private key.
-  public var privateKey: PrivateKey {
-    PrivateKey(try! KeychainFunctions.identityCopyPrivateKey(secIdentity).get())!
-  }
-
+extension Identity {
   /// The identities of a PKCS#12 file, kept in memory (store one with `KeychainIdentity().add(_:)`).
   /// A wrong passphrase is `.authFailed`; a file that is not PKCS#12 or whose key does not match
   /// its certificate is `.decode`.

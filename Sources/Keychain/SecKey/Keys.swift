@@ -1,13 +1,15 @@
 import Foundation
 import Security
 
-// Typed keys over SecKey. Every operation calls the wrapper secgen generates from SecKey.h
-// (KeychainFunctions), so errors arrive as KeychainError and algorithms as the generated enums.
-// It lives in a folder of its own because it needs SecKey.h's declarations: the generator's
-// reference fixtures compile the top-level support files only, which need SecItem.h alone.
+// The hand-written part of the typed keys. PrivateKey and PublicKey themselves, and every member
+// that is one SecKey function, are generated from SecKey.h and the API notes (TypedReferences.swift);
+// what is here are the values no declaration describes: the parameter sets those functions take
+// as dictionaries, and a constructor that builds one. It lives in a folder of its own because it
+// needs SecKey.h's declarations: the generator's reference fixtures compile the top-level support
+// files only, which need SecItem.h alone.
 
 /// The kinds of key pair the runtime generates.
-public enum KeyPairKind: Hashable, Sendable {
+public enum KeyPairKind: Hashable, Sendable, RuntimeArgument {
   /// An elliptic-curve key on NIST P-256, P-384 or P-521 (bits 256, 384 or 521; 192 and 224 work too).
   case ellipticCurve(bits: Int)
   /// An RSA key of 1024 to 8192 bits.
@@ -16,11 +18,14 @@ public enum KeyPairKind: Hashable, Sendable {
   /// EC P-256, the usual signing and key-agreement key.
   public static let p256 = KeyPairKind.ellipticCurve(bits: 256)
 
-  var parameters: [String: Any] {
+  /// SecKeyCreateRandomKey's parameters for this kind.
+  var runtimeArgument: CFDictionary {
+    [kSecAttrKeyType as String: typeConstant, kSecAttrKeySizeInBits as String: bits] as CFDictionary
+  }
+
+  private var bits: Int {
     switch self {
-    case .ellipticCurve(let bits):
-      [kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits as String: bits]
-    case .rsa(let bits): [kSecAttrKeyType as String: kSecAttrKeyTypeRSA, kSecAttrKeySizeInBits as String: bits]
+    case .ellipticCurve(let bits), .rsa(let bits): bits
     }
   }
 
@@ -30,112 +35,52 @@ public enum KeyPairKind: Hashable, Sendable {
     case .rsa: kSecAttrKeyTypeRSA
     }
   }
+
+  /// SecKeyCreateWithData's attributes for a key of this kind and `keyClass`.
+  func attributes(_ keyClass: CFString) -> CFDictionary {
+    [kSecAttrKeyType as String: typeConstant, kSecAttrKeyClass as String: keyClass] as CFDictionary
+  }
 }
 
-/// The private half of a key pair: signs, decrypts and agrees on secrets.
-public struct PrivateKey: Hashable, Sendable {
-  /// The runtime's key.
-  public let secKey: SecKey
+/// What a key agreement derives: with the X9.63 algorithms, `requestedSize` bytes from the shared
+/// secret and `sharedInfo`; the standard and cofactor algorithms ignore both.
+public struct KeyExchangeParameters: Hashable, Sendable, RuntimeArgument {
+  /// How many bytes the KDF derives.
+  public var requestedSize: Int?
+  /// The KDF's shared information.
+  public var sharedInfo: Data?
 
-  /// Wraps `secKey`; nil when it is a public key.
-  public init?(_ secKey: SecKey) {
-    guard secKey.isPrivate else { return nil }
-    self.secKey = secKey
+  /// Parameters for the key agreement; none by default.
+  public init(requestedSize: Int? = nil, sharedInfo: Data? = nil) {
+    self.requestedSize = requestedSize
+    self.sharedInfo = sharedInfo
   }
 
-  /// A new key pair of `kind`, kept in memory only (store it with `KeychainKey().add(_:)`).
-  public static func generate(_ kind: KeyPairKind) -> Result<PrivateKey, KeychainError> {
-    KeychainFunctions.keyCreateRandomKey(kind.parameters as CFDictionary).map { PrivateKey(unchecked: $0) }
-  }
-
-  /// The key whose external representation (X9.63 for EC, PKCS#1 for RSA) is `data`.
-  public static func from(externalRepresentation data: Data, kind: KeyPairKind) -> Result<PrivateKey, KeychainError> {
-    let attributes = [
-      kSecAttrKeyType as String: kind.typeConstant, kSecAttrKeyClass as String: kSecAttrKeyClassPrivate,
-    ]
-    return KeychainFunctions.keyCreateWithData(data as CFData, attributes as CFDictionary).map {
-      PrivateKey(unchecked: $0)
-    }
-  }
-
-  private init(unchecked secKey: SecKey) { self.secKey = secKey }
-
-  /// The public half.
-  public var publicKey: PublicKey? { KeychainFunctions.keyCopyPublicKey(secKey).flatMap(PublicKey.init) }
-
-  /// The block size in bytes: the modulus length of an RSA key, the field size of an EC key.
-  public var blockSize: Int { KeychainFunctions.keyGetBlockSize(secKey) }
-
-  /// The key's bytes in Apple's format, which hold the private key: keep them secret.
-  public func externalRepresentation() -> Result<Data, KeychainError> {
-    KeychainFunctions.keyCopyExternalRepresentation(secKey).map { $0 as Data }
-  }
-
-  /// Whether this key can sign with `algorithm`.
-  public func canSign(with algorithm: SigningAlgorithm) -> Bool {
-    KeychainFunctions.keyIsAlgorithmSupported(secKey, .sign, algorithm.keyAlgorithm)
-  }
-
-  /// A signature of `data` (a message, or a digest for the Digest algorithms).
-  public func signature(for data: Data, algorithm: SigningAlgorithm) -> Result<Data, KeychainError> {
-    KeychainFunctions.keyCreateSignature(secKey, algorithm.keyAlgorithm, data as CFData).map { $0 as Data }
-  }
-
-  /// The plaintext of `ciphertext`, which the public key encrypted with `algorithm`.
-  public func decrypt(_ ciphertext: Data, algorithm: EncryptionAlgorithm) -> Result<Data, KeychainError> {
-    KeychainFunctions.keyCreateDecryptedData(secKey, algorithm.keyAlgorithm, ciphertext as CFData).map { $0 as Data }
-  }
-
-  /// The secret this key and `peer` agree on; the X9.63 algorithms derive `requestedSize` bytes
-  /// with `sharedInfo`.
-  public func sharedSecret(
-    with peer: PublicKey, algorithm: KeyExchangeAlgorithm, requestedSize: Int? = nil, sharedInfo: Data? = nil
-  ) -> Result<Data, KeychainError> {
+  /// SecKeyCopyKeyExchangeResult's parameters.
+  var runtimeArgument: CFDictionary {
     var parameters: [String: Any] = [:]
     if let requestedSize { parameters[kSecKeyKeyExchangeParameterRequestedSize as String] = requestedSize }
     if let sharedInfo { parameters[kSecKeyKeyExchangeParameterSharedInfo as String] = sharedInfo }
-    return KeychainFunctions.keyCopyKeyExchangeResult(
-      secKey, algorithm.keyAlgorithm, peer.secKey, parameters as CFDictionary
-    ).map { $0 as Data }
+    return parameters as CFDictionary
   }
 }
 
-/// The public half of a key pair: verifies and encrypts.
-public struct PublicKey: Hashable, Sendable {
-  /// The runtime's key.
-  public let secKey: SecKey
-
-  /// Wraps `secKey`; nil when it is a private key.
-  public init?(_ secKey: SecKey) {
-    guard !secKey.isPrivate else { return nil }
-    self.secKey = secKey
+extension PrivateKey {
+  /// The key whose external representation (X9.63 for EC, PKCS#1 for RSA) is `data`.
+  public static func from(externalRepresentation data: Data, kind: KeyPairKind) -> Result<PrivateKey, KeychainError> {
+    KeychainFunctions.keyCreateWithData(data as CFData, kind.attributes(kSecAttrKeyClassPrivate)).flatMap { key in
+      PrivateKey(key).map { .success($0) } ?? .failure(.param)
+    }
   }
+}
 
+extension PublicKey {
   /// The key whose external representation (X9.63 for EC, PKCS#1 or SubjectPublicKeyInfo for
   /// RSA) is `data`.
   public static func from(externalRepresentation data: Data, kind: KeyPairKind) -> Result<PublicKey, KeychainError> {
-    let attributes = [kSecAttrKeyType as String: kind.typeConstant, kSecAttrKeyClass as String: kSecAttrKeyClassPublic]
-    return KeychainFunctions.keyCreateWithData(data as CFData, attributes as CFDictionary).flatMap { key in
+    KeychainFunctions.keyCreateWithData(data as CFData, kind.attributes(kSecAttrKeyClassPublic)).flatMap { key in
       PublicKey(key).map { .success($0) } ?? .failure(.param)
     }
-  }
-
-  /// The key's bytes in Apple's format: X9.63 for EC, PKCS#1 for RSA.
-  public func externalRepresentation() -> Result<Data, KeychainError> {
-    KeychainFunctions.keyCopyExternalRepresentation(secKey).map { $0 as Data }
-  }
-
-  /// Success when `signature` is a valid signature of `data` by the private key, otherwise
-  /// `.verifyFailed` (or the reason the check could not run).
-  public func isValidSignature(_ signature: Data, for data: Data, algorithm: SigningAlgorithm)
-    -> Result<Void, KeychainError>
-  {
-    KeychainFunctions.keyVerifySignature(secKey, algorithm.keyAlgorithm, data as CFData, signature as CFData)
-  }
-
-  /// `plaintext` encrypted for the private key.
-  public func encrypt(_ plaintext: Data, algorithm: EncryptionAlgorithm) -> Result<Data, KeychainError> {
-    KeychainFunctions.keyCreateEncryptedData(secKey, algorithm.keyAlgorithm, plaintext as CFData).map { $0 as Data }
   }
 }
 

@@ -3,7 +3,9 @@
     A CF_STRING_ENUM type whose constants Swift imports as static members, grouped into a typed
     enum by the API notes; functions taking it, one of which reports a verdict with a CFErrorRef
     out-parameter and one a verdict alone; a typed out-parameter; and the SecItem functions the
-    typed API's support calls.
+    typed API's support calls. The API notes import three of the functions as members of typed
+    references: a method with a reordered, typed argument list, one with a fixed argument, and
+    one whose typed out-parameter becomes another reference type.
 */
 
 #include <CoreFoundation/CoreFoundation.h>

@@ -5,7 +5,7 @@ import Foundation
 import Security
 
 /// The `SecKeyAlgorithm` values of the group "Signing Algorithm Constants" of the headers.
-public enum SigningAlgorithm: Hashable, Sendable, CaseIterable {
+public enum SigningAlgorithm: Hashable, Sendable, CaseIterable, RuntimeArgument {
   /// `kSecKeyAlgorithmECDSASignatureMessageX962SHA256`: ECDSA of a SHA-256 hash.
   case ecdsaSignatureMessageX962SHA256
   /// `kSecKeyAlgorithmRSASignatureRaw`: Raw RSA.
@@ -18,4 +18,7 @@ public enum SigningAlgorithm: Hashable, Sendable, CaseIterable {
     case .rsaSignatureRaw: .rsaSignatureRaw
     }
   }
+
+  /// The runtime's value, as the function wrappers take it.
+  var runtimeArgument: SecKeyAlgorithm { keyAlgorithm }
 }
