@@ -65,7 +65,8 @@ public struct APINotes: Codable, Equatable, Sendable {
             report(
               name,
               "the reference type \(name) must be an object with string \"type\", \"property\" and \"doc\", "
-                + "and optionally \"when\" (a Boolean property of the reference, or its negation with !)")
+                + "and optionally \"when\" (a Boolean property of the reference, or its negation with !) and "
+                + "\"itemClass\" with \"itemField\" (the class whose items carry it, and the field's name)")
             continue
           }
           notes.references[name] = reference
@@ -141,6 +142,10 @@ public struct ReferenceNote: Codable, Equatable, Sendable {
   public var condition: String?
   /// The type's documentation.
   public var documentation: String
+  /// The item class whose search results carry such a reference (`kSecClassKey`), if any.
+  public var itemClass: String?
+  /// The name of the typed item's field holding it (`privateKey`).
+  public var itemField: String?
   /// Where the notes declare it.
   public var location: SourceLocation
 
@@ -154,6 +159,12 @@ public struct ReferenceNote: Codable, Equatable, Sendable {
       return nil
     }
     if entry["when"] != nil && condition == nil { return nil }
+    itemClass = entry["itemClass"] as? String
+    itemField = entry["itemField"] as? String
+    // Both or neither, and the field must be a name.
+    guard (itemClass == nil) == (itemField == nil), itemField.map(SwiftNaming.isIdentifier) ?? true else { return nil }
+    let known: Set<String> = ["type", "property", "when", "doc", "itemClass", "itemField"]
+    guard Set(entry.keys).isSubset(of: known) else { return nil }
     swiftName = name
     cType = type
     self.property = property

@@ -63,7 +63,18 @@ public struct ModelBuilder {
     }
     let (references, problems) = TypedReferenceBuilder.build(
       notes: notes, functions: model.functions, typedEnumNames: Set(model.keyGroups.compactMap(\.swiftName)))
-    guard problems.isEmpty else { throw DiagnosticsError(problems) }
+    var referenceProblems = problems
+    let classes = Set(model.itemClasses.map(\.constant))
+    for reference in references {
+      if let itemClass = reference.itemClass, !classes.contains(itemClass), let note = notes.references[reference.name]
+      {
+        referenceProblems.append(
+          Diagnostic(
+            location: note.location, severity: .error,
+            message: "\(reference.name)'s itemClass \(itemClass) is not an item class of the headers"))
+      }
+    }
+    guard referenceProblems.isEmpty else { throw DiagnosticsError(referenceProblems) }
     model.typedReferences = references
     return model
   }

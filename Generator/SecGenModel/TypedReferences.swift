@@ -15,6 +15,10 @@ public struct TypedReferenceModel: Codable, Equatable, Sendable {
   public var condition: String?
   /// The notes' documentation of the type.
   public var documentation: String
+  /// The item class whose search results carry such a reference, if any.
+  public var itemClass: String? = nil
+  /// The typed item's field holding it.
+  public var itemField: String? = nil
   /// The imported functions, in the notes' order.
   public var members: [TypedMemberModel]
 }
@@ -122,7 +126,7 @@ enum TypedReferenceBuilder {
       referenceTypes[name] = swiftType
       references[name] = TypedReferenceModel(
         name: name, referenceType: swiftType, property: note.property, condition: note.condition,
-        documentation: note.documentation, members: [])
+        documentation: note.documentation, itemClass: note.itemClass, itemField: note.itemField, members: [])
     }
     let functionsByName = Dictionary(functions.map { ($0.name, $0) }) { first, _ in first }
     for note in notes.methods {

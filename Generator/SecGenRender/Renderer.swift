@@ -305,9 +305,24 @@ enum TemplateContext {
           ])
         }
       }
+      // The typed references the class's search results carry (kSecReturnRef).
+      let references: [[String: Any]] = model.typedReferences.filter { $0.itemClass == itemClass.constant }.map {
+        reference in
+        [
+          "field": escaped(reference.itemField ?? ""),
+          "type": reference.name,
+          "reading":
+            "result.reference(kSecValueRef, as: \(reference.referenceType).self)"
+            + (reference.condition == nil ? ".map(\(reference.name).init)" : ".flatMap(\(reference.name).init)"),
+          "doc": docComment(
+            "The item's `\(reference.name)`, when the search returned its ref"
+              + (reference.condition == nil ? "." : " and it is one."), indent: "  "),
+        ]
+      }
       return [
         "name": itemClass.swiftName,
         "itemName": itemClass.swiftName + "Item",
+        "references": references,
         "constant": itemClass.constant,
         "doc": docComment(
           "Keychain items of class `\(itemClass.constant)`: \(itemClass.documentation) "

@@ -14,6 +14,15 @@ public protocol KeychainRequest: Sendable, Hashable {
 
   /// Wraps a lowered dictionary (the generated setters build on it).
   init(lowered attributes: KeychainDictionary)
+
+  /// Whether `item()` and `all()` ask for each item's ref (kSecReturnRef): true for the classes
+  /// whose items have one (keys, certificates, identities), so their typed items carry it.
+  static var returnsReferences: Bool { get }
+}
+
+extension KeychainRequest {
+  /// Password items have no ref type.
+  public static var returnsReferences: Bool { false }
 }
 
 /// A typed item as a search returns it.
@@ -55,6 +64,11 @@ public struct ItemAttributes: @unchecked Sendable {
 
   /// The value for a key constant; a constant's `description` is its stored String, so no bridging.
   private func value(_ key: CFString) -> Any? { values[key.description] }
+
+  /// The object for `key` (kSecValueRef) when it is a `Reference` (SecKey, SecCertificate...).
+  public func reference<Reference>(_ key: CFString, as type: Reference.Type) -> Reference? {
+    value(key) as? Reference
+  }
 
   // Each accessor tries the type the attribute is normally stored with first: a failed cast
   // between bridged types costs a temporary Foundation object.
@@ -403,6 +417,7 @@ extension KeychainRequest {
   public func item(includingData: Bool = false) -> Result<Item?, KeychainError> {
     var returning = [kSecReturnAttributes, kSecReturnPersistentRef]
     if includingData { returning.append(kSecReturnData) }
+    if Self.returnsReferences { returning.append(kSecReturnRef) }
     return copyMatching(search(returning, limit: .string(kSecMatchLimitOne as String))).flatMap { result in
       guard let result else { return .success(nil) }
       guard let dictionary = result as? NSDictionary else { return .failure(KeychainError(status: errSecDecode)) }
@@ -414,6 +429,7 @@ extension KeychainRequest {
   public func all(includingData: Bool = false, limit: Int? = nil) -> Result<[Item], KeychainError> {
     var returning = [kSecReturnAttributes, kSecReturnPersistentRef]
     if includingData { returning.append(kSecReturnData) }
+    if Self.returnsReferences { returning.append(kSecReturnRef) }
     let matchLimit: KeychainValue = limit.map { .integer($0) } ?? .string(kSecMatchLimitAll as String)
     return copyMatching(search(returning, limit: matchLimit)).flatMap { result in
       guard let result else { return .success([]) }

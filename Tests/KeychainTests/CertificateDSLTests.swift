@@ -61,6 +61,14 @@ import Testing
       #expect(try KeychainIdentity().label("Typed Client").identity().get() == imported.identity)
       #expect(try KeychainCertificate().label("Typed Client").certificate().get() == certificate)
       #expect(KeychainCertificate().add(certificate).failure == .duplicateItem)
+      // Typed items carry their refs, and the builders update and delete.
+      #expect(try KeychainCertificate().item().get()?.certificate == certificate)
+      let identityItem = try #require(try KeychainIdentity().item().get())
+      #expect(identityItem.identity == imported.identity && identityItem.label == "Typed Client")
+      #expect(try KeychainIdentity().update(KeychainIdentity().label("Renamed")).get())
+      #expect(try KeychainIdentity().label("Renamed").identity().get() == imported.identity)
+      #expect(try KeychainIdentity().delete().get())
+      #expect(try KeychainIdentity().all().get().isEmpty && KeychainCertificate().all().get().isEmpty)
     }
   }
 }

@@ -81,7 +81,14 @@ import Testing
       let item = try #require(try tagged.item().get())
       #expect(item.label == "Signing key" && item.keySizeInBits == 256)
       #expect(item.keyType?.constant == kSecAttrKeyTypeECSECPrimeRandom)
+      // The typed item carries its key.
+      #expect(item.privateKey == key && item.publicKey == nil)
       #expect(try tagged.publicKey().get() == nil)
+      try KeychainKey().add(key.publicKey!).get()
+      let listed = try KeychainKey().all().get()
+      #expect(listed.compactMap(\.privateKey) == [key] && listed.compactMap(\.publicKey) == [key.publicKey!])
+      #expect(try tagged.update(KeychainKey().label("Renamed key")).get())
+      #expect(try tagged.item().get()?.label == "Renamed key")
       #expect(try tagged.delete().get())
       #expect(try tagged.privateKey().get() == nil)
     }
