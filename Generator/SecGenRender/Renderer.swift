@@ -204,7 +204,7 @@ enum TemplateContext {
     case .date: ".date(value)"
     case .data: ".data(value)"
     case .accessControl: ".accessControl(value)"
-    case .valueConstant, .unsupported: ".string(value.constant as String)"
+    case .valueConstant, .unsupported: ".string(value.constant.description)"
     }
   }
 
@@ -300,7 +300,7 @@ enum TemplateContext {
             "name": escaped(attribute.swiftName),
             "constant": attribute.constant,
             "type": group.swiftName,
-            "lowering": ".string(value.constant as String)",
+            "lowering": ".string(value.constant.description)",
             "doc": docComment("Matches on `\(attribute.constant)` with one of its constants.", indent: "  "),
           ])
         }

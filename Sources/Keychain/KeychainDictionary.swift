@@ -16,6 +16,21 @@ public enum KeychainValue: Hashable, Sendable, CustomStringConvertible {
   /// An identity given as `kSecValueRef`.
   case identity(SecIdentity)
 
+  /// The value as a Swift value (`String`, `Data`, `Int`...), or the ref.
+  var swiftValue: Any {
+    switch self {
+    case .string(let value): value
+    case .data(let value): value
+    case .integer(let value): value
+    case .boolean(let value): value
+    case .date(let value): value
+    case .accessControl(let value): value
+    case .key(let value): value
+    case .certificate(let value): value
+    case .identity(let value): value
+    }
+  }
+
   /// The Core Foundation object the raw API receives.
   public var object: AnyObject {
     switch self {
@@ -109,8 +124,10 @@ public struct KeychainDictionary: Hashable, Sendable, CustomStringConvertible {
 
   /// The value for a key constant.
   public subscript(key: CFString) -> KeychainValue? {
-    get { entries[key as String] }
-    set { entries[key as String] = newValue }
+    // A constant's `description` is its stored Swift string; `as String` would copy its UTF-16
+    // units one by one on Linux's Foundation, on every setter call.
+    get { entries[key.description] }
+    set { entries[key.description] = newValue }
   }
 
   /// A copy with `value` set for `key`.
@@ -124,6 +141,11 @@ public struct KeychainDictionary: Hashable, Sendable, CustomStringConvertible {
   func removingKeys(_ keys: Set<String>) -> KeychainDictionary {
     guard entries.keys.contains(where: keys.contains) else { return self }
     return KeychainDictionary(entries.filter { !keys.contains($0.key) })
+  }
+
+  /// The entries as Swift values, for the runtime's typed search.
+  var swiftEntries: [(String, Any)] {
+    entries.map { key, value in (key, value.swiftValue) }
   }
 
   /// The Core Foundation dictionary handed to the SecItem call.

@@ -62,6 +62,9 @@ public struct ItemAttributes: @unchecked Sendable {
     self.values = values
   }
 
+  /// Reads a result the runtime's typed search handed over as Swift values.
+  init(values: [String: Any]) { self.values = values }
+
   /// The value for a key constant; a constant's `description` is its stored String, so no bridging.
   private func value(_ key: CFString) -> Any? { values[key.description] }
 
@@ -245,9 +248,11 @@ extension KeychainRequest {
     return query
   }
 
-  func copyMatching(_ query: KeychainDictionary) -> Result<AnyObject?, KeychainError> {
-    var result: CFTypeRef?
-    let status = perform(.copyMatching, query, result: &result)
+  /// A search through the runtime's typed entry point: the query's entries and the results stay
+  /// Swift values (no Foundation dictionary on either side, the largest cost of a lookup on Linux),
+  /// while the runtime applies SecItemCopyMatching's rules and records the same dictionary.
+  func copyMatching(_ query: KeychainDictionary) -> Result<Any?, KeychainError> {
+    let (status, result) = SecItemCopyMatchingEntries(query.swiftEntries) { query.cfDictionary }
     switch status {
     case errSecSuccess: return .success(result)
     case errSecItemNotFound: return .success(nil)
@@ -265,7 +270,7 @@ extension KeychainRequest {
   /// The first match's ref as a `Reference` (SecKey, SecCertificate, SecIdentity), or nil when
   /// nothing matches.
   func firstReference<Reference>(as type: Reference.Type) -> Result<Reference?, KeychainError> {
-    copyMatching(search([kSecReturnRef], limit: .string(kSecMatchLimitOne as String))).flatMap { result in
+    copyMatching(search([kSecReturnRef], limit: .string(kSecMatchLimitOne.description))).flatMap { result in
       guard let result else { return .success(nil) }
       guard let reference = result as? Reference else { return .failure(KeychainError(status: errSecDecode)) }
       return .success(reference)
@@ -383,7 +388,7 @@ extension KeychainRequest {
 
   /// The secret of the first matching item, or nil when nothing matches.
   public func data() -> Result<Data?, KeychainError> {
-    copyMatching(search([kSecReturnData], limit: .string(kSecMatchLimitOne as String))).flatMap { result in
+    copyMatching(search([kSecReturnData], limit: .string(kSecMatchLimitOne.description))).flatMap { result in
       guard let result else { return .success(nil) }
       guard let data = result as? Data else { return .failure(KeychainError(status: errSecDecode)) }
       return .success(data)
@@ -418,10 +423,13 @@ extension KeychainRequest {
     var returning = [kSecReturnAttributes, kSecReturnPersistentRef]
     if includingData { returning.append(kSecReturnData) }
     if Self.returnsReferences { returning.append(kSecReturnRef) }
-    return copyMatching(search(returning, limit: .string(kSecMatchLimitOne as String))).flatMap { result in
-      guard let result else { return .success(nil) }
-      guard let dictionary = result as? NSDictionary else { return .failure(KeychainError(status: errSecDecode)) }
-      return .success(Item(result: ItemAttributes(dictionary)))
+    return copyMatching(search(returning, limit: .string(kSecMatchLimitOne.description))).flatMap { result in
+      switch result {
+      case nil: return .success(nil)
+      case let values as [String: Any]: return .success(Item(result: ItemAttributes(values: values)))
+      case let dictionary as NSDictionary: return .success(Item(result: ItemAttributes(dictionary)))
+      default: return .failure(KeychainError(status: errSecDecode))
+      }
     }
   }
 
@@ -430,9 +438,18 @@ extension KeychainRequest {
     var returning = [kSecReturnAttributes, kSecReturnPersistentRef]
     if includingData { returning.append(kSecReturnData) }
     if Self.returnsReferences { returning.append(kSecReturnRef) }
-    let matchLimit: KeychainValue = limit.map { .integer($0) } ?? .string(kSecMatchLimitAll as String)
+    let matchLimit: KeychainValue = limit.map { .integer($0) } ?? .string(kSecMatchLimitAll.description)
     return copyMatching(search(returning, limit: matchLimit)).flatMap { result in
       guard let result else { return .success([]) }
+      if let values = result as? [Any] {
+        var items: [Item] = []
+        items.reserveCapacity(values.count)
+        for value in values {
+          guard let dictionary = value as? [String: Any] else { return .failure(KeychainError(status: errSecDecode)) }
+          items.append(Item(result: ItemAttributes(values: dictionary)))
+        }
+        return .success(items)
+      }
       guard let array = result as? NSArray else { return .failure(KeychainError(status: errSecDecode)) }
       var items: [Item] = []
       items.reserveCapacity(array.count)
@@ -450,7 +467,7 @@ extension KeychainRequest {
 
   /// The persistent reference of the first matching item, or nil.
   public func reference() -> Result<PersistentReference?, KeychainError> {
-    copyMatching(search([kSecReturnPersistentRef], limit: .string(kSecMatchLimitOne as String))).flatMap { result in
+    copyMatching(search([kSecReturnPersistentRef], limit: .string(kSecMatchLimitOne.description))).flatMap { result in
       guard let result else { return .success(nil) }
       guard let data = result as? Data else { return .failure(KeychainError(status: errSecDecode)) }
       return .success(PersistentReference(data))

@@ -50,7 +50,36 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
       try SecItemCall.copyIdentities(query, context, result)
       return
     }
-    let request = try ItemRequest(query)
+    let found = try SecItemCall.copyMatching(try ItemRequest(query), context)
+    if let result, let value = found { result.pointee = ResultShape.bridged(value) }
+  }
+}
+
+/// SecItemCopyMatching for the typed `Keychain` module: the query as entries of Swift values and the
+/// result as Swift values (`Data`, `[String: Any]`, a ref, or `[Any]` of them), so neither side
+/// builds or reads a Foundation dictionary. The rules, the store and the result are SecItemCopyMatching's;
+/// `query` is the same dictionary as a `CFDictionary`, built only when a recorder is installed (or for
+/// identity searches, which take the CFDictionary path).
+@_spi(KeychainBridge)
+public func SecItemCopyMatchingEntries(_ entries: [(String, Any)], query: () -> NSDictionary) -> (
+  status: OSStatus, result: Any?
+) {
+  if entries.contains(where: { $0.0 == SecConstantValue.`class` && ($0.1 as? String) == "idnt" }) {
+    var result: CFTypeRef?
+    let status = SecItemCopyMatching(query(), &result)
+    return (status, result)
+  }
+  var found: Any?
+  let status = SecItemCall.run(.copyMatching, query()) { context throws(SecStatus) in
+    found = try SecItemCall.copyMatching(try ItemRequest(entries: entries), context)
+  }
+  return (status, status == errSecSuccess ? found : nil)
+}
+
+extension SecItemCall {
+  /// SecItemCopyMatching's search for every class but identities, its result as Swift values: what
+  /// the return keys ask for, or nil when they ask for nothing to be written.
+  static func copyMatching(_ request: ItemRequest, _ context: Context) throws(SecStatus) -> Any? {
     let itemClass = try request.requiredClass()
     if request.useKeys[SecConstantValue.useItemList] != nil
       || request.matchKeys.contains(SecConstantValue.matchItemList)
@@ -76,12 +105,8 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
       items = try AuthenticationPolicy.admit(items, skipping: skipsConstrained, limit: limit.rowLimit)
     }
     guard !items.isEmpty else { throw .itemNotFound }
-    guard let result else { return }
-    if limit.isOne {
-      if let shaped = ResultShape.single(items[0], flags, forAdd: false) { result.pointee = shaped }
-    } else {
-      result.pointee = ResultShape.array(items, flags) as NSArray
-    }
+    if limit.isOne { return ResultShape.value(items[0], flags, forAdd: false) }
+    return items.compactMap { ResultShape.value($0, flags, forAdd: false) }
   }
 }
 
@@ -215,8 +240,8 @@ enum SecItemCall {
   /// Runs one call: every failure becomes its status, and nothing escapes as a crash. The call is
   /// recorded when a recorder is installed (withSecItemCallRecording).
   static func run(
-    _ function: SecItemFunction, _ dictionary: NSDictionary, _ changes: NSDictionary? = nil,
-    _ body: (Context) throws(SecStatus) -> Void
+    _ function: SecItemFunction, _ dictionary: @autoclosure () -> NSDictionary,
+    _ changes: @autoclosure () -> NSDictionary? = nil, _ body: (Context) throws(SecStatus) -> Void
   ) -> OSStatus {
     let status: OSStatus
     SecItemFailureDetail.clear()
@@ -422,9 +447,25 @@ enum ResultShape {
   /// SecItemAdd's result leaves out these too (rule 4).
   private static let hiddenOnAdd: Set<String> = [SecConstantValue.attrTombstone, SecConstantValue.attrMultiUser]
 
-  /// One item in the shape the flags ask for; nil when nothing is to be written (no flags, or only
-  /// kSecReturnRef, for which password items have no ref type).
+  /// One item in the shape the flags ask for, as the CF object SecItem calls write; nil when
+  /// nothing is to be written (no flags, or only kSecReturnRef, for which password items have no
+  /// ref type).
   static func single(_ item: StoredItem, _ flags: ReturnFlags, forAdd: Bool) -> CFTypeRef? {
+    value(item, flags, forAdd: forAdd).map(bridged)
+  }
+
+  /// A result of `value`, or an array of them, as the Foundation objects Apple's API hands out.
+  static func bridged(_ value: Any) -> AnyObject {
+    switch value {
+    case let data as Data: data as NSData
+    case let dictionary as [String: Any]: dictionary as NSDictionary
+    case let array as [Any]: array.map(bridged) as NSArray
+    default: value as AnyObject
+    }
+  }
+
+  /// One item in the shape the flags ask for, as Swift values (`Data`, `[String: Any]`, or a ref).
+  static func value(_ item: StoredItem, _ flags: ReturnFlags, forAdd: Bool) -> Any? {
     // Keys and certificates have a ref type (SecKey, SecCertificate); password items have none, so
     // for them kSecReturnRef adds nothing.
     let keyRef: AnyObject? =
@@ -435,14 +476,9 @@ enum ResultShape {
       }
     let shaped = flags.subtracting(.ref)
     if shaped.isEmpty { return keyRef }
-    if flags == .data { return (item.data ?? Data()) as NSData }  // decision 2
-    if flags == .persistentRef { return item.persistentReference as NSData }
+    if flags == .data { return item.data ?? Data() }  // decision 2
+    if flags == .persistentRef { return item.persistentReference }
     return dictionary(item, flags, keyRef, forAdd: forAdd)
-  }
-
-  /// Many items: always an array, empty when no return key asks for anything (decision 6).
-  static func array(_ items: [StoredItem], _ flags: ReturnFlags) -> [AnyObject] {
-    return items.compactMap { single($0, flags, forAdd: false) }
   }
 
   /// What a search must read for `flags`: a key's or certificate's kSecReturnRef is made from its
@@ -453,10 +489,10 @@ enum ResultShape {
   }
 
   private static func dictionary(_ item: StoredItem, _ flags: ReturnFlags, _ keyRef: AnyObject?, forAdd: Bool)
-    -> NSDictionary
+    -> [String: Any]
   {
-    // Built as a Swift dictionary and bridged once: setting an NSMutableDictionary's entries one by
-    // one bridges every key on its own.
+    // A Swift dictionary, bridged once when the caller needs a Foundation one: setting an
+    // NSMutableDictionary's entries one by one bridges every key on its own.
     var result: [String: Any] = [:]
     result.reserveCapacity(item.attributes.count + 3)
     if flags.contains(.attributes) {
@@ -466,11 +502,11 @@ enum ResultShape {
       }
       if let accessControl = item.accessControl { result[SecConstantValue.attrAccessControl] = accessControl }
     }
-    if flags.contains(.data), let data = item.data { result[SecConstantValue.valueData] = data as NSData }
+    if flags.contains(.data), let data = item.data { result[SecConstantValue.valueData] = data }
     if flags.contains(.persistentRef) {
-      result[SecConstantValue.valuePersistentRef] = item.persistentReference as NSData
+      result[SecConstantValue.valuePersistentRef] = item.persistentReference
     }
     if let keyRef { result[SecConstantValue.valueRef] = keyRef }
-    return result as NSDictionary
+    return result
   }
 }

@@ -41,14 +41,16 @@ final class SecItemCallRecorder: @unchecked Sendable {
   var records: [SecItemCallRecord] = []
   @TaskLocal static var current: SecItemCallRecorder?
 
+  /// Records a call when a recorder is installed; the dictionaries are built only then.
   static func record(
-    _ function: SecItemFunction, _ dictionary: NSDictionary, _ changes: NSDictionary?, _ status: OSStatus
+    _ function: SecItemFunction, _ dictionary: () -> NSDictionary, _ changes: () -> NSDictionary?,
+    _ status: OSStatus
   ) {
     guard let recorder = current else { return }
     recorder.records.append(
       SecItemCallRecord(
-        function: function, dictionary: dictionary.copy() as! NSDictionary,
-        changes: changes.map { $0.copy() as! NSDictionary }, status: status))
+        function: function, dictionary: dictionary().copy() as! NSDictionary,
+        changes: changes().map { $0.copy() as! NSDictionary }, status: status))
   }
 }
 

@@ -81,8 +81,11 @@ package enum ValueConversion {
 
   /// A string from a String, an NSString or a kSec constant.
   package static func string(_ value: Any) -> String? {
-    // The constants are an NSString subclass, which swift-corelibs-foundation bridges by copying
-    // UTF-16 units one by one (about 1 µs each); their Swift value is at hand.
+    // A Swift String (what the typed module passes) is taken as it is: casting it to a class first
+    // would bridge it to an NSString. The constants are an NSString subclass, which
+    // swift-corelibs-foundation bridges by copying UTF-16 units one by one (about 1 µs each); their
+    // Swift value is at hand.
+    if type(of: value) == String.self { return value as? String }
     if let constant = value as? SecConstantString { return constant.value }
     return value as? String
   }

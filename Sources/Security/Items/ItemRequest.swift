@@ -58,7 +58,13 @@ struct ItemRequest {
   /// Parses `dictionary`. `classHint` supplies the class for attributesToUpdate, which has none.
   init(_ dictionary: NSDictionary, classHint: ItemClass? = nil) throws(SecStatus) {
     guard dictionary.count <= Self.keyLimit else { throw .param }
-    let entries = try dictionary.keychainEntries()
+    try self.init(entries: try dictionary.keychainEntries(), classHint: classHint)
+  }
+
+  /// Parses a dictionary's entries, keys and values as the caller gave them (Swift values from the
+  /// typed module, or what a Foundation dictionary holds).
+  init(entries: [(String, Any)], classHint: ItemClass? = nil) throws(SecStatus) {
+    guard entries.count <= Self.keyLimit else { throw .param }
 
     itemClass = classHint
     if let (_, value) = entries.first(where: { $0.0 == SecConstantValue.`class` }) {

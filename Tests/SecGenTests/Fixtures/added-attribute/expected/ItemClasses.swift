@@ -15,14 +15,14 @@ public struct GenericPassword: KeychainRequest {
 
   /// Every `kSecClassGenericPassword` item; the attribute methods narrow it.
   public init() {
-    attributes = KeychainDictionary([kSecClass as String: .string(kSecClassGenericPassword as String)])
+    attributes = KeychainDictionary([kSecClass.description: .string(kSecClassGenericPassword.description)])
   }
 
   /// The one item `reference` identifies.
   public init(reference: PersistentReference) {
     attributes = KeychainDictionary([
-      kSecClass as String: .string(kSecClassGenericPassword as String),
-      kSecValuePersistentRef as String: .data(reference.data),
+      kSecClass.description: .string(kSecClassGenericPassword.description),
+      kSecValuePersistentRef.description: .data(reference.data),
     ])
   }
 

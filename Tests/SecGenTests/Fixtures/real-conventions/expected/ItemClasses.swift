@@ -15,14 +15,14 @@ public struct InternetPassword: KeychainRequest {
 
   /// Every `kSecClassInternetPassword` item; the attribute methods narrow it.
   public init() {
-    attributes = KeychainDictionary([kSecClass as String: .string(kSecClassInternetPassword as String)])
+    attributes = KeychainDictionary([kSecClass.description: .string(kSecClassInternetPassword.description)])
   }
 
   /// The one item `reference` identifies.
   public init(reference: PersistentReference) {
     attributes = KeychainDictionary([
-      kSecClass as String: .string(kSecClassInternetPassword as String),
-      kSecValuePersistentRef as String: .data(reference.data),
+      kSecClass.description: .string(kSecClassInternetPassword.description),
+      kSecValuePersistentRef.description: .data(reference.data),
     ])
   }
 
@@ -34,7 +34,7 @@ public struct InternetPassword: KeychainRequest {
   /// Adds, or matches on, `kSecAttrAccessible`: When the item can be read: one of
   /// kSecAttrAccessibleWhenUnlocked or kSecAttrAccessibleAfterFirstUnlock.
   public func accessible(_ value: Accessible) -> Self {
-    with(kSecAttrAccessible, .string(value.constant as String))
+    with(kSecAttrAccessible, .string(value.constant.description))
   }
 
   /// Adds, or matches on, `kSecAttrServer`: The server's name, a CFString.
@@ -45,7 +45,7 @@ public struct InternetPassword: KeychainRequest {
   /// Adds, or matches on, `kSecAttrProtocol`: The protocol, a CFNumberRef (see "kSecAttrProtocol Value
   /// Constants".)
   public func `protocol`(_ value: Protocol) -> Self {
-    with(kSecAttrProtocol, .string(value.constant as String))
+    with(kSecAttrProtocol, .string(value.constant.description))
   }
 
   /// Adds, or matches on, `kSecAttrGeneric`: User data, a CFData.
@@ -60,7 +60,7 @@ public struct InternetPassword: KeychainRequest {
 
   /// Matches on `kSecAttrSynchronizable` with one of its constants.
   public func synchronizable(_ value: Synchronizable) -> Self {
-    with(kSecAttrSynchronizable, .string(value.constant as String))
+    with(kSecAttrSynchronizable, .string(value.constant.description))
   }
 }
 
@@ -108,14 +108,14 @@ public struct Key: KeychainRequest {
 
   /// Every `kSecClassKey` item; the attribute methods narrow it.
   public init() {
-    attributes = KeychainDictionary([kSecClass as String: .string(kSecClassKey as String)])
+    attributes = KeychainDictionary([kSecClass.description: .string(kSecClassKey.description)])
   }
 
   /// The one item `reference` identifies.
   public init(reference: PersistentReference) {
     attributes = KeychainDictionary([
-      kSecClass as String: .string(kSecClassKey as String),
-      kSecValuePersistentRef as String: .data(reference.data),
+      kSecClass.description: .string(kSecClassKey.description),
+      kSecValuePersistentRef.description: .data(reference.data),
     ])
   }
 
@@ -127,7 +127,7 @@ public struct Key: KeychainRequest {
   /// Adds, or matches on, `kSecAttrKeyClass`: The class of a key. See the "kSecAttrKeyClass Value
   /// Constants" section.
   public func keyClass(_ value: KeyClass) -> Self {
-    with(kSecAttrKeyClass, .string(value.constant as String))
+    with(kSecAttrKeyClass, .string(value.constant.description))
   }
 
   /// Adds, or matches on, `kSecAttrApplicationTag`: A tag, a CFDataRef.
@@ -170,14 +170,14 @@ public struct Identity: KeychainRequest {
 
   /// Every `kSecClassIdentity` item; the attribute methods narrow it.
   public init() {
-    attributes = KeychainDictionary([kSecClass as String: .string(kSecClassIdentity as String)])
+    attributes = KeychainDictionary([kSecClass.description: .string(kSecClassIdentity.description)])
   }
 
   /// The one item `reference` identifies.
   public init(reference: PersistentReference) {
     attributes = KeychainDictionary([
-      kSecClass as String: .string(kSecClassIdentity as String),
-      kSecValuePersistentRef as String: .data(reference.data),
+      kSecClass.description: .string(kSecClassIdentity.description),
+      kSecValuePersistentRef.description: .data(reference.data),
     ])
   }
 
@@ -189,7 +189,7 @@ public struct Identity: KeychainRequest {
   /// Adds, or matches on, `kSecAttrKeyClass`: The class of a key. See the "kSecAttrKeyClass Value
   /// Constants" section.
   public func keyClass(_ value: KeyClass) -> Self {
-    with(kSecAttrKeyClass, .string(value.constant as String))
+    with(kSecAttrKeyClass, .string(value.constant.description))
   }
 
   /// Adds, or matches on, `kSecAttrApplicationTag`: A tag, a CFDataRef.

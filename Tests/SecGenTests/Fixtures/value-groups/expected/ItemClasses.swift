@@ -15,14 +15,14 @@ public struct InternetPassword: KeychainRequest {
 
   /// Every `kSecClassInternetPassword` item; the attribute methods narrow it.
   public init() {
-    attributes = KeychainDictionary([kSecClass as String: .string(kSecClassInternetPassword as String)])
+    attributes = KeychainDictionary([kSecClass.description: .string(kSecClassInternetPassword.description)])
   }
 
   /// The one item `reference` identifies.
   public init(reference: PersistentReference) {
     attributes = KeychainDictionary([
-      kSecClass as String: .string(kSecClassInternetPassword as String),
-      kSecValuePersistentRef as String: .data(reference.data),
+      kSecClass.description: .string(kSecClassInternetPassword.description),
+      kSecValuePersistentRef.description: .data(reference.data),
     ])
   }
 
@@ -44,13 +44,13 @@ public struct InternetPassword: KeychainRequest {
   /// Adds, or matches on, `kSecAttrProtocol`: The protocol, one of the values listed in kSecAttrProtocol
   /// Value Constants.
   public func `protocol`(_ value: InternetProtocol) -> Self {
-    with(kSecAttrProtocol, .string(value.constant as String))
+    with(kSecAttrProtocol, .string(value.constant.description))
   }
 
   /// Adds, or matches on, `kSecAttrAccessible`: When the item can be read, one of the values listed in
   /// kSecAttrAccessible Value Constants.
   public func accessibility(_ value: Accessible) -> Self {
-    with(kSecAttrAccessible, .string(value.constant as String))
+    with(kSecAttrAccessible, .string(value.constant.description))
   }
 
   /// Adds, or matches on, `kSecAttrIsInvisible`: Whether the item is hidden, a CFBooleanRef.
