@@ -88,7 +88,11 @@ public struct ItemAttributes: @unchecked Sendable {
 
   /// A number attribute.
   public func integer(_ key: CFString) -> Int? {
+    // Swift values from the typed search first: casting an Int to NSNumber would box it.
     switch value(key) {
+    case let value as Int: value
+    // Truncated as NSNumber's intValue does; nil where no Int holds it (an infinite or huge value).
+    case let value as Double: value.isFinite && abs(value) < 9.2e18 ? Int(value) : nil
     case let value as NSNumber: value.intValue
     case let value as String: Int(value)
     default: nil

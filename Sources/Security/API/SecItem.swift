@@ -50,7 +50,7 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
       try SecItemCall.copyIdentities(query, context, result)
       return
     }
-    let found = try SecItemCall.copyMatching(try ItemRequest(query), context)
+    let found = try SecItemCall.copyMatching(try ItemRequest(query), context, foundationValues: true)
     if let result, let value = found { result.pointee = ResultShape.bridged(value) }
   }
 }
@@ -71,15 +71,19 @@ public func SecItemCopyMatchingEntries(_ entries: [(String, Any)], query: () -> 
   }
   var found: Any?
   let status = SecItemCall.run(.copyMatching, query()) { context throws(SecStatus) in
-    found = try SecItemCall.copyMatching(try ItemRequest(entries: entries), context)
+    found = try SecItemCall.copyMatching(try ItemRequest(entries: entries), context, foundationValues: false)
   }
   return (status, status == errSecSuccess ? found : nil)
 }
 
 extension SecItemCall {
   /// SecItemCopyMatching's search for every class but identities, its result as Swift values: what
-  /// the return keys ask for, or nil when they ask for nothing to be written.
-  static func copyMatching(_ request: ItemRequest, _ context: Context) throws(SecStatus) -> Any? {
+  /// the return keys ask for, or nil when they ask for nothing to be written. Attribute values are
+  /// Foundation objects when `foundationValues` (they are bridged to a CFDictionary next), Swift
+  /// values otherwise.
+  static func copyMatching(_ request: ItemRequest, _ context: Context, foundationValues: Bool) throws(SecStatus)
+    -> Any?
+  {
     let itemClass = try request.requiredClass()
     if request.useKeys[SecConstantValue.useItemList] != nil
       || request.matchKeys.contains(SecConstantValue.matchItemList)
@@ -105,8 +109,8 @@ extension SecItemCall {
       items = try AuthenticationPolicy.admit(items, skipping: skipsConstrained, limit: limit.rowLimit)
     }
     guard !items.isEmpty else { throw .itemNotFound }
-    if limit.isOne { return ResultShape.value(items[0], flags, forAdd: false) }
-    return items.compactMap { ResultShape.value($0, flags, forAdd: false) }
+    if limit.isOne { return ResultShape.value(items[0], flags, forAdd: false, foundationValues: foundationValues) }
+    return items.compactMap { ResultShape.value($0, flags, forAdd: false, foundationValues: foundationValues) }
   }
 }
 
@@ -465,7 +469,7 @@ enum ResultShape {
   }
 
   /// One item in the shape the flags ask for, as Swift values (`Data`, `[String: Any]`, or a ref).
-  static func value(_ item: StoredItem, _ flags: ReturnFlags, forAdd: Bool) -> Any? {
+  static func value(_ item: StoredItem, _ flags: ReturnFlags, forAdd: Bool, foundationValues: Bool = true) -> Any? {
     // Keys and certificates have a ref type (SecKey, SecCertificate); password items have none, so
     // for them kSecReturnRef adds nothing.
     let keyRef: AnyObject? =
@@ -478,7 +482,7 @@ enum ResultShape {
     if shaped.isEmpty { return keyRef }
     if flags == .data { return item.data ?? Data() }  // decision 2
     if flags == .persistentRef { return item.persistentReference }
-    return dictionary(item, flags, keyRef, forAdd: forAdd)
+    return dictionary(item, flags, keyRef, forAdd: forAdd, foundationValues: foundationValues)
   }
 
   /// What a search must read for `flags`: a key's or certificate's kSecReturnRef is made from its
@@ -488,9 +492,9 @@ enum ResultShape {
     return ItemFetch(attributes: flags.contains(.attributes) || makesRefs, data: flags.contains(.data) || makesRefs)
   }
 
-  private static func dictionary(_ item: StoredItem, _ flags: ReturnFlags, _ keyRef: AnyObject?, forAdd: Bool)
-    -> [String: Any]
-  {
+  private static func dictionary(
+    _ item: StoredItem, _ flags: ReturnFlags, _ keyRef: AnyObject?, forAdd: Bool, foundationValues: Bool
+  ) -> [String: Any] {
     // A Swift dictionary, bridged once when the caller needs a Foundation one: setting an
     // NSMutableDictionary's entries one by one bridges every key on its own.
     var result: [String: Any] = [:]
@@ -498,7 +502,7 @@ enum ResultShape {
     if flags.contains(.attributes) {
       for (key, value) in item.attributes where !hiddenAttributes.contains(key) {
         if forAdd && hiddenOnAdd.contains(key) { continue }
-        result[key] = value.object
+        result[key] = foundationValues ? value.object : value.swiftValue
       }
       if let accessControl = item.accessControl { result[SecConstantValue.attrAccessControl] = accessControl }
     }

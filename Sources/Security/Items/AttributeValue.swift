@@ -8,6 +8,17 @@ package enum AttributeValue: Hashable, Sendable {
   case double(Double)
   case date(Date)
 
+  /// The Swift value handed to the typed module (`String`, `Data`, `Int`, `Double`, `Date`).
+  package var swiftValue: Any {
+    switch self {
+    case .string(let value): value
+    case .data(let value): value
+    case .integer(let value): Int(value)
+    case .double(let value): value
+    case .date(let value): value
+    }
+  }
+
   /// The Core Foundation object handed back to callers.
   package var object: AnyObject {
     switch self {
