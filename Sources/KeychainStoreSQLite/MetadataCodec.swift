@@ -63,7 +63,7 @@ enum MetadataCodec {
       guard let tag = Tag(rawValue: try reader.byte()) else { throw .decode }
       switch tag {
       case .string: attributes[key] = .string(try reader.string())
-      case .data: attributes[key] = .data(Data(try reader.lengthPrefixed()))
+      case .data: attributes[key] = .data(Data(try reader.fixed(try reader.length())))
       case .integer: attributes[key] = .integer(Int64(bitPattern: try reader.uint64()))
       case .double: attributes[key] = .double(Double(bitPattern: try reader.uint64()))
       case .date:
@@ -142,12 +142,11 @@ private struct ByteReader {
     return slice.reversed().reduce(0) { $0 << 8 | UInt64($1) }
   }
 
-  mutating func lengthPrefixed() throws(SecStatus) -> [UInt8] {
-    Array(try fixed(try length()))
-  }
-
   mutating func string() throws(SecStatus) -> String {
-    guard let value = String(validating: try lengthPrefixed(), as: UTF8.self) else { throw .decode }
+    let slice = try fixed(try length())
+    // Validated straight from the buffer, without copying the slice into an array first.
+    let value = slice.withUnsafeBufferPointer { String(validating: $0, as: UTF8.self) }
+    guard let value else { throw .decode }
     return value
   }
 }
