@@ -41,6 +41,8 @@ public protocol KeychainItem: Sendable, Hashable {
 public struct ItemAttributes: @unchecked Sendable {
   // The values are immutable Foundation objects or Swift values; the @unchecked is for their type.
   private let values: [String: Any]
+  /// A result of the typed search, read without casts; when set, `values` is empty.
+  private let searched: SearchedItem?
 
   /// Copies a single result into a Swift dictionary once: Foundation's NSDictionary on Linux compares
   /// keys through NSString bridging on every lookup, which made reading a typed item's 33 fields slow.
@@ -49,6 +51,7 @@ public struct ItemAttributes: @unchecked Sendable {
     values.reserveCapacity(dictionary.count)
     for (key, value) in dictionary.stringKeyedEntries() { values[key] = value }
     self.values = values
+    searched = nil
   }
 
   /// Reads an element of a result array, which swift-corelibs-foundation hands out already bridged
@@ -60,13 +63,20 @@ public struct ItemAttributes: @unchecked Sendable {
       if let key = key.base as? String { values[key] = value }
     }
     self.values = values
+    searched = nil
   }
 
-  /// Reads a result the runtime's typed search handed over as Swift values.
-  init(values: [String: Any]) { self.values = values }
+  /// Reads a result of the runtime's typed search.
+  init(_ searched: SearchedItem) {
+    values = [:]
+    self.searched = searched
+  }
 
   /// The value for a key constant; a constant's `description` is its stored String, so no bridging.
-  private func value(_ key: CFString) -> Any? { values[key.description] }
+  private func value(_ key: CFString) -> Any? {
+    guard let searched else { return values[key.description] }
+    return searched.value(key.description)
+  }
 
   /// The object for `key` (kSecValueRef) when it is a `Reference` (SecKey, SecCertificate...).
   public func reference<Reference>(_ key: CFString, as type: Reference.Type) -> Reference? {
@@ -78,7 +88,8 @@ public struct ItemAttributes: @unchecked Sendable {
 
   /// A text attribute; one stored as UTF-8 data reads as text too (the keychain keeps the caller's type).
   public func string(_ key: CFString) -> String? {
-    switch value(key) {
+    if let searched { return searched.string(key.description) }
+    return switch value(key) {
     case let value as String: value
     case let value as Data: String(data: value, encoding: .utf8)
     case let value as NSNumber: value.stringValue
@@ -88,8 +99,8 @@ public struct ItemAttributes: @unchecked Sendable {
 
   /// A number attribute.
   public func integer(_ key: CFString) -> Int? {
-    // Swift values from the typed search first: casting an Int to NSNumber would box it.
-    switch value(key) {
+    if let searched { return searched.integer(key.description) }
+    return switch value(key) {
     case let value as Int: value
     // Truncated as NSNumber's intValue does; nil where no Int holds it (an infinite or huge value).
     case let value as Double: value.isFinite && abs(value) < 9.2e18 ? Int(value) : nil
@@ -103,11 +114,15 @@ public struct ItemAttributes: @unchecked Sendable {
   public func boolean(_ key: CFString) -> Bool? { integer(key).map { $0 != 0 } }
 
   /// A date attribute.
-  public func date(_ key: CFString) -> Date? { value(key) as? Date }
+  public func date(_ key: CFString) -> Date? {
+    if let searched { return searched.date(key.description) }
+    return value(key) as? Date
+  }
 
   /// A data attribute; text reads as its UTF-8 bytes.
   public func data(_ key: CFString) -> Data? {
-    switch value(key) {
+    if let searched { return searched.data(key.description) }
+    return switch value(key) {
     case let value as Data: value
     case let value as String: Data(value.utf8)
     default: nil
@@ -121,6 +136,7 @@ public struct ItemAttributes: @unchecked Sendable {
 
   /// The raw constant value of an attribute whose values are constants.
   public func constant(_ key: CFString) -> String? {
+    if let searched { return searched.constant(key.description) }
     // Numeric constants (a key's type, "73") come back as numbers, as Apple returns them.
     if let number = value(key) as? NSNumber, !(value(key) is String) { return number.stringValue }
     return value(key) as? String
@@ -430,7 +446,7 @@ extension KeychainRequest {
     return copyMatching(search(returning, limit: .string(kSecMatchLimitOne.description))).flatMap { result in
       switch result {
       case nil: return .success(nil)
-      case let values as [String: Any]: return .success(Item(result: ItemAttributes(values: values)))
+      case let searched as SearchedItem: return .success(Item(result: ItemAttributes(searched)))
       case let dictionary as NSDictionary: return .success(Item(result: ItemAttributes(dictionary)))
       default: return .failure(KeychainError(status: errSecDecode))
       }
@@ -449,8 +465,8 @@ extension KeychainRequest {
         var items: [Item] = []
         items.reserveCapacity(values.count)
         for value in values {
-          guard let dictionary = value as? [String: Any] else { return .failure(KeychainError(status: errSecDecode)) }
-          items.append(Item(result: ItemAttributes(values: dictionary)))
+          guard let searched = value as? SearchedItem else { return .failure(KeychainError(status: errSecDecode)) }
+          items.append(Item(result: ItemAttributes(searched)))
         }
         return .success(items)
       }

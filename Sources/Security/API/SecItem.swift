@@ -55,8 +55,87 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
   }
 }
 
+/// One result of the typed search: what the return keys asked for, its attributes as the store
+/// keeps them, so the typed module reads them without casts.
+@_spi(KeychainBridge)
+public struct SearchedItem: @unchecked Sendable {
+  // @unchecked: the ref is an immutable runtime object (SecKey, SecCertificate).
+  var attributes: [String: AttributeValue]
+  package var accessControl: SecAccessControl?
+  package var data: Data?
+  package var persistentReference: Data?
+  package var reference: AnyObject?
+
+  /// An attribute as SecItemCopyMatching would return it: the store's bookkeeping is never one.
+  private func attribute(_ key: String) -> AttributeValue? {
+    // Two string comparisons rather than a set lookup: this runs for every field of every item.
+    key == SecConstantValue.attrUUID || key == SecConstantValue.attrPersistentReference ? nil : attributes[key]
+  }
+
+  /// Any entry the Foundation form would hold for `key`, as a Swift value (or the ref).
+  public func value(_ key: String) -> Any? {
+    switch key {
+    case SecConstantValue.valueData: data
+    case SecConstantValue.valuePersistentRef: persistentReference
+    case SecConstantValue.valueRef: reference
+    case SecConstantValue.attrAccessControl: accessControl
+    default: attribute(key)?.swiftValue
+    }
+  }
+
+  /// A text attribute; UTF-8 data and numbers read as text, as from the Foundation form.
+  public func string(_ key: String) -> String? {
+    switch attribute(key) {
+    case .string(let value)?: value
+    case .data(let value)?: String(data: value, encoding: .utf8)
+    case .integer(let value)?: String(value)
+    case .double(let value)?: NSNumber(value: value).stringValue
+    case .date?, nil: nil
+    }
+  }
+
+  /// A number attribute; a fraction is truncated as NSNumber's intValue does.
+  public func integer(_ key: String) -> Int? {
+    switch attribute(key) {
+    case .integer(let value)?: Int(value)
+    case .double(let value)?: value.isFinite && abs(value) < 9.2e18 ? Int(value) : nil
+    case .string(let value)?: Int(value)
+    case .data?, .date?, nil: nil
+    }
+  }
+
+  /// A data attribute (text reads as its UTF-8 bytes), or the item's data or persistent reference.
+  public func data(_ key: String) -> Data? {
+    switch key {
+    case SecConstantValue.valueData: return data
+    case SecConstantValue.valuePersistentRef: return persistentReference
+    default:
+      switch attribute(key) {
+      case .data(let value)?: return value
+      case .string(let value)?: return Data(value.utf8)
+      default: return nil
+      }
+    }
+  }
+
+  /// A date attribute.
+  public func date(_ key: String) -> Date? {
+    if case .date(let value)? = attribute(key) { return value }
+    return nil
+  }
+
+  /// The raw value of an attribute whose values are constants; numeric ones ("73") as text.
+  public func constant(_ key: String) -> String? {
+    switch attribute(key) {
+    case .string(let value)?: value
+    case .integer(let value)?: String(value)
+    default: nil
+    }
+  }
+}
+
 /// SecItemCopyMatching for the typed `Keychain` module: the query as entries of Swift values and the
-/// result as Swift values (`Data`, `[String: Any]`, a ref, or `[Any]` of them), so neither side
+/// result as Swift values (`Data`, a `SearchedItem`, a ref, or `[Any]` of them), so neither side
 /// builds or reads a Foundation dictionary. The rules, the store and the result are SecItemCopyMatching's;
 /// `query` is the same dictionary as a `CFDictionary`, built only when a recorder is installed (or for
 /// identity searches, which take the CFDictionary path).
@@ -482,7 +561,8 @@ enum ResultShape {
     if shaped.isEmpty { return keyRef }
     if flags == .data { return item.data ?? Data() }  // decision 2
     if flags == .persistentRef { return item.persistentReference }
-    return dictionary(item, flags, keyRef, forAdd: forAdd, foundationValues: foundationValues)
+    guard foundationValues else { return searched(item, flags, keyRef) }
+    return dictionary(item, flags, keyRef, forAdd: forAdd)
   }
 
   /// What a search must read for `flags`: a key's or certificate's kSecReturnRef is made from its
@@ -492,9 +572,19 @@ enum ResultShape {
     return ItemFetch(attributes: flags.contains(.attributes) || makesRefs, data: flags.contains(.data) || makesRefs)
   }
 
-  private static func dictionary(
-    _ item: StoredItem, _ flags: ReturnFlags, _ keyRef: AnyObject?, forAdd: Bool, foundationValues: Bool
-  ) -> [String: Any] {
+  /// The typed module's form of a dictionary result: what the flags ask for, the attributes as the
+  /// store keeps them (reading them needs no casts), the ref made as for the dictionary form.
+  private static func searched(_ item: StoredItem, _ flags: ReturnFlags, _ reference: AnyObject?) -> SearchedItem {
+    let attributes = flags.contains(.attributes)
+    return SearchedItem(
+      attributes: attributes ? item.attributes : [:], accessControl: attributes ? item.accessControl : nil,
+      data: flags.contains(.data) ? item.data : nil,
+      persistentReference: flags.contains(.persistentRef) ? item.persistentReference : nil, reference: reference)
+  }
+
+  private static func dictionary(_ item: StoredItem, _ flags: ReturnFlags, _ keyRef: AnyObject?, forAdd: Bool)
+    -> [String: Any]
+  {
     // A Swift dictionary, bridged once when the caller needs a Foundation one: setting an
     // NSMutableDictionary's entries one by one bridges every key on its own.
     var result: [String: Any] = [:]
@@ -502,7 +592,7 @@ enum ResultShape {
     if flags.contains(.attributes) {
       for (key, value) in item.attributes where !hiddenAttributes.contains(key) {
         if forAdd && hiddenOnAdd.contains(key) { continue }
-        result[key] = foundationValues ? value.object : value.swiftValue
+        result[key] = value.object
       }
       if let accessControl = item.accessControl { result[SecConstantValue.attrAccessControl] = accessControl }
     }
