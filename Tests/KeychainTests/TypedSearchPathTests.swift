@@ -1,0 +1,109 @@
+import Foundation
+@_spi(KeychainBridge) import Security
+import Testing
+
+@_spi(KeychainBridge) @testable import Keychain
+
+/// The typed module's searches go through SecItemCopyMatchingEntries, past Foundation dictionaries:
+/// they must answer what SecItemCopyMatching answers for the same dictionary, value for value.
+@Suite struct TypedSearchPath {
+  /// Every combination of return keys, with a limit of one and with no limit.
+  static var returnSets: [[CFString]] {
+    [
+      [kSecReturnData], [kSecReturnAttributes], [kSecReturnPersistentRef], [kSecReturnRef],
+      [kSecReturnAttributes, kSecReturnData], [kSecReturnAttributes, kSecReturnPersistentRef, kSecReturnData],
+      [kSecReturnAttributes, kSecReturnRef], [kSecReturnData, kSecReturnPersistentRef],
+    ]
+  }
+
+  static func populate() throws -> PrivateKey {
+    #expect(
+      SecItemAdd(
+        [
+          kSecClass: kSecClassGenericPassword, kSecAttrAccount: "text", kSecAttrService: "svc",
+          kSecAttrGeneric: Data([1, 2]), kSecAttrType: 7, kSecValueData: Data("one".utf8),
+          kSecAttrComment: 2.5, kSecAttrLabel: Data("label as data".utf8),
+        ] as NSDictionary, nil) == errSecSuccess)
+    #expect(
+      SecItemAdd(
+        [kSecClass: kSecClassGenericPassword, kSecAttrAccount: "empty", kSecAttrService: "svc"] as NSDictionary, nil)
+        == errSecSuccess)
+    let key = try PrivateKey.generate(.p256).get()
+    try KeychainKey().label("a key").add(key).get()
+    return key
+  }
+
+  /// A result value in the typed form, for comparison.
+  static func typed(_ value: Any?) -> KeychainValue? {
+    switch value {
+    case nil: nil
+    case let value as SecKey: .key(value)
+    case let value?: KeychainValue(object: value as AnyObject)
+    }
+  }
+
+  /// Whether a typed-path result answers like the Foundation result `raw`.
+  static func same(_ typed: Any?, _ raw: CFTypeRef?) -> Bool {
+    switch (typed, raw) {
+    case (nil, nil): return true
+    case (let searched as SearchedItem, let dictionary as NSDictionary):
+      for case (let key as String, let value) in dictionary {
+        guard Self.typed(searched.value(key)) == Self.typed(value) else { return false }
+      }
+      // The store's bookkeeping is never an attribute.
+      return searched.value(kSecAttrPersistentReference as String) == nil && searched.value("UUID") == nil
+    case (let items as [Any], let array as NSArray):
+      return items.count == array.count && zip(items, array).allSatisfy { same($0, $1 as AnyObject) }
+    case (let typed?, let raw?): return Self.typed(typed) == Self.typed(raw)
+    default: return false
+    }
+  }
+
+  @Test func typedSearchesAnswerWhatSecItemCopyMatchingAnswers() throws {
+    try withStore { _ throws in
+      _ = try Self.populate()
+      for itemClass in [kSecClassGenericPassword, kSecClassKey] {
+        for returns in Self.returnSets {
+          for limit in [kSecMatchLimitOne, kSecMatchLimitAll] {
+            var query: [String: KeychainValue] = [
+              kSecClass as String: .string(itemClass as String), kSecMatchLimit as String: .string(limit as String),
+            ]
+            for key in returns { query[key as String] = .boolean(true) }
+            let dictionary = KeychainDictionary(query)
+            var raw: CFTypeRef?
+            let rawStatus = SecItemCopyMatching(dictionary.cfDictionary, &raw)
+            let (status, typed) = SecItemCopyMatchingEntries(dictionary.swiftEntries) {
+              dictionary.cfDictionary as NSDictionary
+            }
+            #expect(status == rawStatus, "\(dictionary)")
+            #expect(
+              Self.same(typed, raw), "\(dictionary): \(String(describing: typed)) against \(String(describing: raw))")
+          }
+        }
+      }
+      // Errors are the same too: a match key on the wrong class, and nothing found.
+      let wrong = KeychainDictionary([
+        kSecClass as String: .string(kSecClassGenericPassword as String), kSecMatchIssuers as String: .data(Data()),
+      ])
+      #expect(
+        SecItemCopyMatchingEntries(wrong.swiftEntries) { wrong.cfDictionary as NSDictionary }.status
+          == SecItemCopyMatching(wrong.cfDictionary, nil))
+    }
+  }
+
+  @Test func theRecorderSeesTheSameDictionaryOnTheTypedPath() throws {
+    try withStore { _ throws in
+      _ = try Self.populate()
+      let search = GenericPassword().service("svc").account("text")
+      let (_, calls) = recordingKeychainCalls { _ = search.item(includingData: true) }
+      #expect(calls.count == 1)
+      #expect(calls.first?.function == .copyMatching && calls.first?.status == errSecSuccess)
+      var expected = search.attributes
+      expected[kSecReturnAttributes] = .boolean(true)
+      expected[kSecReturnPersistentRef] = .boolean(true)
+      expected[kSecReturnData] = .boolean(true)
+      expected[kSecMatchLimit] = .string(kSecMatchLimitOne as String)
+      #expect(calls.first?.dictionary == expected)
+    }
+  }
+}
