@@ -189,6 +189,9 @@ extension Dump {
       "typed enums: \(model.typedEnums.count) (\(model.typedEnums.filter(\.isOptions).count) option sets) with "
         + "\(model.typedEnums.map(\.cases.count).reduce(0, +)) values",
       "functions: \(model.functions.count); with wrappers: \(wrapped.count) (\(wrapped.map(\.name).joined(separator: ", ")))",
+      "typed references: \(model.typedReferences.count) with "
+        + "\(model.typedReferences.map(\.members.count).reduce(0, +)) members imported from functions "
+        + "(\(model.typedReferences.map(\.name).joined(separator: ", ")))",
       "skipped by kind: \(model.skipped.count); left out for the platform: \(model.excluded.count)",
       "errors: 0",
     ].joined(separator: "\n")

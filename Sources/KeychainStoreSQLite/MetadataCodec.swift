@@ -57,6 +57,8 @@ enum MetadataCodec {
     guard try reader.byte() == version else { throw .decode }
     let count = try reader.length()
     var attributes: [String: AttributeValue] = [:]
+    // Sized once: growing a 30-entry dictionary from empty rehashes it five times, on every row read.
+    attributes.reserveCapacity(min(count, 256))
     var accessControl: SecAccessControl?
     for _ in 0..<count {
       let key = try reader.string()
