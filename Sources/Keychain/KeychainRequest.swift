@@ -231,6 +231,9 @@ func perform(
     }
   }
   switch function {
+  case .add where result == nil:
+    // The typed entry point: the same rules without building an NSDictionary (unless recording).
+    return SecItemCallEntries(.add, dictionary.swiftEntries) { dictionary.cfDictionary }
   case .add:
     return status(KeychainFunctions.itemAdd(dictionary.cfDictionary)) { value in result?.pointee = value }
   case .copyMatching where result != nil:
@@ -238,8 +241,11 @@ func perform(
       result?.pointee = value
     }
   case .copyMatching: return SecItemCopyMatching(dictionary.cfDictionary, nil)
-  case .update: return status(KeychainFunctions.itemUpdate(dictionary.cfDictionary, changes!.cfDictionary))
-  case .delete: return status(KeychainFunctions.itemDelete(dictionary.cfDictionary))
+  case .update:
+    return SecItemCallEntries(
+      .update, dictionary.swiftEntries, changes: changes!.swiftEntries, dictionary: { dictionary.cfDictionary },
+      changes: { changes!.cfDictionary })
+  case .delete: return SecItemCallEntries(.delete, dictionary.swiftEntries) { dictionary.cfDictionary }
   case .upsert: return SecItemUpsert(dictionary.cfDictionary, changes!.cfDictionary)
   case .importItems: return errSecUnimplemented  // the DSL never imports; the case names recorded imports
   }
@@ -461,7 +467,10 @@ extension KeychainRequest {
     let matchLimit: KeychainValue = limit.map { .integer($0) } ?? .string(kSecMatchLimitAll.description)
     return copyMatching(search(returning, limit: matchLimit)).flatMap { result in
       guard let result else { return .success([]) }
-      if let values = result as? [Any] {
+      // The typed search's Swift array; a query by ref or persistent reference answers through
+      // SecItemCopyMatching, with an NSArray (which casts to [Any] too, and a Swift array to
+      // NSArray, so the dynamic type decides).
+      if type(of: result) == [Any].self, let values = result as? [Any] {
         var items: [Item] = []
         items.reserveCapacity(values.count)
         for value in values {

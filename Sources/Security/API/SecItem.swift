@@ -37,6 +37,69 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
   }
 }
 
+/// SecItemAdd, SecItemUpdate and SecItemDelete for the typed `Keychain` module, with the
+/// dictionaries as entries of Swift values (see `SecItemCopyMatchingEntries`). A call that names a
+/// ref or a persistent reference, or asks for a result, takes the CFDictionary path, which handles
+/// identities and shapes results; the others run the same bodies without a Foundation dictionary.
+/// `dictionary` and `changes` build the CFDictionary forms, for that path and for the recorder.
+@_spi(KeychainBridge)
+public func SecItemCallEntries(
+  _ function: SecItemFunction, _ entries: [(String, Any)], changes changeEntries: [(String, Any)]? = nil,
+  dictionary: () -> NSDictionary, changes: () -> NSDictionary? = { nil }
+) -> OSStatus {
+  let needsFoundationPath = entries.contains {
+    $0.0 == SecConstantValue.valueRef || $0.0 == SecConstantValue.valuePersistentRef
+      || ($0.0 == SecConstantValue.`class` && ($0.1 as? String) == SecConstantValue.classIdentity)
+      || $0.0.hasPrefix("r_")
+  }
+  switch function {
+  case .add where !needsFoundationPath:
+    return SecItemCall.run(.add, dictionary()) { context throws(SecStatus) in
+      _ = try context.store.backend.insert(try SecItemCall.newItem(from: try ItemRequest(entries: entries), context))
+    }
+  case .update where !needsFoundationPath:
+    guard let changeEntries else { return errSecParam }
+    return SecItemCall.run(.update, dictionary(), changes()) { context throws(SecStatus) in
+      try SecItemCall.update(try ItemRequest(entries: entries), changeEntries, context)
+    }
+  case .delete where !needsFoundationPath:
+    return SecItemCall.run(.delete, dictionary()) { context throws(SecStatus) in
+      try SecItemCall.delete(try ItemRequest(entries: entries), context)
+    }
+  case .add:
+    return SecItemAdd(dictionary(), nil)
+  case .update:
+    guard let changes = changes() else { return errSecParam }
+    return SecItemUpdate(dictionary(), changes)
+  case .delete:
+    return SecItemDelete(dictionary())
+  case .copyMatching:
+    return SecItemCopyMatchingEntries(entries, query: dictionary).status
+  case .upsert:
+    guard let changes = changes() else { return errSecParam }
+    return SecItemUpsert(dictionary(), changes)
+  case .importItems:
+    return errSecUnimplemented
+  }
+}
+
+extension SecItemCall {
+  /// SecItemUpdate's body for every class but identities.
+  static func update(_ request: ItemRequest, _ changeEntries: [(String, Any)], _ context: Context) throws(SecStatus) {
+    let itemClass = try request.requiredClass()
+    let filter = try SecItemCall.filter(from: request, context, ignoringMatchAndReturn: true)
+    let change = try SecItemCall.change(from: changeEntries, itemClass: itemClass, context)
+    _ = try context.store.backend.update(filter, revise: SecItemCall.reviser(change))
+  }
+
+  /// SecItemDelete's body for every class but identities.
+  static func delete(_ request: ItemRequest, _ context: Context) throws(SecStatus) {
+    _ = try request.requiredClass()
+    let filter = try SecItemCall.filter(from: request, context, ignoringMatchAndReturn: true)
+    _ = try context.store.backend.delete(filter)
+  }
+}
+
 /// Finds items, as Apple's `SecItemCopyMatching` does.
 ///
 /// - Parameters:
@@ -143,7 +206,12 @@ public struct SearchedItem: @unchecked Sendable {
 public func SecItemCopyMatchingEntries(_ entries: [(String, Any)], query: () -> NSDictionary) -> (
   status: OSStatus, result: Any?
 ) {
-  if entries.contains(where: { $0.0 == SecConstantValue.`class` && ($0.1 as? String) == "idnt" }) {
+  // Identities, refs and persistent references (which may name an identity) take the CFDictionary
+  // path, as the typed writes do.
+  if entries.contains(where: {
+    $0.0 == SecConstantValue.valueRef || $0.0 == SecConstantValue.valuePersistentRef
+      || ($0.0 == SecConstantValue.`class` && ($0.1 as? String) == SecConstantValue.classIdentity)
+  }) {
     var result: CFTypeRef?
     let status = SecItemCopyMatching(query(), &result)
     return (status, result)
@@ -207,11 +275,7 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
       try IdentityItems.update(query, attributesToUpdate, context)
       return
     }
-    let request = try ItemRequest(query)
-    let itemClass = try request.requiredClass()
-    let filter = try SecItemCall.filter(from: request, context, ignoringMatchAndReturn: true)
-    let change = try SecItemCall.change(from: attributesToUpdate, itemClass: itemClass, context)
-    _ = try context.store.backend.update(filter, revise: SecItemCall.reviser(change))
+    try SecItemCall.update(try ItemRequest(query), try attributesToUpdate.keychainEntries(), context)
   }
 }
 
@@ -227,10 +291,7 @@ public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
       try IdentityItems.delete(query, context)
       return
     }
-    let request = try ItemRequest(query)
-    _ = try request.requiredClass()
-    let filter = try SecItemCall.filter(from: request, context, ignoringMatchAndReturn: true)
-    _ = try context.store.backend.delete(filter)
+    try SecItemCall.delete(try ItemRequest(query), context)
   }
 }
 
@@ -481,8 +542,15 @@ enum SecItemCall {
   static func change(from dictionary: NSDictionary, itemClass: ItemClass, _ context: Context) throws(SecStatus)
     -> ItemChange
   {
+    try change(from: try dictionary.keychainEntries(), itemClass: itemClass, context)
+  }
+
+  /// attributesToUpdate's entries as a change (rules 7.x and decisions 5 and 7).
+  static func change(from entries: [(String, Any)], itemClass: ItemClass, _ context: Context) throws(SecStatus)
+    -> ItemChange
+  {
     var change = ItemChange()
-    for (name, value) in try dictionary.keychainEntries() {
+    for (name, value) in entries {
       if name == SecConstantValue.valueData {
         guard let data = value as? Data else {
           throw SecStatus.param.naming(name, "must be Data, not \(describeType(value))")
