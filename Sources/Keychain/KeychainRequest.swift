@@ -233,7 +233,7 @@ func perform(
   switch function {
   case .add where result == nil:
     // The typed entry point: the same rules without building an NSDictionary (unless recording).
-    return SecItemCallEntries(.add, dictionary.swiftEntries) { dictionary.cfDictionary }
+    return SecItemCallEntries(.add, dictionary.swiftEntries, foundationDictionary: { dictionary.cfDictionary })
   case .add:
     return status(KeychainFunctions.itemAdd(dictionary.cfDictionary)) { value in result?.pointee = value }
   case .copyMatching where result != nil:
@@ -243,9 +243,10 @@ func perform(
   case .copyMatching: return SecItemCopyMatching(dictionary.cfDictionary, nil)
   case .update:
     return SecItemCallEntries(
-      .update, dictionary.swiftEntries, changes: changes!.swiftEntries, dictionary: { dictionary.cfDictionary },
-      changes: { changes!.cfDictionary })
-  case .delete: return SecItemCallEntries(.delete, dictionary.swiftEntries) { dictionary.cfDictionary }
+      .update, dictionary.swiftEntries, changes: changes!.swiftEntries,
+      foundationDictionary: { dictionary.cfDictionary }, foundationChanges: { changes!.cfDictionary })
+  case .delete:
+    return SecItemCallEntries(.delete, dictionary.swiftEntries, foundationDictionary: { dictionary.cfDictionary })
   case .upsert: return SecItemUpsert(dictionary.cfDictionary, changes!.cfDictionary)
   case .importItems: return errSecUnimplemented  // the DSL never imports; the case names recorded imports
   }

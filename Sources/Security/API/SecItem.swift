@@ -41,11 +41,12 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
 /// dictionaries as entries of Swift values (see `SecItemCopyMatchingEntries`). A call that names a
 /// ref or a persistent reference, or asks for a result, takes the CFDictionary path, which handles
 /// identities and shapes results; the others run the same bodies without a Foundation dictionary.
-/// `dictionary` and `changes` build the CFDictionary forms, for that path and for the recorder.
+/// `foundationDictionary` and `foundationChanges` build the CFDictionary forms, for that path and for
+/// the recorder.
 @_spi(KeychainBridge)
 public func SecItemCallEntries(
   _ function: SecItemFunction, _ entries: [(String, Any)], changes changeEntries: [(String, Any)]? = nil,
-  dictionary: () -> NSDictionary, changes: () -> NSDictionary? = { nil }
+  foundationDictionary dictionary: () -> NSDictionary, foundationChanges changes: () -> NSDictionary? = { nil }
 ) -> OSStatus {
   let needsFoundationPath = entries.contains {
     $0.0 == SecConstantValue.valueRef || $0.0 == SecConstantValue.valuePersistentRef
