@@ -19,6 +19,8 @@ import Testing
       let attributes = try #require(readAttributes(genp("guarded")))
       #expect(attributes[kSecAttrAccessControl as String] as? SecAccessControl == control)
       #expect(copy(genp("guarded", [kSecReturnPersistentRef as String: true])).0 == errSecSuccess)
+      // A password item has no ref, so asking for one reads nothing secret.
+      #expect(copy(genp("guarded", [kSecReturnRef as String: true])).0 == errSecSuccess)
       #expect(copy(genp("guarded", [kSecReturnData as String: true])).0 == errSecInteractionNotAllowed)
       #expect(
         copy(genp("guarded", [kSecReturnData as String: true, kSecReturnAttributes as String: true])).0
@@ -100,6 +102,32 @@ import Testing
       all[kSecReturnData as String] = nil
       all[kSecReturnAttributes as String] = true
       #expect((copy(all).1 as? [NSDictionary])?.count == 2)
+    }
+  }
+}
+
+/// 10.4 for identities: the private key's access control decides whether the identity's ref, which
+/// holds the key, is handed out.
+@Suite struct IdentityAuthenticationConstraint {
+  @Test("Rule 10.4: an identity whose key needs authentication is listed but is no ref")
+  func anIdentityWhoseKeyNeedsAuthenticationIsListedButIsNoRef() throws {
+    let scratch = try ScratchDirectory()
+    let file = try IdentityRules.pkcs12(passphrase: "p", name: "guarded", in: scratch)
+    let (status, items) = IdentityRules.importItems(file, [kSecImportExportPassphrase as String: "p"])
+    #expect(status == errSecSuccess)
+    let identity = try #require(items.first?[kSecImportItemIdentity as String] as! SecIdentity?)
+    try withFreshStore { _ in
+      let control = try AuthenticationConstraintRules.constraint(.userPresence)
+      // 8.5: the rest of the dictionary (the access control) goes to the certificate and the key.
+      #expect(
+        add([kSecValueRef as String: identity, kSecAttrAccessControl as String: control]) == errSecSuccess)
+      let query: [String: Any] = [kSecClass as String: kSecClassIdentity, kSecAttrLabel as String: "guarded"]
+      #expect(copy(query.merging([kSecReturnAttributes as String: true]) { $1 }).0 == errSecSuccess)
+      #expect(copy(query.merging([kSecReturnRef as String: true]) { $1 }).0 == errSecInteractionNotAllowed)
+      let skipping = query.merging([
+        kSecReturnRef as String: true, kSecUseAuthenticationUI as String: kSecUseAuthenticationUISkip,
+      ]) { $1 }
+      #expect(copy(skipping).0 == errSecItemNotFound)
     }
   }
 }

@@ -6,11 +6,17 @@
 
 /// Decides which found items a search may hand out secrets of.
 enum AuthenticationPolicy {
-  /// Whether a search with these return flags reads a secret: the data, or a ref (a key's ref is its
-  /// key material; a certificate's is made from its data). Attributes and persistent references are
-  /// metadata, readable without authentication.
-  static func readsSecrets(_ flags: ReturnFlags) -> Bool {
-    flags.contains(.data) || flags.contains(.ref)
+  /// Whether a search of `itemClass` with these return flags reads a secret: the data, or a ref (a
+  /// key's ref is its key material, a certificate's is made from its data, an identity's holds its
+  /// private key; password items have no ref, so for them kSecReturnRef reads nothing). Attributes
+  /// and persistent references are metadata, readable without authentication.
+  static func readsSecrets(_ flags: ReturnFlags, of itemClass: ItemClass?) -> Bool {
+    if flags.contains(.data) { return true }
+    guard flags.contains(.ref) else { return false }
+    switch itemClass {
+    case .genericPassword?, .internetPassword?: return false
+    default: return true
+    }
   }
 
   /// Whether the query asks for items that need authentication to be skipped (rule 6.7).

@@ -247,7 +247,7 @@ extension SecItemCall {
     let limit = request.limit ?? .one
     let flags = request.returnFlags
     var fetch = ResultShape.fetch(for: flags, itemClass)
-    let readsSecrets = AuthenticationPolicy.readsSecrets(flags)
+    let readsSecrets = AuthenticationPolicy.readsSecrets(flags, of: itemClass)
     fetch.accessControl = readsSecrets
     // Skipped items must not use up the limit, so a skipping search reads every match first.
     let skipsConstrained = readsSecrets && AuthenticationPolicy.skipsConstrainedItems(request)
@@ -354,7 +354,8 @@ enum SecItemCall {
         query, itemClass: SecConstantValue.classCertificate, reference: nil,
         dropping: Array(IdentityItems.keyOnlyAttributes(in: query).keys) + [SecConstantValue.valuePersistentRef]))
     let limit = returns.limit ?? .one
-    let readsSecrets = AuthenticationPolicy.readsSecrets(returns.returnFlags)
+    // Identities have no class of their own here; their ref always carries the private key.
+    let readsSecrets = AuthenticationPolicy.readsSecrets(returns.returnFlags, of: nil)
     let skipsConstrained = readsSecrets && AuthenticationPolicy.skipsConstrainedItems(returns)
     var pairs = try IdentityItems.pairs(query, context, limit: skipsConstrained ? nil : limit.rowLimit)
     if readsSecrets {
