@@ -117,13 +117,11 @@ enum TypedReferenceBuilder {
       diagnostics.append(Diagnostic(location: location, severity: .error, message: message))
     }
     var references: [String: TypedReferenceModel] = [:]
-    var referenceTypes: [String: String] = [:]
     for (name, note) in notes.references {
       guard let swiftType = FunctionConventions.swiftType(note.cType) else {
         report(note.location, "the reference type \(name) wraps \(note.cType), which has no Swift type here")
         continue
       }
-      referenceTypes[name] = swiftType
       references[name] = TypedReferenceModel(
         name: name, referenceType: swiftType, property: note.property, condition: note.condition,
         documentation: note.documentation, itemClass: note.itemClass, itemField: note.itemField, members: [])
@@ -153,8 +151,8 @@ enum TypedReferenceBuilder {
         continue
       }
       switch member(
-        note, parsed, function: function, wrapper: wrapper, reference: reference, referenceTypes: referenceTypes,
-        checkedTypes: Set(references.values.filter { $0.condition != nil }.map(\.name)), typedEnumNames: typedEnumNames)
+        note, parsed, function: function, wrapper: wrapper, reference: reference, references: references,
+        typedEnumNames: typedEnumNames)
       {
       case .success(let member): references[parsed.type]?.members.append(member)
       case .failure(let problem): report(note.location, problem.message)
@@ -170,8 +168,7 @@ enum TypedReferenceBuilder {
 
   private static func member(
     _ note: MethodNote, _ parsed: SwiftMemberName, function: FunctionModel, wrapper: WrapperModel,
-    reference: TypedReferenceModel, referenceTypes: [String: String], checkedTypes: Set<String>,
-    typedEnumNames: Set<String>
+    reference: TypedReferenceModel, references: [String: TypedReferenceModel], typedEnumNames: Set<String>
   ) -> Result<TypedMemberModel, Problem> {
     let parameterNames = wrapper.parameters.map(\.name)
     guard parsed.labels.count == note.arguments.count else {
@@ -223,7 +220,7 @@ enum TypedReferenceBuilder {
       let swiftBase = note.types[name] ?? bridged[base] ?? base
       let conversion: ArgumentConversion =
         swiftBase == base ? .none : bridged[base] == swiftBase ? .bridge : .runtimeArgument
-      if conversion == .runtimeArgument, referenceTypes[swiftBase] == nil, !typedEnumNames.contains(swiftBase),
+      if conversion == .runtimeArgument, references[swiftBase] == nil, !typedEnumNames.contains(swiftBase),
         note.types[name] == nil
       {
         return .failure(Problem("no Swift type is known for \(name) (\(base)); give one in \"types\""))
@@ -253,8 +250,8 @@ enum TypedReferenceBuilder {
       conversion = .bridge
     } else if target.hasPrefix("["), shape.value == "CFArray" {
       conversion = .array
-    } else if referenceTypes[target] == shape.value {
-      conversion = checkedTypes.contains(target) ? .checkedReference : .reference
+    } else if let wrapped = references[target], wrapped.referenceType == shape.value {
+      conversion = wrapped.condition == nil ? .reference : .checkedReference
     } else {
       return .failure(Problem("\(function.name) returns \(shape.value), which cannot become \(target)"))
     }

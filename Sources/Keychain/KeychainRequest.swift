@@ -101,9 +101,6 @@ public struct ItemAttributes: @unchecked Sendable {
   public func integer(_ key: CFString) -> Int? {
     if let searched { return searched.integer(key.description) }
     return switch value(key) {
-    case let value as Int: value
-    // Truncated as NSNumber's intValue does; nil where no Int holds it (an infinite or huge value).
-    case let value as Double: value.isFinite && abs(value) < 9.2e18 ? Int(value) : nil
     case let value as NSNumber: value.intValue
     case let value as String: Int(value)
     default: nil
@@ -451,12 +448,20 @@ extension KeychainRequest {
     if includingData { returning.append(kSecReturnData) }
     if Self.returnsReferences { returning.append(kSecReturnRef) }
     return copyMatching(search(returning, limit: .string(kSecMatchLimitOne.description))).flatMap { result in
-      switch result {
-      case nil: return .success(nil)
-      case let searched as SearchedItem: return .success(Item(result: ItemAttributes(searched)))
-      case let dictionary as NSDictionary: return .success(Item(result: ItemAttributes(dictionary)))
-      default: return .failure(KeychainError(status: errSecDecode))
-      }
+      guard let result else { return .success(nil) }
+      return Self.item(from: result).map { .success($0) } ?? .failure(KeychainError(status: errSecDecode))
+    }
+  }
+
+  /// One result element as a typed item: a typed search's `SearchedItem`, or what SecItemCopyMatching
+  /// hands out (an NSDictionary, or an array element swift-corelibs-foundation already bridged to a
+  /// Swift dictionary); nil for anything else.
+  private static func item(from element: Any) -> Item? {
+    switch element {
+    case let searched as SearchedItem: Item(result: ItemAttributes(searched))
+    case let dictionary as [AnyHashable: Any]: Item(result: ItemAttributes(dictionary))
+    case let dictionary as NSDictionary: Item(result: ItemAttributes(dictionary))
+    default: nil
     }
   }
 
@@ -471,25 +476,20 @@ extension KeychainRequest {
       // The typed search's Swift array; a query by ref or persistent reference answers through
       // SecItemCopyMatching, with an NSArray (which casts to [Any] too, and a Swift array to
       // NSArray, so the dynamic type decides).
+      // `result as? [NSDictionary]` would bridge each element to a Swift dictionary and back.
+      let elements: [Any]
       if type(of: result) == [Any].self, let values = result as? [Any] {
-        var items: [Item] = []
-        items.reserveCapacity(values.count)
-        for value in values {
-          guard let searched = value as? SearchedItem else { return .failure(KeychainError(status: errSecDecode)) }
-          items.append(Item(result: ItemAttributes(searched)))
-        }
-        return .success(items)
+        elements = values
+      } else if let array = result as? NSArray {
+        elements = (0..<array.count).map { array.object(at: $0) }
+      } else {
+        return .failure(KeychainError(status: errSecDecode))
       }
-      guard let array = result as? NSArray else { return .failure(KeychainError(status: errSecDecode)) }
       var items: [Item] = []
-      items.reserveCapacity(array.count)
-      for index in 0..<array.count {
-        // `result as? [NSDictionary]` would bridge each element to a Swift dictionary and back.
-        switch array.object(at: index) {
-        case let dictionary as [AnyHashable: Any]: items.append(Item(result: ItemAttributes(dictionary)))
-        case let dictionary as NSDictionary: items.append(Item(result: ItemAttributes(dictionary)))
-        default: return .failure(KeychainError(status: errSecDecode))
-        }
+      items.reserveCapacity(elements.count)
+      for element in elements {
+        guard let item = Self.item(from: element) else { return .failure(KeychainError(status: errSecDecode)) }
+        items.append(item)
       }
       return .success(items)
     }

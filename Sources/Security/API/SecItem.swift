@@ -48,11 +48,9 @@ public func SecItemCallEntries(
   _ function: SecItemFunction, _ entries: [(String, Any)], changes changeEntries: [(String, Any)]? = nil,
   foundationDictionary dictionary: () -> NSDictionary, foundationChanges changes: () -> NSDictionary? = { nil }
 ) -> OSStatus {
-  let needsFoundationPath = entries.contains {
-    $0.0 == SecConstantValue.valueRef || $0.0 == SecConstantValue.valuePersistentRef
-      || ($0.0 == SecConstantValue.`class` && ($0.1 as? String) == SecConstantValue.classIdentity)
-      || $0.0.hasPrefix("r_")
-  }
+  // An add's return keys ask for a result, which only the CFDictionary path shapes.
+  let needsFoundationPath =
+    SecItemCall.namesIdentityOrReference(entries) || entries.contains { $0.0.hasPrefix("r_") }
   switch function {
   case .add where !needsFoundationPath:
     return SecItemCall.run(.add, dictionary()) { context throws(SecStatus) in
@@ -85,6 +83,15 @@ public func SecItemCallEntries(
 }
 
 extension SecItemCall {
+  /// Whether a typed call must take the CFDictionary path: identities, refs and persistent
+  /// references (which may name an identity) are handled there only.
+  static func namesIdentityOrReference(_ entries: [(String, Any)]) -> Bool {
+    entries.contains {
+      $0.0 == SecConstantValue.valueRef || $0.0 == SecConstantValue.valuePersistentRef
+        || ($0.0 == SecConstantValue.`class` && ($0.1 as? String) == SecConstantValue.classIdentity)
+    }
+  }
+
   /// SecItemUpdate's body for every class but identities.
   static func update(_ request: ItemRequest, _ changeEntries: [(String, Any)], _ context: Context) throws(SecStatus) {
     let itemClass = try request.requiredClass()
@@ -207,12 +214,7 @@ public struct SearchedItem: @unchecked Sendable {
 public func SecItemCopyMatchingEntries(_ entries: [(String, Any)], query: () -> NSDictionary) -> (
   status: OSStatus, result: Any?
 ) {
-  // Identities, refs and persistent references (which may name an identity) take the CFDictionary
-  // path, as the typed writes do.
-  if entries.contains(where: {
-    $0.0 == SecConstantValue.valueRef || $0.0 == SecConstantValue.valuePersistentRef
-      || ($0.0 == SecConstantValue.`class` && ($0.1 as? String) == SecConstantValue.classIdentity)
-  }) {
+  if SecItemCall.namesIdentityOrReference(entries) {
     var result: CFTypeRef?
     let status = SecItemCopyMatching(query(), &result)
     return (status, result)
