@@ -23,6 +23,10 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     // `swift package generate-documentation` for the Security and Keychain catalogs (make docs).
     .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+    // The sync engine's PostgreSQL client (KeychainSync only; Security and Keychain do not link it).
+    .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+    // TLS to a sync server that is not on this machine (postgres-nio's own TLS library).
+    .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
   ],
   targets: [
     // libcrypto (AES-256-GCM, HMAC, scrypt, RAND_bytes) through Debian's libssl-dev.
@@ -69,6 +73,17 @@ let package = Package(
     .target(
       name: "KeychainCryptoOpenSSL",
       dependencies: ["Security", "COpenSSL", "CKeychainBridgeSeam"]
+    ),
+    // Synchronizable items replicated through a PostgreSQL server (issue 16): the transport and
+    // the background engine; the records themselves are sealed by the store.
+    .target(
+      name: "KeychainSync",
+      dependencies: [
+        "Security", "KeychainStoreSQLite",
+        .product(name: "PostgresNIO", package: "postgres-nio"),
+        .product(name: "NIOSSL", package: "swift-nio-ssl"),
+        .product(name: "Logging", package: "swift-log"),
+      ]
     ),
     // secgen: headers -> libclang parse -> model -> Stencil render -> Swift. libclang is loaded at
     // run time; this module declares the part of its C ABI secgen calls (no clang headers needed).
@@ -161,6 +176,10 @@ let package = Package(
     .testTarget(
       name: "SecurityToolTests",
       dependencies: ["SecurityTool", "Keychain", "Security", .product(name: "GRDB", package: "GRDB.swift")]
+    ),
+    .testTarget(
+      name: "KeychainSyncTests",
+      dependencies: ["KeychainSync", "Security", "KeychainStoreSQLite", "KeychainCryptoOpenSSL"]
     ),
     .testTarget(
       name: "KeychainTests",

@@ -5,7 +5,7 @@
 # libclang-dev is optional. Safe to run again; does nothing when everything is installed.
 set -euo pipefail
 
-packages=(libsqlite3-dev libssl-dev pkg-config)
+packages=(libsqlite3-dev libssl-dev pkg-config postgresql)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

@@ -212,6 +212,18 @@ final class SQLiteConnection: @unchecked Sendable {
     return value
   }
 
+  /// The first column of the first row of `sql` as an integer, or nil when there is no row.
+  func integer(_ sql: String, _ arguments: [SQLArgument] = []) throws(SecStatus) -> Int64? {
+    var value: Int64?
+    let prepared: OpaquePointer
+    do { prepared = try statement(sql) } catch { throw SQLiteErrors.status(for: error) }
+    try forEachRow(of: prepared, arguments: arguments) { row throws(SecStatus) in
+      value = try row.integer(0)
+      return false
+    }
+    return value
+  }
+
   /// The first column of every row of `sql`, as text.
   func strings(_ sql: String) throws(SecStatus) -> [String] {
     var values: [String] = []

@@ -30,6 +30,8 @@ final class SQLiteItemStore: ItemStore {
   private let keys: Mutex<KeyRing>
   private let checkpointer: WALCheckpointer
   let integrity: IntegrityMonitor
+  /// This store's identifier in the sync records it makes (random, made with the store).
+  let storeID: Data
   private let groupDigests = GroupDigestCache()
   private let plans = PlanCache()
 
@@ -62,6 +64,12 @@ final class SQLiteItemStore: ItemStore {
     }
     keys = Mutex(ring)
     integrity = IntegrityMonitor(databasePath: files.databasePath)
+    do {
+      storeID = try readers.storeInfo("store_id") ?? Data(count: SyncKeys.originLength)
+    } catch {
+      throw KeychainStoreError(
+        status: error.code, message: "Cannot read the store identifier of \(files.databasePath).")
+    }
     if ring.metadataKey != nil { try upgradeRowFormat(ring) }
   }
 
@@ -73,6 +81,9 @@ final class SQLiteItemStore: ItemStore {
   // MARK: Lock state
 
   var isLocked: Bool { keys.withLock { $0.locked } }
+
+  /// The keys as they are now, for the sync operations (which check what they need themselves).
+  var currentKeyRing: KeyRing { keys.withLock { $0 } }
 
   /// Whether the store key itself is in memory (false after lock), for tests.
   var holdsStoreKey: Bool { keys.withLock { $0.storeKey != nil } }
@@ -171,6 +182,11 @@ final class SQLiteItemStore: ItemStore {
     return try write(freesSpace: true) { db throws(SecStatus) in
       let rows = try self.select(db, filter, limit: nil, fetch: ItemFetch(attributes: false, data: false), ring)
       guard !rows.isEmpty else { throw .itemNotFound }
+      for row in rows where SyncJournal.isSyncable(row.identity) {
+        try SyncJournal.noteDeleted(db, row.identity, origin: self.storeID, ring) { () throws(SecStatus) in
+          try self.index(ofRow: row.id, db, ring)
+        }
+      }
       let ids = rows.map(\.id)
       if ids.count == 1 {
         try SQLiteErrors.database { try db.run("DELETE FROM item WHERE id = ?", [.integer(ids[0])]) }
@@ -213,12 +229,12 @@ final class SQLiteItemStore: ItemStore {
 
   // MARK: Rows
 
-  private static let insertSQL = """
+  static let insertSQL = """
     INSERT INTO item (class, persistref, agrp, sync, pdmn, pk, spi, acct, svce, srvr, labl, meta, secret)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
     """
 
-  private static let updateSQL = """
+  static let updateSQL = """
     UPDATE item SET agrp = ?, sync = ?, pdmn = ?, pk = ?, spi = ?, acct = ?, svce = ?, srvr = ?, labl = ?,
     meta = ?, secret = ? WHERE id = ?
     """
@@ -237,6 +253,7 @@ final class SQLiteItemStore: ItemStore {
         .blob(identity.spiKey),
       ] + identity.searchDigests.map(SQLArgument.optionalBlob) + [.blob(sealed.meta), .optionalBlob(sealed.secret)]
     try executeReplacingCorruptRow(db, Self.insertSQL, arguments, identity, ring)
+    try SyncJournal.noteLive(db, identity, item.index, origin: storeID, ring)
     return StoredItem(
       itemClass: item.itemClass, persistentID: persistentID, attributes: item.attributes,
       accessControl: item.accessControl, data: item.data)
@@ -386,6 +403,7 @@ final class SQLiteItemStore: ItemStore {
           .blob(sealed.meta), .optionalBlob(sealed.secret), .integer(record.id),
         ]
       try executeReplacingCorruptRow(db, Self.updateSQL, arguments, identity, ring)
+      try journalRevision(db, before: record, after: identity, revision.index, ring)
       updated += 1
     }
     if damaged > 0 {
@@ -393,6 +411,32 @@ final class SQLiteItemStore: ItemStore {
       if updated == 0 { throw .decode }
     }
     return updated
+  }
+
+  /// Journals an update: a tombstone for the old item when it stops being the same synchronizable
+  /// item (its primary key, sync flag or accessibility changed), and a new version of the new one.
+  private func journalRevision(
+    _ db: SQLiteConnection, before: RowRecord, after: RowIdentity, _ index: ItemIndex, _ ring: KeyRing
+  ) throws(SecStatus) {
+    let wasSyncable = SyncJournal.isSyncable(before.identity)
+    if wasSyncable && (!SyncJournal.isSyncable(after) || LocalItemKey(before.identity) != LocalItemKey(after)) {
+      try SyncJournal.noteDeleted(db, before.identity, origin: storeID, ring) { () throws(SecStatus) in
+        try ItemRows.index(before.item.itemClass, before.item.attributes)
+      }
+    }
+    try SyncJournal.noteLive(db, after, index, origin: storeID, ring)
+  }
+
+  /// The index values of the row with this id, read from its metadata.
+  func index(ofRow id: Int64, _ db: SQLiteConnection, _ ring: KeyRing) throws(SecStatus) -> ItemIndex {
+    let statement = try SQLiteErrors.database { try db.statement("SELECT \(RowCodec.columns) FROM item WHERE id = ?") }
+    var found: StoredItem?
+    try forEachRow(of: statement, arguments: [.integer(id)]) { row throws(SecStatus) in
+      found = try RowCodec.decode(row, fetch: ItemFetch(attributes: true, data: false), ring).item
+      return false
+    }
+    guard let found else { throw .itemNotFound }
+    return try ItemRows.index(found.itemClass, found.attributes)
   }
 
   // MARK: Transactions

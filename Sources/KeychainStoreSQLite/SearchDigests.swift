@@ -59,6 +59,18 @@ struct SearchDigests {
   func primaryKey(
     _ itemClass: ItemClass, _ key: [IndexedAttribute], group: String, synchronizable: Int64
   ) throws(SecStatus) -> Data {
+    try digest(Self.primaryKeyBytes(itemClass, key, group: group, synchronizable: synchronizable))
+  }
+
+  func spiKey(_ values: [ComparableValue?]) throws(SecStatus) -> Data {
+    try digest(Self.spiKeyBytes(values))
+  }
+
+  /// The labelled, length-prefixed encoding of a primary key that its digest is computed over. A
+  /// sync record's identifier is computed over the same bytes under the group's key instead.
+  static func primaryKeyBytes(
+    _ itemClass: ItemClass, _ key: [IndexedAttribute], group: String, synchronizable: Int64
+  ) -> [UInt8] {
     var parts: [UInt8] = []
     parts.reserveCapacity(128)
     parts += "pk\u{0}".utf8
@@ -72,10 +84,11 @@ struct SearchDigests {
     parts += "\u{0}agrp\u{0}".utf8
     parts += group.utf8
     parts += [0, UInt8(truncatingIfNeeded: synchronizable)]
-    return try digest(parts)
+    return parts
   }
 
-  func spiKey(_ values: [ComparableValue?]) throws(SecStatus) -> Data {
+  /// The encoding of the SPI primary-key attributes that their digest is computed over.
+  static func spiKeyBytes(_ values: [ComparableValue?]) -> [UInt8] {
     var parts = Array("spi\u{0}".utf8)
     for value in values {
       if let bytes = value?.encoded {
@@ -84,7 +97,7 @@ struct SearchDigests {
         parts += [0]
       }
     }
-    return try digest(parts)
+    return parts
   }
 
   /// The digest of each column of `columns` (nil where the item has no such attribute).

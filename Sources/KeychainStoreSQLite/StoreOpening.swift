@@ -148,6 +148,14 @@ extension SQLiteItemStore {
             message: "\(path) is an SQLite database of another program, not a keychain store; it was left untouched.")
         }
         if tables.isEmpty { try connection.execute(schema) }
+        // The sync journal (issue 16) and the store's identifier in the records it makes; stores
+        // made before them gain both here.
+        try connection.execute(SyncJournal.schema)
+        if try connection.blob("SELECT value FROM store_info WHERE name = 'store_id'") == nil {
+          try connection.run(
+            "INSERT INTO store_info (name, value) VALUES ('store_id', ?)",
+            [.blob(Data(try OpenSSLCrypto.randomBytes(SyncKeys.originLength)))])
+        }
         // Row format 2 binds the search digests and the secret's presence into each row's sealing.
         // Rows written before it are sealed again by upgradeRowFormat once the keys are at hand.
         if try connection.blob("SELECT value FROM store_info WHERE name = 'row_format'") == nil {

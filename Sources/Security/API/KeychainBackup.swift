@@ -189,8 +189,9 @@ struct BackupPayload: Codable {
     }
 
     /// The item as the store adds it, checked by the rules SecItemAdd applies; the dates it was
-    /// created and modified with are kept, as a restore should.
-    func newItem(_ context: SecItemCall.Context) throws(SecStatus) -> NewItem {
+    /// created and modified with are kept, as a restore should. Without a context (an item arriving
+    /// from the item's sync group) no process's access groups are checked: the item is the user's.
+    func newItem(_ context: SecItemCall.Context?) throws(SecStatus) -> NewItem {
       guard let itemClass = ItemClass(rawValue: itemClass), itemClass.isImplemented else {
         throw SecStatus(errSecNoSuchClass, detail: "this store does not keep items of this class")
       }
@@ -211,10 +212,12 @@ struct BackupPayload: Codable {
       guard case .string(let group)? = values[SecConstantValue.attrAccessGroup] else {
         throw SecStatus(errSecDecode, detail: "it has no access group")
       }
-      do {
-        try SecItemCall.checkGroup(group, context, writing: true)
-      } catch {
-        throw SecStatus(error.code, detail: "its access group \(group) is not one of this process's")
+      if let context {
+        do {
+          try SecItemCall.checkGroup(group, context, writing: true)
+        } catch {
+          throw SecStatus(error.code, detail: "its access group \(group) is not one of this process's")
+        }
       }
       if values[SecConstantValue.attrSynchronizable] == nil {
         values[SecConstantValue.attrSynchronizable] = .integer(0)

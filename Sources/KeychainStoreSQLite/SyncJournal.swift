@@ -1,0 +1,259 @@
+import Foundation
+import Security
+
+/// The primary key of a synchronizable item in a form that travels: what a tombstone carries, and
+/// what the item's record identifier is computed over (the bytes its local `pk` and `spi` digests
+/// are computed over, keyed by the group instead of the store).
+struct SyncIdentity: Codable, Equatable {
+  enum Value: Codable, Equatable {
+    case bytes([UInt8])
+    case integer(Int64)
+    case double(Double)
+    case text(String)
+    case date(Double)
+
+    init(_ value: ComparableValue) {
+      switch value {
+      case .bytes(let bytes): self = .bytes(bytes)
+      case .integer(let value): self = .integer(value)
+      case .double(let value): self = .double(value)
+      case .text(let value): self = .text(value)
+      case .date(let value): self = .date(value)
+      }
+    }
+
+    var comparable: ComparableValue {
+      switch self {
+      case .bytes(let bytes): .bytes(bytes)
+      case .integer(let value): .integer(value)
+      case .double(let value): .double(value)
+      case .text(let value): .text(value)
+      case .date(let value): .date(value)
+      }
+    }
+  }
+
+  struct Field: Codable, Equatable {
+    var key: String
+    var value: Value
+  }
+
+  var itemClass: String
+  var accessGroup: String
+  var synchronizable: Int64
+  var primaryKey: [Field]
+  var spiKey: [Value?]
+
+  init(_ itemClass: ItemClass, _ index: ItemIndex) {
+    self.itemClass = itemClass.rawValue
+    accessGroup = index.accessGroup
+    synchronizable = index.synchronizable
+    primaryKey = index.primaryKey.map { Field(key: $0.key, value: Value($0.value)) }
+    spiKey = index.spiKey.map { $0.map(Value.init) }
+  }
+
+  /// The class, checked against the implemented ones (the bytes came from another store).
+  func resolvedClass() throws(SecStatus) -> ItemClass {
+    guard let resolved = ItemClass(rawValue: itemClass), resolved.isImplemented else {
+      throw SecStatus(errSecDecode, detail: "the record names an item class this store does not keep")
+    }
+    return resolved
+  }
+
+  var indexedPrimaryKey: [IndexedAttribute] {
+    primaryKey.map { IndexedAttribute(key: $0.key, value: $0.value.comparable) }
+  }
+  var spiValues: [ComparableValue?] { spiKey.map { $0?.comparable } }
+
+  /// The bytes the record identifier is a keyed digest of.
+  func canonicalBytes() throws(SecStatus) -> [UInt8] {
+    SearchDigests.primaryKeyBytes(
+      try resolvedClass(), indexedPrimaryKey, group: accessGroup, synchronizable: synchronizable)
+      + SearchDigests.spiKeyBytes(spiValues)
+  }
+
+  /// The row's local key: its class and the `pk` and `spi` digests under this store's index key.
+  func localKey(_ digests: SearchDigests) throws(SecStatus) -> LocalItemKey {
+    let itemClass = try resolvedClass()
+    return LocalItemKey(
+      itemClass: itemClass,
+      primaryKey: try digests.primaryKey(
+        itemClass, indexedPrimaryKey, group: accessGroup, synchronizable: synchronizable),
+      spiKey: try digests.spiKey(spiValues))
+  }
+
+  func encoded() throws(SecStatus) -> [UInt8] {
+    let encoder = PropertyListEncoder()
+    encoder.outputFormat = .binary
+    do { return [UInt8](try encoder.encode(self)) } catch {
+      throw SecStatus(errSecInternalComponent, detail: "Sync: an item's key could not be encoded")
+    }
+  }
+
+  static func decoded(_ bytes: [UInt8]) throws(SecStatus) -> SyncIdentity {
+    do { return try PropertyListDecoder().decode(SyncIdentity.self, from: Data(bytes)) } catch {
+      throw SecStatus(errSecDecode, detail: "the record's key is not in a format this version can read")
+    }
+  }
+}
+
+/// What makes an item row unique in the store (the item table's UNIQUE constraint).
+struct LocalItemKey: Hashable {
+  var itemClass: ItemClass
+  var primaryKey: Data
+  var spiKey: Data
+
+  init(itemClass: ItemClass, primaryKey: Data, spiKey: Data) {
+    self.itemClass = itemClass
+    self.primaryKey = primaryKey
+    self.spiKey = spiKey
+  }
+
+  init(_ identity: RowIdentity) {
+    self.init(itemClass: identity.itemClass, primaryKey: identity.primaryKey, spiKey: identity.spiKey)
+  }
+
+  var arguments: [SQLArgument] { [.text(itemClass.rawValue), .blob(primaryKey), .blob(spiKey)] }
+
+  /// The associated data of the sealed identity kept in its journal entry.
+  var associatedData: [UInt8] {
+    Array("keychain-bridge/sync-state/v1".utf8) + Array(itemClass.rawValue.utf8) + [0] + Array(primaryKey)
+      + Array(spiKey)
+  }
+}
+
+/// The journal of synchronizable items: for each, the version the store holds, which store made
+/// it, whether it is a tombstone, and whether the server still has to receive it. It is written in
+/// the same transaction as the item it describes, by every process that writes the store, whether
+/// or not the store is in a group yet; so no change is missed, and a join pushes everything.
+///
+/// A tombstone is a journal entry only: the item row is gone, so no query can see it (rules 3.3 and
+/// 8.8), and adding the item again simply makes a newer live version (rule 5.3).
+enum SyncJournal {
+  static let schema = """
+    CREATE TABLE IF NOT EXISTS sync_state (
+      class TEXT NOT NULL,
+      pk BLOB NOT NULL,
+      spi BLOB NOT NULL,
+      version INTEGER NOT NULL,
+      origin BLOB NOT NULL,
+      deleted INTEGER NOT NULL,
+      pending INTEGER NOT NULL,
+      identity BLOB NOT NULL,
+      changed INTEGER NOT NULL,
+      PRIMARY KEY (class, pk, spi)
+    ) WITHOUT ROWID;
+    CREATE INDEX IF NOT EXISTS sync_state_pending ON sync_state (pending) WHERE pending = 1;
+    """
+
+  /// How long a tombstone is kept when no sync engine sets another age.
+  static let defaultTombstoneAge: TimeInterval = 30 * 24 * 3600
+
+  /// Whether a row with this identity takes part in sync: synchronizable, and not ThisDeviceOnly
+  /// (decision 4: such an item is kept, and never leaves the store).
+  static func isSyncable(_ identity: RowIdentity) -> Bool {
+    identity.synchronizable == 1 && SyncPayload.mayLeaveDevice(protection: identity.protection)
+  }
+
+  static func microseconds(_ date: Date) -> Int64 {
+    Int64((date.timeIntervalSince1970 * 1_000_000).rounded(.down))
+  }
+
+  /// The version a change made now gets: now, or one past the last version the store knew of
+  /// the item when that is later (another store's clock may run ahead).
+  private static func nextVersion(_ db: SQLiteConnection, _ key: LocalItemKey) throws(SecStatus) -> Int64 {
+    let now = microseconds(Date())
+    let statement = try SQLiteErrors.database {
+      try db.statement("SELECT version FROM sync_state WHERE class = ? AND pk = ? AND spi = ?")
+    }
+    var last: Int64?
+    try forEachRow(of: statement, arguments: key.arguments) { row throws(SecStatus) in
+      last = try row.integer(0)
+      return false
+    }
+    guard let last else { return now }
+    return max(now, last + 1)
+  }
+
+  private static let upsertSQL = """
+    INSERT INTO sync_state (class, pk, spi, version, origin, deleted, pending, identity, changed)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+    ON CONFLICT (class, pk, spi) DO UPDATE SET version = excluded.version, origin = excluded.origin,
+      deleted = excluded.deleted, pending = excluded.pending, identity = excluded.identity,
+      changed = excluded.changed
+    """
+
+  /// Writes a journal entry with its identity sealed under the metadata key.
+  static func write(
+    _ db: SQLiteConnection, _ key: LocalItemKey, identity: SyncIdentity, version: Int64, origin: Data,
+    deleted: Bool, pending: Bool, _ ring: KeyRing
+  ) throws(SecStatus) {
+    guard let metadataKey = ring.metadataKey else { throw .interactionNotAllowed }
+    let plaintext = try identity.encoded()
+    let sealedIdentity: [UInt8]
+    do {
+      sealedIdentity = try OpenSSLCrypto.seal(plaintext, key: metadataKey, associatedData: key.associatedData)
+    } catch {
+      throw error.status
+    }
+    try SQLiteErrors.database {
+      try db.run(
+        upsertSQL,
+        key.arguments + [
+          .integer(version), .blob(origin), .integer(deleted ? 1 : 0), .integer(pending ? 1 : 0),
+          .blob(Data(sealedIdentity)), .integer(microseconds(Date())),
+        ])
+    }
+  }
+
+  /// Records a new live version of an item this store wrote.
+  static func noteLive(
+    _ db: SQLiteConnection, _ identity: RowIdentity, _ index: ItemIndex, origin: Data, _ ring: KeyRing
+  ) throws(SecStatus) {
+    guard isSyncable(identity) else { return }
+    let key = LocalItemKey(identity)
+    try write(
+      db, key, identity: SyncIdentity(identity.itemClass, index), version: try nextVersion(db, key), origin: origin,
+      deleted: false, pending: true, ring)
+  }
+
+  /// Records the deletion of an item this store removed: a tombstone, to be pushed. `index` gives
+  /// the item's key when the journal has no entry for it yet (an item older than the journal).
+  static func noteDeleted(
+    _ db: SQLiteConnection, _ identity: RowIdentity, origin: Data, _ ring: KeyRing,
+    index: () throws(SecStatus) -> ItemIndex
+  ) throws(SecStatus) {
+    guard isSyncable(identity) else { return }
+    let key = LocalItemKey(identity)
+    let syncIdentity: SyncIdentity
+    if let stored = try storedIdentity(db, key, ring) {
+      syncIdentity = stored
+    } else {
+      syncIdentity = SyncIdentity(identity.itemClass, try index())
+    }
+    try write(
+      db, key, identity: syncIdentity, version: try nextVersion(db, key), origin: origin, deleted: true,
+      pending: true, ring)
+  }
+
+  /// The identity kept in an item's journal entry, or nil when it has none.
+  static func storedIdentity(_ db: SQLiteConnection, _ key: LocalItemKey, _ ring: KeyRing) throws(SecStatus)
+    -> SyncIdentity?
+  {
+    guard
+      let sealed = try db.blob("SELECT identity FROM sync_state WHERE class = ? AND pk = ? AND spi = ?", key.arguments)
+    else { return nil }
+    return try openIdentity([UInt8](sealed), key, ring)
+  }
+
+  static func openIdentity(_ sealed: [UInt8], _ key: LocalItemKey, _ ring: KeyRing) throws(SecStatus) -> SyncIdentity {
+    guard let metadataKey = ring.metadataKey else { throw .interactionNotAllowed }
+    let plaintext: [UInt8]
+    do {
+      plaintext = try OpenSSLCrypto.open(sealed, key: metadataKey, associatedData: key.associatedData)
+    } catch {
+      throw SecStatus(errSecDecode, detail: "a sync journal entry failed authentication")
+    }
+    return try SyncIdentity.decoded(plaintext)
+  }
+}

@@ -1,0 +1,216 @@
+import Foundation
+import Logging
+import PostgresNIO
+import Security
+
+/// Keeps a store's synchronizable items in sync with its group, in the background.
+///
+/// SecItem calls never wait for it: they commit to the local store, whose journal records each
+/// change in the same transaction. The engine pushes those changes and pulls other stores' as
+/// sealed records; it wakes on the server's LISTEN/NOTIFY, on local changes (checked every
+/// `Options.localCheckInterval`, so changes by other processes of the same store are seen too),
+/// and on a timer, and after the server or the network was away it reconnects and catches up.
+///
+/// Conflicts converge by one deterministic rule on every store: the later version wins (a version
+/// is the change's time in microseconds, raised above every version the store had seen of the
+/// item), and between equal versions the greater store identifier.
+public actor KeychainSyncEngine {
+  /// How the engine runs.
+  public struct Options: Sendable {
+    /// How long tombstones are kept, locally and on the server, before they are purged. A store
+    /// away for longer than this may bring a deleted item back.
+    public var tombstoneAge: TimeInterval = 30 * 24 * 3600
+    /// How often `run()` looks for changes made to the store by this or another process.
+    public var localCheckInterval: Duration = .milliseconds(100)
+    /// How often `run()` does a full round even without a notification.
+    public var fullRoundInterval: Duration = .seconds(10)
+    /// The longest wait between reconnection attempts.
+    public var maximumRetryDelay: Duration = .seconds(5)
+    /// Records per push or pull query.
+    public var batchSize = 500
+
+    /// The defaults: tombstones kept 30 days, local checks every 100 ms, a full round every 10 s.
+    public init() {}
+  }
+
+  private let store: KeychainStore
+  private let backend: any SyncableStore
+  private let options: Options
+  private var lastPurge: ContinuousClock.Instant?
+
+  /// An engine for `store`, which must be in a group (see `KeychainSyncGroup`) when it runs.
+  public init(store: KeychainStore, options: Options = Options()) throws(KeychainSyncError) {
+    self.store = store
+    backend = try KeychainSyncGroup.syncable(store)
+    self.options = options
+  }
+
+  /// One push-and-pull round, for short-lived processes: every change made here goes to the
+  /// server, then every record the server holds after this store's position is applied.
+  ///
+  /// - Throws: errSecNoSuchKeychain when the store is in no group, errSecNotAvailable when the
+  ///   server cannot be reached, errSecInteractionNotAllowed while the store is sealed.
+  public func syncOnce() async throws(KeychainSyncError) -> KeychainSyncReport {
+    let address = try SyncServerAddress(try currentMembership().server)
+    return try await SyncServer.with(address) { server throws(KeychainSyncError) in try await round(server) }
+  }
+
+  /// Syncs until the task is cancelled: a round at start, then one on each notification, local
+  /// change or timer tick. Failures (the server away, the store locked) are logged and retried with
+  /// growing delays; they never end the loop.
+  public func run() async {
+    var retryDelay = Duration.milliseconds(100)
+    while !Task.isCancelled {
+      do throws(KeychainSyncError) {
+        let address = try SyncServerAddress(try currentMembership().server)
+        try await SyncServer.with(address) { server throws(KeychainSyncError) in
+          retryDelay = .milliseconds(100)
+          try await runConnected(server)
+        }
+      } catch {
+        syncLogger.notice(
+          "Sync failed; retrying",
+          metadata: ["reason": .string(error.message), "status": .stringConvertible(error.status)])
+        try? await Task.sleep(for: retryDelay)
+        retryDelay = min(retryDelay * 2, options.maximumRetryDelay)
+      }
+    }
+  }
+
+  /// The loop of `run()` on one connection: ends by throwing when the server goes away.
+  private func runConnected(_ server: SyncServer) async throws(KeychainSyncError) {
+    let membership = try currentMembership()
+    let (wakes, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+    let address = server.address
+    let group = membership.groupID.hexString
+    // Notifications arrive on a connection of their own, which only listens.
+    let listener = Task {
+      do throws(KeychainSyncError) {
+        try await SyncServer.with(address) { listening throws(KeychainSyncError) in
+          do {
+            try await listening.connection.listen(on: SyncServer.channel) { notifications in
+              wake.yield()
+              for try await notification in notifications where notification.payload == group {
+                wake.yield()
+              }
+            }
+          } catch {
+            throw KeychainSyncError(
+              status: errSecNotAvailable, message: "Lost the notification connection (\(SyncServer.describe(error))).")
+          }
+        }
+      } catch {
+        syncLogger.notice("Sync notifications stopped", metadata: ["reason": .string(error.message)])
+      }
+      wake.finish()
+    }
+    defer { listener.cancel() }
+    let ticker = Task {
+      var sinceRound = Duration.zero
+      while !Task.isCancelled {
+        try? await Task.sleep(for: options.localCheckInterval)
+        sinceRound += options.localCheckInterval
+        let pending = (try? backend.syncSummary().pending) ?? 0
+        if pending > 0 || sinceRound >= options.fullRoundInterval {
+          sinceRound = .zero
+          wake.yield()
+        }
+      }
+    }
+    defer { ticker.cancel() }
+    _ = try await round(server)
+    for await _ in wakes {
+      if Task.isCancelled { return }
+      _ = try await round(server)
+    }
+    if !Task.isCancelled {
+      throw KeychainSyncError(
+        status: errSecNotAvailable, message: "The sync server closed the notification connection.")
+    }
+  }
+
+  private func currentMembership() throws(KeychainSyncError) -> SyncMembership {
+    let membership = try storeCall("Cannot read the store's sync state") { () throws(SecStatus) in
+      try backend.syncMembership()
+    }
+    guard let membership else {
+      throw KeychainSyncError(status: errSecNoSuchKeychain, message: "The store is in no sync group.")
+    }
+    return membership
+  }
+
+  private func storeCall<T>(_ what: String, _ body: () throws(SecStatus) -> T) throws(KeychainSyncError) -> T {
+    do { return try body() } catch { throw KeychainSyncError(error, what) }
+  }
+
+  /// Pushes every pending change, then applies every record after the store's position.
+  private func round(_ server: SyncServer) async throws(KeychainSyncError) -> KeychainSyncReport {
+    let membership = try currentMembership()
+    var report = KeychainSyncReport()
+    while true {
+      let outgoing = try storeCall("Cannot read the store's changes") { () throws(SecStatus) in
+        try backend.outgoingRecords(limit: options.batchSize)
+      }
+      if outgoing.isEmpty { break }
+      try await server.push(outgoing, group: membership.groupID)
+      try storeCall("Cannot record what the server acknowledged") { () throws(SecStatus) in
+        try backend.acknowledge(outgoing)
+      }
+      report.pushed += outgoing.count
+      if outgoing.count < options.batchSize { break }
+    }
+    var position = try currentMembership().cursor
+    while true {
+      let page = try await server.pull(group: membership.groupID, after: position, limit: options.batchSize)
+      guard let last = page.last else { break }
+      let applied = try storeCall("Cannot apply the server's records") { () throws(SecStatus) in
+        try backend.applyIncoming(page, through: last.position)
+      }
+      report.applied += applied.applied
+      report.unchanged += applied.stale
+      report.rejected += applied.rejected
+      report.rejections += applied.rejections
+      for rejection in applied.rejections {
+        syncLogger.warning("Refused a record from the sync server", metadata: ["reason": .string(rejection)])
+      }
+      if applied.stoppedLocked {
+        report.waitingForUnlock = true
+        break
+      }
+      position = last.position
+      if page.count < options.batchSize { break }
+    }
+    try await purgeIfDue(server, membership)
+    return report
+  }
+
+  private func purgeIfDue(_ server: SyncServer, _ membership: SyncMembership) async throws(KeychainSyncError) {
+    let now = ContinuousClock.now
+    if let lastPurge, now - lastPurge < .seconds(3600) { return }
+    lastPurge = now
+    let age = options.tombstoneAge
+    _ = try storeCall("Cannot purge tombstones") { () throws(SecStatus) in
+      try backend.purgeTombstones(before: Date().addingTimeInterval(-age))
+    }
+    try await server.purgeTombstones(group: membership.groupID, olderThan: age)
+  }
+}
+
+/// What one sync round did.
+public struct KeychainSyncReport: Sendable, Equatable {
+  /// Changes of this store sent to the server.
+  public var pushed = 0
+  /// Records from the server applied to the store.
+  public var applied = 0
+  /// Records no newer than the store's version (its own changes coming back, lost conflicts).
+  public var unchanged = 0
+  /// Records refused: altered, moved to another item, replayed, or of another group.
+  public var rejected = 0
+  /// Why each record was refused, by server position (never a value).
+  public var rejections: [String] = []
+  /// Whether applying stopped at a record that needs a key the store's lock state withholds.
+  public var waitingForUnlock = false
+
+  /// An empty report.
+  public init() {}
+}

@@ -1,0 +1,85 @@
+import Foundation
+import NIOSSL
+import PostgresNIO
+import Security
+
+/// A PostgreSQL connection string, as libpq writes it: `postgres://user[:password]@host[:port]/db`,
+/// with `?sslmode=disable|prefer|require` and `?host=/socket/directory` for a Unix socket.
+struct SyncServerAddress: Sendable, Equatable {
+  enum TransportSecurity: String, Sendable {
+    case disable, prefer, require
+  }
+
+  var user: String
+  var password: String?
+  var host: String
+  var port: Int
+  var database: String
+  /// A directory holding the server's Unix socket (libpq's `host=/path` form); nil for TCP.
+  var socketDirectory: String?
+  var transportSecurity: TransportSecurity
+
+  init(_ connectionString: String) throws(KeychainSyncError) {
+    guard let components = URLComponents(string: connectionString),
+      components.scheme == "postgres" || components.scheme == "postgresql"
+    else {
+      throw KeychainSyncError(
+        status: errSecParam, message: "The sync server must be a postgres:// URL (postgres://user@host:port/database).")
+    }
+    let query = Dictionary(
+      (components.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { _, last in last })
+    guard let user = components.user, !user.isEmpty else {
+      throw KeychainSyncError(
+        status: errSecParam, message: "The sync server URL names no user (postgres://USER@host/db).")
+    }
+    self.user = user
+    password = components.password
+    socketDirectory = query["host"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+    host = components.host.flatMap { $0.isEmpty ? nil : $0 } ?? "localhost"
+    port = components.port ?? 5432
+    let path = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
+    database = path.isEmpty ? user : path
+    let loopback = socketDirectory != nil || ["localhost", "127.0.0.1", "::1", "[::1]"].contains(host)
+    if let mode = query["sslmode"] {
+      guard let parsed = TransportSecurity(rawValue: mode) else {
+        throw KeychainSyncError(
+          status: errSecParam, message: "The sync server URL's sslmode must be disable, prefer or require, not \(mode)."
+        )
+      }
+      transportSecurity = parsed
+    } else {
+      // libpq's default is prefer; on loopback TLS only costs time.
+      transportSecurity = loopback ? .disable : .prefer
+    }
+  }
+
+  /// The address without its password, for messages and status.
+  var redacted: String {
+    let location = socketDirectory.map { "\($0)/.s.PGSQL.\(port)" } ?? "\(host):\(port)"
+    return "postgres://\(user)@\(location)/\(database)"
+  }
+
+  func configuration() throws(KeychainSyncError) -> PostgresConnection.Configuration {
+    if let socketDirectory {
+      return PostgresConnection.Configuration(
+        unixSocketPath: "\(socketDirectory)/.s.PGSQL.\(port)", username: user, password: password, database: database)
+    }
+    let tls: PostgresConnection.Configuration.TLS
+    switch transportSecurity {
+    case .disable:
+      tls = .disable
+    case .prefer, .require:
+      do {
+        let context = try NIOSSLContext(configuration: .makeClientConfiguration())
+        tls = transportSecurity == .require ? .require(context) : .prefer(context)
+      } catch {
+        throw KeychainSyncError(
+          status: errSecNotAvailable, message: "TLS could not be set up for \(redacted): \(error).")
+      }
+    }
+    var configuration = PostgresConnection.Configuration(
+      host: host, port: port, username: user, password: password, database: database, tls: tls)
+    configuration.options.connectTimeout = .seconds(5)
+    return configuration
+  }
+}

@@ -1,0 +1,152 @@
+import Foundation
+
+// The contract between a store and a sync engine (issue 16). The store does everything that needs
+// its keys or its rows: it keeps a journal of its synchronizable items' versions in the same
+// transactions as the items, seals each outgoing version into a record under the sync group's key,
+// and opens, checks and applies incoming records. An engine only moves records between the store
+// and a server, so the server (and the engine) never hold a key, a secret or an attribute value.
+
+/// One version of one synchronizable item as it travels: everything a server keeps of it.
+package struct SyncRecord: Sendable, Hashable {
+  /// A keyed digest of the item's primary key under the group's key: the same on every store.
+  package var recordID: Data
+  /// The version, in microseconds since 1970: its modification time, raised when needed above
+  /// every version the store had seen of the item, so that a later change always wins.
+  package var version: Int64
+  /// The store that made this version; it breaks ties between equal versions.
+  package var origin: Data
+  /// Whether the version is a deletion (a tombstone).
+  package var deleted: Bool
+  /// The item (or, for a tombstone, its primary key) sealed under the group's key, with every field
+  /// above as associated data.
+  package var sealed: Data
+
+  package init(recordID: Data, version: Int64, origin: Data, deleted: Bool, sealed: Data) {
+    self.recordID = recordID
+    self.version = version
+    self.origin = origin
+    self.deleted = deleted
+    self.sealed = sealed
+  }
+
+  /// Whether this version wins over one with `version` and `origin`: the later version, then the
+  /// greater store identifier (bytewise), so every store picks the same winner.
+  package func supersedes(version other: Int64, origin otherOrigin: Data) -> Bool {
+    if version != other { return version > other }
+    return otherOrigin.lexicographicallyPrecedes(origin)
+  }
+}
+
+/// The passphrase-wrapped form of a group's key, as the server keeps it for stores that join.
+package struct WrappedSyncKey: Sendable, Equatable {
+  /// The group's public identifier (derived from its key, so a wrapped key cannot be moved to
+  /// another group unnoticed).
+  package var groupID: Data
+  /// The key sealed under scrypt of the passphrase, with its parameters and salt in the header.
+  package var wrapped: Data
+
+  package init(groupID: Data, wrapped: Data) {
+    self.groupID = groupID
+    self.wrapped = wrapped
+  }
+}
+
+/// A store's membership of a sync group.
+package struct SyncMembership: Sendable, Equatable {
+  package var groupID: Data
+  /// The server's connection string (kept sealed in the store: it may hold a password).
+  package var server: String
+  /// This store's identifier in every record it makes.
+  package var storeID: Data
+  /// The server position up to which records were applied.
+  package var cursor: Int64
+
+  package init(groupID: Data, server: String, storeID: Data, cursor: Int64) {
+    self.groupID = groupID
+    self.server = server
+    self.storeID = storeID
+    self.cursor = cursor
+  }
+}
+
+/// What a store holds of its synchronizable items, for `status`.
+package struct SyncJournalSummary: Sendable, Equatable {
+  /// Live synchronizable items the journal tracks.
+  package var liveItems: Int
+  /// Tombstones not yet purged.
+  package var tombstones: Int
+  /// Versions made here and not yet acknowledged by the server.
+  package var pending: Int
+  /// Incoming records refused since the store joined (altered, moved or foreign).
+  package var rejected: Int
+
+  package init(liveItems: Int, tombstones: Int, pending: Int, rejected: Int) {
+    self.liveItems = liveItems
+    self.tombstones = tombstones
+    self.pending = pending
+    self.rejected = rejected
+  }
+}
+
+/// What applying a batch of incoming records did.
+package struct SyncApplyReport: Sendable, Equatable {
+  /// Records whose version was newer than the store's and were applied.
+  package var applied = 0
+  /// Records no newer than what the store holds (echoes of its own pushes, lost conflicts, replays).
+  package var stale = 0
+  /// Records that failed authentication or whose contents are not the item they claim to be.
+  package var rejected = 0
+  /// Why each record was rejected, naming its position on the server, never a value.
+  package var rejections: [String] = []
+  /// Whether the batch stopped early because a record needs a key the lock state withholds; the
+  /// cursor then stays before it.
+  package var stoppedLocked = false
+
+  package init() {}
+}
+
+/// A store that can take part in a sync group.
+package protocol SyncableStore: ItemStore {
+  /// The store's membership, or nil when it is in no group.
+  func syncMembership() throws(SecStatus) -> SyncMembership?
+
+  /// Makes a new group key, joins the store to it, and returns the key wrapped under `passphrase`
+  /// for the server to keep.
+  func createSyncGroup(server: String, passphrase: String) throws(SecStatus) -> WrappedSyncKey
+
+  /// Joins the group whose wrapped key the server keeps: errSecAuthFailed for a wrong passphrase.
+  func joinSyncGroup(server: String, wrappedKey: WrappedSyncKey, passphrase: String) throws(SecStatus)
+
+  /// Joins the group whose key an exported key file holds; returns the group's identifier.
+  @discardableResult
+  func joinSyncGroup(server: String, keyFile: Data) throws(SecStatus) -> Data
+
+  /// The group key as a file another store can join with (secret: it is the key itself).
+  func exportSyncKey() throws(SecStatus) -> Data
+
+  /// Leaves the group: its key, cursor and tombstones are forgotten; the items stay.
+  func leaveSyncGroup() throws(SecStatus)
+
+  /// Versions made here that the server has not acknowledged, sealed, at most `limit`.
+  func outgoingRecords(limit: Int) throws(SecStatus) -> [SyncRecord]
+
+  /// Marks these versions as kept by the server (a version changed since is still pending).
+  func acknowledge(_ records: [SyncRecord]) throws(SecStatus)
+
+  /// Opens, checks and applies records the server holds after the store's cursor, and moves the
+  /// cursor to `cursor`, in one transaction.
+  func applyIncoming(_ records: [(position: Int64, record: SyncRecord)], through cursor: Int64) throws(SecStatus)
+    -> SyncApplyReport
+
+  /// Forgets tombstones made before `date`; returns how many.
+  @discardableResult
+  func purgeTombstones(before date: Date) throws(SecStatus) -> Int
+
+  /// Counts of the journal.
+  func syncSummary() throws(SecStatus) -> SyncJournalSummary
+}
+
+extension KeychainStore {
+  /// The store under this handle, for the sync engine.
+  package var syncableBackend: (any SyncableStore)? { backend as? any SyncableStore }
+}

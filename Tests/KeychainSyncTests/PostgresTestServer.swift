@@ -1,0 +1,178 @@
+import Foundation
+import Synchronization
+
+/// A real PostgreSQL server for the sync tests: Debian's `postgresql` binaries, a cluster made by
+/// `initdb` in a temporary folder, listening on 127.0.0.1 (and a Unix socket in that folder) only,
+/// stopped when the test process exits. Each test gets a database of its own.
+///
+/// PostgreSQL refuses to run as root; under root the server runs as the `postgres` user that
+/// Debian's package creates.
+final class PostgresTestServer: Sendable {
+  let directory: URL
+  let port: Int
+  let binaries: URL
+  private let runAsPostgres: Bool
+  private static let user = "keychain_bridge_test"
+
+  /// The server of this test process, started on first use.
+  static func shared() throws -> PostgresTestServer {
+    try sharedServer.withLock { server in
+      if let server { return server }
+      let started = try PostgresTestServer()
+      server = started
+      running.withLock { $0 = started }
+      atexit { PostgresTestServer.running.withLock { $0?.stop() } }
+      return started
+    }
+  }
+
+  private static let sharedServer = Mutex<PostgresTestServer?>(nil)
+  private static let running = Mutex<PostgresTestServer?>(nil)
+
+  private init() throws {
+    let binaries = try Self.findBinaries()
+    let runAsPostgres = getuid() == 0
+    let directory = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent(
+      "kb-postgres-\(UUID().uuidString.prefix(8))", isDirectory: true)
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    if runAsPostgres { try Self.shell("/bin/chown", ["postgres:postgres", directory.path]) }
+    func run(_ tool: String, _ arguments: [String]) throws {
+      try Self.runTool(binaries, runAsPostgres, directory, tool, arguments)
+    }
+    let dataPath = directory.appendingPathComponent("data").path
+    try run("initdb", ["-D", dataPath, "-U", Self.user, "--auth=trust", "--no-sync", "-E", "UTF8"])
+    var chosen: Int?
+    for _ in 0..<20 {
+      let candidate = Int.random(in: 20_000..<60_000)
+      do {
+        try run("pg_ctl", Self.startArguments(dataPath: dataPath, directory: directory, port: candidate))
+        chosen = candidate
+        break
+      } catch {
+        continue
+      }
+    }
+    guard let chosen else {
+      throw TestServerError("PostgreSQL did not start on any port tried; see \(directory.path)/server.log")
+    }
+    self.binaries = binaries
+    self.runAsPostgres = runAsPostgres
+    self.directory = directory
+    port = chosen
+  }
+
+  private static func startArguments(dataPath: String, directory: URL, port: Int) -> [String] {
+    [
+      "-D", dataPath, "-l", "\(directory.path)/server.log", "-w", "-t", "30", "-o",
+      "-p \(port) -c listen_addresses=127.0.0.1 -k \(directory.path) -c fsync=off -c synchronous_commit=off",
+      "start",
+    ]
+  }
+
+  private var dataPath: String { directory.appendingPathComponent("data").path }
+
+  /// A new, empty database on the server, as a postgres:// URL over TCP on 127.0.0.1.
+  func makeDatabase() throws -> String {
+    let name = "kb_\(UUID().uuidString.prefix(12).lowercased().replacingOccurrences(of: "-", with: ""))"
+    try run(
+      "psql", ["-h", "127.0.0.1", "-p", "\(port)", "-U", Self.user, "-d", "postgres", "-qc", "CREATE DATABASE \(name)"])
+    return url(database: name)
+  }
+
+  func url(database: String) -> String { "postgres://\(Self.user)@127.0.0.1:\(port)/\(database)" }
+
+  /// Runs SQL on a database with psql and returns its unaligned output.
+  @discardableResult
+  func sql(_ statement: String, database: String) throws -> String {
+    try run(
+      "psql", ["-h", "127.0.0.1", "-p", "\(port)", "-U", Self.user, "-d", database, "-XAtqc", statement])
+  }
+
+  /// The whole database as pg_dump writes it (plain SQL, data included).
+  func dump(database: String) throws -> Data {
+    Data(try run("pg_dump", ["-h", "127.0.0.1", "-p", "\(port)", "-U", Self.user, "-d", database]).utf8)
+  }
+
+  func stopForRestart() throws {
+    try run("pg_ctl", ["-D", dataPath, "-m", "fast", "-w", "stop"])
+  }
+
+  func startAgain() throws {
+    try run("pg_ctl", Self.startArguments(dataPath: dataPath, directory: directory, port: port))
+  }
+
+  func stop() {
+    _ = try? run("pg_ctl", ["-D", dataPath, "-m", "immediate", "-w", "stop"])
+    try? FileManager.default.removeItem(at: directory)
+  }
+
+  @discardableResult
+  private func run(_ tool: String, _ arguments: [String]) throws -> String {
+    try Self.runTool(binaries, runAsPostgres, directory, tool, arguments)
+  }
+
+  @discardableResult
+  private static func runTool(
+    _ binaries: URL, _ runAsPostgres: Bool, _ directory: URL, _ tool: String, _ arguments: [String]
+  ) throws -> String {
+    let executable = binaries.appendingPathComponent(tool).path
+    if runAsPostgres {
+      return try shell("/usr/sbin/runuser", ["-u", "postgres", "--", executable] + arguments, directory: directory)
+    }
+    return try shell(executable, arguments, directory: directory)
+  }
+
+  /// Runs a program and waits for it with posix_spawn and waitpid. Its output goes to files, not
+  /// pipes: the server pg_ctl starts would inherit a pipe and keep it open for ever.
+  @discardableResult
+  private static func shell(_ executable: String, _ arguments: [String], directory: URL? = nil) throws -> String {
+    let path = executable.hasPrefix("/") ? executable : "/usr/bin/\(executable)"
+    let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("pg-\(UUID().uuidString)")
+    let outputPath = scratch.path + ".out"
+    let errorPath = scratch.path + ".err"
+    defer {
+      unlink(outputPath)
+      unlink(errorPath)
+    }
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    posix_spawn_file_actions_addopen(&actions, 2, errorPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    let argv = ([path] + arguments).map { strdup($0) } + [nil]
+    defer { argv.forEach { free($0) } }
+    var pid: pid_t = 0
+    let spawned = posix_spawn(&pid, path, &actions, nil, argv, environ)
+    guard spawned == 0 else { throw TestServerError("cannot start \(path): \(String(cString: strerror(spawned)))") }
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+    let output = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+    let errors = (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? ""
+    let exited = status & 0x7f == 0
+    let code = (status >> 8) & 0xff
+    guard exited && code == 0 else {
+      throw TestServerError("\(path) \(arguments.joined(separator: " ")) failed (status \(status)): \(errors)")
+    }
+    return output
+  }
+
+  /// Debian installs the server under /usr/lib/postgresql/VERSION/bin, off the PATH.
+  private static func findBinaries() throws -> URL {
+    let versions = (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []
+    for version in versions.sorted(by: { (Int($0) ?? 0) > (Int($1) ?? 0) }) {
+      let bin = URL(fileURLWithPath: "/usr/lib/postgresql/\(version)/bin", isDirectory: true)
+      if FileManager.default.isExecutableFile(atPath: bin.appendingPathComponent("initdb").path) { return bin }
+    }
+    for directory in (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":") {
+      let bin = URL(fileURLWithPath: String(directory), isDirectory: true)
+      if FileManager.default.isExecutableFile(atPath: bin.appendingPathComponent("initdb").path) { return bin }
+    }
+    throw TestServerError("PostgreSQL's server is not installed (Debian's postgresql package; make setup installs it)")
+  }
+}
+
+struct TestServerError: Error, CustomStringConvertible {
+  let description: String
+  init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,174 @@
+import Foundation
+import KeychainSync
+import Security
+import Testing
+
+/// Synchronizable items through a real PostgreSQL server (issue 16): what travels, what stays,
+/// deletes, conflicts, joining, and the engine's background loop.
+@Suite struct SyncBehaviour {
+  let server: PostgresTestServer
+  let url: String
+
+  init() throws {
+    server = try PostgresTestServer.shared()
+    url = try server.makeDatabase()
+  }
+
+  @Test func synchronizableItemsFollowToAJoiningStoreAndLocalOnesStay() async throws {
+    let first = try TestStore()
+    let second = try TestStore()
+    try await KeychainSyncGroup.create(store: first.store, server: url, passphrase: "correct horse")
+    #expect(first.add("shared", "s3cret") == errSecSuccess)
+    #expect(first.add("local", "mine", synchronizable: false) == errSecSuccess)
+    #expect(
+      first.add("device", "pinned", accessible: kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly) == errSecSuccess)
+    let pushed = try await first.sync()
+    #expect(pushed.pushed == 1)
+
+    let status = try await KeychainSyncGroup.join(store: second.store, server: url, passphrase: "correct horse")
+    #expect(status.groupID == (try KeychainSyncGroup.status(store: first.store))?.groupID)
+    let pulled = try await second.sync()
+    #expect(pulled.applied == 1)
+    #expect(second.secrets() == ["shared": "s3cret"])
+    // Every attribute travels, dates included.
+    let original = try #require(first.attributes("shared"))
+    let copy = try #require(second.attributes("shared"))
+    #expect(copy[kSecAttrModificationDate as String] as? Date == original[kSecAttrModificationDate as String] as? Date)
+    #expect(copy[kSecAttrCreationDate as String] as? Date == original[kSecAttrCreationDate as String] as? Date)
+    #expect(copy[kSecAttrSynchronizable as String] as? Int == 1)
+    // Without kSecAttrSynchronizable a query sees no synchronizable item (rule 3.2).
+    #expect(second.secrets(synchronizable: kCFBooleanFalse) == [:])
+  }
+
+  @Test func updatesAndDeletesPropagateAndTombstonesStayInvisible() async throws {
+    let first = try TestStore()
+    let second = try TestStore()
+    try await KeychainSyncGroup.create(store: first.store, server: url, passphrase: "pw")
+    try await KeychainSyncGroup.join(store: second.store, server: url, passphrase: "pw")
+    first.add("a", "1")
+    first.add("b", "2")
+    _ = try await first.sync()
+    _ = try await second.sync()
+    #expect(second.secrets() == ["a": "1", "b": "2"])
+
+    #expect(first.update("a", "1-changed") == errSecSuccess)
+    #expect(first.delete("b") == errSecSuccess)
+    _ = try await first.sync()
+    _ = try await second.sync()
+    #expect(second.secrets() == ["a": "1-changed"])
+    // The tombstone is invisible to every query (rules 3.3, 8.8) and an add replaces it (5.3).
+    #expect(second.delete("b") == errSecItemNotFound)
+    #expect(try KeychainSyncGroup.status(store: second.store)?.tombstones == 1)
+    #expect(second.add("b", "back") == errSecSuccess)
+    _ = try await second.sync()
+    _ = try await first.sync()
+    #expect(first.secrets() == ["a": "1-changed", "b": "back"])
+    #expect(try KeychainSyncGroup.status(store: first.store)?.tombstones == 0)
+  }
+
+  @Test func concurrentChangesConvergeToTheLaterVersionEverywhere() async throws {
+    let first = try TestStore()
+    let second = try TestStore()
+    try await KeychainSyncGroup.create(store: first.store, server: url, passphrase: "pw")
+    try await KeychainSyncGroup.join(store: second.store, server: url, passphrase: "pw")
+    first.add("item", "v0")
+    _ = try await first.sync()
+    _ = try await second.sync()
+
+    // Both change the item before either syncs; the second change is the later one.
+    first.update("item", "from-first")
+    try await Task.sleep(for: .milliseconds(5))
+    second.update("item", "from-second")
+    _ = try await first.sync()
+    _ = try await second.sync()
+    _ = try await first.sync()
+    #expect(first.secrets() == ["item": "from-second"])
+    #expect(second.secrets() == ["item": "from-second"])
+
+    // Two stores add the same primary key: the same winner on both.
+    second.add("clash", "second's")
+    first.add("clash", "first's")
+    _ = try await second.sync()
+    _ = try await first.sync()
+    _ = try await second.sync()
+    #expect(first.secrets()["clash"] == "first's")
+    #expect(second.secrets() == first.secrets())
+  }
+
+  @Test func aWrongPassphraseJoinsNothing() async throws {
+    let first = try TestStore()
+    let second = try TestStore()
+    try await KeychainSyncGroup.create(store: first.store, server: url, passphrase: "right")
+    let error = await #expect(throws: KeychainSyncError.self) {
+      try await KeychainSyncGroup.join(store: second.store, server: url, passphrase: "wrong")
+    }
+    #expect(error?.status == errSecAuthFailed)
+    #expect(try KeychainSyncGroup.status(store: second.store) == nil)
+    // Joining twice is refused, and so is a group on a server that holds none.
+    let again = await #expect(throws: KeychainSyncError.self) {
+      try await KeychainSyncGroup.join(store: first.store, server: url, passphrase: "right")
+    }
+    #expect(again?.status == errSecDuplicateItem)
+  }
+
+  @Test func anExportedKeyFileJoinsTheSameGroup() async throws {
+    let first = try TestStore()
+    let second = try TestStore()
+    try await KeychainSyncGroup.create(store: first.store, server: url, passphrase: "pw")
+    first.add("k", "v")
+    _ = try await first.sync()
+    let keyFile = try KeychainSyncGroup.exportKey(store: first.store)
+    try await KeychainSyncGroup.join(store: second.store, server: url, keyFile: keyFile)
+    _ = try await second.sync()
+    #expect(second.secrets() == ["k": "v"])
+    let damaged = await #expect(throws: KeychainSyncError.self) {
+      try await KeychainSyncGroup.join(store: try TestStore().store, server: url, keyFile: Data("nonsense".utf8))
+    }
+    #expect(damaged?.status == errSecDecode)
+  }
+
+  @Test func leavingKeepsTheItemsAndStopsSyncing() async throws {
+    let first = try TestStore()
+    try await KeychainSyncGroup.create(store: first.store, server: url, passphrase: "pw")
+    first.add("kept", "value")
+    _ = try await first.sync()
+    try KeychainSyncGroup.leave(store: first.store)
+    #expect(try KeychainSyncGroup.status(store: first.store) == nil)
+    #expect(first.secrets() == ["kept": "value"])
+    let error = await #expect(throws: KeychainSyncError.self) { try await first.sync() }
+    #expect(error?.status == errSecNoSuchKeychain)
+  }
+
+  @Test func localCallsDoNotWaitForAnUnreachableServer() async throws {
+    let first = try TestStore()
+    try await KeychainSyncGroup.create(store: first.store, server: url, passphrase: "pw")
+    try server.sql(
+      "UPDATE pg_database SET datallowconn = false WHERE datname = '\(databaseName(url))'", database: "postgres")
+    defer {
+      _ = try? server.sql(
+        "UPDATE pg_database SET datallowconn = true WHERE datname = '\(databaseName(url))'", database: "postgres")
+    }
+    let started = Date()
+    #expect(first.add("offline", "still works") == errSecSuccess)
+    #expect(Date().timeIntervalSince(started) < 1)
+    let error = await #expect(throws: KeychainSyncError.self) { try await first.sync() }
+    #expect(error?.status == errSecNotAvailable)
+    #expect(try KeychainSyncGroup.status(store: first.store)?.pendingChanges == 1)
+  }
+
+  @Test func runningEnginesPropagateThroughNotifications() async throws {
+    let first = try TestStore()
+    let second = try TestStore()
+    try await KeychainSyncGroup.create(store: first.store, server: url, passphrase: "pw")
+    try await KeychainSyncGroup.join(store: second.store, server: url, passphrase: "pw")
+    let engines = [try KeychainSyncEngine(store: first.store), try KeychainSyncEngine(store: second.store)]
+    let tasks = engines.map { engine in Task { await engine.run() } }
+    defer { tasks.forEach { $0.cancel() } }
+    first.add("live", "1")
+    #expect(await eventually { second.secrets() == ["live": "1"] })
+    second.update("live", "2")
+    #expect(await eventually { first.secrets() == ["live": "2"] })
+    first.delete("live")
+    #expect(await eventually { second.secrets().isEmpty })
+  }
+}
