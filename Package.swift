@@ -9,6 +9,8 @@ let package = Package(
     .executable(name: "apple-style-demo", targets: ["AppleStyleDemo"]),
     // The typed API generated from the headers in the build step.
     .library(name: "Keychain", targets: ["Keychain"]),
+    // Synchronizable items through a PostgreSQL server; links postgres-nio, so it is a product of its own.
+    .library(name: "KeychainSync", targets: ["KeychainSync"]),
     .executable(name: "secgen", targets: ["secgen"]),
     .executable(name: "keychain-examples", targets: ["keychain-examples"]),
     .executable(name: "security", targets: ["SecurityTool"]),
@@ -135,7 +137,9 @@ let package = Package(
     // `security`: macOS's keychain command-line tool over the store, built on the typed API.
     .executableTarget(
       name: "SecurityTool",
-      dependencies: ["Keychain", "Security", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+      dependencies: [
+        "Keychain", "Security", "KeychainSync", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ]
     ),
     // The benchmark's C baseline: the same work done directly with sqlite3 and OpenSSL.
     .target(
@@ -160,6 +164,12 @@ let package = Package(
       dependencies: ["Security", "KeychainStoreSQLite", "KeychainCryptoOpenSSL"],
       path: "Tests/StoreHelper"
     ),
+    // A store in a process of its own, for the sync convergence test (kills, restarts).
+    .executableTarget(
+      name: "keychain-sync-worker",
+      dependencies: ["KeychainSync", "Security", "KeychainStoreSQLite", "KeychainCryptoOpenSSL"],
+      path: "Tests/SyncWorker"
+    ),
     // A program linking the Security target alone (no store), run by SecurityTests.
     .executableTarget(name: "security-alone", dependencies: ["Security"], path: "Tests/SecurityAlone"),
     .testTarget(
@@ -179,7 +189,10 @@ let package = Package(
     ),
     .testTarget(
       name: "KeychainSyncTests",
-      dependencies: ["KeychainSync", "Security", "KeychainStoreSQLite", "KeychainCryptoOpenSSL"]
+      dependencies: [
+        "KeychainSync", "Security", "KeychainStoreSQLite", "KeychainCryptoOpenSSL", "keychain-sync-worker",
+        "SecurityTool",
+      ]
     ),
     .testTarget(
       name: "KeychainTests",

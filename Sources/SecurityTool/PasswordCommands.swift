@@ -164,12 +164,18 @@ struct AddGenericPassword: ParsableCommand {
     String?
   @Flag(name: .customShort("U"), help: "Update the item if it already exists (otherwise that is an error).")
   var update = false
+  @Flag(
+    name: .customLong("synchronizable"),
+    help: "Make the item synchronizable: it follows the keychain's sync group to its other stores.")
+  var synchronizable = false
 
   func run() throws {
     try runReportingFailures {
       _ = try store.open()
       // As on macOS, a missing account or service is the empty string: the item's key still has one.
-      let item = GenericPassword().account(account ?? "").service(service ?? "")
+      var item = GenericPassword().account(account ?? "").service(service ?? "")
+      // The synchronizable flag is part of the item's key (rule 10): -U updates the synchronizable one.
+      if synchronizable { item = item.synchronizable(true) }
       // The default label (the service) is for new items; -U without -l keeps an item's label.
       let exists = update ? try item.exists().orFail("SecKeychainSearchCopyNext") : false
       var changes = attributes.applied(to: GenericPassword())
@@ -205,7 +211,8 @@ struct GenericPasswordMatch: ParsableArguments {
     if let service { request = request.service(service) }
     if let label { request = request.label(label) }
     if let generic { request = request.generic(Data(generic.utf8)) }
-    return attributes.applied(to: request)
+    // Synchronizable items too: the tool finds what the keychain holds (rule 3.2 would hide them).
+    return attributes.applied(to: request.synchronizable(.any))
   }
 }
 
@@ -303,6 +310,10 @@ struct AddInternetPassword: ParsableCommand {
   @OptionGroup var attributes: ItemAttributeOptions
   @Flag(name: .customShort("U"), help: "Update the item if it already exists (otherwise that is an error).")
   var update = false
+  @Flag(
+    name: .customLong("synchronizable"),
+    help: "Make the item synchronizable: it follows the keychain's sync group to its other stores.")
+  var synchronizable = false
 
   func run() throws {
     try runReportingFailures {
@@ -311,6 +322,7 @@ struct AddInternetPassword: ParsableCommand {
       var item = options.request
       if options.account == nil { item = item.account("") }
       if options.server == nil { item = item.server("") }
+      if synchronizable { item = item.synchronizable(true) }
       let exists = update ? try item.exists().orFail("SecKeychainSearchCopyNext") : false
       var changes = attributes.applied(to: InternetPassword())
       if let label = label ?? (exists ? nil : options.server) { changes = changes.label(label) }
@@ -338,7 +350,7 @@ struct FindInternetPassword: ParsableCommand {
 
   /// The options, the attributes and the label, as one request.
   var request: InternetPassword {
-    let request = attributes.applied(to: options.request)
+    let request = attributes.applied(to: options.request.synchronizable(.any))
     return label.map { request.label($0) } ?? request
   }
   @OptionGroup var display: PasswordDisplay
@@ -364,7 +376,7 @@ struct DeleteInternetPassword: ParsableCommand {
 
   /// The options, the attributes and the label, as one request.
   var request: InternetPassword {
-    let request = attributes.applied(to: options.request)
+    let request = attributes.applied(to: options.request.synchronizable(.any))
     return label.map { request.label($0) } ?? request
   }
 

@@ -18,16 +18,25 @@ final class PostgresTestServer: Sendable {
   static func shared() throws -> PostgresTestServer {
     try sharedServer.withLock { server in
       if let server { return server }
-      let started = try PostgresTestServer()
+      let started = try dedicated()
       server = started
-      running.withLock { $0 = started }
-      atexit { PostgresTestServer.running.withLock { $0?.stop() } }
       return started
     }
   }
 
+  /// A server of its own, for a test that stops and restarts it; stopped at exit too.
+  static func dedicated() throws -> PostgresTestServer {
+    let started = try PostgresTestServer()
+    let first = running.withLock { servers in
+      servers.append(started)
+      return servers.count == 1
+    }
+    if first { atexit { PostgresTestServer.running.withLock { $0.forEach { $0.stop() } } } }
+    return started
+  }
+
   private static let sharedServer = Mutex<PostgresTestServer?>(nil)
-  private static let running = Mutex<PostgresTestServer?>(nil)
+  private static let running = Mutex<[PostgresTestServer]>([])
 
   private init() throws {
     let binaries = try Self.findBinaries()
