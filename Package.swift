@@ -149,7 +149,10 @@ let package = Package(
     ),
     .executableTarget(
       name: "keychain-bench",
-      dependencies: ["CKeychainBaseline", "Keychain", "Security", "KeychainStoreSQLite", "KeychainCryptoOpenSSL"],
+      dependencies: [
+        "CKeychainBaseline", "Keychain", "Security", "KeychainStoreSQLite", "KeychainCryptoOpenSSL", "KeychainSync",
+        "LocalPostgres",
+      ],
       path: "Benchmarks/keychain-bench"
     ),
     // A program written for Apple's keychain, compiled unchanged against this runtime.
@@ -164,6 +167,8 @@ let package = Package(
       dependencies: ["Security", "KeychainStoreSQLite", "KeychainCryptoOpenSSL"],
       path: "Tests/StoreHelper"
     ),
+    // A PostgreSQL server made by initdb for the sync tests and the sync benchmark.
+    .target(name: "LocalPostgres", path: "Tests/LocalPostgres"),
     // A store in a process of its own, for the sync convergence test (kills, restarts).
     .executableTarget(
       name: "keychain-sync-worker",
@@ -190,7 +195,8 @@ let package = Package(
     .testTarget(
       name: "KeychainSyncTests",
       dependencies: [
-        "KeychainSync", "Security", "KeychainStoreSQLite", "KeychainCryptoOpenSSL", "keychain-sync-worker",
+        "LocalPostgres", "KeychainSync", "Security", "KeychainStoreSQLite", "KeychainCryptoOpenSSL",
+        "keychain-sync-worker",
         "SecurityTool",
       ]
     ),

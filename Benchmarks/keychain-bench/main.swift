@@ -1,6 +1,7 @@
 // keychain-bench: the store and the DSL against a C baseline (sqlite3 + OpenSSL), interleaved in
 // one process run so the figures share the machine's state. Prints a table and writes JSON and an
-// SVG plot to benchmark-results/. KEYCHAIN_BRIDGE_BENCH_LONG=1 adds the 1M-item store.
+// SVG plot to benchmark-results/. KEYCHAIN_BRIDGE_BENCH_LONG=1 adds the 1M-item store;
+// `keychain-bench sync` measures sync through PostgreSQL instead.
 import CKeychainBaseline
 import Dispatch
 import Foundation
@@ -203,6 +204,17 @@ struct SizeResult {
   var samples: [String: [Operation: Samples]] = [:]
   var openMilliseconds: Double = 0
   var fillSeconds: Double = 0
+}
+
+// `keychain-bench sync`: the sync benchmark alone (SyncBenchmark.swift).
+if CommandLine.arguments.dropFirst().first == "sync" {
+  do {
+    try runSyncBenchmark()
+    exit(0)
+  } catch {
+    FileHandle.standardError.write(Data("keychain-bench sync: \(error)\n".utf8))
+    exit(1)
+  }
 }
 
 // KEYCHAIN_BRIDGE_BENCH_PROFILE=<implementation> runs only that implementation's data lookups, for

@@ -400,6 +400,19 @@ extension SQLiteItemStore: SyncableStore {
     return summary
   }
 
+  func hasPendingChanges() throws(SecStatus) -> Bool {
+    var pending = false
+    try readers.withStatement("SELECT 1 FROM sync_state WHERE pending = 1 LIMIT 1") { statement throws(SecStatus) in
+      try forEachRow(of: statement, arguments: []) { _ throws(SecStatus) in
+        pending = true
+        return false
+      }
+    }
+    return pending
+  }
+
+  var writeGeneration: UInt64 { committedWrites.load(ordering: .relaxed) }
+
   private static func integer(_ data: Data) -> Int64 {
     guard data.count == 8 else { return 0 }
     return data.reversed().reduce(Int64(0)) { $0 << 8 | Int64($1) }

@@ -32,6 +32,8 @@ final class SQLiteItemStore: ItemStore {
   let integrity: IntegrityMonitor
   /// This store's identifier in the sync records it makes (random, made with the store).
   let storeID: Data
+  /// Write transactions committed through this object: a sync engine's cue to look for changes.
+  let committedWrites = Atomic<UInt64>(0)
   private let groupDigests = GroupDigestCache()
   private let plans = PlanCache()
 
@@ -451,7 +453,9 @@ final class SQLiteItemStore: ItemStore {
   func write<T>(freesSpace: Bool = false, _ body: (SQLiteConnection) throws(SecStatus) -> T) throws(SecStatus) -> T {
     guard let writer else { throw SecStatus(errSecReadOnly) }
     func transaction() throws -> T {
-      try writer.transaction { connection in try body(connection) }
+      let value = try writer.transaction { connection in try body(connection) }
+      committedWrites.add(1, ordering: .relaxed)
+      return value
     }
     do {
       return try transaction()

@@ -20,16 +20,22 @@ public actor KeychainSyncEngine {
     /// How long tombstones are kept, locally and on the server, before they are purged. A store
     /// away for longer than this may bring a deleted item back.
     public var tombstoneAge: TimeInterval = 30 * 24 * 3600
-    /// How often `run()` looks for changes made to the store by this or another process.
+    /// How often `run()` looks in the store's journal for changes another process made.
     public var localCheckInterval: Duration = .milliseconds(100)
+    /// How often `run()` looks for writes this process made through the same store.
+    public var writeCheckInterval: Duration = .milliseconds(2)
     /// How often `run()` does a full round even without a notification.
     public var fullRoundInterval: Duration = .seconds(10)
     /// The longest wait between reconnection attempts.
     public var maximumRetryDelay: Duration = .seconds(5)
     /// Records per push or pull query.
     public var batchSize = 500
+    /// The longest a round may take before the engine drops its connection and starts again (a
+    /// server that stopped answering without closing the connection).
+    public var roundTimeout: Duration = .seconds(30)
 
-    /// The defaults: tombstones kept 30 days, local checks every 100 ms, a full round every 10 s.
+    /// The defaults: tombstones kept 30 days, this process's writes noticed within 2 ms, other
+    /// processes' within 100 ms, a full round every 10 s.
     public init() {}
   }
 
@@ -68,6 +74,7 @@ public actor KeychainSyncEngine {
           try await runConnected(server)
         }
       } catch {
+        if Task.isCancelled { break }
         syncLogger.notice(
           "Sync failed; retrying",
           metadata: ["reason": .string(error.message), "status": .stringConvertible(error.status)])
@@ -105,13 +112,24 @@ public actor KeychainSyncEngine {
       wake.finish()
     }
     defer { listener.cancel() }
+    // Local changes: this process's writes show in the store's write counter at once; other
+    // processes' only in the journal, which is looked at less often.
     let ticker = Task {
+      var sinceJournalCheck = Duration.zero
       var sinceRound = Duration.zero
+      var seenGeneration = backend.writeGeneration
       while !Task.isCancelled {
-        try? await Task.sleep(for: options.localCheckInterval)
-        sinceRound += options.localCheckInterval
-        let pending = (try? backend.syncSummary().pending) ?? 0
-        if pending > 0 || sinceRound >= options.fullRoundInterval {
+        try? await Task.sleep(for: options.writeCheckInterval)
+        sinceJournalCheck += options.writeCheckInterval
+        sinceRound += options.writeCheckInterval
+        let generation = backend.writeGeneration
+        var wakes = sinceRound >= options.fullRoundInterval
+        if generation != seenGeneration || sinceJournalCheck >= options.localCheckInterval {
+          seenGeneration = generation
+          sinceJournalCheck = .zero
+          wakes = wakes || ((try? backend.hasPendingChanges()) ?? false)
+        }
+        if wakes {
           sinceRound = .zero
           wake.yield()
         }
@@ -130,6 +148,28 @@ public actor KeychainSyncEngine {
   }
 
   private func currentMembership() throws(KeychainSyncError) -> SyncMembership {
+    try SyncRound.membership(backend)
+  }
+
+  /// One round, given up after `Options.roundTimeout` (the connection is then dropped by the caller).
+  private func round(_ server: SyncServer) async throws(KeychainSyncError) -> KeychainSyncReport {
+    let now = ContinuousClock.now
+    let purges = lastPurge.map { now - $0 >= .seconds(3600) } ?? true
+    if purges { lastPurge = now }
+    let round = SyncRound(server: server, backend: backend, options: options, purgesTombstones: purges)
+    return try await withinDeadline(options.roundTimeout) { () throws(KeychainSyncError) in try await round.run() }
+  }
+}
+
+/// One push-and-pull round: every pending change to the server, then every record after the
+/// store's position into the store.
+private struct SyncRound: Sendable {
+  let server: SyncServer
+  let backend: any SyncableStore
+  let options: KeychainSyncEngine.Options
+  let purgesTombstones: Bool
+
+  static func membership(_ backend: any SyncableStore) throws(KeychainSyncError) -> SyncMembership {
     let membership = try storeCall("Cannot read the store's sync state") { () throws(SecStatus) in
       try backend.syncMembership()
     }
@@ -139,31 +179,30 @@ public actor KeychainSyncEngine {
     return membership
   }
 
-  private func storeCall<T>(_ what: String, _ body: () throws(SecStatus) -> T) throws(KeychainSyncError) -> T {
+  static func storeCall<T>(_ what: String, _ body: () throws(SecStatus) -> T) throws(KeychainSyncError) -> T {
     do { return try body() } catch { throw KeychainSyncError(error, what) }
   }
 
-  /// Pushes every pending change, then applies every record after the store's position.
-  private func round(_ server: SyncServer) async throws(KeychainSyncError) -> KeychainSyncReport {
-    let membership = try currentMembership()
+  func run() async throws(KeychainSyncError) -> KeychainSyncReport {
+    let membership = try Self.membership(backend)
     var report = KeychainSyncReport()
     while true {
-      let outgoing = try storeCall("Cannot read the store's changes") { () throws(SecStatus) in
+      let outgoing = try Self.storeCall("Cannot read the store's changes") { () throws(SecStatus) in
         try backend.outgoingRecords(limit: options.batchSize)
       }
       if outgoing.isEmpty { break }
       try await server.push(outgoing, group: membership.groupID)
-      try storeCall("Cannot record what the server acknowledged") { () throws(SecStatus) in
+      try Self.storeCall("Cannot record what the server acknowledged") { () throws(SecStatus) in
         try backend.acknowledge(outgoing)
       }
       report.pushed += outgoing.count
       if outgoing.count < options.batchSize { break }
     }
-    var position = try currentMembership().cursor
+    var position = try Self.membership(backend).cursor
     while true {
       let page = try await server.pull(group: membership.groupID, after: position, limit: options.batchSize)
       guard let last = page.last else { break }
-      let applied = try storeCall("Cannot apply the server's records") { () throws(SecStatus) in
+      let applied = try Self.storeCall("Cannot apply the server's records") { () throws(SecStatus) in
         try backend.applyIncoming(page, through: last.position)
       }
       report.applied += applied.applied
@@ -180,19 +219,14 @@ public actor KeychainSyncEngine {
       position = last.position
       if page.count < options.batchSize { break }
     }
-    try await purgeIfDue(server, membership)
-    return report
-  }
-
-  private func purgeIfDue(_ server: SyncServer, _ membership: SyncMembership) async throws(KeychainSyncError) {
-    let now = ContinuousClock.now
-    if let lastPurge, now - lastPurge < .seconds(3600) { return }
-    lastPurge = now
-    let age = options.tombstoneAge
-    _ = try storeCall("Cannot purge tombstones") { () throws(SecStatus) in
-      try backend.purgeTombstones(before: Date().addingTimeInterval(-age))
+    if purgesTombstones {
+      let age = options.tombstoneAge
+      _ = try Self.storeCall("Cannot purge tombstones") { () throws(SecStatus) in
+        try backend.purgeTombstones(before: Date().addingTimeInterval(-age))
+      }
+      try await server.purgeTombstones(group: membership.groupID, olderThan: age)
     }
-    try await server.purgeTombstones(group: membership.groupID, olderThan: age)
+    return report
   }
 }
 

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PostgresNIO
 import Security
+import Synchronization
 
 /// The server's side of sync: PostgreSQL tables that hold each group's wrapped key and the latest
 /// sealed record of each item, and the queries that push, pull and purge them.
@@ -26,6 +27,14 @@ final class SyncServer: Sendable {
 
   /// Connects and brings the server's schema up to date.
   static func connect(_ address: SyncServerAddress, logger: Logger) async throws(KeychainSyncError) -> SyncServer {
+    try await withinDeadline(.seconds(20)) { () throws(KeychainSyncError) in
+      try await connectAndMigrate(address, logger: logger)
+    }
+  }
+
+  private static func connectAndMigrate(_ address: SyncServerAddress, logger: Logger) async throws(KeychainSyncError)
+    -> SyncServer
+  {
     let configuration = try address.configuration()
     let connection: PostgresConnection
     do {
@@ -63,7 +72,11 @@ final class SyncServer: Sendable {
   }
 
   func close() async {
-    try? await connection.close()
+    // A connection whose peer vanished may never answer the close either; do not wait on it.
+    let connection = connection
+    _ = try? await withinDeadline(.seconds(2)) { () throws(KeychainSyncError) in
+      do { try await connection.close().get() } catch {}
+    }
   }
 
   /// A PostgreSQL error without the query or its bindings (which could hold ciphertext at most,
@@ -119,20 +132,20 @@ final class SyncServer: Sendable {
   private static let migrationLock: Int64 = 0x4B42_5359_4E43  // "KBSYNC"
 
   private func migrate() async throws(KeychainSyncError) {
-    _ = try await run("update its schema") {
+    try await run("update its schema") {
+      // Most connections find the schema current: they read its version and take no lock.
+      if try await schemaVersion(connection) == Self.migrations.count { return }
       try await connection.withTransaction(logger: logger) { connection in
+        // A migration that cannot get the lock fails and is tried again on the next connection,
+        // rather than waiting behind a stuck one.
+        try await connection.query("SET LOCAL lock_timeout = '10s'", logger: logger)
         try await connection.query("SELECT pg_advisory_xact_lock(\(Self.migrationLock))", logger: logger)
         try await connection.query(
           """
           CREATE TABLE IF NOT EXISTS keychain_bridge_schema (
             version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())
           """, logger: logger)
-        var applied = 0
-        for try await version in try await connection.query(
-          "SELECT COALESCE(MAX(version), 0) FROM keychain_bridge_schema", logger: logger
-        ).decode(Int.self) {
-          applied = version
-        }
+        let applied = try await schemaVersion(connection)
         guard applied <= Self.migrations.count else {
           throw KeychainSyncError(
             status: errSecNotAvailable,
@@ -149,6 +162,21 @@ final class SyncServer: Sendable {
         }
       }
     }
+  }
+
+  /// The schema version the server records; 0 before the first migration.
+  private func schemaVersion(_ connection: PostgresConnection) async throws -> Int {
+    var version = 0
+    let exists = try await connection.query(
+      "SELECT to_regclass('keychain_bridge_schema') IS NOT NULL", logger: logger
+    ).decode(Bool.self)
+    for try await present in exists where !present { return 0 }
+    for try await applied in try await connection.query(
+      "SELECT COALESCE(MAX(version), 0) FROM keychain_bridge_schema", logger: logger
+    ).decode(Int.self) {
+      version = applied
+    }
+    return version
   }
 
   // MARK: Groups
@@ -185,18 +213,24 @@ final class SyncServer: Sendable {
       try await connection.withTransaction(logger: logger) { connection in
         try await connection.query(
           "SELECT pg_advisory_xact_lock(hashtextextended(\(group.hexString), 0))", logger: logger)
-        for record in records {
-          try await connection.query(
-            """
-            INSERT INTO keychain_bridge_record (group_id, record_id, position, version, origin, deleted, sealed)
-            VALUES (\(group), \(record.recordID), nextval('keychain_bridge_position'), \(record.version),
-              \(record.origin), \(record.deleted), \(record.sealed))
-            ON CONFLICT (group_id, record_id) DO UPDATE SET position = EXCLUDED.position,
-              version = EXCLUDED.version, origin = EXCLUDED.origin, deleted = EXCLUDED.deleted,
-              sealed = EXCLUDED.sealed, stored_at = now()
-            WHERE (keychain_bridge_record.version, keychain_bridge_record.origin) < (EXCLUDED.version, EXCLUDED.origin)
-            """, logger: logger)
-        }
+        // One statement for the whole batch: a query per record would pay a round trip each.
+        let recordIDs = records.map { ByteBuffer(bytes: $0.recordID) }
+        let versions = records.map(\.version)
+        let origins = records.map { ByteBuffer(bytes: $0.origin) }
+        let deletions = records.map(\.deleted)
+        let sealed = records.map { ByteBuffer(bytes: $0.sealed) }
+        try await connection.query(
+          """
+          INSERT INTO keychain_bridge_record (group_id, record_id, position, version, origin, deleted, sealed)
+          SELECT \(group), r.record_id, nextval('keychain_bridge_position'), r.version, r.origin, r.deleted, r.sealed
+          FROM unnest(\(recordIDs)::bytea[], \(versions)::bigint[], \(origins)::bytea[], \(deletions)::boolean[],
+            \(sealed)::bytea[]) WITH ORDINALITY AS r(record_id, version, origin, deleted, sealed, n)
+          ORDER BY r.n
+          ON CONFLICT (group_id, record_id) DO UPDATE SET position = EXCLUDED.position,
+            version = EXCLUDED.version, origin = EXCLUDED.origin, deleted = EXCLUDED.deleted,
+            sealed = EXCLUDED.sealed, stored_at = now()
+          WHERE (keychain_bridge_record.version, keychain_bridge_record.origin) < (EXCLUDED.version, EXCLUDED.origin)
+          """, logger: logger)
         try await connection.query("SELECT pg_notify(\(Self.channel), \(group.hexString))", logger: logger)
       }
     }
@@ -259,4 +293,50 @@ final class SyncServer: Sendable {
 extension Data {
   /// Lowercase hexadecimal, for group identifiers in notifications and status.
   var hexString: String { map { String(format: "%02x", $0) }.joined() }
+}
+
+/// Runs `body`, or gives up on it after `limit` with errSecNotAvailable. PostgreSQL connections
+/// have no query timeout, and a peer that vanished without closing the socket (a cut network, a
+/// killed proxy) would hold a query for ever; the work that timed out is cancelled and left behind.
+func withinDeadline<T: Sendable>(
+  _ limit: Duration, _ body: @escaping @Sendable () async throws(KeychainSyncError) -> T
+) async throws(KeychainSyncError) -> T {
+  let outcome = FirstOutcome<T>()
+  let result = await withCheckedContinuation {
+    (continuation: CheckedContinuation<Result<T, KeychainSyncError>, Never>) in
+    outcome.install(continuation)
+    let work = Task {
+      do throws(KeychainSyncError) {
+        outcome.finish(.success(try await body()))
+      } catch {
+        outcome.finish(.failure(error))
+      }
+    }
+    Task {
+      try? await Task.sleep(for: limit)
+      outcome.finish(
+        .failure(
+          KeychainSyncError(status: errSecNotAvailable, message: "The sync server did not answer within \(limit).")))
+      work.cancel()
+    }
+  }
+  return try result.get()
+}
+
+/// The first of several outcomes, handed to one continuation.
+private final class FirstOutcome<T: Sendable>: Sendable {
+  private let state = Mutex<(CheckedContinuation<Result<T, KeychainSyncError>, Never>?, Bool)>((nil, false))
+
+  func install(_ continuation: CheckedContinuation<Result<T, KeychainSyncError>, Never>) {
+    state.withLock { $0.0 = continuation }
+  }
+
+  func finish(_ result: Result<T, KeychainSyncError>) {
+    let continuation = state.withLock { state -> CheckedContinuation<Result<T, KeychainSyncError>, Never>? in
+      guard !state.1, let continuation = state.0 else { return nil }
+      state.1 = true
+      return continuation
+    }
+    continuation?.resume(returning: result)
+  }
 }

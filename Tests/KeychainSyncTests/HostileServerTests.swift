@@ -151,6 +151,7 @@ import Testing
     try await KeychainSyncGroup.join(store: second.store, server: url, passphrase: "pw")
     var options = KeychainSyncEngine.Options()
     options.maximumRetryDelay = .milliseconds(300)
+    options.roundTimeout = .seconds(3)
     let engines = [
       try KeychainSyncEngine(store: first.store, options: options),
       try KeychainSyncEngine(store: second.store, options: options),

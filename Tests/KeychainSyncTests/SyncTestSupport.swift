@@ -1,5 +1,6 @@
 import Foundation
 import KeychainSync
+@_exported import LocalPostgres
 import Security
 
 /// A store in a temporary directory, with Apple-style calls routed to it.
@@ -102,37 +103,3 @@ func eventually(seconds: Double = 15, _ condition: () -> Bool) async -> Bool {
 
 /// The database name at the end of a postgres:// URL.
 func databaseName(_ url: String) -> String { String(url.split(separator: "/").last!) }
-
-/// Starts a program with posix_spawn, its output to `outputPath` (a file survives the program
-/// being killed, a pipe's buffer might not).
-func spawn(_ path: String, _ arguments: [String], outputPath: String, environment: [String: String] = [:]) throws
-  -> pid_t
-{
-  var actions = posix_spawn_file_actions_t()
-  posix_spawn_file_actions_init(&actions)
-  defer { posix_spawn_file_actions_destroy(&actions) }
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-  posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_APPEND, 0o600)
-  posix_spawn_file_actions_adddup2(&actions, 1, 2)
-  let argv = ([path] + arguments).map { strdup($0) } + [nil]
-  defer { argv.forEach { free($0) } }
-  let variables = ProcessInfo.processInfo.environment.merging(environment) { $1 }.map { strdup("\($0)=\($1)") } + [nil]
-  defer { variables.forEach { free($0) } }
-  var pid: pid_t = 0
-  let spawned = posix_spawn(&pid, path, &actions, nil, argv, variables)
-  guard spawned == 0 else { throw TestServerError("cannot start \(path): \(String(cString: strerror(spawned)))") }
-  return pid
-}
-
-/// Waits for a child and returns its exit status (or 128 + the signal that ended it).
-@discardableResult
-func waitForExit(_ pid: pid_t) -> Int32 {
-  var status: Int32 = 0
-  while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-  return status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-}
-
-/// A program built beside the test bundle (an executable product of this package).
-func builtProgram(_ name: String) -> String {
-  URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(name).path
-}

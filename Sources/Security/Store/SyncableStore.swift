@@ -144,6 +144,13 @@ package protocol SyncableStore: ItemStore {
 
   /// Counts of the journal.
   func syncSummary() throws(SecStatus) -> SyncJournalSummary
+
+  /// Whether any change waits to be pushed (one indexed lookup: an engine asks it often).
+  func hasPendingChanges() throws(SecStatus) -> Bool
+
+  /// A number that grows with every committed write of this process to the store, so an engine
+  /// notices local changes without a query.
+  var writeGeneration: UInt64 { get }
 }
 
 extension KeychainStore {

@@ -1,21 +1,21 @@
 import Foundation
 import Synchronization
 
-/// A real PostgreSQL server for the sync tests: Debian's `postgresql` binaries, a cluster made by
-/// `initdb` in a temporary folder, listening on 127.0.0.1 (and a Unix socket in that folder) only,
-/// stopped when the test process exits. Each test gets a database of its own.
+/// A real PostgreSQL server for the sync tests and the sync benchmark: Debian's `postgresql`
+/// binaries, a cluster made by `initdb` in a temporary folder, listening on 127.0.0.1 (and a Unix
+/// socket in that folder) only, stopped when the process exits. Each test gets a database of its own.
 ///
 /// PostgreSQL refuses to run as root; under root the server runs as the `postgres` user that
 /// Debian's package creates.
-final class PostgresTestServer: Sendable {
-  let directory: URL
-  let port: Int
+public final class PostgresTestServer: Sendable {
+  public let directory: URL
+  public let port: Int
   let binaries: URL
   private let runAsPostgres: Bool
   private static let user = "keychain_bridge_test"
 
   /// The server of this test process, started on first use.
-  static func shared() throws -> PostgresTestServer {
+  public static func shared() throws -> PostgresTestServer {
     try sharedServer.withLock { server in
       if let server { return server }
       let started = try dedicated()
@@ -25,7 +25,7 @@ final class PostgresTestServer: Sendable {
   }
 
   /// A server of its own, for a test that stops and restarts it; stopped at exit too.
-  static func dedicated() throws -> PostgresTestServer {
+  public static func dedicated() throws -> PostgresTestServer {
     let started = try PostgresTestServer()
     let first = running.withLock { servers in
       servers.append(started)
@@ -81,36 +81,36 @@ final class PostgresTestServer: Sendable {
   private var dataPath: String { directory.appendingPathComponent("data").path }
 
   /// A new, empty database on the server, as a postgres:// URL over TCP on 127.0.0.1.
-  func makeDatabase() throws -> String {
+  public func makeDatabase() throws -> String {
     let name = "kb_\(UUID().uuidString.prefix(12).lowercased().replacingOccurrences(of: "-", with: ""))"
     try run(
       "psql", ["-h", "127.0.0.1", "-p", "\(port)", "-U", Self.user, "-d", "postgres", "-qc", "CREATE DATABASE \(name)"])
     return url(database: name)
   }
 
-  func url(database: String) -> String { "postgres://\(Self.user)@127.0.0.1:\(port)/\(database)" }
+  public func url(database: String) -> String { "postgres://\(Self.user)@127.0.0.1:\(port)/\(database)" }
 
   /// Runs SQL on a database with psql and returns its unaligned output.
   @discardableResult
-  func sql(_ statement: String, database: String) throws -> String {
+  public func sql(_ statement: String, database: String) throws -> String {
     try run(
       "psql", ["-h", "127.0.0.1", "-p", "\(port)", "-U", Self.user, "-d", database, "-XAtqc", statement])
   }
 
   /// The whole database as pg_dump writes it (plain SQL, data included).
-  func dump(database: String) throws -> Data {
+  public func dump(database: String) throws -> Data {
     Data(try run("pg_dump", ["-h", "127.0.0.1", "-p", "\(port)", "-U", Self.user, "-d", database]).utf8)
   }
 
-  func stopForRestart() throws {
+  public func stopForRestart() throws {
     try run("pg_ctl", ["-D", dataPath, "-m", "fast", "-w", "stop"])
   }
 
-  func startAgain() throws {
+  public func startAgain() throws {
     try run("pg_ctl", Self.startArguments(dataPath: dataPath, directory: directory, port: port))
   }
 
-  func stop() {
+  public func stop() {
     _ = try? run("pg_ctl", ["-D", dataPath, "-m", "immediate", "-w", "stop"])
     try? FileManager.default.removeItem(at: directory)
   }
@@ -181,7 +181,41 @@ final class PostgresTestServer: Sendable {
   }
 }
 
-struct TestServerError: Error, CustomStringConvertible {
-  let description: String
-  init(_ description: String) { self.description = description }
+public struct TestServerError: Error, CustomStringConvertible {
+  public let description: String
+  public init(_ description: String) { self.description = description }
+}
+
+/// Starts a program with posix_spawn, its output to `outputPath` (a file survives the program
+/// being killed, a pipe's buffer might not).
+public func spawn(_ path: String, _ arguments: [String], outputPath: String, environment: [String: String] = [:]) throws
+  -> pid_t
+{
+  var actions = posix_spawn_file_actions_t()
+  posix_spawn_file_actions_init(&actions)
+  defer { posix_spawn_file_actions_destroy(&actions) }
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+  posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_APPEND, 0o600)
+  posix_spawn_file_actions_adddup2(&actions, 1, 2)
+  let argv = ([path] + arguments).map { strdup($0) } + [nil]
+  defer { argv.forEach { free($0) } }
+  let variables = ProcessInfo.processInfo.environment.merging(environment) { $1 }.map { strdup("\($0)=\($1)") } + [nil]
+  defer { variables.forEach { free($0) } }
+  var pid: pid_t = 0
+  let spawned = posix_spawn(&pid, path, &actions, nil, argv, variables)
+  guard spawned == 0 else { throw TestServerError("cannot start \(path): \(String(cString: strerror(spawned)))") }
+  return pid
+}
+
+/// Waits for a child and returns its exit status (or 128 + the signal that ended it).
+@discardableResult
+public func waitForExit(_ pid: pid_t) -> Int32 {
+  var status: Int32 = 0
+  while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+  return status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+}
+
+/// A program built beside the test bundle (an executable product of this package).
+public func builtProgram(_ name: String) -> String {
+  URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(name).path
 }
