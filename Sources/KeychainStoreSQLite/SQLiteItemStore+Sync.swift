@@ -177,10 +177,11 @@ extension SQLiteItemStore: SyncableStore {
         guard let item = try liveItem(entry.key, ring) else { continue }
         plaintext = [UInt8](try SyncPayload.encode(item))
       }
-      records.append(
-        try keys.seal(
-          plaintext, recordID: try keys.recordID(identity), version: entry.version, origin: entry.origin,
-          deleted: entry.deleted))
+      let record = try keys.seal(
+        plaintext, recordID: try keys.recordID(identity), version: entry.version, origin: entry.origin,
+        deleted: entry.deleted)
+      records.append(record)
+      outgoingKeys.withLock { $0[record.recordID] = entry.key }
     }
     return records
   }
@@ -205,26 +206,16 @@ extension SQLiteItemStore: SyncableStore {
 
   func acknowledge(_ records: [SyncRecord]) throws(SecStatus) {
     guard !records.isEmpty else { return }
-    let ring = try ringForSync()
+    // The rows these records were made from, as outgoingRecords noted them: finding them again by
+    // record identifier would open every pending entry's identity, for every batch.
+    let keys = outgoingKeys.withLock { known in records.map { known.removeValue(forKey: $0.recordID) } }
     try write { db throws(SecStatus) in
-      guard let (_, keys) = try self.membership(db, ring) else { return }
-      let acknowledged = Dictionary(records.map { ($0.recordID, $0.version) }, uniquingKeysWith: max)
-      let statement = try SQLiteErrors.database {
-        try db.statement("SELECT class, pk, spi, version, identity FROM sync_state WHERE pending = 1")
-      }
-      var done: [LocalItemKey] = []
-      try forEachRow(of: statement, arguments: []) { row throws(SecStatus) in
-        guard let itemClass = ItemClass(rawValue: try row.text(0)) else { return true }
-        let key = LocalItemKey(itemClass: itemClass, primaryKey: try row.blob(1), spiKey: try row.blob(2))
-        let identity = try SyncJournal.openIdentity(try row.bytes(4), key, ring)
-        if let version = acknowledged[try keys.recordID(identity)], version == (try row.integer(3)) {
-          done.append(key)
-        }
-        return true
-      }
-      for key in done {
+      for (record, key) in zip(records, keys) {
+        guard let key else { continue }
         try SQLiteErrors.database {
-          try db.run("UPDATE sync_state SET pending = 0 WHERE class = ? AND pk = ? AND spi = ?", key.arguments)
+          try db.run(
+            "UPDATE sync_state SET pending = 0 WHERE class = ? AND pk = ? AND spi = ? AND version = ? AND origin = ?",
+            key.arguments + [.integer(record.version), .blob(record.origin)])
         }
       }
     }

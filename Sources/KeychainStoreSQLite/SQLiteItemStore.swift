@@ -34,6 +34,8 @@ final class SQLiteItemStore: ItemStore {
   let storeID: Data
   /// Write transactions committed through this object: a sync engine's cue to look for changes.
   let committedWrites = Atomic<UInt64>(0)
+  /// The journal rows of the records outgoingRecords made and the server has not acknowledged yet.
+  let outgoingKeys = Mutex<[Data: LocalItemKey]>([:])
   private let groupDigests = GroupDigestCache()
   private let plans = PlanCache()
 

@@ -4,8 +4,8 @@ import Security
 import Testing
 
 /// Three stores in three processes change items at once with sync running, through a server of
-/// their own that is stopped and restarted mid-run, while one process is killed with SIGKILL and
-/// started again. After quiescence every store holds the same synchronizable items, each worker's
+/// their own that is stopped and restarted mid-run (one of them behind 20 ms of network delay each
+/// way), while one process is killed with SIGKILL and started again. After quiescence every store holds the same synchronizable items, each worker's
 /// own keys hold exactly what its acknowledged writes say (nothing lost, nothing deleted comes
 /// back), and local items stay where they were made.
 @Suite(.serialized) struct MultiProcessConvergence {
@@ -82,12 +82,17 @@ import Testing
     let root = FileManager.default.temporaryDirectory.appendingPathComponent("converge-\(UUID().uuidString)")
     defer { try? FileManager.default.removeItem(at: root) }
     let directories = (0..<3).map { root.appendingPathComponent("store-\($0)", isDirectory: true) }
+    // The third store reaches the server through 20 ms of delay each way.
+    let proxy = try DelayingProxy(targetPort: server.port, delay: .milliseconds(20))
+    defer { proxy.stop() }
+    let delayedURL = url.replacingOccurrences(of: ":\(server.port)/", with: ":\(proxy.port)/")
     for (index, directory) in directories.enumerated() {
       let store = try KeychainStore(directory: directory)
       if index == 0 {
         try await KeychainSyncGroup.create(store: store, server: url, passphrase: "convergence")
       } else {
-        try await KeychainSyncGroup.join(store: store, server: url, passphrase: "convergence")
+        try await KeychainSyncGroup.join(
+          store: store, server: index == 2 ? delayedURL : url, passphrase: "convergence")
       }
     }
     let logs = (0..<3).map { root.appendingPathComponent("worker-\($0).log").path }
