@@ -66,6 +66,36 @@ import Testing
     #expect(try KeychainSyncGroup.status(store: first.store)?.tombstones == 0)
   }
 
+  @Test func anUpdateThatChangesWhatSyncsDeletesTheOldItemElsewhere() async throws {
+    let first = try TestStore()
+    let second = try TestStore()
+    try await KeychainSyncGroup.create(store: first.store, server: url, passphrase: "pw")
+    try await KeychainSyncGroup.join(store: second.store, server: url, passphrase: "pw")
+    first.add("renamed", "1")
+    first.add("pinned", "2")
+    first.add("unshared", "3")
+    _ = try await first.sync()
+    _ = try await second.sync()
+    #expect(second.secrets() == ["renamed": "1", "pinned": "2", "unshared": "3"])
+    func change(_ account: String, _ attributes: [String: Any]) -> OSStatus {
+      let query: [String: Any] = [
+        kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: TestStore.service,
+        kSecAttrAccount as String: account, kSecAttrSynchronizable as String: true,
+      ]
+      return first.call { SecItemUpdate(query as CFDictionary, attributes as CFDictionary) }
+    }
+    // A new primary key is another item; ThisDeviceOnly and a cleared sync flag take it off the group.
+    #expect(change("renamed", [kSecAttrAccount as String: "renamed-2"]) == errSecSuccess)
+    #expect(
+      change("pinned", [kSecAttrAccessible as String: kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly])
+        == errSecSuccess)
+    #expect(change("unshared", [kSecAttrSynchronizable as String: false]) == errSecSuccess)
+    _ = try await first.sync()
+    _ = try await second.sync()
+    #expect(second.secrets() == ["renamed-2": "1"])
+    #expect(first.secrets() == ["renamed-2": "1", "pinned": "2", "unshared": "3"])
+  }
+
   @Test func concurrentChangesConvergeToTheLaterVersionEverywhere() async throws {
     let first = try TestStore()
     let second = try TestStore()
