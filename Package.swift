@@ -196,8 +196,9 @@ let package = Package(
       name: "KeychainSyncTests",
       dependencies: [
         "LocalPostgres", "KeychainSync", "Security", "KeychainStoreSQLite", "KeychainCryptoOpenSSL",
-        "keychain-sync-worker",
-        "SecurityTool",
+        "keychain-sync-worker", "SecurityTool",
+        // Test-only: ages journal entries behind the store's back.
+        .product(name: "GRDB", package: "GRDB.swift"),
       ]
     ),
     .testTarget(

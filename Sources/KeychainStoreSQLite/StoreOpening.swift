@@ -151,6 +151,14 @@ extension SQLiteItemStore {
         // The sync journal (issue 16) and the store's identifier in the records it makes; stores
         // made before them gain both here.
         try connection.execute(SyncJournal.schema)
+        // Old tombstones go at every open, so a store that never syncs does not keep them for ever
+        // (an engine purges those of a store in a group as it runs, by its own age setting).
+        try connection.run(
+          """
+          DELETE FROM sync_state WHERE deleted = 1 AND changed < ?
+          AND (pending = 0 OR NOT EXISTS (SELECT 1 FROM store_info WHERE name = 'sync_group'))
+          """,
+          [.integer(SyncJournal.microseconds(Date().addingTimeInterval(-SyncJournal.defaultTombstoneAge)))])
         if try connection.blob("SELECT value FROM store_info WHERE name = 'store_id'") == nil {
           try connection.run(
             "INSERT INTO store_info (name, value) VALUES ('store_id', ?)",

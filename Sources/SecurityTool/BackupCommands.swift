@@ -23,7 +23,7 @@ struct ExportKeychain: ParsableCommand {
     try runReportingFailures {
       let operation = "export-keychain \(output)"
       _ = try store.open()
-      let secret = try passphrase ?? BackupPassphrase.ask(confirming: true, operation: operation)
+      let secret = try passphrase ?? PassphrasePrompt.ask(confirming: true, operation: operation)
       let backup = try KeychainBackup.export(passphrase: secret).orFail(operation)
       // Created 0600 from the start: the file is sealed, but it is still the whole keychain.
       guard
@@ -60,7 +60,7 @@ struct ImportKeychain: ParsableCommand {
         throw CommandFailure(operation: operation, status: errSecIO, detail: "\(input) could not be read.")
       }
       _ = try store.open()
-      let secret = try passphrase ?? BackupPassphrase.ask(confirming: false, operation: operation)
+      let secret = try passphrase ?? PassphrasePrompt.ask(confirming: false, operation: operation)
       let report = try KeychainBackup.restore(file, passphrase: secret).orFail(operation)
       for rejection in report.rejections {
         FileHandle.standardError.write(Data("security: rejected \(rejection)\n".utf8))
@@ -72,12 +72,18 @@ struct ImportKeychain: ParsableCommand {
   }
 }
 
-/// The backup passphrase when -P is not given: asked for on a terminal, else one line of input.
-enum BackupPassphrase {
-  static func ask(confirming: Bool, operation: String) throws -> String {
+/// A passphrase not given as an option (a backup's -P, a sync group's -p): asked for on a terminal,
+/// else one line of input.
+enum PassphrasePrompt {
+  /// A passphrase asked for on a terminal (twice when `confirming`), or read as one line of standard
+  /// input; an empty one is refused with `missing` as the reason.
+  static func ask(
+    confirming: Bool, operation: String, prompt: String = "passphrase for the backup: ",
+    missing: String = "A backup needs a passphrase: give -P, type it on a terminal, or pipe it as one line."
+  ) throws -> String {
     let passphrase: String?
     if isatty(STDIN_FILENO) == 1 {
-      passphrase = promptForPassword("passphrase for the backup: ")
+      passphrase = promptForPassword(prompt)
       if confirming, let passphrase, promptForPassword("passphrase again: ") != passphrase {
         throw CommandFailure(operation: operation, status: errSecParam, detail: "The two passphrases differ.")
       }
@@ -85,9 +91,7 @@ enum BackupPassphrase {
       passphrase = readLine(strippingNewline: true)
     }
     guard let passphrase, !passphrase.isEmpty else {
-      throw CommandFailure(
-        operation: operation, status: errSecParam,
-        detail: "A backup needs a passphrase: give -P, type it on a terminal, or pipe it as one line.")
+      throw CommandFailure(operation: operation, status: errSecParam, detail: missing)
     }
     return passphrase
   }

@@ -46,21 +46,9 @@ struct SyncServerOptions: ParsableArguments {
 
   func secret(_ operation: String, confirming: Bool) throws -> String {
     if let passphrase = passphrase ?? KeychainSyncEnvironment().passphrase { return passphrase }
-    let typed: String?
-    if isatty(STDIN_FILENO) == 1 {
-      typed = promptForPassword("passphrase for the sync group: ")
-      if confirming, let typed, promptForPassword("passphrase again: ") != typed {
-        throw CommandFailure(operation: operation, status: errSecParam, detail: "The two passphrases differ.")
-      }
-    } else {
-      typed = readLine(strippingNewline: true)
-    }
-    guard let typed, !typed.isEmpty else {
-      throw CommandFailure(
-        operation: operation, status: errSecParam,
-        detail: "A sync group needs a passphrase: give -p, set KEYCHAIN_BRIDGE_SYNC_PASSPHRASE, or type it.")
-    }
-    return typed
+    return try PassphrasePrompt.ask(
+      confirming: confirming, operation: operation, prompt: "passphrase for the sync group: ",
+      missing: "A sync group needs a passphrase: give -p, set KEYCHAIN_BRIDGE_SYNC_PASSPHRASE, or type it.")
   }
 }
 

@@ -17,6 +17,9 @@ import Testing
     /// Writes begun after a key's last acknowledgement and never finished (their process was
     /// killed): each may or may not have committed.
     var interrupted: [String: [String?]] = [:]
+    /// Every value this worker wrote or began to write to each key, and the keys it deleted.
+    var written: [String: Set<String>] = [:]
+    var deleted: Set<String> = []
     var done = false
 
     init(log: String) {
@@ -27,6 +30,7 @@ import Testing
         case "begin":
           if let pending = inFlight { interrupted[pending.account, default: []].append(pending.value) }
           inFlight = (fields[2], fields[1] == "set" ? fields[3] : nil)
+          if fields[1] == "set" { written[fields[2], default: []].insert(fields[3]) } else { deleted.insert(fields[2]) }
         case "ack":
           acknowledged[fields[2]] = fields[1] == "set" ? fields[3] : String?.none
           interrupted[fields[2]] = nil
@@ -141,6 +145,13 @@ import Testing
           model.allows(account, holding: held),
           "seed \(seed): worker \(index)'s \(account) holds \(held ?? "nothing"), acknowledged \(String(describing: model.acknowledged[account]))"
         )
+      }
+      // Contested keys: whatever the winner, its value is one a worker wrote.
+      if index == 0 {
+        let all = models()
+        for (account, value) in contents[0] where account.hasPrefix("shared-") {
+          #expect(all.contains { $0.written[account]?.contains(value) == true }, "seed \(seed): \(account) = \(value)")
+        }
       }
       // Local items stay in their own store.
       for (other, store) in stores.enumerated() {
