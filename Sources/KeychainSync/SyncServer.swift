@@ -91,6 +91,12 @@ final class SyncServer: Sendable {
 
   @discardableResult
   private func run<T>(_ what: String, _ body: () async throws -> T) async throws(KeychainSyncError) -> T {
+    // A transaction started on a connection the server already closed never completes (seen with
+    // postgres-nio 1.33 after pg_terminate_backend): fail at once, and reconnect.
+    guard !connection.isClosed else {
+      throw KeychainSyncError(
+        status: errSecNotAvailable, message: "The connection to the sync server \(address.redacted) is closed.")
+    }
     do {
       return try await body()
     } catch let error as KeychainSyncError {
