@@ -9,9 +9,9 @@ final class TestStore: Sendable {
   let store: KeychainStore
   static let service = "sync-tests"
 
-  init() throws {
+  init(passphrase: String? = nil) throws {
     directory = FileManager.default.temporaryDirectory.appendingPathComponent("sync-\(UUID().uuidString)")
-    store = try KeychainStore(directory: directory)
+    store = try KeychainStore(directory: directory, passphrase: passphrase)
   }
 
   deinit { try? FileManager.default.removeItem(at: directory) }

@@ -125,6 +125,32 @@ import Testing
     #expect(second.secrets() == first.secrets())
   }
 
+  @Test func lockedStoresHoldBackWhenUnlockedItemsUntilUnlocked() async throws {
+    let first = try TestStore(passphrase: "first's passcode")
+    let second = try TestStore(passphrase: "second's passcode")
+    try await KeychainSyncGroup.create(store: first.store, server: url, passphrase: "pw")
+    try await KeychainSyncGroup.join(store: second.store, server: url, passphrase: "pw")
+    #expect(first.add("unlocked-only", "1", accessible: kSecAttrAccessibleWhenUnlocked) == errSecSuccess)
+    #expect(first.add("always", "2", accessible: kSecAttrAccessibleAfterFirstUnlock) == errSecSuccess)
+
+    // A locked store cannot read a WhenUnlocked secret, so it pushes the rest and keeps it pending.
+    first.store.lock()
+    let pushed = try await first.sync()
+    #expect(pushed.pushed == 1)
+    #expect(try KeychainSyncGroup.status(store: first.store)?.pendingChanges == 1)
+    #expect(first.store.unlock(passphrase: "first's passcode") == errSecSuccess)
+    #expect(try await first.sync().pushed == 1)
+
+    // A locked store cannot seal it either: it stops there and takes it once unlocked.
+    second.store.lock()
+    let held = try await second.sync()
+    #expect(held.waitingForUnlock)
+    #expect(second.secrets().keys.sorted() == ["always"])
+    #expect(second.store.unlock(passphrase: "second's passcode") == errSecSuccess)
+    _ = try await second.sync()
+    #expect(second.secrets() == ["unlocked-only": "1", "always": "2"])
+  }
+
   @Test func aWrongPassphraseJoinsNothing() async throws {
     let first = try TestStore()
     let second = try TestStore()
