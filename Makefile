@@ -58,11 +58,13 @@ check-certificates-consumer: setup
 check-keychain-consumer: setup
 	scripts/check-keychain-consumer.sh
 
-# The DocC catalogs of Security (with the specification's rules as articles) and Keychain; any
+# The DocC catalogs of Security (with the specification's rules as articles), Keychain and
+# KeychainSync; any
 # documentation warning fails.
 docs: setup
 	swift package --disable-sandbox generate-documentation --target Security --warnings-as-errors
 	swift package --disable-sandbox generate-documentation --target Keychain --warnings-as-errors
+	swift package --disable-sandbox generate-documentation --target KeychainSync --warnings-as-errors
 
 # The whole suite: warnings-free build, format lint, unit tests, then the end-to-end checks.
 test: build lint

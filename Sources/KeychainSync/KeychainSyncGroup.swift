@@ -43,8 +43,12 @@ public enum KeychainSyncGroup {
 
   /// Joins `store` to a group the server holds, unwrapping its key with `passphrase`.
   ///
-  /// - Parameter groupID: the group's identifier in hex, when the server holds several groups;
-  ///   by default the server must hold exactly one, or the passphrase must open exactly one.
+  /// - Parameters:
+  ///   - store: the store that joins; it must be in no group.
+  ///   - server: the server's postgres:// URL.
+  ///   - passphrase: the group's passphrase (one scrypt per group tried).
+  ///   - groupID: the group's identifier in hex, when the server holds several groups; by default
+  ///     the first group the passphrase opens.
   /// - Throws: errSecAuthFailed for a wrong passphrase, errSecNoSuchKeychain when the server holds
   ///   no (such) group, errSecNotAvailable when it cannot be reached, errSecDuplicateItem when the
   ///   store is already in a group.
