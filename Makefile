@@ -59,8 +59,7 @@ check-keychain-consumer: setup
 	scripts/check-keychain-consumer.sh
 
 # The DocC catalogs of Security (with the specification's rules as articles), Keychain and
-# KeychainSync; any
-# documentation warning fails.
+# KeychainSync; any documentation warning fails.
 docs: setup
 	swift package --disable-sandbox generate-documentation --target Security --warnings-as-errors
 	swift package --disable-sandbox generate-documentation --target Keychain --warnings-as-errors
