@@ -219,6 +219,7 @@ private struct SyncRound: Sendable {
       position = last.position
       if page.count < options.batchSize { break }
     }
+    try await server.recordSeen(store: membership.storeID, group: membership.groupID)
     if purgesTombstones {
       let age = options.tombstoneAge
       _ = try Self.storeCall("Cannot purge tombstones") { () throws(SecStatus) in

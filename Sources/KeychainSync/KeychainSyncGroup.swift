@@ -140,6 +140,25 @@ public enum KeychainSyncGroup {
     }
   }
 
+  /// The stores of `store`'s group, as the server last saw each sync, most recent first.
+  ///
+  /// - Throws: errSecNoSuchKeychain when the store is in no group, errSecNotAvailable when the
+  ///   server cannot be reached.
+  public static func members(store: KeychainStore) async throws(KeychainSyncError) -> [KeychainSyncMember] {
+    let backend = try syncable(store)
+    let membership: SyncMembership?
+    do throws(SecStatus) { membership = try backend.syncMembership() } catch {
+      throw KeychainSyncError(error, "Cannot read the store's sync state")
+    }
+    guard let membership else {
+      throw KeychainSyncError(status: errSecNoSuchKeychain, message: "The store is in no sync group.")
+    }
+    let members = try await SyncServer.with(try SyncServerAddress(membership.server)) {
+      server throws(KeychainSyncError) in try await server.members(group: membership.groupID)
+    }
+    return members.map { KeychainSyncMember(storeID: $0.store.hexString, lastSynced: $0.lastSeen) }
+  }
+
   /// The store's membership and journal, or nil when it is in no group.
   public static func status(store: KeychainStore) throws(KeychainSyncError) -> KeychainSyncStatus? {
     try status(try syncable(store))
@@ -197,6 +216,14 @@ public struct KeychainSyncStatus: Sendable, Equatable {
   public let pendingChanges: Int
   /// Records from the server refused since joining (altered, moved, replayed or another group's).
   public let rejectedRecords: Int
+}
+
+/// A store of a sync group, as the server knows it.
+public struct KeychainSyncMember: Sendable, Equatable {
+  /// The store's identifier (hex), as `KeychainSyncStatus.storeID` gives it on that store.
+  public let storeID: String
+  /// When the store last completed a sync round.
+  public let lastSynced: Date
 }
 
 let syncLogger = Logger(label: "keychain-bridge.sync")

@@ -132,7 +132,16 @@ final class SyncServer: Sendable {
       PRIMARY KEY (group_id, record_id)
     );
     CREATE INDEX keychain_bridge_record_position ON keychain_bridge_record (group_id, position);
+    """,
+    // Version 2: the stores of each group and when each last synced, for `status`.
     """
+    CREATE TABLE keychain_bridge_store (
+      group_id bytea NOT NULL REFERENCES keychain_bridge_group ON DELETE CASCADE,
+      store_id bytea NOT NULL,
+      last_seen timestamptz NOT NULL DEFAULT now(),
+      PRIMARY KEY (group_id, store_id)
+    );
+    """,
   ]
 
   private static let migrationLock: Int64 = 0x4B42_5359_4E43  // "KBSYNC"
@@ -279,6 +288,31 @@ final class SyncServer: Sendable {
         count = Int(removed)
       }
       return count
+    }
+  }
+
+  /// Records that `store` of `group` synced now.
+  func recordSeen(store: Data, group: Data) async throws(KeychainSyncError) {
+    try await run("record this store's visit") {
+      try await connection.query(
+        """
+        INSERT INTO keychain_bridge_store (group_id, store_id) VALUES (\(group), \(store))
+        ON CONFLICT (group_id, store_id) DO UPDATE SET last_seen = now()
+        """, logger: logger)
+    }
+  }
+
+  /// The group's stores and when each last synced, most recent first.
+  func members(group: Data) async throws(KeychainSyncError) -> [(store: Data, lastSeen: Date)] {
+    try await run("list the group's stores") {
+      var members: [(Data, Date)] = []
+      for try await (store, seen) in try await connection.query(
+        "SELECT store_id, last_seen FROM keychain_bridge_store WHERE group_id = \(group) ORDER BY last_seen DESC",
+        logger: logger
+      ).decode((Data, Date).self) {
+        members.append((store, seen))
+      }
+      return members
     }
   }
 

@@ -160,6 +160,17 @@ struct SyncGroupStatus: ParsableCommand {
       print("tombstones: \(status.tombstones)")
       print("pending changes: \(status.pendingChanges)")
       print("rejected records: \(status.rejectedRecords)")
+      // The group's stores come from the server; the store's own state above does not need it.
+      do {
+        let members = try waitFor("sync-group status") { try await KeychainSyncGroup.members(store: opened) }
+        print("stores in the group: \(members.count)")
+        for member in members {
+          let marker = member.storeID == status.storeID ? " (this store)" : ""
+          print("  \(member.storeID) last synced \(member.lastSynced.ISO8601Format())\(marker)")
+        }
+      } catch let failure as CommandFailure {
+        print("stores in the group: unknown (\(failure.detail ?? "the server cannot be reached"))")
+      }
     }
   }
 }

@@ -54,6 +54,8 @@ import Testing
     let status = try security("desktop", "sync-group", "status")
     #expect(status.output.contains("synchronizable items: 1"))
     #expect(status.output.contains("pending changes: 0"))
+    #expect(status.output.contains("stores in the group: 2"))
+    #expect(status.output.contains("(this store)"))
     #expect(!status.output.contains("tool passphrase"))
 
     let wrong = try security("phone", "sync-group", "join", "--server", url, "-p", "not it")

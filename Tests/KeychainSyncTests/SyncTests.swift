@@ -38,6 +38,11 @@ import Testing
     #expect(copy[kSecAttrSynchronizable as String] as? Int == 1)
     // Without kSecAttrSynchronizable a query sees no synchronizable item (rule 3.2).
     #expect(second.secrets(synchronizable: kCFBooleanFalse) == [:])
+    // The server knows the group's two stores.
+    let members = try await KeychainSyncGroup.members(store: second.store)
+    #expect(
+      Set(members.map(\.storeID))
+        == Set([try KeychainSyncGroup.status(store: first.store)?.storeID, status.storeID].compactMap { $0 }))
   }
 
   @Test func updatesAndDeletesPropagateAndTombstonesStayInvisible() async throws {
