@@ -103,18 +103,18 @@ enum MetadataCodec {
     return accessControl
   }
 
-  private static func appendLength(_ length: Int, to out: inout [UInt8]) {
+  static func appendLength(_ length: Int, to out: inout [UInt8]) {
     withUnsafeBytes(of: UInt32(length).littleEndian) { out.append(contentsOf: $0) }
   }
 
-  private static func appendBytes(_ bytes: [UInt8], to out: inout [UInt8]) {
+  static func appendBytes(_ bytes: [UInt8], to out: inout [UInt8]) {
     appendLength(bytes.count, to: &out)
     out.append(contentsOf: bytes)
   }
 }
 
 /// A bounds-checked cursor over untrusted bytes.
-private struct ByteReader {
+struct ByteReader {
   private let bytes: [UInt8]
   private var offset = 0
 
