@@ -173,6 +173,17 @@ struct BackupPayload: Codable {
     var accessControlFlags: UInt64?
     var data: Data?
 
+    init(
+      itemClass: String, attributes: [String: Value], accessControlProtection: String?, accessControlFlags: UInt64?,
+      data: Data?
+    ) {
+      self.itemClass = itemClass
+      self.attributes = attributes
+      self.accessControlProtection = accessControlProtection
+      self.accessControlFlags = accessControlFlags
+      self.data = data
+    }
+
     /// The values the store assigns afresh to every item it adds.
     private static let reassigned: Set<String> = [
       SecConstantValue.attrUUID, SecConstantValue.attrPersistentReference, SecConstantValue.attrTombstone,

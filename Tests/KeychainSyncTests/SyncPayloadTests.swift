@@ -1,0 +1,52 @@
+import Foundation
+import Testing
+
+@testable import Security
+
+/// The binary form of a live record's item: what travels, and what a damaged form gives.
+@Suite struct SyncPayloadEncoding {
+  static func item(synchronizable: Int64 = 1, protection: String = "ck") -> StoredItem {
+    let attributes = ItemRows.completed(
+      [
+        "acct": .data(Data("alice".utf8)), "svce": .string("mail"), "agrp": .string("com.example.sync"),
+        "sync": .integer(synchronizable), "pdmn": .string(protection), "labl": .string("Mail (alice)"),
+        "icmt": .string("ünïcode ✓"), "invi": .integer(1),
+      ], at: Date(timeIntervalSinceReferenceDate: 800_000_000.25))
+    return StoredItem(
+      itemClass: .genericPassword, persistentID: Data(count: 16), attributes: attributes,
+      accessControl: SecAccessControl(protection: protection, flags: []), data: Data([0, 1, 2, 255]))
+  }
+
+  @Test func anItemTravelsWithItsTypesDatesAccessControlAndSecret() throws {
+    let original = Self.item()
+    let decoded = try SyncPayload.decode(try SyncPayload.encode(original))
+    #expect(decoded.itemClass == .genericPassword)
+    #expect(decoded.data == original.data)
+    #expect(decoded.accessControl?.protection == "ck")
+    for key in ["acct", "svce", "agrp", "sync", "pdmn", "labl", "icmt", "invi", "cdat", "mdat"] {
+      #expect(decoded.attributes[key] == original.attributes[key], "\(key)")
+    }
+  }
+
+  @Test func itemsThatMayNotSyncAreRefused() throws {
+    #expect(throws: SecStatus.self) { try SyncPayload.decode(try SyncPayload.encode(Self.item(synchronizable: 0))) }
+    #expect(throws: SecStatus.self) {
+      try SyncPayload.decode(try SyncPayload.encode(Self.item(protection: "cku")))
+    }
+  }
+
+  @Test func truncatedAndMutatedFormsAreDecodeErrorsNeverCrashes() throws {
+    let valid = [UInt8](try SyncPayload.encode(Self.item()))
+    for length in 0..<valid.count {
+      #expect(throws: SecStatus.self) { try SyncPayload.decode(Data(valid.prefix(length))) }
+    }
+    var generator = SystemRandomNumberGenerator()
+    for _ in 0..<5_000 {
+      var bytes = valid
+      for _ in 0..<Int.random(in: 1...4, using: &generator) {
+        bytes[Int.random(in: 0..<bytes.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator)
+      }
+      _ = try? SyncPayload.decode(Data(bytes))
+    }
+  }
+}
