@@ -96,12 +96,22 @@ struct SyncGroupJoin: ParsableCommand {
       let opened = try store.open()
       let url = try server.serverURL(operation)
       let status: KeychainSyncStatus
-      if let path = keyFile ?? KeychainSyncEnvironment().keyFilePath {
+      let environmentKey: Data?
+      do throws(KeychainSyncError) {
+        environmentKey = keyFile == nil && server.passphrase == nil ? try KeychainSyncEnvironment().keyFile() : nil
+      } catch {
+        throw CommandFailure(operation: operation, status: error.status, detail: error.message)
+      }
+      if let path = keyFile {
         guard let contents = FileManager.default.contents(atPath: path) else {
           throw CommandFailure(operation: operation, status: errSecIO, detail: "\(path) could not be read.")
         }
         status = try waitFor(operation) {
           try await KeychainSyncGroup.join(store: opened, server: url, keyFile: contents)
+        }
+      } else if let environmentKey {
+        status = try waitFor(operation) {
+          try await KeychainSyncGroup.join(store: opened, server: url, keyFile: environmentKey)
         }
       } else {
         let passphrase = try server.secret(operation, confirming: false)
@@ -235,7 +245,15 @@ struct SyncGroupExportKey: ParsableCommand {
     abstract: "Write the sync group's key to a file (0600) that another keychain can join with.")
 
   @OptionGroup var store: StoreOption
-  @Option(name: .customShort("o"), help: ArgumentHelp("The key file to write.", valueName: "file")) var output: String
+  @Option(name: .customShort("o"), help: ArgumentHelp("The key file to write.", valueName: "file")) var output: String?
+  @Flag(
+    name: .customLong("base64"),
+    help: "Print the key file's bytes in base64 instead (for KEYCHAIN_BRIDGE_SYNC_KEY in a secret store).")
+  var base64 = false
+
+  func validate() throws {
+    if (output == nil) == !base64 { throw ValidationError("give either -o FILE or --base64") }
+  }
 
   func run() throws {
     try runReportingFailures {
@@ -243,6 +261,10 @@ struct SyncGroupExportKey: ParsableCommand {
       let key: Data
       do throws(KeychainSyncError) { key = try KeychainSyncGroup.exportKey(store: opened) } catch {
         throw CommandFailure(operation: "sync-group export-key", status: error.status, detail: error.message)
+      }
+      guard let output else {
+        print(key.base64EncodedString())
+        return
       }
       guard FileManager.default.createFile(atPath: output, contents: key, attributes: [.posixPermissions: 0o600])
       else {

@@ -75,6 +75,15 @@ import Testing
     #expect((attributes[.posixPermissions] as? Int) == 0o600)
     #expect(try security("b", "sync-group", "join", "--server", url, "--key-file", keyFile).status == 0)
     #expect(try security("a", "sync-group", "status").output.contains("group:"))
+    // The same key as a variable, as a secret store hands it to a service.
+    let printed = try security("a", "sync-group", "export-key", "--base64")
+    #expect(Data(base64Encoded: printed.output.trimmingCharacters(in: .whitespacesAndNewlines)) != nil)
+    let joined = try security(
+      "c", "sync-group", "join", "--server", url,
+      environment: ["KEYCHAIN_BRIDGE_SYNC_KEY": printed.output.trimmingCharacters(in: .whitespacesAndNewlines)])
+    #expect(joined.status == 0, "\(joined.output)")
+    let bad = try security("d", "sync-group", "join", "--server", url, environment: ["KEYCHAIN_BRIDGE_SYNC_KEY": "%%%"])
+    #expect(bad.status == Int32(UInt8(truncatingIfNeeded: Int32(-26275))))
   }
 }
 

@@ -188,6 +188,32 @@ import Testing
     #expect(damaged?.status == errSecDecode)
   }
 
+  @Test func environmentVariablesJoinAStoreWithoutCode() async throws {
+    let first = try TestStore()
+    let second = try TestStore()
+    let third = try TestStore()
+    try await KeychainSyncGroup.create(store: first.store, server: url, passphrase: "from the environment")
+    first.add("configured", "yes")
+    _ = try await first.sync()
+    #expect(try await KeychainSyncEnvironment([:]).engine(for: second.store) == nil)
+    let missing = await #expect(throws: KeychainSyncError.self) {
+      try await KeychainSyncEnvironment(["KEYCHAIN_BRIDGE_SYNC_SERVER": self.url]).engine(for: second.store)
+    }
+    #expect(missing?.status == errSecParam)
+    let engine = try #require(
+      try await KeychainSyncEnvironment([
+        "KEYCHAIN_BRIDGE_SYNC_SERVER": url, "KEYCHAIN_BRIDGE_SYNC_PASSPHRASE": "from the environment",
+      ]).engine(for: second.store))
+    _ = try await engine.syncOnce()
+    #expect(second.secrets() == ["configured": "yes"])
+    let key = try KeychainSyncGroup.exportKey(store: first.store).base64EncodedString()
+    let keyed = try #require(
+      try await KeychainSyncEnvironment(["KEYCHAIN_BRIDGE_SYNC_SERVER": url, "KEYCHAIN_BRIDGE_SYNC_KEY": key])
+        .engine(for: third.store))
+    _ = try await keyed.syncOnce()
+    #expect(third.secrets() == ["configured": "yes"])
+  }
+
   @Test func leavingKeepsTheItemsAndStopsSyncing() async throws {
     let first = try TestStore()
     try await KeychainSyncGroup.create(store: first.store, server: url, passphrase: "pw")
