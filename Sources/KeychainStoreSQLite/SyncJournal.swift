@@ -97,19 +97,19 @@ struct SyncIdentity: Equatable {
   func encoded() throws(SecStatus) -> [UInt8] {
     var out: [UInt8] = [Self.formatVersion]
     out.reserveCapacity(160)
-    MetadataCodec.appendBytes(Array(itemClass.utf8), to: &out)
-    MetadataCodec.appendBytes(Array(accessGroup.utf8), to: &out)
+    TaggedBinaryForm.appendBytes(Array(itemClass.utf8), to: &out)
+    TaggedBinaryForm.appendBytes(Array(accessGroup.utf8), to: &out)
     withUnsafeBytes(of: synchronizable.littleEndian) { out.append(contentsOf: $0) }
-    MetadataCodec.appendLength(primaryKey.count, to: &out)
+    TaggedBinaryForm.appendLength(primaryKey.count, to: &out)
     for field in primaryKey {
-      MetadataCodec.appendBytes(Array(field.key.utf8), to: &out)
-      MetadataCodec.appendBytes(field.value.comparable.encoded, to: &out)
+      TaggedBinaryForm.appendBytes(Array(field.key.utf8), to: &out)
+      TaggedBinaryForm.appendBytes(field.value.comparable.encoded, to: &out)
     }
-    MetadataCodec.appendLength(spiKey.count, to: &out)
+    TaggedBinaryForm.appendLength(spiKey.count, to: &out)
     for value in spiKey {
       if let value {
         out.append(1)
-        MetadataCodec.appendBytes(value.comparable.encoded, to: &out)
+        TaggedBinaryForm.appendBytes(value.comparable.encoded, to: &out)
       } else {
         out.append(0)
       }
@@ -119,7 +119,7 @@ struct SyncIdentity: Equatable {
 
   static func decoded(_ bytes: [UInt8]) throws(SecStatus) -> SyncIdentity {
     do throws(SecStatus) {
-      var reader = ByteReader(bytes)
+      var reader = TaggedBinaryForm.Reader(bytes)
       guard try reader.byte() == formatVersion else { throw .decode }
       let itemClass = try reader.string()
       let accessGroup = try reader.string()
@@ -127,11 +127,11 @@ struct SyncIdentity: Equatable {
       var primaryKey: [Field] = []
       for _ in 0..<min(try reader.length(), 64) {
         let key = try reader.string()
-        primaryKey.append(Field(key: key, value: try value(Array(try reader.fixed(try reader.length())))))
+        primaryKey.append(Field(key: key, value: try value(Array(try reader.block()))))
       }
       var spiKey: [Value?] = []
       for _ in 0..<min(try reader.length(), 64) {
-        spiKey.append(try reader.byte() == 1 ? try value(Array(try reader.fixed(try reader.length()))) : nil)
+        spiKey.append(try reader.byte() == 1 ? try value(Array(try reader.block())) : nil)
       }
       guard reader.isAtEnd else { throw .decode }
       return SyncIdentity(
