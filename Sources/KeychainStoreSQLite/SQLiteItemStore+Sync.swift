@@ -36,14 +36,8 @@ extension SQLiteItemStore: SyncableStore {
     return (membership, try SyncKeys(groupKey: membership.groupKey))
   }
 
-  private func ringForSync() throws(SecStatus) -> KeyRing {
-    let ring = currentKeyRing
-    guard ring.metadataKey != nil, ring.indexKey != nil else { throw .interactionNotAllowed }
-    return ring
-  }
-
   func syncMembership() throws(SecStatus) -> SyncMembership? {
-    let ring = try ringForSync()
+    let ring = try keyRing()
     guard let (membership, keys) = try membership(nil, ring) else { return nil }
     return SyncMembership(
       groupID: keys.groupID, server: membership.server, storeID: storeID,
@@ -70,7 +64,7 @@ extension SQLiteItemStore: SyncableStore {
   }
 
   func exportSyncKey() throws(SecStatus) -> Data {
-    guard let (_, keys) = try membership(nil, try ringForSync()) else {
+    guard let (_, keys) = try membership(nil, try keyRing()) else {
       throw SecStatus(errSecNoSuchKeychain, detail: "Sync: the store is in no sync group")
     }
     return keys.keyFile
@@ -79,7 +73,7 @@ extension SQLiteItemStore: SyncableStore {
   /// Joins the group of `keys`: records the membership, starts from the beginning of the server's
   /// records, and marks every synchronizable item for pushing (the group may not have it yet).
   private func join(_ keys: SyncKeys, server: String) throws(SecStatus) {
-    let ring = try ringForSync()
+    let ring = try keyRing()
     guard let metadataKey = ring.metadataKey else { throw .interactionNotAllowed }
     let plaintext: Data
     do {
@@ -149,7 +143,7 @@ extension SQLiteItemStore: SyncableStore {
   // MARK: Outgoing
 
   func outgoingRecords(limit: Int) throws(SecStatus) -> [SyncRecord] {
-    let ring = try ringForSync()
+    let ring = try keyRing()
     guard let (_, keys) = try membership(nil, ring) else {
       throw SecStatus(errSecNoSuchKeychain, detail: "Sync: the store is in no sync group")
     }
@@ -226,7 +220,7 @@ extension SQLiteItemStore: SyncableStore {
   func applyIncoming(_ records: [(position: Int64, record: SyncRecord)], through cursor: Int64) throws(SecStatus)
     -> SyncApplyReport
   {
-    let ring = try ringForSync()
+    let ring = try keyRing()
     return try write { db throws(SecStatus) in
       guard let (_, keys) = try self.membership(db, ring) else {
         throw SecStatus(errSecNoSuchKeychain, detail: "Sync: the store is in no sync group")
@@ -349,11 +343,7 @@ extension SQLiteItemStore: SyncableStore {
       item.itemClass, item.index, persistentID: persistentID, hasSecret: item.data != nil)
     let sealed = try RowCodec.seal(
       ring, identity, attributes: item.attributes, accessControl: item.accessControl, data: item.data)
-    let columns: [SQLArgument] =
-      [
-        .blob(identity.accessGroup), .integer(identity.synchronizable), .text(identity.protection),
-        .blob(identity.primaryKey), .blob(identity.spiKey),
-      ] + identity.searchDigests.map(SQLArgument.optionalBlob) + [.blob(sealed.meta), .optionalBlob(sealed.secret)]
+    let columns = Self.rowColumns(identity, sealed)
     try SQLiteErrors.database {
       if let existing {
         try db.run(Self.updateSQL, columns + [.integer(existing.id)])

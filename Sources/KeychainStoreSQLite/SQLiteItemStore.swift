@@ -86,9 +86,6 @@ final class SQLiteItemStore: ItemStore {
 
   var isLocked: Bool { keys.withLock { $0.locked } }
 
-  /// The keys as they are now, for the sync operations (which check what they need themselves).
-  var currentKeyRing: KeyRing { keys.withLock { $0 } }
-
   /// Whether the store key itself is in memory (false after lock), for tests.
   var holdsStoreKey: Bool { keys.withLock { $0.storeKey != nil } }
 
@@ -116,7 +113,7 @@ final class SQLiteItemStore: ItemStore {
   }
 
   /// The keys for one call: errSecInteractionNotAllowed while the store is sealed.
-  private func keyRing() throws(SecStatus) -> KeyRing {
+  func keyRing() throws(SecStatus) -> KeyRing {
     let ring = keys.withLock { $0 }
     guard ring.metadataKey != nil, ring.indexKey != nil else { throw .interactionNotAllowed }
     return ring
@@ -243,6 +240,14 @@ final class SQLiteItemStore: ItemStore {
     meta = ?, secret = ? WHERE id = ?
     """
 
+  /// The values of the columns both statements set, from `agrp` to `secret`, in their order.
+  static func rowColumns(_ identity: RowIdentity, _ sealed: (meta: Data, secret: Data?)) -> [SQLArgument] {
+    [
+      .blob(identity.accessGroup), .integer(identity.synchronizable), .text(identity.protection),
+      .blob(identity.primaryKey), .blob(identity.spiKey),
+    ] + identity.searchDigests.map(SQLArgument.optionalBlob) + [.blob(sealed.meta), .optionalBlob(sealed.secret)]
+  }
+
   private func insertRow(_ db: SQLiteConnection, _ item: NewItem, _ ring: KeyRing) throws(SecStatus) -> StoredItem {
     let persistentID: Data
     do { persistentID = Data(try OpenSSLCrypto.randomBytes(16)) } catch { throw error.status }
@@ -250,12 +255,7 @@ final class SQLiteItemStore: ItemStore {
       item.itemClass, item.index, persistentID: persistentID, hasSecret: item.data != nil)
     let sealed = try RowCodec.seal(
       ring, identity, attributes: item.attributes, accessControl: item.accessControl, data: item.data)
-    let arguments: [SQLArgument] =
-      [
-        .text(item.itemClass.rawValue), .blob(persistentID), .blob(identity.accessGroup),
-        .integer(identity.synchronizable), .text(identity.protection), .blob(identity.primaryKey),
-        .blob(identity.spiKey),
-      ] + identity.searchDigests.map(SQLArgument.optionalBlob) + [.blob(sealed.meta), .optionalBlob(sealed.secret)]
+    let arguments = [.text(item.itemClass.rawValue), .blob(persistentID)] + Self.rowColumns(identity, sealed)
     try executeReplacingCorruptRow(db, Self.insertSQL, arguments, identity, ring)
     try SyncJournal.noteLive(db, identity, item.index, origin: storeID, ring)
     return StoredItem(
@@ -399,13 +399,7 @@ final class SQLiteItemStore: ItemStore {
         record.item.itemClass, revision.index, persistentID: record.item.persistentID, hasSecret: data != nil)
       let sealed = try RowCodec.seal(
         ring, identity, attributes: revision.attributes, accessControl: revision.accessControl, data: data)
-      let arguments: [SQLArgument] =
-        [
-          .blob(identity.accessGroup), .integer(identity.synchronizable), .text(identity.protection),
-          .blob(identity.primaryKey), .blob(identity.spiKey),
-        ] + identity.searchDigests.map(SQLArgument.optionalBlob) + [
-          .blob(sealed.meta), .optionalBlob(sealed.secret), .integer(record.id),
-        ]
+      let arguments = Self.rowColumns(identity, sealed) + [.integer(record.id)]
       try executeReplacingCorruptRow(db, Self.updateSQL, arguments, identity, ring)
       try journalRevision(db, before: record, after: identity, revision.index, ring)
       updated += 1

@@ -44,22 +44,6 @@ struct SyncIdentity: Equatable {
   var primaryKey: [Field]
   var spiKey: [Value?]
 
-  init(itemClass: String, accessGroup: String, synchronizable: Int64, primaryKey: [Field], spiKey: [Value?]) {
-    self.itemClass = itemClass
-    self.accessGroup = accessGroup
-    self.synchronizable = synchronizable
-    self.primaryKey = primaryKey
-    self.spiKey = spiKey
-  }
-
-  init(_ itemClass: ItemClass, _ index: ItemIndex) {
-    self.itemClass = itemClass.rawValue
-    accessGroup = index.accessGroup
-    synchronizable = index.synchronizable
-    primaryKey = index.primaryKey.map { Field(key: $0.key, value: Value($0.value)) }
-    spiKey = index.spiKey.map { $0.map(Value.init) }
-  }
-
   /// The class, checked against the implemented ones (the bytes came from another store).
   func resolvedClass() throws(SecStatus) -> ItemClass {
     guard let resolved = ItemClass(rawValue: itemClass), resolved.isImplemented else {
@@ -163,21 +147,27 @@ struct SyncIdentity: Equatable {
   }
 }
 
+// In extensions, so that both types keep their memberwise initializers.
+extension SyncIdentity {
+  init(_ itemClass: ItemClass, _ index: ItemIndex) {
+    self.init(
+      itemClass: itemClass.rawValue, accessGroup: index.accessGroup, synchronizable: index.synchronizable,
+      primaryKey: index.primaryKey.map { Field(key: $0.key, value: Value($0.value)) },
+      spiKey: index.spiKey.map { $0.map(Value.init) })
+  }
+}
+
+extension LocalItemKey {
+  init(_ identity: RowIdentity) {
+    self.init(itemClass: identity.itemClass, primaryKey: identity.primaryKey, spiKey: identity.spiKey)
+  }
+}
+
 /// What makes an item row unique in the store (the item table's UNIQUE constraint).
 struct LocalItemKey: Hashable {
   var itemClass: ItemClass
   var primaryKey: Data
   var spiKey: Data
-
-  init(itemClass: ItemClass, primaryKey: Data, spiKey: Data) {
-    self.itemClass = itemClass
-    self.primaryKey = primaryKey
-    self.spiKey = spiKey
-  }
-
-  init(_ identity: RowIdentity) {
-    self.init(itemClass: identity.itemClass, primaryKey: identity.primaryKey, spiKey: identity.spiKey)
-  }
 
   var arguments: [SQLArgument] { [.text(itemClass.rawValue), .blob(primaryKey), .blob(spiKey)] }
 
@@ -225,18 +215,25 @@ enum SyncJournal {
     Int64((date.timeIntervalSince1970 * 1_000_000).rounded(.down))
   }
 
-  /// The version a change made now gets: now, or one past the last version the store knew of
-  /// the item when that is later (another store's clock may run ahead).
-  private static func nextVersion(_ db: SQLiteConnection, _ key: LocalItemKey) throws(SecStatus) -> Int64 {
-    let now = microseconds(Date())
+  /// The item's journal entry, when it has one: its version and its sealed identity.
+  private static func entry(_ db: SQLiteConnection, _ key: LocalItemKey) throws(SecStatus) -> (
+    version: Int64, sealedIdentity: [UInt8]
+  )? {
     let statement = try SQLiteErrors.database {
-      try db.statement("SELECT version FROM sync_state WHERE class = ? AND pk = ? AND spi = ?")
+      try db.statement("SELECT version, identity FROM sync_state WHERE class = ? AND pk = ? AND spi = ?")
     }
-    var last: Int64?
+    var found: (Int64, [UInt8])?
     try forEachRow(of: statement, arguments: key.arguments) { row throws(SecStatus) in
-      last = try row.integer(0)
+      found = (try row.integer(0), try row.bytes(1))
       return false
     }
+    return found
+  }
+
+  /// The version a change made now gets: now, or one past the last version the store knew of the
+  /// item when that is later (another store's clock may run ahead).
+  private static func nextVersion(after last: Int64?) -> Int64 {
+    let now = microseconds(Date())
     guard let last else { return now }
     return max(now, last + 1)
   }
@@ -279,8 +276,8 @@ enum SyncJournal {
     guard isSyncable(identity) else { return }
     let key = LocalItemKey(identity)
     try write(
-      db, key, identity: SyncIdentity(identity.itemClass, index), version: try nextVersion(db, key), origin: origin,
-      deleted: false, pending: true, ring)
+      db, key, identity: SyncIdentity(identity.itemClass, index),
+      version: nextVersion(after: try entry(db, key)?.version), origin: origin, deleted: false, pending: true, ring)
   }
 
   /// Records the deletion of an item this store removed: a tombstone, to be pushed. `index` gives
@@ -291,25 +288,16 @@ enum SyncJournal {
   ) throws(SecStatus) {
     guard isSyncable(identity) else { return }
     let key = LocalItemKey(identity)
+    let current = try entry(db, key)
     let syncIdentity: SyncIdentity
-    if let stored = try storedIdentity(db, key, ring) {
-      syncIdentity = stored
+    if let current {
+      syncIdentity = try openIdentity(current.sealedIdentity, key, ring)
     } else {
       syncIdentity = SyncIdentity(identity.itemClass, try index())
     }
     try write(
-      db, key, identity: syncIdentity, version: try nextVersion(db, key), origin: origin, deleted: true,
+      db, key, identity: syncIdentity, version: nextVersion(after: current?.version), origin: origin, deleted: true,
       pending: true, ring)
-  }
-
-  /// The identity kept in an item's journal entry, or nil when it has none.
-  static func storedIdentity(_ db: SQLiteConnection, _ key: LocalItemKey, _ ring: KeyRing) throws(SecStatus)
-    -> SyncIdentity?
-  {
-    guard
-      let sealed = try db.blob("SELECT identity FROM sync_state WHERE class = ? AND pk = ? AND spi = ?", key.arguments)
-    else { return nil }
-    return try openIdentity([UInt8](sealed), key, ring)
   }
 
   static func openIdentity(_ sealed: [UInt8], _ key: LocalItemKey, _ ring: KeyRing) throws(SecStatus) -> SyncIdentity {

@@ -198,7 +198,8 @@ private struct SyncRound: Sendable {
       report.pushed += outgoing.count
       if outgoing.count < options.batchSize { break }
     }
-    var position = try Self.membership(backend).cursor
+    // Pushing does not move the cursor: the membership read above still holds it.
+    var position = membership.cursor
     while true {
       let page = try await server.pull(group: membership.groupID, after: position, limit: options.batchSize)
       guard let last = page.last else { break }

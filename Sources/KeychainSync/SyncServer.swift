@@ -315,19 +315,6 @@ final class SyncServer: Sendable {
       return members
     }
   }
-
-  /// How many records the server holds for the group.
-  func recordCount(group: Data) async throws(KeychainSyncError) -> Int {
-    try await run("count records") {
-      var count = 0
-      for try await value in try await connection.query(
-        "SELECT COUNT(*)::bigint FROM keychain_bridge_record WHERE group_id = \(group)", logger: logger
-      ).decode(Int64.self) {
-        count = Int(value)
-      }
-      return count
-    }
-  }
 }
 
 extension Data {

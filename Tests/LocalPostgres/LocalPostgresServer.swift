@@ -143,24 +143,10 @@ public final class PostgresTestServer: Sendable {
       unlink(outputPath)
       unlink(errorPath)
     }
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-    posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-    posix_spawn_file_actions_addopen(&actions, 2, errorPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-    let argv = ([path] + arguments).map { strdup($0) } + [nil]
-    defer { argv.forEach { free($0) } }
-    var pid: pid_t = 0
-    let spawned = posix_spawn(&pid, path, &actions, nil, argv, environ)
-    guard spawned == 0 else { throw TestServerError("cannot start \(path): \(String(cString: strerror(spawned)))") }
-    var status: Int32 = 0
-    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+    let status = waitForExit(try spawn(path, arguments, outputPath: outputPath, errorPath: errorPath))
     let output = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
     let errors = (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? ""
-    let exited = status & 0x7f == 0
-    let code = (status >> 8) & 0xff
-    guard exited && code == 0 else {
+    guard status == 0 else {
       throw TestServerError("\(path) \(arguments.joined(separator: " ")) failed (status \(status)): \(errors)")
     }
     return output
@@ -186,17 +172,23 @@ public struct TestServerError: Error, CustomStringConvertible {
   public init(_ description: String) { self.description = description }
 }
 
-/// Starts a program with posix_spawn, its output to `outputPath` (a file survives the program
-/// being killed, a pipe's buffer might not).
-public func spawn(_ path: String, _ arguments: [String], outputPath: String, environment: [String: String] = [:]) throws
-  -> pid_t
-{
+/// Starts a program with posix_spawn, its output to `outputPath` and its errors to `errorPath` (or
+/// to the same file). Files, not pipes: a file survives the program being killed, and a server the
+/// program starts (pg_ctl) would inherit a pipe and keep it open for ever.
+public func spawn(
+  _ path: String, _ arguments: [String], outputPath: String, errorPath: String? = nil,
+  environment: [String: String] = [:]
+) throws -> pid_t {
   var actions = posix_spawn_file_actions_t()
   posix_spawn_file_actions_init(&actions)
   defer { posix_spawn_file_actions_destroy(&actions) }
   posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
   posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_APPEND, 0o600)
-  posix_spawn_file_actions_adddup2(&actions, 1, 2)
+  if let errorPath {
+    posix_spawn_file_actions_addopen(&actions, 2, errorPath, O_WRONLY | O_CREAT | O_APPEND, 0o600)
+  } else {
+    posix_spawn_file_actions_adddup2(&actions, 1, 2)
+  }
   let argv = ([path] + arguments).map { strdup($0) } + [nil]
   defer { argv.forEach { free($0) } }
   let variables = ProcessInfo.processInfo.environment.merging(environment) { $1 }.map { strdup("\($0)=\($1)") } + [nil]
