@@ -12,8 +12,10 @@ struct kb_baseline {
     sqlite3 *db;
     sqlite3_stmt *insert, *select_secret, *select_attributes, *update, *delete, *list;
     unsigned char key[32];
-    /* The Swift store's checkpoint policy: a WAL hook starts a PASSIVE checkpoint on a thread and
-       connection of its own every 500 pages, so no commit waits for one. */
+    /* The Swift store's checkpoint policy (WALCheckpointer.swift): a WAL hook starts a PASSIVE
+       checkpoint on a thread and connection of its own every 500 pages, which runs again while it
+       leaves more than 64 pages behind; at 1000 pages the writer itself copies what is left, so the
+       WAL is fully checkpointed and the next commit starts it again from the beginning. */
     char *path;
     pthread_t checkpointer;
     pthread_mutex_t lock;
@@ -21,20 +23,23 @@ struct kb_baseline {
     int checkpointed_at, pending, stopping, has_checkpointer;
 };
 
-enum { PAGES_PER_CHECKPOINT = 500 };
+enum { PAGES_PER_CHECKPOINT = 500, PAGES_LEFT_BEHIND = 64, WAL_PAGE_LIMIT = 1000 };
 
 static int wal_hook(void *context, sqlite3 *db, const char *name, int pages) {
-    (void)db;
     (void)name;
     kb_baseline *store = context;
+    int catch_up = 0;
     pthread_mutex_lock(&store->lock);
     if (pages < store->checkpointed_at) store->checkpointed_at = 0; /* a restarted WAL */
-    if (!store->pending && pages - store->checkpointed_at >= PAGES_PER_CHECKPOINT) {
+    if (!store->pending && pages >= WAL_PAGE_LIMIT) {
+        catch_up = 1;
+    } else if (!store->pending && pages - store->checkpointed_at >= PAGES_PER_CHECKPOINT) {
         store->checkpointed_at = pages;
         store->pending = 1;
         pthread_cond_signal(&store->wake);
     }
     pthread_mutex_unlock(&store->lock);
+    if (catch_up) sqlite3_wal_checkpoint_v2(db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
     return SQLITE_OK;
 }
 
@@ -47,7 +52,12 @@ static void *checkpoint_loop(void *context) {
         while (!store->pending && !store->stopping) pthread_cond_wait(&store->wake, &store->lock);
         if (store->stopping) break;
         pthread_mutex_unlock(&store->lock);
-        sqlite3_exec(db, "PRAGMA wal_checkpoint(PASSIVE)", NULL, NULL, NULL);
+        for (int run = 0; run < 8; run++) {
+            int log = 0, copied = 0;
+            if (sqlite3_wal_checkpoint_v2(db, NULL, SQLITE_CHECKPOINT_PASSIVE, &log, &copied) != SQLITE_OK
+                || log - copied <= PAGES_LEFT_BEHIND)
+                break;
+        }
         pthread_mutex_lock(&store->lock);
         store->pending = 0;
     }

@@ -218,14 +218,28 @@ if CommandLine.arguments.dropFirst().first == "sync" {
 }
 
 // KEYCHAIN_BRIDGE_BENCH_PROFILE=<implementation> runs only that implementation's data lookups, for
-// a profiler to attribute their cost.
+// a profiler to attribute their cost; KEYCHAIN_BRIDGE_BENCH_PROFILE_LIST=1 runs listings instead, and
+// KEYCHAIN_BRIDGE_BENCH_PROFILE_WRITES=1 adds, updates and deletes.
 if let profiled = ProcessInfo.processInfo.environment["KEYCHAIN_BRIDGE_BENCH_PROFILE"] {
   let directory = FileManager.default.temporaryDirectory.appendingPathComponent("keychain-bench-profile-\(getpid())")
   defer { try? FileManager.default.removeItem(at: directory) }
   let implementation: any Implementation =
-    profiled == "DSL" ? try DSL(directory: directory, size: 1000) : try RawSecurity(directory: directory, size: 1000)
+    switch profiled {
+    case "DSL": try DSL(directory: directory, size: 1000)
+    case "C": try CBaseline(directory: directory, size: 1000)
+    default: try RawSecurity(directory: directory, size: 1000)
+    }
   let listOnly = ProcessInfo.processInfo.environment["KEYCHAIN_BRIDGE_BENCH_PROFILE_LIST"] == "1"
+  let writesOnly = ProcessInfo.processInfo.environment["KEYCHAIN_BRIDGE_BENCH_PROFILE_WRITES"] == "1"
   implementation.batch {
+    if writesOnly {
+      for index in 0..<5_000 {
+        _ = implementation.add("new-\(index)")
+        _ = implementation.update("new-\(index)")
+        _ = implementation.delete("new-\(index)")
+      }
+      return
+    }
     for index in 0..<(listOnly ? 300 : 20_000) {
       if listOnly {
         _ = implementation.list()

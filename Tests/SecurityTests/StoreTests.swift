@@ -48,6 +48,24 @@ import Testing
     temporary.run { #expect(count(genp([:]).filter { $0.key != kSecAttrAccount as String }) == 400) }
   }
 
+  @Test func aSteadyStreamOfWritesKeepsTheWALBounded() throws {
+    // A background checkpoint alone never lets SQLite start the WAL again while writes keep coming;
+    // the writer finishes the checkpoint at 1000 pages so the next commit rewinds the file. Without
+    // that, these 6,000 writes (about 7 pages each) leave a WAL of over 100 MB.
+    let temporary = try TemporaryStore()
+    let wal = temporary.directory.appendingPathComponent("keychain.db-wal").path
+    temporary.run {
+      for index in 0..<2000 {
+        let account = "stream-\(index)"
+        #expect(add(genp(account, [kSecValueData as String: Data(utf8: "first")])) == errSecSuccess)
+        #expect(update(genp(account, [:]), [kSecValueData as String: Data(utf8: "second")]) == errSecSuccess)
+        #expect(delete(genp(account, [:])) == errSecSuccess)
+      }
+    }
+    let walBytes = try FileManager.default.attributesOfItem(atPath: wal)[.size] as? Int ?? 0
+    #expect(walBytes <= 8 << 20, "WAL of \(walBytes) bytes")
+  }
+
   @Test func aDirectoryOthersCanReadIsRefused() throws {
     let directory = newDirectory()
     defer { try? FileManager.default.removeItem(at: directory) }
