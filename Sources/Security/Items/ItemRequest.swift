@@ -224,7 +224,9 @@ struct ItemRequest {
     case SecConstantValue.matchLimit:
       // A CFBoolean is no CFNumber on Apple's platforms (rule 1.9), though Foundation keeps both in
       // NSNumber here.
-      let invalid = SecStatus.param.naming(key, "must be a number of 1 or more, kSecMatchLimitOne or kSecMatchLimitAll")
+      var invalid: SecStatus {
+        SecStatus.param.naming(key, "must be a number of 1 or more, kSecMatchLimitOne or kSecMatchLimitAll")
+      }
       if ValueConversion.isBoolean(value) { throw invalid }
       if let text = ValueConversion.string(value) {
         switch text {
