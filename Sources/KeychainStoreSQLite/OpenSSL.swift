@@ -178,9 +178,18 @@ enum OpenSSLCrypto {
   /// Opens what `seal` produced; any change to the bytes, the key or the associated data throws
   /// `authenticationFailed`.
   static func open(_ sealed: [UInt8], key: [UInt8], associatedData: [UInt8]) throws(CryptoError) -> [UInt8] {
+    try open(sealed, key: key, associatedData: associatedData, [])
+  }
+
+  /// `open` with associated data given in two parts, `associatedData` then `moreAssociatedData`,
+  /// which GCM authenticates as if they were one (a row's two ciphertexts share all but a label).
+  static func open(
+    _ sealed: [UInt8], key: [UInt8], associatedData: [UInt8], _ moreAssociatedData: ArraySlice<UInt8>
+  ) throws(CryptoError) -> [UInt8] {
     guard sealed.count >= nonceLength + tagLength else { throw .authenticationFailed }
     let bodyLength = try length(sealed.count - nonceLength - tagLength, for: "AES-256-GCM")
     let associatedLength = try length(associatedData.count, for: "AES-256-GCM")
+    let moreAssociatedLength = try length(moreAssociatedData.count, for: "AES-256-GCM")
     guard let context = EVP_CIPHER_CTX_new() else { throw .outOfMemory(operation: "AES-256-GCM") }
     defer { EVP_CIPHER_CTX_free(context) }
     var plaintext = [UInt8](repeating: 0, count: Int(bodyLength))
@@ -191,6 +200,12 @@ enum OpenSSLCrypto {
       var tag = Array(input[(nonceLength + Int(bodyLength))...])
       try check(EVP_DecryptInit_ex(context, EVP_aes_256_gcm(), nil, key, nonce), "EVP_DecryptInit_ex")
       try check(EVP_DecryptUpdate(context, nil, &written, associatedData, associatedLength), "EVP_DecryptUpdate")
+      if moreAssociatedLength > 0 {
+        try moreAssociatedData.withUnsafeBufferPointer { more throws(CryptoError) in
+          try check(
+            EVP_DecryptUpdate(context, nil, &written, more.baseAddress, moreAssociatedLength), "EVP_DecryptUpdate")
+        }
+      }
       if bodyLength > 0 {
         try check(EVP_DecryptUpdate(context, &plaintext, &written, body, bodyLength), "EVP_DecryptUpdate")
       }

@@ -45,12 +45,14 @@ enum RowCodec {
       itemClass: identity.itemClass, persistentID: identity.persistentID, attributes: [:], accessControl: nil,
       data: nil)
     let opensSecret = fetch.data && sealedSecret != nil
+    let associatedFields = identity.associatedFields()
     if fetch.attributes || fetch.accessControl || !opensSecret {
       guard let metadataKey = ring.metadataKey else { throw .interactionNotAllowed }
       let plaintext: [UInt8]
       do {
         plaintext = try OpenSSLCrypto.open(
-          try row.bytes(8), key: metadataKey, associatedData: identity.associatedData(.metadata))
+          try row.bytes(8), key: metadataKey, associatedData: RowIdentity.Purpose.metadata.label,
+          associatedFields.bytes(for: .metadata))
       } catch {
         throw .decode
       }
@@ -62,17 +64,22 @@ enum RowCodec {
       }
     }
     if opensSecret, let sealedSecret {
-      item.data = try openSecret(sealedSecret, of: identity, ring)
+      item.data = try openSecret(sealedSecret, of: identity, ring, fields: associatedFields)
     }
     return RowRecord(id: id, item: item, identity: identity, sealedSecret: sealedSecret)
   }
 
   /// A row's secret, opened under its protection class's key: errSecInteractionNotAllowed when the
   /// lock state withholds that key, errSecDecode when the secret is not this row's.
-  static func openSecret(_ sealedSecret: [UInt8], of identity: RowIdentity, _ ring: KeyRing) throws(SecStatus) -> Data {
+  static func openSecret(
+    _ sealedSecret: [UInt8], of identity: RowIdentity, _ ring: KeyRing, fields: RowIdentity.AssociatedFields? = nil
+  ) throws(SecStatus) -> Data {
     let key = try ring.classKey(for: identity.protection)
+    let fields = fields ?? identity.associatedFields()
     do {
-      return Data(try OpenSSLCrypto.open(sealedSecret, key: key, associatedData: identity.associatedData(.secret)))
+      return Data(
+        try OpenSSLCrypto.open(
+          sealedSecret, key: key, associatedData: RowIdentity.Purpose.secret.label, fields.bytes(for: .secret)))
     } catch {
       throw .decode
     }

@@ -26,7 +26,7 @@ struct RowIdentity: Equatable {
   enum Purpose {
     case metadata, secret
 
-    fileprivate var label: [UInt8] {
+    var label: [UInt8] {
       switch self {
       case .metadata: Self.metadataLabel
       case .secret: Self.secretLabel
@@ -41,9 +41,24 @@ struct RowIdentity: Equatable {
   /// Each field is length-prefixed, and an absent digest has a length no digest has, so no two
   /// different rows can produce the same bytes.
   func associatedData(_ purpose: Purpose) -> [UInt8] {
+    let fields = associatedFields()
+    return purpose.label + fields.bytes(for: purpose)
+  }
+
+  /// What follows the purpose's label in both ciphertexts' associated data, built once for a row
+  /// whose metadata and secret are both opened.
+  struct AssociatedFields {
+    /// The fields, then the metadata's has-a-secret flag.
+    fileprivate let bytesWithFlag: [UInt8]
+
+    func bytes(for purpose: Purpose) -> ArraySlice<UInt8> {
+      purpose == .metadata ? bytesWithFlag[...] : bytesWithFlag.dropLast()
+    }
+  }
+
+  func associatedFields() -> AssociatedFields {
     var bytes: [UInt8] = []
     bytes.reserveCapacity(200)
-    bytes += purpose.label
     Self.append(itemClass.rawValue, to: &bytes)
     Self.append(persistentID, to: &bytes)
     Self.append(accessGroup, to: &bytes)
@@ -58,8 +73,8 @@ struct RowIdentity: Equatable {
         bytes += [0xFF, 0xFF, 0xFF, 0xFF]
       }
     }
-    if purpose == .metadata { bytes.append(hasSecret ? 1 : 0) }
-    return bytes
+    bytes.append(hasSecret ? 1 : 0)
+    return AssociatedFields(bytesWithFlag: bytes)
   }
 
   /// The associated data rows were sealed with before row format 2 (no search digests, no secret

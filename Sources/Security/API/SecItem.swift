@@ -128,14 +128,28 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
 
 /// One result of the typed search: what the return keys asked for, its attributes as the store
 /// keeps them, so the typed module reads them without casts.
+///
+/// A class, not a struct: a typed item reads some 30 fields through it, and each read copied the
+/// struct's five reference-counted fields (5% of a listing).
 @_spi(KeychainBridge)
-public struct SearchedItem: @unchecked Sendable {
-  // @unchecked: the ref is an immutable runtime object (SecKey, SecCertificate).
-  var attributes: [String: AttributeValue]
-  package var accessControl: SecAccessControl?
-  package var data: Data?
-  package var persistentReference: Data?
-  package var reference: AnyObject?
+public final class SearchedItem: @unchecked Sendable {
+  // @unchecked: every field is immutable; the ref is an immutable runtime object (SecKey, SecCertificate).
+  let attributes: [String: AttributeValue]
+  package let accessControl: SecAccessControl?
+  package let data: Data?
+  package let persistentReference: Data?
+  package let reference: AnyObject?
+
+  init(
+    attributes: [String: AttributeValue], accessControl: SecAccessControl?, data: Data?, persistentReference: Data?,
+    reference: AnyObject?
+  ) {
+    self.attributes = attributes
+    self.accessControl = accessControl
+    self.data = data
+    self.persistentReference = persistentReference
+    self.reference = reference
+  }
 
   /// An attribute as SecItemCopyMatching would return it: the store's bookkeeping is never one.
   private func attribute(_ key: String) -> AttributeValue? {
