@@ -14,7 +14,7 @@ struct kb_baseline {
     unsigned char key[32];
     /* The Swift store's checkpoint policy (WALCheckpointer.swift): a WAL hook starts a PASSIVE
        checkpoint on a thread and connection of its own every 500 pages, which runs again while it
-       leaves more than 64 pages behind; at 1000 pages the writer itself copies what is left, so the
+       leaves more than 64 pages behind; at 16384 pages the writer itself copies what is left, so the
        WAL is fully checkpointed and the next commit starts it again from the beginning. */
     char *path;
     pthread_t checkpointer;
@@ -23,7 +23,7 @@ struct kb_baseline {
     int checkpointed_at, pending, stopping, has_checkpointer;
 };
 
-enum { PAGES_PER_CHECKPOINT = 500, PAGES_LEFT_BEHIND = 64, WAL_PAGE_LIMIT = 1000 };
+enum { PAGES_PER_CHECKPOINT = 500, PAGES_LEFT_BEHIND = 64, WAL_PAGE_LIMIT = 16384 };
 
 static int wal_hook(void *context, sqlite3 *db, const char *name, int pages) {
     (void)name;
@@ -52,12 +52,19 @@ static void *checkpoint_loop(void *context) {
         while (!store->pending && !store->stopping) pthread_cond_wait(&store->wake, &store->lock);
         if (store->stopping) break;
         pthread_mutex_unlock(&store->lock);
-        for (int run = 0; run < 8; run++) {
-            int log = 0, copied = 0;
-            if (sqlite3_wal_checkpoint_v2(db, NULL, SQLITE_CHECKPOINT_PASSIVE, &log, &copied) != SQLITE_OK
-                || log - copied <= PAGES_LEFT_BEHIND)
-                break;
+        /* The pragma, not sqlite3_wal_checkpoint_v2: a connection that has not read the database
+           has no WAL open, and the C call then checkpoints nothing. Its row: blocked, log, copied. */
+        sqlite3_stmt *checkpoint = NULL;
+        if (db && sqlite3_prepare_v2(db, "PRAGMA wal_checkpoint(PASSIVE)", -1, &checkpoint, NULL) == SQLITE_OK) {
+            for (int run = 0; run < 8; run++) {
+                int left_behind = 0;
+                if (sqlite3_step(checkpoint) == SQLITE_ROW)
+                    left_behind = sqlite3_column_int(checkpoint, 1) - sqlite3_column_int(checkpoint, 2);
+                sqlite3_reset(checkpoint);
+                if (left_behind <= PAGES_LEFT_BEHIND) break;
+            }
         }
+        sqlite3_finalize(checkpoint);
         pthread_mutex_lock(&store->lock);
         store->pending = 0;
     }
