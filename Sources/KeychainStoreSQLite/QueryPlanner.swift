@@ -20,9 +20,11 @@ struct SearchPlan {
 struct ExpectedColumns {
   var itemClass: ItemClass
   var persistentID: Data?
-  var accessGroups: Set<Data>?
+  // Arrays, not sets: a search names a few groups and keys, and hashing them cost more than
+  // comparing them (the planner runs on every call).
+  var accessGroups: [Data]?
   var synchronizable: Int64?
-  var primaryKeys: Set<Data>?
+  var primaryKeys: [Data]?
   /// Per search column, the digest compared, or nil when the column was not compared.
   var searchDigests: [Data?]
 
@@ -49,8 +51,9 @@ struct PlanShape: Hashable {
   var comparesSynchronizable = false
   /// How many primary-key digests the search compares (0: it does not use the primary key).
   var primaryKeyCount = 0
-  /// Which of `SearchDigests.columns` the search compares, in that order.
-  var searchColumns: [Bool] = []
+  /// Which of `SearchDigests.columns` the search compares: bit n for column n (a bit set, so the
+  /// shape hashes without an array).
+  var searchColumns: UInt8 = 0
 
   var sql: String {
     var sql = "SELECT \(RowCodec.columns) FROM item WHERE class = ?"
@@ -62,7 +65,7 @@ struct PlanShape: Hashable {
     if let groupCount { sql += " AND agrp IN (\(Self.marks(groupCount)))" }
     if comparesSynchronizable { sql += " AND sync = ?" }
     if primaryKeyCount > 0 { sql += " AND pk IN (\(Self.marks(primaryKeyCount)))" }
-    for (key, compared) in zip(SearchDigests.columns, searchColumns) where compared {
+    for (index, key) in SearchDigests.columns.enumerated() where searchColumns & (1 << index) != 0 {
       sql += " AND \(key) = ?"
     }
     // The primary-key index orders its few matches by spi, so ORDER BY id would cost SQLite a
@@ -88,7 +91,7 @@ struct QueryPlanner {
     var arguments: [SQLArgument] = [.text(filter.itemClass.rawValue)]
     var expected = ExpectedColumns(
       itemClass: filter.itemClass, searchDigests: Array(repeating: nil, count: SearchDigests.columns.count))
-    var covered: Set<String> = []
+    var covered: [String] = []
     switch filter.reference {
     case .uuid(_, let uuid)?:
       shape.reference = .uuid
@@ -105,7 +108,7 @@ struct QueryPlanner {
       var groupDigests: [Data] = []
       for group in groups { groupDigests.append(try digests.group(group)) }
       for digest in groupDigests { arguments.append(.blob(digest)) }
-      expected.accessGroups = Set(groupDigests)
+      expected.accessGroups = groupDigests
     }
     if let sync = filter.synchronizable {
       shape.comparesSynchronizable = true
@@ -114,26 +117,25 @@ struct QueryPlanner {
     }
     if let groups = filter.accessGroups, filter.reference == nil, let primaryKey = filter.primaryKey {
       let syncValues: [Int64] = filter.synchronizable.map { [$0] } ?? [0, 1]
-      var keyDigests: Set<Data> = []
+      var keyDigests: [Data] = []
       for group in groups {
         for sync in syncValues {
           let digest = try digests.primaryKey(filter.itemClass, primaryKey, group: group, synchronizable: sync)
           arguments.append(.blob(digest))
-          keyDigests.insert(digest)
+          keyDigests.append(digest)
         }
       }
       expected.primaryKeys = keyDigests
       shape.primaryKeyCount = groups.count * syncValues.count
-      for field in primaryKey { covered.insert(field.key) }
+      for field in primaryKey { covered.append(field.key) }
     } else {
-      shape.searchColumns = Array(repeating: false, count: SearchDigests.columns.count)
       for (index, key) in SearchDigests.columns.enumerated() {
         guard let value = filter.attributes[key] else { continue }
         let digest = try digests.attribute(key, value)
         arguments.append(.blob(digest))
         expected.searchDigests[index] = digest
-        covered.insert(key)
-        shape.searchColumns[index] = true
+        covered.append(key)
+        shape.searchColumns |= 1 << index
       }
     }
     let needsPostFilter = filter.hasOtherConstraints || filter.attributes.keys.contains { !covered.contains($0) }
