@@ -364,7 +364,7 @@ var json: [[String: Any]] = []
 for result in results {
   print("\nstore of \(result.size) items (median of \(rounds) rounds; latency p50 / p99.9 in µs)")
   let header = [
-    "operation", "C ops/s", "raw ops/s", "DSL ops/s", "raw/C", "DSL/raw", "C p50/p99.9", "raw p50/p99.9",
+    "operation", "C ops/s", "raw ops/s", "DSL ops/s", "raw/C", "DSL/C", "DSL/raw", "C p50/p99.9", "raw p50/p99.9",
     "DSL p50/p99.9",
   ]
   var rows: [[String]] = []
@@ -375,6 +375,7 @@ for result in results {
     rows.append([
       operation.rawValue, format(c.medianOpsPerSecond), format(raw.medianOpsPerSecond), format(dsl.medianOpsPerSecond),
       String(format: "%.2f", raw.medianOpsPerSecond / c.medianOpsPerSecond),
+      String(format: "%.2f", dsl.medianOpsPerSecond / c.medianOpsPerSecond),
       String(format: "%.2f", dsl.medianOpsPerSecond / raw.medianOpsPerSecond),
       "\(format(c.percentile(0.5)))/\(format(c.percentile(0.999)))",
       "\(format(raw.percentile(0.5)))/\(format(raw.percentile(0.999)))",
@@ -409,6 +410,49 @@ print(
     format:
       "Foundation floor of a raw lookup (query built, bridged and read back, result cast to Data; no store): %.2f µs"
       + " = %.2fx C's whole lookup (%.2f µs)", floorMicroseconds, floorMicroseconds / cLookup, cLookup))
+
+// The performance targets of issue 19, each as the value this run measured.
+struct Target {
+  var name: String
+  var value: Double
+  var isMet: Bool
+  static func atLeast(_ name: String, _ value: Double, _ bound: Double) -> Target {
+    Target(name: "\(name) >= \(format(bound))", value: value, isMet: value >= bound)
+  }
+  static func atMost(_ name: String, _ value: Double, _ bound: Double) -> Target {
+    Target(name: "\(name) <= \(format(bound))", value: value, isMet: value <= bound)
+  }
+}
+func ratio(_ result: SizeResult, _ name: String, _ operation: Operation, over other: String = "C") -> Double {
+  result.samples[name]![operation]!.medianOpsPerSecond / result.samples[other]![operation]!.medianOpsPerSecond
+}
+var targets: [Target] = []
+for result in results {
+  let size = result.size
+  targets.append(.atLeast("DSL/C lookup data at \(size)", ratio(result, "DSL", .lookupData), 0.5))
+  targets.append(.atLeast("DSL/C lookup attributes at \(size)", ratio(result, "DSL", .lookupAttributes), 0.3))
+  targets.append(.atLeast("DSL/C list 100 at \(size)", ratio(result, "DSL", .list), 0.25))
+  targets.append(.atLeast("raw/C list 100 at \(size)", ratio(result, "raw", .list), 0.1))
+  for operation in [Operation.add, .update, .delete] {
+    let slower = min(ratio(result, "raw", operation), ratio(result, "DSL", operation))
+    targets.append(.atLeast("raw/C and DSL/C \(operation.rawValue) at \(size)", slower, 0.7))
+    let dslOverRaw = ratio(result, "DSL", operation, over: "raw")
+    targets.append(.atLeast("DSL/raw \(operation.rawValue) at \(size)", dslOverRaw, 0.95))
+    targets.append(.atMost("DSL/raw \(operation.rawValue) at \(size)", dslOverRaw, 1.05))
+  }
+}
+let rawLookupMicroseconds = results.first!.samples["raw"]![.lookupData]!.percentile(0.5)
+targets.append(.atMost("raw lookup p50 / Foundation floor", rawLookupMicroseconds / floorMicroseconds, 1.5))
+if results.count > 1 {
+  targets.append(
+    .atMost("lookup time at \(results.last!.size) / at \(results.first!.size)", lookupSmall / lookupLarge, 2.5))
+}
+print("\ntargets (issue 19; ratios of medians from this run)")
+let targetWidth = targets.map(\.name.count).max()!
+for target in targets {
+  let name = target.name.padding(toLength: targetWidth, withPad: " ", startingAt: 0)
+  print("\(name)  \(String(format: "%.2f", target.value))  \(target.isMet ? "met" : "not met")")
+}
 
 // MARK: Keys
 
@@ -513,6 +557,7 @@ let summary: [String: Any] = [
   "openMilliseconds": Dictionary(uniqueKeysWithValues: results.map { ("\($0.size)", $0.openMilliseconds) }),
   "peakResidentMB": memoryFigures.peak, "lookupSlowdownLargestVersusSmallest": lookupSmall / lookupLarge,
   "foundationFloorOfRawLookupMicroseconds": floorMicroseconds, "keys": keyJSON,
+  "targets": targets.map { ["target": $0.name, "value": $0.value, "met": $0.isMet] },
 ]
 try JSONSerialization.data(withJSONObject: summary, options: [.prettyPrinted, .sortedKeys])
   .write(to: output.appendingPathComponent("results.json"))
