@@ -74,6 +74,10 @@ package enum ComparableValue: Hashable, Sendable {
 package enum ValueConversion {
   /// A number from any of the forms Foundation may hand over (NSNumber, Bool, Int, Double...).
   package static func number(_ value: Any) -> AttributeValue? {
+    // The typed module passes Swift Ints and Bools: read them by their exact type first, since
+    // casting one to NSNumber makes swift-corelibs-foundation box it in a new object.
+    if type(of: value) == Int.self { return .integer(Int64(value as! Int)) }
+    if type(of: value) == Bool.self { return .integer(value as! Bool ? 1 : 0) }
     if let number = value as? NSNumber {
       return number.isIntegral ? .integer(number.int64Value) : .double(number.doubleValue)
     }
@@ -152,6 +156,8 @@ package enum ValueConversion {
   /// Whether `value` is a boolean (Swift's Bool, or Foundation's boolean NSNumber, which
   /// kCFBooleanTrue and `true as NSNumber` both are) rather than a number.
   package static func isBoolean(_ value: Any) -> Bool {
+    if type(of: value) == Bool.self { return true }
+    if type(of: value) == Int.self { return false }
     if value is NSNumber { return ObjectIdentifier(type(of: value as AnyObject)) == booleanNumberClass }
     return value is Bool
   }

@@ -35,7 +35,8 @@ struct ItemRequest {
   var synchronizableAny = false
   var returnFlags: ReturnFlags = []
   var limit: MatchLimit?
-  var matchKeys: Set<String> = []
+  /// The kSecMatch keys the dictionary holds (an array: a dictionary has each key once, and there are few).
+  var matchKeys: [String] = []
   var hostOrSubdomain: String?
   /// kSecMatchIssuers, each DN normalized as certificate items store their issuer (7.18).
   var issuers: Set<Data>?
@@ -46,8 +47,6 @@ struct ItemRequest {
   /// kSecValueRef when it is a SecCertificate (keys-semantics.md 7.13, 7.19).
   var certificateReference: SecCertificate?
   var useKeys: [String: Any] = [:]
-  /// Keys that are not attributes, return, match, value or use keys (class included).
-  var otherKeys: Set<String> = []
 
   /// Apple's QUERY_KEY_LIMIT (rule 1.7).
   private static let keyLimit = 128
@@ -126,7 +125,7 @@ struct ItemRequest {
     }
     switch key.first {
     case "c" where key == SecConstantValue.`class`:
-      otherKeys.insert(key)
+      break  // parsed before the other keys
     case "m":
       try parseMatch(key, value)
     case "r":
@@ -219,7 +218,7 @@ struct ItemRequest {
   }
 
   private mutating func parseMatch(_ key: String, _ value: Any) throws(SecStatus) {
-    matchKeys.insert(key)
+    matchKeys.append(key)
     switch key {
     case SecConstantValue.matchLimit:
       // A CFBoolean is no CFNumber on Apple's platforms (rule 1.9), though Foundation keeps both in
