@@ -18,12 +18,28 @@ enum IdentityItems {
       || reference(in: dictionary) != nil || persistentCertificateReference(in: dictionary) != nil
   }
 
+  /// `isIdentityQuery` over a dictionary's entries, already read.
+  static func isIdentityQuery(_ entries: [(String, Any)]) -> Bool {
+    entries.contains { key, value in
+      switch key {
+      case SecConstantValue.`class`: ValueConversion.string(value) == SecConstantValue.classIdentity
+      case SecConstantValue.valueRef: value is SecIdentity
+      case SecConstantValue.valuePersistentRef:
+        (value as? Data).flatMap(certificateReference(inIdentityReference:)) != nil
+      default: false
+      }
+    }
+  }
+
   /// An identity's persistent reference is "idnt" and its certificate's UUID (8.5): the
   /// certificate's own reference for it, when the dictionary holds one.
   static func persistentCertificateReference(in dictionary: NSDictionary) -> Data? {
-    guard let data = dictionary.object(forKey: SecConstantValue.valuePersistentRef) as? Data, data.count == 20,
-      data.prefix(4) == Data(SecConstantValue.classIdentity.utf8)
-    else { return nil }
+    (dictionary.object(forKey: SecConstantValue.valuePersistentRef) as? Data).flatMap(
+      certificateReference(inIdentityReference:))
+  }
+
+  private static func certificateReference(inIdentityReference data: Data) -> Data? {
+    guard data.count == 20, data.prefix(4) == Data(SecConstantValue.classIdentity.utf8) else { return nil }
     return ItemReference.bytes(of: .certificate, uuid: Data(data.dropFirst(4)))
   }
 
