@@ -92,13 +92,15 @@ enum RowCodec {
   ) throws(SecStatus) -> (meta: Data, secret: Data?) {
     let classKey = try ring.classKey(for: identity.protection)
     guard let metadataKey = ring.metadataKey else { throw .interactionNotAllowed }
+    let fields = identity.associatedFields()
     do {
       let meta = try OpenSSLCrypto.seal(
         MetadataCodec.encode(attributes, accessControl: accessControl), key: metadataKey,
-        associatedData: identity.associatedData(.metadata))
+        associatedData: fields.associatedData(for: .metadata))
       let secret = try data.map { plaintext throws(CryptoError) in
         Data(
-          try OpenSSLCrypto.seal([UInt8](plaintext), key: classKey, associatedData: identity.associatedData(.secret)))
+          try OpenSSLCrypto.seal([UInt8](plaintext), key: classKey, associatedData: fields.associatedData(for: .secret))
+        )
       }
       return (Data(meta), secret)
     } catch {

@@ -36,17 +36,8 @@ struct RowIdentity: Equatable {
     private static let secretLabel = Array("keychain-bridge/secret/v2".utf8)
   }
 
-  /// The associated data of the row's metadata or secret ciphertext (row format 2).
-  ///
-  /// Each field is length-prefixed, and an absent digest has a length no digest has, so no two
-  /// different rows can produce the same bytes.
-  func associatedData(_ purpose: Purpose) -> [UInt8] {
-    let fields = associatedFields()
-    return purpose.label + fields.bytes(for: purpose)
-  }
-
-  /// What follows the purpose's label in both ciphertexts' associated data, built once for a row
-  /// whose metadata and secret are both opened.
+  /// What follows the purpose's label in both ciphertexts' associated data, built once per row for
+  /// its metadata and its secret.
   struct AssociatedFields {
     /// The fields, then the metadata's has-a-secret flag.
     fileprivate let bytesWithFlag: [UInt8]
@@ -54,8 +45,15 @@ struct RowIdentity: Equatable {
     func bytes(for purpose: Purpose) -> ArraySlice<UInt8> {
       purpose == .metadata ? bytesWithFlag[...] : bytesWithFlag.dropLast()
     }
+
+    /// The whole associated data of the row's metadata or secret ciphertext: label, then fields.
+    func associatedData(for purpose: Purpose) -> [UInt8] { purpose.label + bytes(for: purpose) }
   }
 
+  /// The fields of the associated data of the row's two ciphertexts (row format 2).
+  ///
+  /// Each field is length-prefixed, and an absent digest has a length no digest has, so no two
+  /// different rows can produce the same bytes.
   func associatedFields() -> AssociatedFields {
     var bytes: [UInt8] = []
     bytes.reserveCapacity(200)

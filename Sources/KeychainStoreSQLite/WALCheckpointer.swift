@@ -94,16 +94,14 @@ final class WALCheckpointer: Sendable {
       guard !state.running else { return .none }
       if pages >= Self.walPageLimit { return .catchUp }
       let outstanding = pages - state.checkpointedAt
-      if outstanding >= Self.pagesPerCheckpoint {
-        state.checkpointedAt = pages
-        state.running = true
-        return .background
+      var due = outstanding >= Self.pagesPerCheckpoint
+      if !due && outstanding >= Self.pagesBetweenSpaceChecks
+        && pages - state.spaceCheckedAt >= Self.pagesBetweenSpaceChecks
+      {
+        state.spaceCheckedAt = pages
+        due = isShortOfSpace(outstandingPages: outstanding)
       }
-      guard outstanding >= Self.pagesBetweenSpaceChecks,
-        pages - state.spaceCheckedAt >= Self.pagesBetweenSpaceChecks
-      else { return .none }
-      state.spaceCheckedAt = pages
-      guard isShortOfSpace(outstandingPages: outstanding) else { return .none }
+      guard due else { return .none }
       state.checkpointedAt = pages
       state.running = true
       return .background
@@ -130,22 +128,14 @@ final class WALCheckpointer: Sendable {
     // a WAL that cannot be checkpointed keeps growing: the first failure of a run is logged.
     var failure: String?
     if let connection {
-      // The pragma rather than sqlite3_wal_checkpoint_v2: on a connection that has not read the
-      // database yet the C call finds no WAL open and checkpoints nothing, while the statement
-      // opens it first. Its row is (blocked, WAL pages, pages copied).
       for _ in 0..<8 {
-        var leftBehind: Int64 = 0
         do {
-          let statement = try connection.statement("PRAGMA wal_checkpoint(PASSIVE)")
-          try forEachRow(of: statement, arguments: []) { row throws(SecStatus) in
-            leftBehind = try row.integer(1) - row.integer(2)
-            return false
-          }
+          let result = try Self.checkpoint(connection, mode: "PASSIVE")
+          if (result?.walPages ?? 0) - (result?.copiedPages ?? 0) <= Int64(Self.pagesLeftBehind) { break }
         } catch {
           failure = "\(error)"
           break
         }
-        if leftBehind <= Int64(Self.pagesLeftBehind) { break }
       }
     } else {
       failure = "the checkpoint connection could not be opened"
@@ -178,19 +168,29 @@ final class WALCheckpointer: Sendable {
   static func checkpointTruncating(_ connection: SQLiteConnection) -> Bool {
     for attempt in 0..<100 {
       if attempt > 0 { usleep(10_000) }
-      var blocked: Int64?
-      guard let statement = try? connection.statement("PRAGMA wal_checkpoint(TRUNCATE)") else { return false }
       do {
-        try forEachRow(of: statement, arguments: []) { row throws(SecStatus) in
-          blocked = try row.integer(0)
-          return false
-        }
+        if try checkpoint(connection, mode: "TRUNCATE")?.blocked == false { return true }
       } catch {
         return false
       }
-      // The first column is 1 when another connection's checkpoint or a reader was in the way.
-      if blocked == 0 { return true }
     }
     return false
+  }
+
+  /// Runs `PRAGMA wal_checkpoint(mode)` and reads its row: whether another connection's checkpoint
+  /// or a reader was in the way, the WAL's pages, and how many of them are in the database file.
+  ///
+  /// The pragma rather than sqlite3_wal_checkpoint_v2: on a connection that has not read the
+  /// database yet the C call finds no WAL open and checkpoints nothing; the statement opens it first.
+  private static func checkpoint(_ connection: SQLiteConnection, mode: String) throws
+    -> (blocked: Bool, walPages: Int64, copiedPages: Int64)?
+  {
+    let statement = try connection.statement("PRAGMA wal_checkpoint(\(mode))")
+    var result: (blocked: Bool, walPages: Int64, copiedPages: Int64)?
+    try forEachRow(of: statement, arguments: []) { row throws(SecStatus) in
+      result = (try row.integer(0) != 0, try row.integer(1), try row.integer(2))
+      return false
+    }
+    return result
   }
 }
