@@ -62,27 +62,47 @@ struct KeyRing: Sendable {
   }
 }
 
+/// The cost of one scrypt: log2 of N, the block size r and the parallelism p.
+///
+/// Key files name their cost in their header; a reader accepts only the costs the project writes
+/// (never a cost read from the file alone), so a planted header cannot make an open take gigabytes
+/// of memory or minutes before it fails.
+struct ScryptCost: Equatable, Sendable {
+  var logN: UInt8
+  var r: UInt32
+  var p: UInt32
+
+  /// A store's key file: about 32 MiB and 0.1 s per unlock, paid by every process that unlocks.
+  static let storeKey = ScryptCost(logN: 15, r: 8, p: 1)
+  /// A sync group's key as the server keeps it: 1 GiB and about 3 s per try, so that a server
+  /// operator guessing the passphrase pays that for every guess (KeychainSync's threat model).
+  static let syncGroup = ScryptCost(logN: 20, r: 8, p: 1)
+}
+
 /// The key file: the store key itself, or the store key sealed under a passphrase.
 ///
 /// Layout: "KBK1", a mode byte, then for mode 0 the 32-byte key; for mode 1 scrypt's log2(N), r and
 /// p, a 16-byte salt and the AES-256-GCM sealed key (the header is its associated data).
 enum KeyFile {
   static let magic = Array("KBK1".utf8)
-  static let scryptLogN: UInt8 = 15
-  static let scryptR: UInt32 = 8
-  static let scryptP: UInt32 = 1
+  private static let headerLength = 4 + 1 + 1 + 4 + 4 + 16
+  /// The length of a sealed key file; a plain one is 5 + 32 bytes.
+  static let sealedLength = headerLength + OpenSSLCrypto.nonceLength + OpenSSLCrypto.keyLength + OpenSSLCrypto.tagLength
 
-  /// The contents of a new key file holding `storeKey`, sealed when a passphrase is given.
-  static func encode(storeKey: [UInt8], passphrase: String?) throws(SecStatus) -> [UInt8] {
+  /// The contents of a new key file holding `storeKey`, sealed at `cost` when a passphrase is given.
+  static func encode(storeKey: [UInt8], passphrase: String?, cost: ScryptCost = .storeKey) throws(SecStatus)
+    -> [UInt8]
+  {
     guard let passphrase else { return magic + [0] + storeKey }
     do {
       let salt = try OpenSSLCrypto.randomBytes(16)
-      var header = magic + [1, scryptLogN]
-      withUnsafeBytes(of: scryptR.littleEndian) { header.append(contentsOf: $0) }
-      withUnsafeBytes(of: scryptP.littleEndian) { header.append(contentsOf: $0) }
+      var header = magic + [1, cost.logN]
+      withUnsafeBytes(of: cost.r.littleEndian) { header.append(contentsOf: $0) }
+      withUnsafeBytes(of: cost.p.littleEndian) { header.append(contentsOf: $0) }
       header += salt
-      let wrappingKey = try OpenSSLCrypto.scrypt(
-        passphrase: Array(passphrase.utf8), salt: salt, logN: scryptLogN, r: UInt64(scryptR), p: UInt64(scryptP))
+      var wrappingKey = try OpenSSLCrypto.scrypt(
+        passphrase: Array(passphrase.utf8), salt: salt, logN: cost.logN, r: UInt64(cost.r), p: UInt64(cost.p))
+      defer { OpenSSLCrypto.wipe(&wrappingKey) }
       return header + (try OpenSSLCrypto.seal(storeKey, key: wrappingKey, associatedData: header))
     } catch {
       throw error.status
@@ -99,27 +119,36 @@ enum KeyFile {
     }
   }
 
-  /// The store key in `contents`: errSecDecode for a damaged file, errSecAuthFailed for a wrong
-  /// passphrase, errSecInteractionNotAllowed when a passphrase is needed and none was given.
-  static func decode(_ contents: [UInt8], passphrase: String?) throws(SecStatus) -> [UInt8] {
+  /// The scrypt cost a sealed key file names in its header.
+  static func cost(_ contents: [UInt8]) throws(SecStatus) -> ScryptCost {
+    guard contents.count == sealedLength, try needsPassphrase(contents) else { throw .decode }
+    func uint32(_ offset: Int) -> UInt32 {
+      contents[offset..<offset + 4].reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+    }
+    return ScryptCost(logN: contents[5], r: uint32(6), p: uint32(10))
+  }
+
+  /// The store key in `contents`: errSecDecode for a damaged file (or one naming a scrypt cost
+  /// outside `accepted`), errSecAuthFailed for a wrong passphrase, errSecInteractionNotAllowed when
+  /// a passphrase is needed and none was given.
+  static func decode(_ contents: [UInt8], passphrase: String?, accepted: [ScryptCost] = [.storeKey])
+    throws(SecStatus) -> [UInt8]
+  {
     if try !needsPassphrase(contents) {
       guard contents.count == 5 + OpenSSLCrypto.keyLength else { throw .decode }
       return Array(contents[5...])
     }
-    let headerLength = 4 + 1 + 1 + 4 + 4 + 16
-    guard contents.count == headerLength + OpenSSLCrypto.nonceLength + OpenSSLCrypto.keyLength + OpenSSLCrypto.tagLength
-    else { throw .decode }
+    let cost = try cost(contents)
+    guard accepted.contains(cost) else {
+      throw SecStatus(errSecDecode, detail: "the key file names a key-derivation cost this project never writes")
+    }
     guard let passphrase else { throw .interactionNotAllowed }
     let header = Array(contents[0..<headerLength])
-    let logN = contents[5]
-    let r = contents[6..<10].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-    let p = contents[10..<14].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-    // Bounds keep a hostile key file from asking scrypt for unbounded memory or time.
-    guard (10...20).contains(logN), (1...16).contains(r), (1...4).contains(p) else { throw .decode }
     let salt = Array(contents[14..<30])
     do {
-      let wrappingKey = try OpenSSLCrypto.scrypt(
-        passphrase: Array(passphrase.utf8), salt: salt, logN: logN, r: r, p: p)
+      var wrappingKey = try OpenSSLCrypto.scrypt(
+        passphrase: Array(passphrase.utf8), salt: salt, logN: cost.logN, r: UInt64(cost.r), p: UInt64(cost.p))
+      defer { OpenSSLCrypto.wipe(&wrappingKey) }
       return try OpenSSLCrypto.open(Array(contents[headerLength...]), key: wrappingKey, associatedData: header)
     } catch .authenticationFailed {
       throw .authFailed

@@ -24,9 +24,13 @@ enum RowCodec {
     for column in Int32(10)..<Int32(10 + SearchDigests.columns.count) {
       searchDigests.append(try row.optionalBlob(column))
     }
+    // The associated data binds the sync flag as one byte (row format 2); the column may hold only
+    // 0 or 1, so a value that differs from those in any other bit is refused here.
+    let synchronizable = try row.integer(4)
+    guard synchronizable == 0 || synchronizable == 1 else { throw .decode }
     let identity = RowIdentity(
       itemClass: itemClass, persistentID: try row.blob(2), accessGroup: try row.blob(3),
-      synchronizable: try row.integer(4), protection: try row.text(5), primaryKey: try row.blob(6),
+      synchronizable: synchronizable, protection: try row.text(5), primaryKey: try row.blob(6),
       spiKey: try row.blob(7), searchDigests: searchDigests, hasSecret: sealedSecret != nil)
     return (identity, sealedSecret)
   }

@@ -147,7 +147,9 @@ final class SQLiteConnection: @unchecked Sendable {
   /// Opens `uri` (a path or a `file:` URI) with `flags` (SQLITE_OPEN_READONLY, or READWRITE|CREATE).
   init(uri: String, flags: Int32, busyTimeoutMilliseconds: Int32 = 10_000) throws(SQLiteFailure) {
     var handle: OpaquePointer?
-    let code = sqlite3_open_v2(uri, &handle, flags | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI, nil)
+    // NOFOLLOW: a symbolic link planted in place of the database (or its journal) is refused
+    // instead of followed out of the store directory.
+    let code = sqlite3_open_v2(uri, &handle, flags | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI | SQLITE_OPEN_NOFOLLOW, nil)
     guard code == SQLITE_OK, let handle else {
       let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open the database"
       sqlite3_close_v2(handle)

@@ -56,15 +56,14 @@ final class SQLiteItemStore: ItemStore {
     writer = opened.writer
     readers = opened.readers
     keyFileContents = opened.keyFile
-    do {
-      hasPassphrase = try KeyFile.needsPassphrase(keyFileContents)
-    } catch {
-      throw KeychainStoreError(status: errSecDecode, message: "The key file \(files.keyFilePath) is damaged.")
-    }
+    hasPassphrase = opened.protection == .passphrase
+    // A process that gives a passphrase asked for a passphrase store: handing it one without (made
+    // by another process a moment earlier, or planted) would be a silent downgrade.
+    if !hasPassphrase && passphrase != nil { throw Self.noPassphrase(files) }
     var ring = KeyRing.sealed
     if !hasPassphrase || passphrase != nil {
       ring = try Self.unlockedRing(keyFileContents, passphrase: passphrase, files: files)
-      try Self.verify(ring, against: opened.keyCheck, in: writer, files: files)
+      try Self.verify(ring, against: opened.keyCheck, readers: readers, in: writer, files: files)
     }
     keys = Mutex(ring)
     integrity = IntegrityMonitor(databasePath: files.databasePath)
@@ -93,12 +92,24 @@ final class SQLiteItemStore: ItemStore {
     keys.withLock { $0.lock() }
   }
 
+  /// The refusal of a passphrase for a store that was created without one.
+  static func noPassphrase(_ files: StoreFiles) -> KeychainStoreError {
+    KeychainStoreError(
+      status: errSecAuthFailed,
+      message:
+        "The store in \(files.directory.path) was created without a passphrase, but one was given: open it without one."
+    )
+  }
+
   func unlock(passphrase: String?) throws(SecStatus) {
+    if !hasPassphrase && passphrase != nil {
+      throw SecStatus(errSecAuthFailed, detail: Self.noPassphrase(files).message)
+    }
     let ring: KeyRing
     do {
       ring = try Self.unlockedRing(keyFileContents, passphrase: passphrase, files: files)
       let stored = try readers.storeInfo("key_check")
-      try Self.verify(ring, against: stored.map { [UInt8]($0) }, in: writer, files: files)
+      try Self.verify(ring, against: stored.map { [UInt8]($0) }, readers: readers, in: writer, files: files)
     } catch let error as KeychainStoreError {
       throw SecStatus(error.status)
     } catch {

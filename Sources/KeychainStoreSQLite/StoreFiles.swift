@@ -45,6 +45,11 @@ struct StoreFiles {
     guard (info.st_mode & S_IFMT) == S_IFDIR else {
       throw KeychainStoreError(status: errSecInvalidKeychain, message: "The store path \(path) is not a directory.")
     }
+    guard info.st_uid == geteuid() else {
+      throw KeychainStoreError(
+        status: errSecInvalidKeychain,
+        message: "The store directory \(path) belongs to another user (uid \(info.st_uid)); it must be this user's.")
+    }
     guard info.st_mode & 0o077 == 0 else {
       throw KeychainStoreError(
         status: errSecInvalidKeychain,
@@ -90,13 +95,8 @@ struct StoreFiles {
   /// Creates the database file empty with mode 0600, so SQLite (which gives its WAL and shared
   /// memory files the database's mode) never creates anything wider.
   func prepareDatabaseFile() throws(KeychainStoreError) {
-    let descriptor = open(databasePath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-    guard descriptor >= 0 else {
-      throw KeychainStoreError(
-        status: errSecIO, message: "Cannot create the database \(databasePath): \(String(cString: strerror(errno))).")
-    }
+    let descriptor = try Self.openPrivate(databasePath, O_RDWR | O_CREAT, what: "database")
     close(descriptor)
-    try checkPrivate(databasePath, what: "database")
   }
 
   /// A file of `spaceReserveBytes` kept beside the database and given up when the disk is full, so
@@ -107,7 +107,7 @@ struct StoreFiles {
   /// Creates the space reserve (0600) if it is missing and the space can be had; a reserve that
   /// cannot be allocated is simply not there.
   func createSpaceReserve() {
-    let descriptor = open(spaceReservePath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+    let descriptor = open(spaceReservePath, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
     guard descriptor >= 0 else { return }
     let allocated = posix_fallocate(descriptor, 0, off_t(Self.spaceReserveBytes)) == 0
     close(descriptor)
@@ -119,14 +119,40 @@ struct StoreFiles {
     unlink(spaceReservePath) == 0
   }
 
-  /// Reads the key file, or nil when there is none yet.
+  /// The largest key file read: every key file this project writes is under 100 bytes, so a larger
+  /// one is damaged or planted, and is refused before it costs memory.
+  static let keyFileLimit = 256
+
+  /// Reads the key file, or nil when there is none yet. A symbolic link, a file of another user or
+  /// one others can read, and a file over `keyFileLimit` bytes are refused.
   func readKeyFile() throws(KeychainStoreError) -> [UInt8]? {
-    guard FileManager.default.fileExists(atPath: keyFilePath) else { return nil }
-    try checkPrivate(keyFilePath, what: "key file")
-    guard let contents = FileManager.default.contents(atPath: keyFilePath) else {
-      throw KeychainStoreError(status: errSecIO, message: "Cannot read the key file \(keyFilePath).")
+    let descriptor: Int32
+    do {
+      descriptor = try Self.openPrivate(keyFilePath, O_RDONLY, what: "key file")
+    } catch let error where error.status == errSecItemNotFound {
+      return nil
     }
-    return [UInt8](contents)
+    defer { close(descriptor) }
+    var contents = [UInt8](repeating: 0, count: Self.keyFileLimit + 1)
+    var filled = 0
+    while filled < contents.count {
+      let count = contents.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + filled, $0.count - filled) }
+      if count < 0 && errno == EINTR { continue }
+      guard count >= 0 else {
+        throw KeychainStoreError(
+          status: errSecIO, message: "Cannot read the key file \(keyFilePath): \(String(cString: strerror(errno))).")
+      }
+      if count == 0 { break }
+      filled += count
+    }
+    guard filled <= Self.keyFileLimit else {
+      throw KeychainStoreError(
+        status: errSecDecode,
+        message:
+          "The key file \(keyFilePath) is larger than any key file (over \(Self.keyFileLimit) bytes): damaged or replaced."
+      )
+    }
+    return Array(contents[0..<filled])
   }
 
   /// Writes a new key file (0600) atomically; when another process wrote one first, returns that
@@ -167,10 +193,24 @@ struct StoreFiles {
     }
   }
 
-  /// Refuses a file that others can read or write.
+  /// Refuses a file that is a symbolic link, is not a regular file, belongs to another user, or
+  /// that others can read or write. A missing file passes (the caller decides what that means).
   func checkPrivate(_ path: String, what: String) throws(KeychainStoreError) {
     var info = stat()
-    guard stat(path, &info) == 0 else { return }
+    guard lstat(path, &info) == 0 else { return }
+    try Self.checkPrivate(info, path, what: what)
+  }
+
+  private static func checkPrivate(_ info: stat, _ path: String, what: String) throws(KeychainStoreError) {
+    guard (info.st_mode & S_IFMT) == S_IFREG else {
+      throw KeychainStoreError(
+        status: errSecInvalidKeychain, message: "The \(what) \(path) is not a regular file; it was not opened.")
+    }
+    guard info.st_uid == geteuid() else {
+      throw KeychainStoreError(
+        status: errSecInvalidKeychain,
+        message: "The \(what) \(path) belongs to another user (uid \(info.st_uid)); it was not opened.")
+    }
     guard info.st_mode & 0o077 == 0 else {
       throw KeychainStoreError(
         status: errSecInvalidKeychain,
@@ -178,5 +218,36 @@ struct StoreFiles {
           "The \(what) \(path) is accessible to other users (mode \(String(info.st_mode & 0o777, radix: 8))); it must be 0600."
       )
     }
+  }
+
+  /// Opens a store file without following a symbolic link (O_NOFOLLOW), creating it 0600 when
+  /// `flags` has O_CREAT, and checks the opened file itself (fstat), so nothing can be swapped in
+  /// between the check and the use. A missing file is errSecItemNotFound.
+  static func openPrivate(_ path: String, _ flags: Int32, what: String) throws(KeychainStoreError) -> Int32 {
+    let descriptor = open(path, flags | O_NOFOLLOW | O_CLOEXEC, 0o600)
+    guard descriptor >= 0 else {
+      let reason = String(cString: strerror(errno))
+      switch errno {
+      case ENOENT:
+        throw KeychainStoreError(status: errSecItemNotFound, message: "The \(what) \(path) does not exist.")
+      case ELOOP:
+        throw KeychainStoreError(
+          status: errSecInvalidKeychain, message: "The \(what) \(path) is a symbolic link; it was not followed.")
+      default:
+        throw KeychainStoreError(status: errSecIO, message: "Cannot open the \(what) \(path): \(reason).")
+      }
+    }
+    var info = stat()
+    guard fstat(descriptor, &info) == 0 else {
+      close(descriptor)
+      throw KeychainStoreError(status: errSecIO, message: "Cannot read the \(what) \(path)'s status.")
+    }
+    do {
+      try checkPrivate(info, path, what: what)
+    } catch {
+      close(descriptor)
+      throw error
+    }
+    return descriptor
   }
 }

@@ -5,22 +5,50 @@ import Security
 // Opening a store's files: creating a new store, refusing foreign or damaged ones, migrating the
 // schema, and checking that the key file belongs to the database.
 extension SQLiteItemStore {
-  /// What opening a store's files gives: its connections, its key file and its key check.
+  /// How a store's key is protected: decided once, when the store is made, and recorded in the
+  /// database (`store_info.protection`), so that a key file that says otherwise is refused.
+  enum Protection: UInt8 {
+    case keyFile = 0
+    case passphrase = 1
+
+    init(keyFile contents: [UInt8], path: String) throws(KeychainStoreError) {
+      do {
+        self = try KeyFile.needsPassphrase(contents) ? .passphrase : .keyFile
+      } catch {
+        throw KeychainStoreError(status: errSecDecode, message: "The key file \(path) is damaged.")
+      }
+    }
+
+    var description: String { self == .passphrase ? "with a passphrase" : "without a passphrase" }
+  }
+
+  /// What opening a store's files gives: its connections, its key file, its key check and how its
+  /// key is protected.
   struct OpenedDatabase {
     var writer: SQLiteWriter?
     var readers: ReadConnections
     var keyFile: [UInt8]
     var keyCheck: [UInt8]?
+    var protection: Protection
+  }
+
+  /// What the database records about its key: the check value, the protection, and whether it
+  /// holds items (a store with items and no key file is refused, never given a new key).
+  struct KeyRecords {
+    var keyCheck: [UInt8]?
+    var protection: Protection?
+    var hasItems: Bool
   }
 
   /// Opens, and for a new store creates, the database and the key file. Runs under the directory
-  /// lock, so that concurrent first opens cannot see each other's half-made store.
+  /// lock, so that concurrent first opens cannot see each other's half-made store: the first one
+  /// makes the key file and records its check and protection; every later one finds them.
   static func openDatabase(
     _ files: StoreFiles, readOnly: Bool, checkpointer: WALCheckpointer, passphrase: String?
   ) throws(KeychainStoreError) -> OpenedDatabase {
     let writer: SQLiteWriter?
     let readers: ReadConnections
-    let keyCheck: [UInt8]?
+    let records: KeyRecords
     if readOnly {
       guard FileManager.default.fileExists(atPath: files.databasePath) else {
         throw KeychainStoreError(
@@ -32,50 +60,118 @@ extension SQLiteItemStore {
       // A cleanly closed store has no WAL; on a read-only file system SQLite could not create the
       // shared-memory file a WAL reader needs, so such a database is opened as immutable.
       readers = ReadConnections(path: files.databasePath, immutable: !files.hasWriteAheadLog)
-      keyCheck = try readOnlySchemaCheck(readers, path: files.databasePath)
+      records = try readOnlySchemaCheck(readers, path: files.databasePath)
     } else {
       try files.prepareDatabaseFile()
       files.createSpaceReserve()
       let opened = try openWriter(path: files.databasePath, checkpointer: checkpointer)
-      keyCheck = try migrate(opened, path: files.databasePath)
+      records = try migrate(opened, path: files.databasePath)
       writer = opened
       readers = ReadConnections(path: files.databasePath, immutable: false)
     }
     if let existing = try files.readKeyFile() {
-      return OpenedDatabase(writer: writer, readers: readers, keyFile: existing, keyCheck: keyCheck)
+      let found = try Protection(keyFile: existing, path: files.keyFilePath)
+      if let recorded = records.protection, recorded != found {
+        throw KeychainStoreError(
+          status: errSecAuthFailed,
+          message:
+            "The key file \(files.keyFilePath) is of a store \(found.description), but this store was created \(recorded.description): the key file was replaced, and is refused."
+        )
+      }
+      if records.protection == nil, let writer {
+        // A store made before the protection was recorded: its key file as first found decides.
+        try record(protection: found, keyCheck: nil, in: writer, path: files.databasePath)
+      }
+      return OpenedDatabase(
+        writer: writer, readers: readers, keyFile: existing, keyCheck: records.keyCheck, protection: found)
     }
-    guard keyCheck == nil else {
+    guard records.keyCheck == nil, records.protection == nil, !records.hasItems else {
       throw KeychainStoreError(
         status: errSecAuthFailed,
         message:
           "The key file \(files.keyFilePath) is missing; the items in \(files.databasePath) cannot be decrypted without it."
       )
     }
-    guard !readOnly else {
+    guard let writer else {
       throw KeychainStoreError(
         status: errSecReadOnly, message: "\(files.directory.path) is read-only and has no key file yet.")
     }
-    let storeKey: [UInt8]
+    return try create(files, writer: writer, readers: readers, passphrase: passphrase)
+  }
+
+  /// Makes a new store's key, writes its key file, then records its check and protection (in that
+  /// order: a crash between the two leaves a key file with no check, which the next open records).
+  private static func create(_ files: StoreFiles, writer: SQLiteWriter, readers: ReadConnections, passphrase: String?)
+    throws(KeychainStoreError) -> OpenedDatabase
+  {
+    var storeKey: [UInt8]
     do { storeKey = try OpenSSLCrypto.randomBytes(OpenSSLCrypto.keyLength) } catch {
       throw KeychainStoreError(status: errSecAllocate, message: "The random number generator failed.")
     }
+    defer { OpenSSLCrypto.wipe(&storeKey) }
     let sealedKey: [UInt8]
+    let keyCheck: [UInt8]?
     do {
       sealedKey = try KeyFile.encode(storeKey: storeKey, passphrase: passphrase)
+      keyCheck = try KeyRing(storeKey: storeKey).keyCheck
+    } catch let status as SecStatus {
+      throw KeychainStoreError(status: status.code, message: "Cannot seal the new store key.")
     } catch {
-      throw KeychainStoreError(status: error.code, message: "Cannot seal the new store key.")
+      throw KeychainStoreError(status: errSecInternalComponent, message: "Cannot derive the new store's keys.")
     }
     let keyFile = try files.createKeyFile(sealedKey)
-    return OpenedDatabase(writer: writer, readers: readers, keyFile: keyFile, keyCheck: keyCheck)
+    let protection = try Protection(keyFile: keyFile, path: files.keyFilePath)
+    let ours = keyFile == sealedKey
+    try record(protection: protection, keyCheck: ours ? keyCheck : nil, in: writer, path: files.databasePath)
+    return OpenedDatabase(
+      writer: writer, readers: readers, keyFile: keyFile, keyCheck: ours ? keyCheck : nil, protection: protection)
+  }
+
+  /// Records a store's protection and key check where none is recorded yet.
+  private static func record(protection: Protection, keyCheck: [UInt8]?, in writer: SQLiteWriter, path: String)
+    throws(KeychainStoreError)
+  {
+    do {
+      try writer.transaction { connection in
+        try connection.run(
+          "INSERT OR IGNORE INTO store_info (name, value) VALUES ('protection', ?)",
+          [.blob(Data([protection.rawValue]))]
+        )
+        if let keyCheck {
+          try connection.run(
+            "INSERT OR IGNORE INTO store_info (name, value) VALUES ('key_check', ?)", [.blob(Data(keyCheck))])
+        }
+      }
+    } catch {
+      throw KeychainStoreError(
+        status: SQLiteErrors.status(for: error).code, message: "Cannot record the store's key check in \(path).")
+    }
+  }
+
+  /// The key records a database holds.
+  private static func keyRecords(
+    keyCheck: Data?, protection: Data?, hasItems: Bool, path: String
+  ) throws(KeychainStoreError) -> KeyRecords {
+    var recorded: Protection?
+    if let protection {
+      guard protection.count == 1, let value = Protection(rawValue: protection[protection.startIndex]) else {
+        throw KeychainStoreError(
+          status: errSecDecode, message: "\(path) records a store protection this version does not know.")
+      }
+      recorded = value
+    }
+    return KeyRecords(keyCheck: keyCheck.map { [UInt8]($0) }, protection: recorded, hasItems: hasItems)
   }
 
   /// Checks that a database opened read-only is a keychain store in the current row format, and
   /// returns its key check.
   private static func readOnlySchemaCheck(_ readers: ReadConnections, path: String) throws(KeychainStoreError)
-    -> [UInt8]?
+    -> KeyRecords
   {
     let format: Data?
     let keyCheck: Data?
+    let protection: Data?
+    let hasItems: Bool
     do {
       let tables = try readers.strings("SELECT name FROM sqlite_master WHERE type = 'table'")
       guard tables.contains("store_info") else {
@@ -85,6 +181,8 @@ extension SQLiteItemStore {
       }
       format = try readers.storeInfo("row_format")
       keyCheck = try readers.storeInfo("key_check")
+      protection = try readers.storeInfo("protection")
+      hasItems = try !readers.strings("SELECT 'x' FROM item LIMIT 1").isEmpty
     } catch let error as KeychainStoreError {
       throw error
     } catch let status as SecStatus {
@@ -97,7 +195,7 @@ extension SQLiteItemStore {
         status: errSecReadOnly,
         message: "\(path) was written by an older version and is read-only here; open it once where it can be written.")
     }
-    return keyCheck.map { [UInt8]($0) }
+    return try keyRecords(keyCheck: keyCheck, protection: protection, hasItems: hasItems, path: path)
   }
 
   private static func openWriter(path: String, checkpointer: WALCheckpointer) throws(KeychainStoreError)
@@ -138,9 +236,10 @@ extension SQLiteItemStore {
   /// Creates the schema in a new database, refuses a foreign one, records the row format, and
   /// returns the stored key check. Each step looks at what the file holds, so running it again, or
   /// on a store of an earlier version, does only what is missing.
-  private static func migrate(_ writer: SQLiteWriter, path: String) throws(KeychainStoreError) -> [UInt8]? {
+  private static func migrate(_ writer: SQLiteWriter, path: String) throws(KeychainStoreError) -> KeyRecords {
+    let stored: (keyCheck: Data?, protection: Data?, hasItems: Bool)
     do {
-      return try writer.transaction { connection in
+      stored = try writer.transaction { connection in
         let tables = Set(try connection.strings("SELECT name FROM sqlite_master WHERE type = 'table'"))
         if !tables.isEmpty && !tables.contains("store_info") {
           throw KeychainStoreError(
@@ -171,7 +270,11 @@ extension SQLiteItemStore {
           try connection.run(
             "INSERT INTO store_info (name, value) VALUES ('row_format', ?)", [.blob(Data([hasItems ? 1 : 2]))])
         }
-        return try connection.blob("SELECT value FROM store_info WHERE name = 'key_check'").map { [UInt8]($0) }
+        return (
+          try connection.blob("SELECT value FROM store_info WHERE name = 'key_check'"),
+          try connection.blob("SELECT value FROM store_info WHERE name = 'protection'"),
+          try !connection.strings("SELECT 'x' FROM item LIMIT 1").isEmpty
+        )
       }
     } catch let error as KeychainStoreError {
       throw error
@@ -180,6 +283,8 @@ extension SQLiteItemStore {
         status: SQLiteErrors.status(for: error).code,
         message: "\(path) is not a valid keychain database (\(SQLiteErrors.status(for: error))).")
     }
+    return try keyRecords(
+      keyCheck: stored.keyCheck, protection: stored.protection, hasItems: stored.hasItems, path: path)
   }
 
   static func unlockedRing(_ contents: [UInt8], passphrase: String?, files: StoreFiles)
@@ -201,19 +306,30 @@ extension SQLiteItemStore {
     }
   }
 
-  /// Records the key check of a new store, or refuses a key that is not the database's.
-  static func verify(_ ring: KeyRing, against stored: [UInt8]?, in writer: SQLiteWriter?, files: StoreFiles)
-    throws(KeychainStoreError)
-  {
+  /// Refuses a key that is not the database's, and records the key check of a store made before
+  /// checks were recorded at creation.
+  ///
+  /// The check proves that the key file and the recorded check agree; the rows prove that the key is
+  /// the one the items were sealed under. Someone who planted a key file of their own and recorded
+  /// its check has a key that opens none of them, so the store is refused instead of answering
+  /// "damaged" for every old item while sealing every new secret under the planted key.
+  static func verify(
+    _ ring: KeyRing, against stored: [UInt8]?, readers: ReadConnections, in writer: SQLiteWriter?, files: StoreFiles
+  ) throws(KeychainStoreError) {
     guard let check = ring.keyCheck else { return }
-    if let stored {
-      guard stored == check else {
-        throw KeychainStoreError(
-          status: errSecAuthFailed,
-          message: "The key file \(files.keyFilePath) does not belong to the database \(files.databasePath).")
-      }
-      return
+    if let stored, stored != check {
+      throw KeychainStoreError(
+        status: errSecAuthFailed,
+        message: "The key file \(files.keyFilePath) does not belong to the database \(files.databasePath).")
     }
+    guard try opensAnItem(ring, readers: readers, files: files) else {
+      throw KeychainStoreError(
+        status: errSecAuthFailed,
+        message:
+          "The key file \(files.keyFilePath) opens none of the items in \(files.databasePath): it is not the key they were sealed under (replaced?), and is refused."
+      )
+    }
+    guard stored == nil else { return }
     guard let writer else {
       throw KeychainStoreError(
         status: errSecReadOnly, message: "\(files.databasePath) is read-only and has no key check recorded yet.")
@@ -234,6 +350,30 @@ extension SQLiteItemStore {
       throw KeychainStoreError(
         status: SQLiteErrors.status(for: error).code,
         message: "Cannot record the store key check in \(files.databasePath).")
+    }
+  }
+
+  /// Whether the store holds no item, or the metadata of at least one opens under `ring`. Rows are
+  /// tried newest first and the first that opens ends the search: one row in a healthy store, every
+  /// row only when none opens. Stores still in row format 1 are checked by their upgrade instead.
+  private static func opensAnItem(_ ring: KeyRing, readers: ReadConnections, files: StoreFiles)
+    throws(KeychainStoreError) -> Bool
+  {
+    do {
+      guard try readers.storeInfo("row_format") == Data([2]) else { return true }
+      var sawRow = false
+      var opened = false
+      try readers.withStatement("SELECT \(RowCodec.columns) FROM item ORDER BY id DESC") {
+        statement throws(SecStatus) in
+        try forEachRow(of: statement, arguments: []) { row throws(SecStatus) in
+          sawRow = true
+          opened = (try? RowCodec.decode(row, fetch: ItemFetch(attributes: false, data: false), ring)) != nil
+          return !opened
+        }
+      }
+      return opened || !sawRow
+    } catch {
+      throw KeychainStoreError(status: error.code, message: "Cannot read the items of \(files.databasePath).")
     }
   }
 }

@@ -15,8 +15,9 @@ import Synchronization
 //     adds a WhenPasscodeSetThisDeviceOnly item to the default store (KEYCHAIN_BRIDGE_HOME, with
 //     KEYCHAIN_BRIDGE_PASSPHRASE when set) as Apple code would; prints "status STATUS" and
 //     "message TEXT" (SecCopyErrorMessageString of the status).
-//   keychain-store-helper open DIRECTORY NAME
-//     opens (creating) the store and adds one item NAME; prints "added NAME" or "failed STATUS".
+//   keychain-store-helper open DIRECTORY NAME [PASSPHRASE]
+//     opens (creating) the store, with PASSPHRASE when given, and adds one item NAME; prints
+//     "added NAME passphrase|plain" (how the store it got is protected) or "failed STATUS MESSAGE".
 //   keychain-store-helper write DIRECTORY PREFIX
 //     adds items PREFIX-0, PREFIX-1... forever, printing "ack NAME" after each acknowledged add.
 //   keychain-store-helper mix DIRECTORY PROCESS OPERATIONS [THREADS]
@@ -219,10 +220,10 @@ func churn(directory: String, prefix: String) throws -> Int32 {
 }
 
 /// Opens the store, which may not exist yet, and adds one item.
-func openAndAdd(directory: String, name: String) -> Int32 {
+func openAndAdd(directory: String, name: String, passphrase: String?) -> Int32 {
   let store: KeychainStore
   do {
-    store = try KeychainStore(directory: URL(fileURLWithPath: directory, isDirectory: true))
+    store = try KeychainStore(directory: URL(fileURLWithPath: directory, isDirectory: true), passphrase: passphrase)
   } catch {
     FileHandle.standardOutput.write(Data("failed \(error.status) \(error.message)\n".utf8))
     return 1
@@ -234,7 +235,9 @@ func openAndAdd(directory: String, name: String) -> Int32 {
     ]
     return SecItemAdd(attributes as CFDictionary, nil)
   }
-  FileHandle.standardOutput.write(Data((status == errSecSuccess ? "added \(name)\n" : "failed \(status)\n").utf8))
+  let protection = store.hasPassphrase ? "passphrase" : "plain"
+  FileHandle.standardOutput.write(
+    Data((status == errSecSuccess ? "added \(name) \(protection)\n" : "failed \(status)\n").utf8))
   return status == errSecSuccess ? 0 : 1
 }
 
@@ -259,8 +262,8 @@ do {
     exit(try fill(directory: arguments[2], maxBytes: maxBytes))
   case (2, "passcode"):
     exit(passcodeItem())
-  case (4, "open"):
-    exit(openAndAdd(directory: arguments[2], name: arguments[3]))
+  case (4, "open"), (5, "open"):
+    exit(openAndAdd(directory: arguments[2], name: arguments[3], passphrase: arguments.count == 5 ? arguments[4] : nil))
   case (4, "write"):
     exit(try write(directory: arguments[2], prefix: arguments[3]))
   case (5, "mix"), (6, "mix"):
