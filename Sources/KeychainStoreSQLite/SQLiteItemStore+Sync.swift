@@ -92,7 +92,7 @@ extension SQLiteItemStore: SyncableStore {
     try write { db throws(SecStatus) in
       try SQLiteErrors.database {
         try db.run("INSERT OR REPLACE INTO store_info (name, value) VALUES ('sync_group', ?)", [.blob(Data(sealed))])
-        try db.run("DELETE FROM store_info WHERE name IN ('sync_cursor', 'sync_rejected')")
+        try db.run("DELETE FROM store_info WHERE name IN ('sync_cursor', 'sync_rejected', 'sync_damaged')")
       }
       try self.journalUntrackedItems(db, ring)
       try SQLiteErrors.database { try db.run("UPDATE sync_state SET pending = 1") }
@@ -134,7 +134,8 @@ extension SQLiteItemStore: SyncableStore {
   func leaveSyncGroup() throws(SecStatus) {
     try write { db throws(SecStatus) in
       try SQLiteErrors.database {
-        try db.run("DELETE FROM store_info WHERE name IN ('sync_group', 'sync_cursor', 'sync_rejected')")
+        try db.run(
+          "DELETE FROM store_info WHERE name IN ('sync_group', 'sync_cursor', 'sync_rejected', 'sync_damaged')")
         try db.run("DELETE FROM sync_state WHERE deleted = 1")
       }
     }
@@ -142,42 +143,80 @@ extension SQLiteItemStore: SyncableStore {
 
   // MARK: Outgoing
 
-  func outgoingRecords(limit: Int) throws(SecStatus) -> [SyncRecord] {
+  func outgoingRecords(limit: Int) throws(SecStatus) -> SyncOutgoing {
     let ring = try keyRing()
     guard let (_, keys) = try membership(nil, ring) else {
       throw SecStatus(errSecNoSuchKeychain, detail: "Sync: the store is in no sync group")
     }
-    var entries: [(key: LocalItemKey, version: Int64, origin: Data, deleted: Bool, identity: [UInt8])] = []
+    var entries: [(key: LocalItemKey, version: Int64, origin: Data, deleted: Int64, identity: [UInt8])] = []
+    var damaged: [LocalItemKey] = []
     try readers.withStatement(
       "SELECT class, pk, spi, version, origin, deleted, identity FROM sync_state WHERE pending = 1 LIMIT ?"
     ) { statement throws(SecStatus) in
       try forEachRow(of: statement, arguments: [.integer(Int64(limit))]) { row throws(SecStatus) in
-        guard let itemClass = ItemClass(rawValue: try row.text(0)) else { return true }
-        entries.append(
-          (
-            LocalItemKey(itemClass: itemClass, primaryKey: try row.blob(1), spiKey: try row.blob(2)),
-            try row.integer(3), try row.blob(4), try row.integer(5) == 1, try row.bytes(6)
-          ))
+        let key = LocalItemKey(
+          itemClass: ItemClass(rawValue: try row.text(0)) ?? .genericPassword, primaryKey: try row.blob(1),
+          spiKey: try row.blob(2))
+        // A class name no store writes is damage too: it is taken out of the pending set below.
+        guard ItemClass(rawValue: try row.text(0)) != nil else {
+          damaged.append(key)
+          return true
+        }
+        entries.append((key, try row.integer(3), try row.blob(4), try row.integer(5), try row.bytes(6)))
         return true
       }
     }
-    var records: [SyncRecord] = []
+    var outgoing = SyncOutgoing()
     for entry in entries {
-      let identity = try SyncJournal.openIdentity(entry.identity, entry.key, ring)
+      let journal: JournalEntry
+      do throws(SecStatus) {
+        journal = try SyncJournal.authenticated(
+          entry.key, version: entry.version, origin: entry.origin, deleted: entry.deleted, sealed: entry.identity, ring)
+      } catch .decode {
+        // An entry changed on disk (a forged deletion, a version, an origin) is never pushed: it is
+        // skipped and counted, as a damaged item row is, and the rest of the journal still syncs.
+        damaged.append(entry.key)
+        continue
+      }
       let plaintext: [UInt8]
-      if entry.deleted {
-        plaintext = try identity.encoded()
+      if journal.deleted {
+        plaintext = try journal.identity.encoded()
       } else {
         guard let item = try liveItem(entry.key, ring) else { continue }
         plaintext = [UInt8](try SyncPayload.encode(item))
       }
       let record = try keys.seal(
-        plaintext, recordID: try keys.recordID(identity), version: entry.version, origin: entry.origin,
-        deleted: entry.deleted)
-      records.append(record)
+        plaintext, recordID: try keys.recordID(journal.identity), version: journal.version, origin: journal.origin,
+        deleted: journal.deleted)
+      outgoing.records.append(record)
       outgoingKeys.withLock { $0[record.recordID] = entry.key }
     }
-    return records
+    if !damaged.isEmpty {
+      try setAsideDamagedEntries(damaged)
+      outgoing.damagedEntries = damaged.count
+      storeLogger.warning(
+        "Skipped sync journal entries that failed authentication",
+        metadata: ["database": .string(files.databasePath), "entries": .stringConvertible(damaged.count)])
+    }
+    return outgoing
+  }
+
+  /// Takes damaged journal entries out of the pending set (so they cannot hold back the entries
+  /// behind them) and adds them to the store's count of damaged entries.
+  private func setAsideDamagedEntries(_ damaged: [LocalItemKey]) throws(SecStatus) {
+    try write { db throws(SecStatus) in
+      for key in damaged {
+        try SQLiteErrors.database {
+          try db.run("UPDATE sync_state SET pending = 0 WHERE class = ? AND pk = ? AND spi = ?", key.arguments)
+        }
+      }
+      let counted = try db.blob("SELECT value FROM store_info WHERE name = 'sync_damaged'").map(Self.integer) ?? 0
+      try SQLiteErrors.database {
+        try db.run(
+          "INSERT OR REPLACE INTO store_info (name, value) VALUES ('sync_damaged', ?)",
+          [.blob(Self.bytes(Self.saturatingSum(counted, damaged.count)))])
+      }
+    }
   }
 
   /// The item with this key, with its attributes and secret; nil when its secret's key is withheld
@@ -252,7 +291,7 @@ extension SQLiteItemStore: SyncableStore {
           let rejected = try db.blob("SELECT value FROM store_info WHERE name = 'sync_rejected'").map(Self.integer) ?? 0
           try db.run(
             "INSERT OR REPLACE INTO store_info (name, value) VALUES ('sync_rejected', ?)",
-            [.blob(Self.bytes(rejected + Int64(report.rejected)))])
+            [.blob(Self.bytes(Self.saturatingSum(rejected, report.rejected)))])
         }
       }
       return report
@@ -264,6 +303,9 @@ extension SQLiteItemStore: SyncableStore {
   private func apply(_ record: SyncRecord, _ keys: SyncKeys, _ db: SQLiteConnection, _ ring: KeyRing)
     throws(SecStatus) -> Bool
   {
+    guard SyncJournal.isPlausible(version: record.version) else {
+      throw SecStatus(errSecDecode, detail: "its version is outside the range any store makes")
+    }
     let plaintext = try keys.open(record)
     let identity: SyncIdentity
     var item: NewItem?
@@ -283,20 +325,24 @@ extension SQLiteItemStore: SyncableStore {
       throw SecStatus(errSecDecode, detail: "it names an item that is not synchronizable")
     }
     let localKey = try identity.localKey(digests(ring))
-    let statement = try SQLiteErrors.database {
-      try db.statement("SELECT version, origin, pending FROM sync_state WHERE class = ? AND pk = ? AND spi = ?")
-    }
-    var current: (version: Int64, origin: Data, pending: Bool)?
-    try forEachRow(of: statement, arguments: localKey.arguments) { row throws(SecStatus) in
-      current = (try row.integer(0), try row.blob(1), try row.integer(2) == 1)
-      return false
-    }
+    // The journal's entry, authenticated: one that fails is as good as none, and the group's
+    // authenticated record replaces it.
+    let current = try SyncJournal.entry(db, localKey, ring)
     if let current, !record.supersedes(version: current.version, origin: current.origin) {
       let sameVersion = record.version == current.version && record.origin == current.origin
+      let pending =
+        try db.integer(
+          "SELECT pending FROM sync_state WHERE class = ? AND pk = ? AND spi = ?", localKey.arguments) == 1
       // The server keeps the newest version of each item, so once it has given or acknowledged a
-      // version it can never hand out an older one: such a record is a replay. An older record
-      // while this store's newer version is still unpushed is an ordinary lost conflict.
-      if !sameVersion && !current.pending {
+      // version it can never hand out an older one: such a record is a replay (a server restored
+      // from a backup, or one that lies). An older record while this store's newer version is
+      // still unpushed is an ordinary lost conflict.
+      if !sameVersion && !pending {
+        // The newer version goes to the server again, so that stores which took the replay (one
+        // that joined since, say) converge on it instead of keeping the stale one.
+        try SQLiteErrors.database {
+          try db.run("UPDATE sync_state SET pending = 1 WHERE class = ? AND pk = ? AND spi = ?", localKey.arguments)
+        }
         throw SecStatus(errSecDecode, detail: "it is older than a version the server already gave (a replay)")
       }
       return false
@@ -378,6 +424,7 @@ extension SQLiteItemStore: SyncableStore {
       }
     }
     summary.rejected = Int(try readers.storeInfo("sync_rejected").map(Self.integer) ?? 0)
+    summary.damaged = Int(try readers.storeInfo("sync_damaged").map(Self.integer) ?? 0)
     return summary
   }
 
@@ -400,4 +447,10 @@ extension SQLiteItemStore: SyncableStore {
   }
 
   private static func bytes(_ value: Int64) -> Data { withUnsafeBytes(of: value.littleEndian) { Data($0) } }
+
+  /// A counter read from disk plus `count`, saturating: a count is never worth a trap.
+  private static func saturatingSum(_ counted: Int64, _ count: Int) -> Int64 {
+    let (sum, overflow) = counted.addingReportingOverflow(Int64(count))
+    return overflow ? .max : max(sum, 0)
+  }
 }

@@ -73,7 +73,10 @@ final class SQLiteItemStore: ItemStore {
       throw KeychainStoreError(
         status: error.code, message: "Cannot read the store identifier of \(files.databasePath).")
     }
-    if ring.metadataKey != nil { try upgradeRowFormat(ring) }
+    if ring.metadataKey != nil {
+      try upgradeRowFormat(ring)
+      try upgradeJournalFormat(ring)
+    }
   }
 
   deinit {
@@ -117,6 +120,7 @@ final class SQLiteItemStore: ItemStore {
     }
     do {
       try upgradeRowFormat(ring)
+      try upgradeJournalFormat(ring)
     } catch {
       throw SecStatus(error.status)
     }

@@ -250,6 +250,14 @@ extension SQLiteItemStore {
         // The sync journal (issue 16) and the store's identifier in the records it makes; stores
         // made before them gain both here.
         try connection.execute(SyncJournal.schema)
+        // A journal with no entries is in the current format already; one with entries of an
+        // earlier version is sealed again by upgradeJournalFormat once the keys are at hand.
+        if try connection.blob("SELECT value FROM store_info WHERE name = 'journal_format'") == nil {
+          let hasEntries = try !connection.strings("SELECT 'x' FROM sync_state LIMIT 1").isEmpty
+          try connection.run(
+            "INSERT INTO store_info (name, value) VALUES ('journal_format', ?)",
+            [.blob(hasEntries ? Data([1]) : SyncJournal.currentFormat)])
+        }
         // Old tombstones go at every open, so a store that never syncs does not keep them for ever
         // (an engine purges those of a store in a group as it runs, by its own age setting).
         try connection.run(

@@ -171,11 +171,33 @@ struct LocalItemKey: Hashable {
 
   var arguments: [SQLArgument] { [.text(itemClass.rawValue), .blob(primaryKey), .blob(spiKey)] }
 
-  /// The associated data of the sealed identity kept in its journal entry.
-  var associatedData: [UInt8] {
+  /// The associated data of the sealed identity kept in its journal entry (journal format 2): the
+  /// entry's key and every column a sync acts on (its version, origin and deletion flag), so that
+  /// a version, origin or deletion changed on disk makes the entry fail to open.
+  func associatedData(version: Int64, origin: Data, deleted: Bool) -> [UInt8] {
+    var bytes = Array("keychain-bridge/sync-state/v2".utf8)
+    for field in [Array(itemClass.rawValue.utf8), Array(primaryKey), Array(spiKey), Array(origin)] {
+      withUnsafeBytes(of: UInt32(truncatingIfNeeded: field.count).littleEndian) { bytes += $0 }
+      bytes += field
+    }
+    withUnsafeBytes(of: version.littleEndian) { bytes += $0 }
+    bytes.append(deleted ? 1 : 0)
+    return bytes
+  }
+
+  /// The associated data of journal format 1 (the key only), read only to upgrade old stores.
+  var formatOneAssociatedData: [UInt8] {
     Array("keychain-bridge/sync-state/v1".utf8) + Array(itemClass.rawValue.utf8) + [0] + Array(primaryKey)
       + Array(spiKey)
   }
+}
+
+/// One journal entry as read from disk and authenticated.
+struct JournalEntry {
+  var version: Int64
+  var origin: Data
+  var deleted: Bool
+  var identity: SyncIdentity
 }
 
 /// The journal of synchronizable items: for each, the version the store holds, which store made
@@ -202,6 +224,10 @@ enum SyncJournal {
     CREATE INDEX IF NOT EXISTS sync_state_pending ON sync_state (pending) WHERE pending = 1;
     """
 
+  /// The journal format this version writes (`store_info.journal_format`): 2 binds each entry's
+  /// version, origin and deletion flag into its sealing.
+  static let currentFormat = Data([2])
+
   /// How long a tombstone is kept when no sync engine sets another age.
   static let defaultTombstoneAge: TimeInterval = 30 * 24 * 3600
 
@@ -215,27 +241,56 @@ enum SyncJournal {
     Int64((date.timeIntervalSince1970 * 1_000_000).rounded(.down))
   }
 
-  /// The item's journal entry, when it has one: its version and its sealed identity.
-  private static func entry(_ db: SQLiteConnection, _ key: LocalItemKey) throws(SecStatus) -> (
-    version: Int64, sealedIdentity: [UInt8]
-  )? {
+  /// The latest version a journal accepts, in microseconds: the first of January 9999. Records
+  /// beyond it are refused, so that no version read from disk or the network can make `+ 1` trap.
+  static let maximumVersion: Int64 = 253_370_764_800_000_000
+
+  /// Whether `version` is one a store could have made: after 1970 and before `maximumVersion`.
+  static func isPlausible(version: Int64) -> Bool { version > 0 && version <= maximumVersion }
+
+  /// The item's journal entry, authenticated; nil when it has none, or when its entry fails
+  /// authentication (it is then replaced by the next write, as if it were not there).
+  static func entry(_ db: SQLiteConnection, _ key: LocalItemKey, _ ring: KeyRing) throws(SecStatus) -> JournalEntry? {
     let statement = try SQLiteErrors.database {
-      try db.statement("SELECT version, identity FROM sync_state WHERE class = ? AND pk = ? AND spi = ?")
+      try db.statement(
+        "SELECT version, origin, deleted, identity FROM sync_state WHERE class = ? AND pk = ? AND spi = ?")
     }
-    var found: (Int64, [UInt8])?
+    var found: (version: Int64, origin: Data, deleted: Int64, sealed: [UInt8])?
     try forEachRow(of: statement, arguments: key.arguments) { row throws(SecStatus) in
-      found = (try row.integer(0), try row.bytes(1))
+      found = (try row.integer(0), try row.blob(1), try row.integer(2), try row.bytes(3))
       return false
     }
-    return found
+    guard let found else { return nil }
+    do {
+      return try authenticated(
+        key, version: found.version, origin: found.origin, deleted: found.deleted, sealed: found.sealed, ring)
+    } catch .decode {
+      return nil
+    }
+  }
+
+  /// The entry with these columns, once its sealed identity opens with them as associated data:
+  /// errSecDecode (with the reason) when any of them was changed, or the version is implausible.
+  static func authenticated(
+    _ key: LocalItemKey, version: Int64, origin: Data, deleted: Int64, sealed: [UInt8], _ ring: KeyRing
+  ) throws(SecStatus) -> JournalEntry {
+    guard deleted == 0 || deleted == 1 else {
+      throw SecStatus(errSecDecode, detail: "a sync journal entry failed authentication")
+    }
+    let identity = try openIdentity(sealed, key, version: version, origin: origin, deleted: deleted == 1, ring)
+    guard isPlausible(version: version) else {
+      throw SecStatus(errSecDecode, detail: "a sync journal entry holds an impossible version")
+    }
+    return JournalEntry(version: version, origin: origin, deleted: deleted == 1, identity: identity)
   }
 
   /// The version a change made now gets: now, or one past the last version the store knew of the
-  /// item when that is later (another store's clock may run ahead).
+  /// item when that is later (another store's clock may run ahead). `last` is authenticated and
+  /// plausible, so the sum cannot overflow; the bound keeps it so even if that ever changes.
   private static func nextVersion(after last: Int64?) -> Int64 {
     let now = microseconds(Date())
     guard let last else { return now }
-    return max(now, last + 1)
+    return max(now, min(last, maximumVersion) + 1)
   }
 
   private static let upsertSQL = """
@@ -255,7 +310,9 @@ enum SyncJournal {
     let plaintext = try identity.encoded()
     let sealedIdentity: [UInt8]
     do {
-      sealedIdentity = try OpenSSLCrypto.seal(plaintext, key: metadataKey, associatedData: key.associatedData)
+      sealedIdentity = try OpenSSLCrypto.seal(
+        plaintext, key: metadataKey,
+        associatedData: key.associatedData(version: version, origin: origin, deleted: deleted))
     } catch {
       throw error.status
     }
@@ -277,7 +334,8 @@ enum SyncJournal {
     let key = LocalItemKey(identity)
     try write(
       db, key, identity: SyncIdentity(identity.itemClass, index),
-      version: nextVersion(after: try entry(db, key)?.version), origin: origin, deleted: false, pending: true, ring)
+      version: nextVersion(after: try entry(db, key, ring)?.version), origin: origin, deleted: false, pending: true,
+      ring)
   }
 
   /// Records the deletion of an item this store removed: a tombstone, to be pushed. `index` gives
@@ -288,10 +346,10 @@ enum SyncJournal {
   ) throws(SecStatus) {
     guard isSyncable(identity) else { return }
     let key = LocalItemKey(identity)
-    let current = try entry(db, key)
+    let current = try entry(db, key, ring)
     let syncIdentity: SyncIdentity
     if let current {
-      syncIdentity = try openIdentity(current.sealedIdentity, key, ring)
+      syncIdentity = current.identity
     } else {
       syncIdentity = SyncIdentity(identity.itemClass, try index())
     }
@@ -300,11 +358,20 @@ enum SyncJournal {
       pending: true, ring)
   }
 
-  static func openIdentity(_ sealed: [UInt8], _ key: LocalItemKey, _ ring: KeyRing) throws(SecStatus) -> SyncIdentity {
+  static func openIdentity(
+    _ sealed: [UInt8], _ key: LocalItemKey, version: Int64, origin: Data, deleted: Bool, _ ring: KeyRing
+  ) throws(SecStatus) -> SyncIdentity {
+    try openIdentity(
+      sealed, associatedData: key.associatedData(version: version, origin: origin, deleted: deleted), ring)
+  }
+
+  static func openIdentity(_ sealed: [UInt8], associatedData: [UInt8], _ ring: KeyRing) throws(SecStatus)
+    -> SyncIdentity
+  {
     guard let metadataKey = ring.metadataKey else { throw .interactionNotAllowed }
     let plaintext: [UInt8]
     do {
-      plaintext = try OpenSSLCrypto.open(sealed, key: metadataKey, associatedData: key.associatedData)
+      plaintext = try OpenSSLCrypto.open(sealed, key: metadataKey, associatedData: associatedData)
     } catch {
       throw SecStatus(errSecDecode, detail: "a sync journal entry failed authentication")
     }

@@ -187,16 +187,21 @@ private struct SyncRound: Sendable {
     let membership = try Self.membership(backend)
     var report = KeychainSyncReport()
     while true {
-      let outgoing = try Self.storeCall("Cannot read the store's changes") { () throws(SecStatus) in
+      let batch = try Self.storeCall("Cannot read the store's changes") { () throws(SecStatus) in
         try backend.outgoingRecords(limit: options.batchSize)
       }
-      if outgoing.isEmpty { break }
-      try await server.push(outgoing, group: membership.groupID)
-      try Self.storeCall("Cannot record what the server acknowledged") { () throws(SecStatus) in
-        try backend.acknowledge(outgoing)
+      report.damagedJournalEntries += batch.damagedEntries
+      let outgoing = batch.records
+      // Damaged entries left the pending set, so a batch that held only those is followed by more.
+      if outgoing.isEmpty && batch.damagedEntries == 0 { break }
+      if !outgoing.isEmpty {
+        try await server.push(outgoing, group: membership.groupID)
+        try Self.storeCall("Cannot record what the server acknowledged") { () throws(SecStatus) in
+          try backend.acknowledge(outgoing)
+        }
       }
       report.pushed += outgoing.count
-      if outgoing.count < options.batchSize { break }
+      if outgoing.count + batch.damagedEntries < options.batchSize { break }
     }
     // Pushing does not move the cursor: the membership read above still holds it.
     var position = membership.cursor
@@ -246,6 +251,9 @@ public struct KeychainSyncReport: Sendable, Equatable {
   public var rejections: [String] = []
   /// Whether applying stopped at a record that needs a key the store's lock state withholds.
   public var waitingForUnlock = false
+  /// This store's own journal entries that failed authentication (changed on disk) and were
+  /// skipped instead of pushed; the rest of the journal still synced.
+  public var damagedJournalEntries = 0
 
   /// An empty report.
   public init() {}

@@ -172,7 +172,7 @@ public enum KeychainSyncGroup {
       return KeychainSyncStatus(
         groupID: membership.groupID.hexString, server: server, storeID: membership.storeID.hexString,
         serverPosition: membership.cursor, synchronizableItems: summary.liveItems, tombstones: summary.tombstones,
-        pendingChanges: summary.pending, rejectedRecords: summary.rejected)
+        pendingChanges: summary.pending, rejectedRecords: summary.rejected, damagedJournalEntries: summary.damaged)
     } catch {
       throw KeychainSyncError(error, "Cannot read the store's sync state")
     }
@@ -216,6 +216,9 @@ public struct KeychainSyncStatus: Sendable, Equatable {
   public let pendingChanges: Int
   /// Records from the server refused since joining (altered, moved, replayed or another group's).
   public let rejectedRecords: Int
+  /// This store's own journal entries that failed authentication since joining, and were never
+  /// pushed (the journal was changed on disk).
+  public let damagedJournalEntries: Int
 }
 
 /// A store of a sync group, as the server knows it.

@@ -170,6 +170,7 @@ struct SyncGroupStatus: ParsableCommand {
       print("tombstones: \(status.tombstones)")
       print("pending changes: \(status.pendingChanges)")
       print("rejected records: \(status.rejectedRecords)")
+      print("damaged journal entries: \(status.damagedJournalEntries)")
       // The group's stores come from the server; the store's own state above does not need it.
       do {
         let members = try waitFor("sync-group status") { try await KeychainSyncGroup.members(store: opened) }
@@ -280,6 +281,12 @@ private func printReport(_ report: KeychainSyncReport) {
   print("pushed \(report.pushed) change(s); applied \(report.applied); rejected \(report.rejected)")
   for rejection in report.rejections { FileHandle.standardError.write(Data("security: rejected \(rejection)\n".utf8)) }
   if report.waitingForUnlock { print("some records wait for the keychain to be unlocked") }
+  if report.damagedJournalEntries > 0 {
+    FileHandle.standardError.write(
+      Data(
+        "security: skipped \(report.damagedJournalEntries) sync journal entr\(report.damagedJournalEntries == 1 ? "y" : "ies") that failed authentication (changed on disk); they were not pushed\n"
+          .utf8))
+  }
 }
 
 /// Runs async work from a synchronous command and waits for it: the tool's commands are

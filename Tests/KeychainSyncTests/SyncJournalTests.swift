@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import KeychainSync
 import Security
 import Testing
 
@@ -69,5 +70,42 @@ import Testing
       }
       _ = try? KeychainStoreSQLite.SyncIdentity.decoded(bytes)
     }
+  }
+}
+
+/// Journal format 1 (the entry's key only in its sealing) is sealed again in format 2 at open.
+@Suite struct JournalFormatUpgrade {
+  @Test func aFormatOneJournalIsSealedAgainAndStillSyncs() async throws {
+    let store = try TestStore()
+    store.add("kept", "1")
+    let path = store.directory.appendingPathComponent("keychain.db").path
+    // Seal the entry back into format 1, as a store of the previous version wrote it.
+    let keyFile = [UInt8](try Data(contentsOf: store.directory.appendingPathComponent("keychain.key")))
+    let ring = try KeyRing(storeKey: Array(keyFile[5...]))
+    let queue = try DatabaseQueue(path: path)
+    try await queue.write { db in
+      let row = try #require(try Row.fetchOne(db, sql: "SELECT * FROM sync_state"))
+      let key = LocalItemKey(
+        itemClass: .genericPassword, primaryKey: row["pk"] as Data, spiKey: row["spi"] as Data)
+      let identity = try SyncJournal.openIdentity(
+        [UInt8](row["identity"] as Data), key, version: row["version"], origin: row["origin"],
+        deleted: (row["deleted"] as Int64) == 1, ring)
+      let formatOne = try OpenSSLCrypto.seal(
+        try identity.encoded(), key: ring.metadataKey!, associatedData: key.formatOneAssociatedData)
+      try db.execute(sql: "UPDATE sync_state SET identity = ?", arguments: [Data(formatOne)])
+      try db.execute(sql: "UPDATE store_info SET value = x'01' WHERE name = 'journal_format'")
+    }
+    try queue.close()
+    let reopened = try KeychainStore(directory: store.directory)
+    let format = try await DatabaseQueue(path: path).read { db in
+      try Data.fetchOne(db, sql: "SELECT value FROM store_info WHERE name = 'journal_format'")
+    }
+    #expect(format == Data([2]))
+    let server = try PostgresTestServer.shared()
+    let url = try server.makeDatabase()
+    try await KeychainSyncGroup.create(store: reopened, server: url, passphrase: "journal upgrade passphrase")
+    let report = try await KeychainSyncEngine(store: reopened).syncOnce()
+    #expect(report.pushed == 1)
+    #expect(report.damagedJournalEntries == 0)
   }
 }

@@ -79,13 +79,27 @@ package struct SyncJournalSummary: Sendable, Equatable {
   package var pending: Int
   /// Incoming records refused since the store joined (altered, moved or foreign).
   package var rejected: Int
+  /// The store's own journal entries that failed authentication and were never pushed.
+  package var damaged: Int
 
-  package init(liveItems: Int, tombstones: Int, pending: Int, rejected: Int) {
+  package init(liveItems: Int, tombstones: Int, pending: Int, rejected: Int, damaged: Int = 0) {
     self.liveItems = liveItems
     self.tombstones = tombstones
     self.pending = pending
     self.rejected = rejected
+    self.damaged = damaged
   }
+}
+
+/// What a store has to push: its pending versions, sealed, and how many of its pending journal
+/// entries failed authentication (changed on disk) and were set aside instead.
+package struct SyncOutgoing: Sendable, Equatable {
+  /// The records to push.
+  package var records: [SyncRecord] = []
+  /// Journal entries skipped because they failed authentication; they are no longer pending.
+  package var damagedEntries = 0
+
+  package init() {}
 }
 
 /// What applying a batch of incoming records did.
@@ -127,8 +141,9 @@ package protocol SyncableStore: ItemStore {
   /// Leaves the group: its key, cursor and tombstones are forgotten; the items stay.
   func leaveSyncGroup() throws(SecStatus)
 
-  /// Versions made here that the server has not acknowledged, sealed, at most `limit`.
-  func outgoingRecords(limit: Int) throws(SecStatus) -> [SyncRecord]
+  /// Versions made here that the server has not acknowledged, sealed, at most `limit`; journal
+  /// entries that fail authentication are skipped, counted and taken out of the pending set.
+  func outgoingRecords(limit: Int) throws(SecStatus) -> SyncOutgoing
 
   /// Marks these versions as kept by the server (a version changed since is still pending).
   func acknowledge(_ records: [SyncRecord]) throws(SecStatus)

@@ -1,0 +1,203 @@
+import Foundation
+import GRDB
+import KeychainSync
+import Security
+import Testing
+
+@testable import KeychainStoreSQLite
+
+/// A member's own sync journal and the group's records, attacked by someone with write access to
+/// one member's files or holding the group key (issue 27, defects 2-4 and the late joiner), against
+/// the real PostgreSQL server. Each test failed before the fix it guards.
+@Suite struct JournalTampering {
+  static let long = ProcessInfo.processInfo.environment["KEYCHAIN_BRIDGE_LONG"] == "1"
+  static let passphrase = "journal tampering passphrase"
+
+  let server: PostgresTestServer
+  let url: String
+  var database: String { databaseName(url) }
+
+  init() throws {
+    server = try PostgresTestServer.shared()
+    url = try server.makeDatabase()
+  }
+
+  /// Two members of one group that both hold `token`.
+  private func twoMembers() async throws -> (TestStore, TestStore) {
+    let first = try TestStore()
+    let second = try TestStore()
+    try await KeychainSyncGroup.create(store: first.store, server: url, passphrase: Self.passphrase)
+    let key = try KeychainSyncGroup.exportKey(store: first.store)
+    try await KeychainSyncGroup.join(store: second.store, server: url, keyFile: key)
+    first.add("token", "one")
+    _ = try await first.sync()
+    _ = try await second.sync()
+    #expect(second.secrets() == ["token": "one"])
+    return (first, second)
+  }
+
+  private func journal(_ store: TestStore, _ sql: String) throws {
+    let queue = try DatabaseQueue(path: store.directory.appendingPathComponent("keychain.db").path)
+    try queue.write { db in try db.execute(sql: sql) }
+    try queue.close()
+  }
+
+  @Test func aVersionAtTheLimitInOneJournalCrashesNoMember() async throws {
+    let (first, second) = try await twoMembers()
+    try journal(first, "UPDATE sync_state SET version = 9223372036854775807, pending = 1")
+    let pushed = try await first.sync()
+    #expect(pushed.damagedJournalEntries == 1)
+    #expect(pushed.pushed == 0)
+    // The next write of the item traps on `last + 1` without the fix; with it, the damaged entry
+    // is replaced by a fresh version that the other member takes.
+    #expect(first.update("token", "two") == errSecSuccess)
+    _ = try await first.sync()
+    _ = try await second.sync()
+    #expect(second.secrets() == ["token": "two"])
+    #expect(second.update("token", "three") == errSecSuccess)
+    _ = try await second.sync()
+    _ = try await first.sync()
+    #expect(first.secrets() == ["token": "three"])
+  }
+
+  @Test func aForgedDeletionIsNeverPushed() async throws {
+    let (first, second) = try await twoMembers()
+    try journal(first, "UPDATE sync_state SET deleted = 1, pending = 1, version = version + 1")
+    let report = try await first.sync()
+    #expect(report.damagedJournalEntries == 1)
+    #expect(report.pushed == 0)
+    _ = try await second.sync()
+    #expect(second.secrets() == ["token": "one"])
+    #expect(first.secrets() == ["token": "one"])
+    #expect(try KeychainSyncGroup.status(store: first.store)?.damagedJournalEntries == 1)
+  }
+
+  @Test func oneDamagedEntryDoesNotStopTheRestFromSyncing() async throws {
+    let (first, second) = try await twoMembers()
+    try journal(
+      first, "UPDATE sync_state SET identity = CAST(randomblob(length(identity)) AS BLOB), pending = 1")
+    first.add("after", "still syncs")
+    let report = try await first.sync()
+    #expect(report.damagedJournalEntries == 1)
+    #expect(report.pushed == 1)
+    // A later round is not stopped by it either.
+    first.add("later", "too")
+    #expect(try await first.sync().pushed == 1)
+    _ = try await second.sync()
+    #expect(second.secrets() == ["token": "one", "after": "still syncs", "later": "too"])
+  }
+
+  @Test func aLateJoinerConvergesOnTheNewestVersionAfterAReplay() async throws {
+    let writer = try TestStore()
+    try await KeychainSyncGroup.create(store: writer.store, server: url, passphrase: Self.passphrase)
+    writer.add("token", "old")
+    _ = try await writer.sync()
+    try server.sql("CREATE TABLE saved AS SELECT * FROM keychain_bridge_record", database: database)
+    writer.update("token", "new")
+    _ = try await writer.sync()
+    // The server serves the old version again (restored from a backup, say).
+    try server.sql(
+      """
+      UPDATE keychain_bridge_record r SET version = s.version, origin = s.origin, sealed = s.sealed,
+        position = nextval('keychain_bridge_position') FROM saved s WHERE r.record_id = s.record_id
+      """, database: database)
+    let late = try TestStore()
+    try await KeychainSyncGroup.join(
+      store: late.store, server: url, keyFile: try KeychainSyncGroup.exportKey(store: writer.store))
+    _ = try await late.sync()
+    // The writer refuses the replay, and pushes its newer version again.
+    #expect(try await writer.sync().rejected == 1)
+    _ = try await writer.sync()
+    _ = try await late.sync()
+    #expect(late.secrets() == ["token": "new"])
+    #expect(writer.secrets() == ["token": "new"])
+  }
+
+  /// Records sealed with the real group key but with mutated contents, pushed through the server
+  /// to a second member: none crashes it, each is applied or refused and counted.
+  @Test func recordsSealedWithTheGroupKeyButMutatedAreRefusedAndCounted() async throws {
+    let (first, second) = try await twoMembers()
+    let keys = try SyncKeys.fromKeyFile(try KeychainSyncGroup.exportKey(store: first.store))
+    let row = try server.sql(
+      "SELECT encode(group_id, 'hex') || ',' || encode(record_id, 'hex') || ',' || version || ',' || encode(origin, 'hex') || ',' || encode(sealed, 'hex') FROM keychain_bridge_record",
+      database: database
+    ).trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ",").map(String.init)
+    let original = SyncRecord(
+      recordID: Data(hex: row[1]), version: Int64(row[2])!, origin: Data(hex: row[3]), deleted: false,
+      sealed: Data(hex: row[4]))
+    let plaintext = try keys.open(original)
+    let otherIdentity = SyncIdentity(
+      itemClass: "genp", accessGroup: "com.example.sync", synchronizable: 1,
+      primaryKey: [.init(key: "acct", value: .bytes(Array("elsewhere".utf8)))], spiKey: [])
+    var generator = SystemRandomNumberGenerator()
+    let trials = Self.long ? 2_000 : 200
+    var pushed = 0
+    for trial in 0..<trials {
+      var contents = plaintext
+      var recordID = original.recordID
+      var version = Int64.random(in: 1...SyncJournal.microseconds(Date()) * 2, using: &generator)
+      var deleted = false
+      switch trial % 8 {
+      case 0: version = [0, -1, .min, .max, SyncJournal.maximumVersion + 1][trial / 8 % 5]
+      case 1: deleted = true  // a tombstone whose contents are a live item
+      case 2: contents = Array(contents.prefix(Int.random(in: 0..<contents.count, using: &generator)))
+      case 3:
+        let index = Int.random(in: 0..<contents.count, using: &generator)
+        contents[index] ^= UInt8.random(in: 1...255, using: &generator)
+      case 4:
+        // A tombstone naming a class no store keeps.
+        var identity = otherIdentity
+        identity.itemClass = ["xxxx", "", "keys\u{0}", String(repeating: "c", count: 300)][trial / 8 % 4]
+        contents = (try? identity.encoded()) ?? []
+        deleted = true
+      case 5:
+        // Another item's tombstone under this item's identifier.
+        contents = try otherIdentity.encoded()
+        deleted = true
+      case 6: contents = (0..<Int.random(in: 0...600, using: &generator)).map { _ in UInt8.random(in: 0...255) }
+      default:
+        // An unsynchronizable identity, correctly identified.
+        var identity = otherIdentity
+        identity.synchronizable = 0
+        contents = try identity.encoded()
+        recordID = (try? keys.recordID(identity)) ?? recordID
+        deleted = true
+      }
+      let record = try keys.seal(
+        contents, recordID: recordID, version: version, origin: original.origin, deleted: deleted)
+      try server.sql(
+        """
+        INSERT INTO keychain_bridge_record (group_id, record_id, position, version, origin, deleted, sealed)
+        VALUES (decode('\(row[0])', 'hex'), decode('\(recordID.hex)', 'hex'), nextval('keychain_bridge_position'),
+          \(version), decode('\(original.origin.hex)', 'hex'), \(deleted), decode('\(record.sealed.hex)', 'hex'))
+        ON CONFLICT (group_id, record_id) DO UPDATE SET position = excluded.position, version = excluded.version,
+          deleted = excluded.deleted, sealed = excluded.sealed
+        """, database: database)
+      pushed += 1
+      // Pulled one at a time, so that each record is judged on its own.
+      let report = try await second.sync()
+      #expect(report.applied + report.rejected + report.unchanged == 1, "trial \(trial): \(report)")
+    }
+    let status = try #require(try KeychainSyncGroup.status(store: second.store))
+    print("sync fuzz: \(pushed) mutated records, \(status.rejectedRecords) refused, 0 crashes")
+    #expect(status.rejectedRecords > 0)
+    // The store still works and still syncs.
+    #expect(second.add("fresh", "value") == errSecSuccess)
+    #expect(try await second.sync().pushed == 1)
+  }
+}
+
+extension Data {
+  fileprivate init(hex: String) {
+    var bytes: [UInt8] = []
+    var index = hex.startIndex
+    while index < hex.endIndex {
+      let next = hex.index(index, offsetBy: 2)
+      bytes.append(UInt8(hex[index..<next], radix: 16)!)
+      index = next
+    }
+    self.init(bytes)
+  }
+
+  fileprivate var hex: String { map { String(format: "%02x", $0) }.joined() }
+}
