@@ -83,12 +83,18 @@ enum PassphrasePrompt {
   ) throws -> String {
     let passphrase: String?
     if isatty(STDIN_FILENO) == 1 {
-      passphrase = promptForPassword(prompt)
-      if confirming, let passphrase, promptForPassword("passphrase again: ") != passphrase {
+      passphrase = promptForPassword(prompt, what: "the passphrase")
+      if confirming, let passphrase, promptForPassword("passphrase again: ", what: "the passphrase") != passphrase {
         throw CommandFailure(operation: operation, status: errSecParam, detail: "The two passphrases differ.")
       }
     } else {
-      passphrase = readLine(strippingNewline: true)
+      do throws(StandardInput.Refusal) {
+        passphrase = try StandardInput.line()
+      } catch .empty {
+        passphrase = nil
+      } catch {
+        StandardInput.refuse(error, "the passphrase")
+      }
     }
     guard let passphrase, !passphrase.isEmpty else {
       throw CommandFailure(operation: operation, status: errSecParam, detail: missing)

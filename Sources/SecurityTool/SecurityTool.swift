@@ -56,7 +56,7 @@ struct SecurityTool: ParsableCommand {
     guard arguments.last == "-w", let command = arguments.first,
       command == "add-generic-password" || command == "add-internet-password"
     else { return arguments }
-    let password = promptForPassword("password data for new item: ") ?? readLine(strippingNewline: true) ?? ""
+    let password = promptForPassword("password data for new item: ") ?? StandardInput.lineOrExit("the password")
     return arguments.dropLast() + ["-w", password]
   }
 }
@@ -171,8 +171,10 @@ func printLines(_ lines: [String]) {
   print(lines.joined(separator: "\n"))
 }
 
-/// Reads a password from the terminal without echoing it.
-func promptForPassword(_ prompt: String) -> String? {
+/// Reads a password from the terminal without echoing it; nil when standard input is not a
+/// terminal. Input that `StandardInput` refuses ends the tool with exit 64, after the terminal's
+/// echo is restored.
+func promptForPassword(_ prompt: String, what: String = "the password") -> String? {
   guard isatty(STDIN_FILENO) == 1 else { return nil }
   FileHandle.standardError.write(Data(prompt.utf8))
   var settings = termios()
@@ -180,9 +182,16 @@ func promptForPassword(_ prompt: String) -> String? {
   var silent = settings
   silent.c_lflag &= ~tcflag_t(ECHO)
   tcsetattr(STDIN_FILENO, TCSANOW, &silent)
-  defer {
-    tcsetattr(STDIN_FILENO, TCSANOW, &settings)
-    FileHandle.standardError.write(Data("\n".utf8))
+  let line: Result<String, StandardInput.Refusal>
+  do throws(StandardInput.Refusal) {
+    line = .success(try StandardInput.line())
+  } catch {
+    line = .failure(error)
   }
-  return readLine(strippingNewline: true)
+  tcsetattr(STDIN_FILENO, TCSANOW, &settings)
+  FileHandle.standardError.write(Data("\n".utf8))
+  switch line {
+  case .success(let text): return text
+  case .failure(let refusal): StandardInput.refuse(refusal, what)
+  }
 }
