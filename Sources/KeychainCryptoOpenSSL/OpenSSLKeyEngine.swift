@@ -42,6 +42,8 @@ enum ParameterName {
   nonisolated(unsafe) static let digest = permanent(OSSL_KDF_PARAM_DIGEST)
   nonisolated(unsafe) static let key = permanent(OSSL_KDF_PARAM_KEY)
   nonisolated(unsafe) static let info = permanent(OSSL_KDF_PARAM_INFO)
+  nonisolated(unsafe) static let rsaModulus = permanent(OSSL_PKEY_PARAM_RSA_N)
+  nonisolated(unsafe) static let rsaExponent = permanent(OSSL_PKEY_PARAM_RSA_E)
 
   private static func permanent(_ name: String) -> UnsafePointer<CChar> { UnsafePointer(strdup(name)!) }
 }
@@ -127,7 +129,38 @@ final class OpenSSLKeyEngine: KeyEngine {
       return key
     }
     guard let key else { throw libcryptoFailure("d2i RSA key") }
-    return OpenSSLKey(key, type: .rsa, isPrivate: isPrivate)
+    let imported = OpenSSLKey(key, type: .rsa, isPrivate: isPrivate)
+    try Self.checkRSAComponents(key)
+    return imported
+  }
+
+  /// The modulus sizes an imported RSA key may have: decision D2's range, the one generation
+  /// accepts, so every key the library holds works for every operation it offers.
+  static let rsaModulusBits = 1024...8192
+
+  /// Refuses an RSA key Apple's import refuses too: an even modulus or one of an unsupported
+  /// size, an even public exponent or one below 3. (The DER parser accepts any integers.)
+  private static func checkRSAComponents(_ key: OpaquePointer) throws(KeyOperationFailure) {
+    var modulus: OpaquePointer?
+    var exponent: OpaquePointer?
+    defer {
+      BN_free(modulus)
+      BN_free(exponent)
+    }
+    guard EVP_PKEY_get_bn_param(key, ParameterName.rsaModulus, &modulus) == 1, let modulus,
+      EVP_PKEY_get_bn_param(key, ParameterName.rsaExponent, &exponent) == 1, let exponent
+    else { throw libcryptoFailure("EVP_PKEY_get_bn_param") }
+    let bits = Int(BN_num_bits(modulus))
+    guard rsaModulusBits.contains(bits) else {
+      throw KeyOperationFailure(
+        errSecParam,
+        "RSA modulus of \(bits) bits; keys of \(rsaModulusBits.lowerBound) to \(rsaModulusBits.upperBound) bits are supported"
+      )
+    }
+    guard BN_is_odd(modulus) == 1 else { throw KeyOperationFailure(errSecParam, "RSA modulus is even") }
+    guard BN_is_odd(exponent) == 1, BN_num_bits(exponent) >= 2 else {
+      throw KeyOperationFailure(errSecParam, "RSA public exponent must be odd and at least 3")
+    }
   }
 
   private func importEC(isPrivate: Bool, data: [UInt8]) throws(KeyOperationFailure) -> any EngineKey {
@@ -183,6 +216,9 @@ final class OpenSSLKeyEngine: KeyEngine {
     }
     defer { EVP_PKEY_CTX_free(checker) }
     try check(EVP_PKEY_public_check(checker), "EVP_PKEY_public_check")
+    // A private scalar outside 1..n-1 must not become a key either (a range check, not a pairwise
+    // one: keys are imported on every lookup that returns a reference).
+    if isPrivate { try check(EVP_PKEY_private_check(checker), "EVP_PKEY_private_check") }
     return imported
   }
 

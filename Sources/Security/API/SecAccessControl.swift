@@ -47,15 +47,12 @@ public func SecAccessControlCreateWithFlags(
   _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
 ) -> SecAccessControl? {
   guard let value = ValueConversion.string(protection), ItemSchema.accessibilityValues[value] != nil else {
-    let failure = NSError(
-      domain: NSOSStatusErrorDomain, code: Int(errSecParam),
-      userInfo: [NSLocalizedDescriptionKey: "The protection is not a kSecAttrAccessible value."])
+    let failure = SecurityErrors.error(errSecParam, "The protection is not a kSecAttrAccessible value.")
     error?.pointee = Unmanaged.passRetained(failure)
     return nil
   }
   if let conflict = conflict(in: flags) {
-    let failure = NSError(
-      domain: NSOSStatusErrorDomain, code: Int(errSecParam), userInfo: [NSLocalizedDescriptionKey: conflict])
+    let failure = SecurityErrors.error(errSecParam, conflict)
     error?.pointee = Unmanaged.passRetained(failure)
     return nil
   }

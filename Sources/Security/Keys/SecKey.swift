@@ -103,9 +103,7 @@ func linkedKeyEngine() throws(KeyOperationFailure) -> any KeyEngine {
 /// Writes a CFError for `failure` into `error` (rule 5.1.1), in Apple's domain with the status as code.
 func report(_ failure: KeyOperationFailure, to error: UnsafeMutablePointer<Unmanaged<CFError>?>?) {
   guard let error else { return }
-  let object = NSError(
-    domain: NSOSStatusErrorDomain, code: Int(failure.status), userInfo: [NSLocalizedDescriptionKey: failure.reason])
-  error.pointee = Unmanaged.passRetained(object)
+  error.pointee = Unmanaged.passRetained(SecurityErrors.error(failure.status, failure.reason))
 }
 
 /// Runs a SecKey function's body: its value, or nil with the CFError written.
