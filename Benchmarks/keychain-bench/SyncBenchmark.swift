@@ -80,7 +80,9 @@ func runSyncBenchmark() throws {
   let itemCount = Int(ProcessInfo.processInfo.environment["KEYCHAIN_BRIDGE_BENCH_SYNC_ITEMS"] ?? "") ?? 10_000
   let first = try SyncBenchStore(scratch.appendingPathComponent("first"))
   let second = try SyncBenchStore(scratch.appendingPathComponent("second"))
-  _ = try blocking { try await KeychainSyncGroup.create(store: first.store, server: url, passphrase: "bench") }
+  _ = try blocking {
+    try await KeychainSyncGroup.create(store: first.store, server: url, passphrase: "benchmark group passphrase")
+  }
 
   // Initial sync: one store holds the items; a new store joins and takes them all.
   var start = now()
@@ -100,7 +102,9 @@ func runSyncBenchmark() throws {
       format: "sync: pushed %d records in %.2f s (%.0f records/s)", pushed.pushed, pushSeconds,
       Double(pushed.pushed) / pushSeconds))
   start = now()
-  _ = try blocking { try await KeychainSyncGroup.join(store: second.store, server: url, passphrase: "bench") }
+  _ = try blocking {
+    try await KeychainSyncGroup.join(store: second.store, server: url, passphrase: "benchmark group passphrase")
+  }
   let joinSeconds = Double(now() - start) / 1e9
   start = now()
   let pulled = try blocking { try await KeychainSyncEngine(store: second.store).syncOnce() }

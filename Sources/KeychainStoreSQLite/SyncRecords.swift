@@ -93,12 +93,19 @@ struct SyncKeys {
     return try SyncKeys(groupKey: Array(bytes.dropFirst(keyFileMagic.count)))
   }
 
-  /// The group key sealed under scrypt of `passphrase` (the store key file's format), for the server.
+  /// The group key sealed under scrypt of `passphrase` (the store key file's format, at the sync
+  /// group's cost), for the server; errSecParam for a passphrase `SyncPassphrasePolicy` refuses.
   func wrapped(passphrase: String) throws(SecStatus) -> WrappedSyncKey {
     guard !passphrase.isEmpty else { throw SecStatus(errSecParam, detail: "Sync: the passphrase is empty") }
+    try SyncPassphrasePolicy.check(passphrase)
     return WrappedSyncKey(
-      groupID: groupID, wrapped: Data(try KeyFile.encode(storeKey: groupKey, passphrase: passphrase)))
+      groupID: groupID,
+      wrapped: Data(try KeyFile.encode(storeKey: groupKey, passphrase: passphrase, cost: .syncGroup)))
   }
+
+  /// The costs a wrapped group key may name: the current one, and the store key's cost that groups
+  /// created before version 2 of the sync group key were wrapped at (README, "Sync").
+  static let acceptedWrappingCosts: [ScryptCost] = [.syncGroup, .storeKey]
 
   /// The group key a server keeps wrapped: errSecAuthFailed for a wrong passphrase, errSecDecode when
   /// the wrapped key is not the named group's (a server that swapped groups' keys).
@@ -107,7 +114,8 @@ struct SyncKeys {
     guard (try? KeyFile.needsPassphrase(contents)) == true else {
       throw SecStatus(errSecDecode, detail: "Sync: the server's wrapped group key is damaged")
     }
-    let keys = try SyncKeys(groupKey: try KeyFile.decode(contents, passphrase: passphrase))
+    let keys = try SyncKeys(
+      groupKey: try KeyFile.decode(contents, passphrase: passphrase, accepted: acceptedWrappingCosts))
     guard keys.groupID == wrappedKey.groupID else {
       throw SecStatus(errSecDecode, detail: "Sync: the server's wrapped key belongs to another group")
     }

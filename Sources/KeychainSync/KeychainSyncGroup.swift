@@ -6,13 +6,15 @@ import Security
 /// synchronizable items (and only those, never ThisDeviceOnly ones) follow the user.
 ///
 /// The group key is 256 random bits of its own (never a store key). The server keeps it only
-/// wrapped under scrypt of the group's passphrase; a store joins with that passphrase (one scrypt
-/// per join) or with a key file `exportKey(store:)` wrote. Creating and joining write the membership
+/// wrapped under scrypt of the group's passphrase (N = 2^20, r = 8, p = 1: about 1 GiB and a few
+/// seconds per try, see <doc:ThreatModel>); a store joins with that passphrase (one scrypt per
+/// group tried) or with a key file `exportKey(store:)` wrote. Creating and joining write the membership
 /// into the store, sealed under the store's key; a `KeychainSyncEngine` then keeps it in sync.
 public enum KeychainSyncGroup {
   /// Creates a group on the server, with a new key wrapped under `passphrase`, and joins `store` to it.
   ///
-  /// - Throws: errSecParam for an empty passphrase or a URL that is not a postgres:// URL,
+  /// - Throws: errSecParam for a URL that is not a postgres:// URL or a passphrase shorter than 12
+  ///   characters or among the most common ones (the server can guess it offline),
   ///   errSecNotAvailable when the server cannot be reached, errSecDuplicateItem when the store
   ///   is already in a group (leave it first).
   @discardableResult
@@ -23,22 +25,47 @@ public enum KeychainSyncGroup {
     let address = try SyncServerAddress(server)
     try requireNoGroup(backend)
     guard !passphrase.isEmpty else { throw KeychainSyncError(status: errSecParam, message: "The passphrase is empty.") }
-    try await SyncServer.with(address) { connection throws(KeychainSyncError) in
-      let wrapped: WrappedSyncKey
-      do throws(SecStatus) {
-        wrapped = try backend.createSyncGroup(server: server, passphrase: passphrase)
-      } catch {
-        throw KeychainSyncError(error, "Cannot create the sync group")
+    // The key is made and wrapped (seconds of scrypt) before the server is reached, so that no
+    // connection or deadline waits on it.
+    let wrapped: WrappedSyncKey
+    do throws(SecStatus) {
+      wrapped = try await deriving { () throws(SecStatus) in
+        try backend.createSyncGroup(server: server, passphrase: passphrase)
       }
-      do throws(KeychainSyncError) {
+    } catch {
+      throw KeychainSyncError(error, "Cannot create the sync group")
+    }
+    do throws(KeychainSyncError) {
+      try await SyncServer.with(address) { connection throws(KeychainSyncError) in
         try await connection.createGroup(wrapped)
-      } catch {
-        // The server never heard of the group: the store must not stay in it.
-        try? backend.leaveSyncGroup()
-        throw error
       }
+    } catch {
+      // The server never heard of the group: the store must not stay in it.
+      try? backend.leaveSyncGroup()
+      throw error
     }
     return try status(backend)!
+  }
+
+  /// Where passphrase work runs: scrypt at the group's cost takes about 1 GiB and seconds, so it
+  /// runs off Swift's cooperative pool (where it would starve other tasks and their deadlines) and
+  /// one at a time in the process (so concurrent joins cannot take a gigabyte each).
+  private static let keyDerivation = DispatchQueue(label: "keychain-bridge.sync.key-derivation")
+
+  /// `body`'s result, computed on `keyDerivation`.
+  private static func deriving<T: Sendable>(_ body: @escaping @Sendable () throws(SecStatus) -> T)
+    async throws(SecStatus) -> T
+  {
+    let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<T, SecStatus>, Never>) in
+      keyDerivation.async {
+        do throws(SecStatus) {
+          continuation.resume(returning: .success(try body()))
+        } catch {
+          continuation.resume(returning: .failure(error))
+        }
+      }
+    }
+    return try result.get()
   }
 
   /// Joins `store` to a group the server holds, unwrapping its key with `passphrase`.
@@ -74,7 +101,9 @@ public enum KeychainSyncGroup {
     var lastFailure: SecStatus?
     for group in groups {
       do throws(SecStatus) {
-        try backend.joinSyncGroup(server: server, wrappedKey: group, passphrase: passphrase)
+        try await deriving { () throws(SecStatus) in
+          try backend.joinSyncGroup(server: server, wrappedKey: group, passphrase: passphrase)
+        }
       } catch {
         lastFailure = error
         if error.code != errSecAuthFailed { break }

@@ -93,10 +93,10 @@ import Testing
     for (index, directory) in directories.enumerated() {
       let store = try KeychainStore(directory: directory)
       if index == 0 {
-        try await KeychainSyncGroup.create(store: store, server: url, passphrase: "convergence")
+        try await KeychainSyncGroup.create(store: store, server: url, passphrase: "convergence passphrase")
       } else {
         try await KeychainSyncGroup.join(
-          store: store, server: index == 2 ? delayedURL : url, passphrase: "convergence")
+          store: store, server: index == 2 ? delayedURL : url, passphrase: "convergence passphrase")
       }
     }
     let logs = (0..<3).map { root.appendingPathComponent("worker-\($0).log").path }

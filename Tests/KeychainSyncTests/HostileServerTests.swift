@@ -31,7 +31,7 @@ import Testing
   @Test func alteredSwappedMovedAndFlaggedRecordsAreRefusedAndCounted() async throws {
     let writer = try TestStore()
     let reader = try TestStore()
-    try await KeychainSyncGroup.create(store: writer.store, server: url, passphrase: "pw")
+    try await KeychainSyncGroup.create(store: writer.store, server: url, passphrase: "sync test passphrase")
     // Six items; the server's order of their records is not the order they were added in.
     for name in ["a", "b", "c", "d", "e", "f"] { writer.add(name, "secret-\(name)") }
     _ = try await writer.sync()
@@ -57,7 +57,7 @@ import Testing
       "UPDATE keychain_bridge_record SET deleted = true WHERE record_id = decode('\(ids[4])', 'hex')",
       database: database)
 
-    try await KeychainSyncGroup.join(store: reader.store, server: url, passphrase: "pw")
+    try await KeychainSyncGroup.join(store: reader.store, server: url, passphrase: "sync test passphrase")
     let report = try await reader.sync()
     #expect(report.rejected == 5)
     #expect(report.applied == 1)
@@ -73,8 +73,8 @@ import Testing
   @Test func aReplayedOlderVersionIsRefusedAndTheNewerOneKept() async throws {
     let writer = try TestStore()
     let reader = try TestStore()
-    try await KeychainSyncGroup.create(store: writer.store, server: url, passphrase: "pw")
-    try await KeychainSyncGroup.join(store: reader.store, server: url, passphrase: "pw")
+    try await KeychainSyncGroup.create(store: writer.store, server: url, passphrase: "sync test passphrase")
+    try await KeychainSyncGroup.join(store: reader.store, server: url, passphrase: "sync test passphrase")
     writer.add("token", "old")
     _ = try await writer.sync()
     try server.sql(
@@ -101,9 +101,9 @@ import Testing
     let other = try TestStore()
     let reader = try TestStore()
     let otherURL = try server.makeDatabase()
-    try await KeychainSyncGroup.create(store: first.store, server: url, passphrase: "pw")
-    try await KeychainSyncGroup.create(store: other.store, server: otherURL, passphrase: "pw")
-    try await KeychainSyncGroup.join(store: reader.store, server: url, passphrase: "pw")
+    try await KeychainSyncGroup.create(store: first.store, server: url, passphrase: "sync test passphrase")
+    try await KeychainSyncGroup.create(store: other.store, server: otherURL, passphrase: "sync test passphrase")
+    try await KeychainSyncGroup.join(store: reader.store, server: url, passphrase: "sync test passphrase")
     other.add("foreign", "not yours")
     _ = try await other.sync()
     let foreign = try server.sql(
@@ -147,8 +147,8 @@ import Testing
   @Test func engineCatchesUpAfterTheServerRestarts() async throws {
     let first = try TestStore()
     let second = try TestStore()
-    try await KeychainSyncGroup.create(store: first.store, server: url, passphrase: "pw")
-    try await KeychainSyncGroup.join(store: second.store, server: url, passphrase: "pw")
+    try await KeychainSyncGroup.create(store: first.store, server: url, passphrase: "sync test passphrase")
+    try await KeychainSyncGroup.join(store: second.store, server: url, passphrase: "sync test passphrase")
     var options = KeychainSyncEngine.Options()
     options.maximumRetryDelay = .milliseconds(300)
     options.roundTimeout = .seconds(3)

@@ -22,7 +22,7 @@ import Testing
         + SyncServer.migrations[0] + "; INSERT INTO keychain_bridge_schema (version) VALUES (1);",
       database: database)
     let first = try TestStore()
-    try await KeychainSyncGroup.create(store: first.store, server: url, passphrase: "pw")
+    try await KeychainSyncGroup.create(store: first.store, server: url, passphrase: "sync test passphrase")
     #expect(
       try server.sql("SELECT MAX(version) FROM keychain_bridge_schema", database: database)
         == "\(SyncServer.migrations.count)\n")
@@ -37,7 +37,8 @@ import Testing
         + "INSERT INTO keychain_bridge_schema (version) VALUES (99);",
       database: database)
     let error = await #expect(throws: KeychainSyncError.self) {
-      try await KeychainSyncGroup.create(store: try TestStore().store, server: self.url, passphrase: "pw")
+      try await KeychainSyncGroup.create(
+        store: try TestStore().store, server: self.url, passphrase: "sync test passphrase")
     }
     #expect(error?.status == errSecNotAvailableCode)
     #expect(error?.message.contains("99") == true)

@@ -68,7 +68,7 @@ import Testing
 
   @Test func aKeyFileJoinsWithoutThePassphrase() throws {
     defer { try? FileManager.default.removeItem(at: root) }
-    #expect(try security("a", "sync-group", "create", "--server", url, "-p", "pp").status == 0)
+    #expect(try security("a", "sync-group", "create", "--server", url, "-p", "tool passphrase").status == 0)
     let keyFile = root.appendingPathComponent("group.key").path
     #expect(try security("a", "sync-group", "export-key", "-o", keyFile).status == 0)
     let attributes = try FileManager.default.attributesOfItem(atPath: keyFile)

@@ -48,8 +48,8 @@ import Testing
   @Test func updatesAndDeletesPropagateAndTombstonesStayInvisible() async throws {
     let first = try TestStore()
     let second = try TestStore()
-    try await KeychainSyncGroup.create(store: first.store, server: url, passphrase: "pw")
-    try await KeychainSyncGroup.join(store: second.store, server: url, passphrase: "pw")
+    try await KeychainSyncGroup.create(store: first.store, server: url, passphrase: "sync test passphrase")
+    try await KeychainSyncGroup.join(store: second.store, server: url, passphrase: "sync test passphrase")
     first.add("a", "1")
     first.add("b", "2")
     _ = try await first.sync()
@@ -74,8 +74,8 @@ import Testing
   @Test func anUpdateThatChangesWhatSyncsDeletesTheOldItemElsewhere() async throws {
     let first = try TestStore()
     let second = try TestStore()
-    try await KeychainSyncGroup.create(store: first.store, server: url, passphrase: "pw")
-    try await KeychainSyncGroup.join(store: second.store, server: url, passphrase: "pw")
+    try await KeychainSyncGroup.create(store: first.store, server: url, passphrase: "sync test passphrase")
+    try await KeychainSyncGroup.join(store: second.store, server: url, passphrase: "sync test passphrase")
     first.add("renamed", "1")
     first.add("pinned", "2")
     first.add("unshared", "3")
@@ -104,8 +104,8 @@ import Testing
   @Test func concurrentChangesConvergeToTheLaterVersionEverywhere() async throws {
     let first = try TestStore()
     let second = try TestStore()
-    try await KeychainSyncGroup.create(store: first.store, server: url, passphrase: "pw")
-    try await KeychainSyncGroup.join(store: second.store, server: url, passphrase: "pw")
+    try await KeychainSyncGroup.create(store: first.store, server: url, passphrase: "sync test passphrase")
+    try await KeychainSyncGroup.join(store: second.store, server: url, passphrase: "sync test passphrase")
     first.add("item", "v0")
     _ = try await first.sync()
     _ = try await second.sync()
@@ -133,8 +133,8 @@ import Testing
   @Test func lockedStoresHoldBackWhenUnlockedItemsUntilUnlocked() async throws {
     let first = try TestStore(passphrase: "first's passcode")
     let second = try TestStore(passphrase: "second's passcode")
-    try await KeychainSyncGroup.create(store: first.store, server: url, passphrase: "pw")
-    try await KeychainSyncGroup.join(store: second.store, server: url, passphrase: "pw")
+    try await KeychainSyncGroup.create(store: first.store, server: url, passphrase: "sync test passphrase")
+    try await KeychainSyncGroup.join(store: second.store, server: url, passphrase: "sync test passphrase")
     #expect(first.add("unlocked-only", "1", accessible: kSecAttrAccessibleWhenUnlocked) == errSecSuccess)
     #expect(first.add("always", "2", accessible: kSecAttrAccessibleAfterFirstUnlock) == errSecSuccess)
 
@@ -159,7 +159,7 @@ import Testing
   @Test func aWrongPassphraseJoinsNothing() async throws {
     let first = try TestStore()
     let second = try TestStore()
-    try await KeychainSyncGroup.create(store: first.store, server: url, passphrase: "right")
+    try await KeychainSyncGroup.create(store: first.store, server: url, passphrase: "the right passphrase")
     let error = await #expect(throws: KeychainSyncError.self) {
       try await KeychainSyncGroup.join(store: second.store, server: url, passphrase: "wrong")
     }
@@ -167,7 +167,7 @@ import Testing
     #expect(try KeychainSyncGroup.status(store: second.store) == nil)
     // Joining twice is refused, and so is a group on a server that holds none.
     let again = await #expect(throws: KeychainSyncError.self) {
-      try await KeychainSyncGroup.join(store: first.store, server: url, passphrase: "right")
+      try await KeychainSyncGroup.join(store: first.store, server: url, passphrase: "the right passphrase")
     }
     #expect(again?.status == errSecDuplicateItem)
   }
@@ -175,7 +175,7 @@ import Testing
   @Test func anExportedKeyFileJoinsTheSameGroup() async throws {
     let first = try TestStore()
     let second = try TestStore()
-    try await KeychainSyncGroup.create(store: first.store, server: url, passphrase: "pw")
+    try await KeychainSyncGroup.create(store: first.store, server: url, passphrase: "sync test passphrase")
     first.add("k", "v")
     _ = try await first.sync()
     let keyFile = try KeychainSyncGroup.exportKey(store: first.store)
@@ -216,7 +216,7 @@ import Testing
 
   @Test func leavingKeepsTheItemsAndStopsSyncing() async throws {
     let first = try TestStore()
-    try await KeychainSyncGroup.create(store: first.store, server: url, passphrase: "pw")
+    try await KeychainSyncGroup.create(store: first.store, server: url, passphrase: "sync test passphrase")
     first.add("kept", "value")
     _ = try await first.sync()
     try KeychainSyncGroup.leave(store: first.store)
@@ -228,7 +228,7 @@ import Testing
 
   @Test func localCallsDoNotWaitForAnUnreachableServer() async throws {
     let first = try TestStore()
-    try await KeychainSyncGroup.create(store: first.store, server: url, passphrase: "pw")
+    try await KeychainSyncGroup.create(store: first.store, server: url, passphrase: "sync test passphrase")
     try server.sql(
       "UPDATE pg_database SET datallowconn = false WHERE datname = '\(databaseName(url))'", database: "postgres")
     defer {
@@ -246,8 +246,8 @@ import Testing
   @Test func runningEnginesPropagateThroughNotifications() async throws {
     let first = try TestStore()
     let second = try TestStore()
-    try await KeychainSyncGroup.create(store: first.store, server: url, passphrase: "pw")
-    try await KeychainSyncGroup.join(store: second.store, server: url, passphrase: "pw")
+    try await KeychainSyncGroup.create(store: first.store, server: url, passphrase: "sync test passphrase")
+    try await KeychainSyncGroup.join(store: second.store, server: url, passphrase: "sync test passphrase")
     let engines = [try KeychainSyncEngine(store: first.store), try KeychainSyncEngine(store: second.store)]
     let tasks = engines.map { engine in Task { await engine.run() } }
     defer { tasks.forEach { $0.cancel() } }

@@ -24,9 +24,10 @@ public final class PostgresTestServer: Sendable {
     }
   }
 
-  /// A server of its own, for a test that stops and restarts it; stopped at exit too.
-  public static func dedicated() throws -> PostgresTestServer {
-    let started = try PostgresTestServer()
+  /// A server of its own, for a test that stops and restarts it, or one that needs other
+  /// settings (`options`: more `-c name=value` server options); stopped at exit too.
+  public static func dedicated(options: String = "") throws -> PostgresTestServer {
+    let started = try PostgresTestServer(options: options)
     let first = running.withLock { servers in
       servers.append(started)
       return servers.count == 1
@@ -38,7 +39,7 @@ public final class PostgresTestServer: Sendable {
   private static let sharedServer = Mutex<PostgresTestServer?>(nil)
   private static let running = Mutex<[PostgresTestServer]>([])
 
-  private init() throws {
+  private init(options: String) throws {
     let binaries = try Self.findBinaries()
     let runAsPostgres = getuid() == 0
     let directory = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent(
@@ -54,7 +55,8 @@ public final class PostgresTestServer: Sendable {
     for _ in 0..<20 {
       let candidate = Int.random(in: 20_000..<60_000)
       do {
-        try run("pg_ctl", Self.startArguments(dataPath: dataPath, directory: directory, port: candidate))
+        try run(
+          "pg_ctl", Self.startArguments(dataPath: dataPath, directory: directory, port: candidate, options: options))
         chosen = candidate
         break
       } catch {
@@ -67,13 +69,17 @@ public final class PostgresTestServer: Sendable {
     self.binaries = binaries
     self.runAsPostgres = runAsPostgres
     self.directory = directory
+    self.options = options
     port = chosen
   }
 
-  private static func startArguments(dataPath: String, directory: URL, port: Int) -> [String] {
+  /// The server options given at creation, used again at each restart.
+  private let options: String
+
+  private static func startArguments(dataPath: String, directory: URL, port: Int, options: String) -> [String] {
     [
       "-D", dataPath, "-l", "\(directory.path)/server.log", "-w", "-t", "30", "-o",
-      "-p \(port) -c listen_addresses=127.0.0.1 -k \(directory.path) -c fsync=off -c synchronous_commit=off",
+      "-p \(port) -c listen_addresses=127.0.0.1 -k \(directory.path) -c fsync=off -c synchronous_commit=off \(options)",
       "start",
     ]
   }
@@ -107,7 +113,7 @@ public final class PostgresTestServer: Sendable {
   }
 
   public func startAgain() throws {
-    try run("pg_ctl", Self.startArguments(dataPath: dataPath, directory: directory, port: port))
+    try run("pg_ctl", Self.startArguments(dataPath: dataPath, directory: directory, port: port, options: options))
   }
 
   public func stop() {
