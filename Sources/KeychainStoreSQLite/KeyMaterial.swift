@@ -74,7 +74,7 @@ struct ScryptCost: Equatable, Sendable {
 
   /// A store's key file: about 32 MiB and 0.1 s per unlock, paid by every process that unlocks.
   static let storeKey = ScryptCost(logN: 15, r: 8, p: 1)
-  /// A sync group's key as the server keeps it: 1 GiB and about 3 s per try, so that a server
+  /// A sync group's key as the server keeps it: 1 GiB and about 5 s per try, so that a server
   /// operator guessing the passphrase pays that for every guess (KeychainSync's threat model).
   static let syncGroup = ScryptCost(logN: 20, r: 8, p: 1)
 }

@@ -201,3 +201,118 @@ extension Data {
 
   fileprivate var hex: String { map { String(format: "%02x", $0) }.joined() }
 }
+
+/// Random tampering with one member's journal table, without a server: whatever is changed on
+/// disk, what the store offers to push is only what it really wrote (no forged tombstone, version
+/// or item), and nothing traps.
+@Suite struct RandomJournalTampering {
+  private static let operations = [
+    "flip identity", "flip origin", "forge deletion", "set version", "swap identities", "copy identity",
+    "swap versions", "all pending",
+  ]
+
+  @Test func noTamperingOfTheJournalForgesAnOutgoingRecord() throws {
+    let trials = JournalTampering.long ? 2_000 : 150
+    let seed = UInt64.random(in: 0...UInt64.max)
+    var generator = SplitMix(seed: seed)
+    var forged: [String] = []
+    var skipped = 0
+    var pushed = 0
+    for trial in 0..<trials {
+      let store = try TestStore()
+      for index in 0..<6 { store.add("user-\(index)", "secret-\(index)") }
+      let backend = try #require(store.store.syncableBackend)
+      _ = try backend.joinSyncGroup(
+        server: "postgres://nobody@sync.invalid/none",
+        keyFile: Data("KBSG1".utf8) + Data((0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }))
+      let keys = try SyncKeys.fromKeyFile(try backend.exportSyncKey())
+      let genuine = Dictionary(
+        uniqueKeysWithValues: try backend.outgoingRecords(limit: 100).records.map { ($0.recordID, $0.version) })
+      let operation = Self.operations[Int.random(in: 0..<Self.operations.count, using: &generator)]
+      let first = Int.random(in: 0..<6, using: &generator)
+      let second = (first + Int.random(in: 1..<6, using: &generator)) % 6
+      let version = [Int64.max, .min, 0, -1, Int64.random(in: 1...Int64.max, using: &generator)][
+        Int.random(in: 0..<5, using: &generator)]
+      try Self.tamper(store, operation, first, second, version)
+      do {
+        let outgoing = try backend.outgoingRecords(limit: 100)
+        skipped += outgoing.damagedEntries
+        for record in outgoing.records {
+          pushed += 1
+          guard let original = genuine[record.recordID] else {
+            forged.append("trial \(trial) \(operation): a record for an item the store never wrote")
+            continue
+          }
+          if record.deleted { forged.append("trial \(trial) \(operation): a tombstone nobody made") }
+          if record.version != original {
+            forged.append("trial \(trial) \(operation): version \(record.version) instead of \(original)")
+          }
+          if (try? keys.open(record)) == nil {
+            forged.append("trial \(trial) \(operation): a record that does not open under the group key")
+          }
+        }
+      } catch {
+        // Refusing to push (with a status) is not a forged effect; trapping would end the process.
+      }
+      // Writing the tampered items again works and never traps.
+      for index in 0..<6 { #expect(store.update("user-\(index)", "again-\(index)") == errSecSuccess) }
+    }
+    print(
+      "journal tamper: \(trials) trials (seed \(seed)), \(pushed) records offered, \(skipped) damaged entries skipped, "
+        + "\(forged.count) forged")
+    #expect(forged.isEmpty, "seed \(seed): \(forged.prefix(5))")
+  }
+
+  /// Applies `operation` to the journal rows `first` and `second` (in key order) behind the store.
+  private static func tamper(_ store: TestStore, _ operation: String, _ first: Int, _ second: Int, _ version: Int64)
+    throws
+  {
+    let queue = try DatabaseQueue(path: store.directory.appendingPathComponent("keychain.db").path)
+    defer { try? queue.close() }
+    try queue.write { db in
+      let keys = try Row.fetchAll(db, sql: "SELECT class, pk, spi FROM sync_state ORDER BY pk")
+      let where1 = "class = ? AND pk = ? AND spi = ?"
+      let a: StatementArguments = [keys[first]["class"], keys[first]["pk"], keys[first]["spi"]]
+      let b: StatementArguments = [keys[second]["class"], keys[second]["pk"], keys[second]["spi"]]
+      func value(_ column: String, _ arguments: StatementArguments) throws -> DatabaseValue {
+        try Row.fetchOne(db, sql: "SELECT \(column) AS v FROM sync_state WHERE \(where1)", arguments: arguments)!["v"]
+      }
+      switch operation {
+      case "flip identity", "flip origin":
+        let column = operation == "flip identity" ? "identity" : "origin"
+        var bytes = [UInt8](Data.fromDatabaseValue(try value(column, a))!)
+        bytes[bytes.count / 2] ^= 0x10
+        try db.execute(
+          sql: "UPDATE sync_state SET \(column) = ?, pending = 1 WHERE \(where1)", arguments: [Data(bytes)] + a)
+      case "forge deletion":
+        try db.execute(
+          sql: "UPDATE sync_state SET deleted = 1, pending = 1, version = version + 1 WHERE \(where1)", arguments: a)
+      case "set version":
+        try db.execute(sql: "UPDATE sync_state SET version = ?, pending = 1 WHERE \(where1)", arguments: [version] + a)
+      case "swap identities", "copy identity", "swap versions":
+        let column = operation == "swap versions" ? "version" : "identity"
+        let (x, y) = (try value(column, a), try value(column, b))
+        try db.execute(sql: "UPDATE sync_state SET \(column) = ?, pending = 1 WHERE \(where1)", arguments: [y] + a)
+        if operation != "copy identity" {
+          try db.execute(sql: "UPDATE sync_state SET \(column) = ?, pending = 1 WHERE \(where1)", arguments: [x] + b)
+        }
+      default:
+        try db.execute(sql: "UPDATE sync_state SET pending = 1")
+      }
+    }
+  }
+}
+
+/// SplitMix64: a seeded generator, so a failing trial can be replayed from the printed seed.
+private struct SplitMix: RandomNumberGenerator {
+  var state: UInt64
+  init(seed: UInt64) { state = seed }
+
+  mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
+  }
+}

@@ -193,6 +193,7 @@ import Testing
     var wrongReads: [String] = []
     var detected = 0
     var refusedAtOpen = 0
+    var plantedKeysAccepted = 0
     var answered = 0
     for trial in 0..<trials {
       let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kb-tamper-\(UUID().uuidString)")
@@ -219,7 +220,7 @@ import Testing
         }
       }
       try StoreTampering.checkpoint(directory)
-      let tamper = Int.random(in: 0..<5, using: &generator)
+      let tamper = Int.random(in: 0..<8, using: &generator)
       let first = Int.random(in: 0..<6, using: &generator)
       let second = (first + Int.random(in: 1..<6, using: &generator)) % 6
       let column = Self.columns[Int.random(in: 0..<Self.columns.count, using: &generator)]
@@ -230,7 +231,19 @@ import Testing
       case 3 where column != "sync":
         try? StoreTampering.flipByte(in: column, account: first, at: nil, directory: directory)
       case 3: try? StoreTampering.swapColumn("sync", first, second, directory: directory)
-      default: try Self.flipBits(in: directory.appendingPathComponent("keychain.db"), using: &generator)
+      case 4: try Self.flipBits(in: directory.appendingPathComponent("keychain.db"), using: &generator)
+      // The key file: bits flipped, cut short, or replaced by a plain one of the attacker's (with
+      // the database's key check deleted half the time).
+      case 5: try Self.flipBits(in: directory.appendingPathComponent("keychain.key"), from: 0, using: &generator)
+      case 6:
+        let keyFile = directory.appendingPathComponent("keychain.key")
+        let contents = try Data(contentsOf: keyFile)
+        try contents.prefix(Int.random(in: 0..<contents.count, using: &generator)).write(to: keyFile)
+      default:
+        let planted =
+          Data("KBK1".utf8) + Data([0]) + Data((0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        try planted.write(to: directory.appendingPathComponent("keychain.key"))
+        if Bool.random(using: &generator) { try StoreTampering.deleteStoreInfo("key_check", directory: directory) }
       }
       let store: KeychainStore
       do {
@@ -239,6 +252,8 @@ import Testing
         refusedAtOpen += 1
         continue
       }
+      // A planted key file opens none of the items: the store must have been refused.
+      if tamper == 7 { plantedKeysAccepted += 1 }
       withKeychainContext(store: store, accessGroups: ["tamper"]) {
         for item in items {
           var queries: [[String: Any]] = [item.query, [kSecValuePersistentRef as String: item.reference]]
@@ -281,18 +296,21 @@ import Testing
     }
     print(
       "tamper: \(trials) trials (seed \(seed)), \(answered) correct answers, \(detected) errSecDecode, "
-        + "\(refusedAtOpen) stores refused at open, \(wrongReads.count) wrong reads")
+        + "\(refusedAtOpen) stores refused at open, \(plantedKeysAccepted) planted key files accepted, "
+        + "\(wrongReads.count) wrong reads")
     #expect(wrongReads.isEmpty, "seed \(seed): \(wrongReads.prefix(5))")
+    #expect(plantedKeysAccepted == 0, "seed \(seed)")
   }
 
-  /// Flips one to three bits past the file header (which SQLite checks on open anyway).
-  private static func flipBits(in file: URL, using generator: inout SeededGenerator) throws {
+  /// Flips one to three bits past `start` (by default past the database header, which SQLite
+  /// checks on open anyway).
+  private static func flipBits(in file: URL, from start: UInt64 = 100, using generator: inout SeededGenerator) throws {
     let handle = try FileHandle(forUpdating: file)
     defer { try? handle.close() }
     let size = try handle.seekToEnd()
-    guard size > 100 else { return }
+    guard size > start else { return }
     for _ in 0..<Int.random(in: 1...3, using: &generator) {
-      let offset = UInt64.random(in: 100..<size, using: &generator)
+      let offset = UInt64.random(in: start..<size, using: &generator)
       try handle.seek(toOffset: offset)
       var byte = try handle.read(upToCount: 1)![0]
       byte ^= UInt8(1) << UInt8.random(in: 0..<8, using: &generator)

@@ -27,6 +27,11 @@ enum StoreTampering {
     }
   }
 
+  /// Deletes a row of `store_info` (the key check, the recorded protection...).
+  static func deleteStoreInfo(_ name: String, directory: URL) throws {
+    try open(directory).write { db in try db.execute(sql: "DELETE FROM store_info WHERE name = ?", arguments: [name]) }
+  }
+
   /// Swaps the sealed columns of two rows.
   static func swapSealedColumns(_ first: Int, _ second: Int, directory: URL) throws {
     let queue = try open(directory)
