@@ -149,19 +149,19 @@ extension SQLiteItemStore: SyncableStore {
       throw SecStatus(errSecNoSuchKeychain, detail: "Sync: the store is in no sync group")
     }
     var entries: [(key: LocalItemKey, version: Int64, origin: Data, deleted: Int64, identity: [UInt8])] = []
-    var damaged: [LocalItemKey] = []
+    // The journal keys (class as written, pk, spi) of entries that fail authentication.
+    var damaged: [[SQLArgument]] = []
     try readers.withStatement(
       "SELECT class, pk, spi, version, origin, deleted, identity FROM sync_state WHERE pending = 1 LIMIT ?"
     ) { statement throws(SecStatus) in
       try forEachRow(of: statement, arguments: [.integer(Int64(limit))]) { row throws(SecStatus) in
-        let key = LocalItemKey(
-          itemClass: ItemClass(rawValue: try row.text(0)) ?? .genericPassword, primaryKey: try row.blob(1),
-          spiKey: try row.blob(2))
+        let className = try row.text(0)
         // A class name no store writes is damage too: it is taken out of the pending set below.
-        guard ItemClass(rawValue: try row.text(0)) != nil else {
-          damaged.append(key)
+        guard let itemClass = ItemClass(rawValue: className) else {
+          damaged.append([.text(className), .blob(try row.blob(1)), .blob(try row.blob(2))])
           return true
         }
+        let key = LocalItemKey(itemClass: itemClass, primaryKey: try row.blob(1), spiKey: try row.blob(2))
         entries.append((key, try row.integer(3), try row.blob(4), try row.integer(5), try row.bytes(6)))
         return true
       }
@@ -175,7 +175,7 @@ extension SQLiteItemStore: SyncableStore {
       } catch .decode {
         // An entry changed on disk (a forged deletion, a version, an origin) is never pushed: it is
         // skipped and counted, as a damaged item row is, and the rest of the journal still syncs.
-        damaged.append(entry.key)
+        damaged.append(entry.key.arguments)
         continue
       }
       let plaintext: [UInt8]
@@ -203,11 +203,11 @@ extension SQLiteItemStore: SyncableStore {
 
   /// Takes damaged journal entries out of the pending set (so they cannot hold back the entries
   /// behind them) and adds them to the store's count of damaged entries.
-  private func setAsideDamagedEntries(_ damaged: [LocalItemKey]) throws(SecStatus) {
+  private func setAsideDamagedEntries(_ damaged: [[SQLArgument]]) throws(SecStatus) {
     try write { db throws(SecStatus) in
       for key in damaged {
         try SQLiteErrors.database {
-          try db.run("UPDATE sync_state SET pending = 0 WHERE class = ? AND pk = ? AND spi = ?", key.arguments)
+          try db.run("UPDATE sync_state SET pending = 0 WHERE class = ? AND pk = ? AND spi = ?", key)
         }
       }
       let counted = try db.blob("SELECT value FROM store_info WHERE name = 'sync_damaged'").map(Self.integer) ?? 0

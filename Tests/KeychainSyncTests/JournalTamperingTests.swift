@@ -263,6 +263,22 @@ extension Data {
     #expect(forged.isEmpty, "seed \(seed): \(forged.prefix(5))")
   }
 
+  @Test func anEntryOfAClassNoStoreKeepsIsSetAsideOnce() throws {
+    let store = try TestStore()
+    store.add("user", "secret")
+    let backend = try #require(store.store.syncableBackend)
+    _ = try backend.joinSyncGroup(
+      server: "postgres://nobody@sync.invalid/none",
+      keyFile: Data("KBSG1".utf8) + Data((0..<32).map { _ in UInt8.random(in: 0...255) }))
+    let queue = try DatabaseQueue(path: store.directory.appendingPathComponent("keychain.db").path)
+    try queue.write { db in try db.execute(sql: "UPDATE sync_state SET class = 'xxxx'") }
+    try queue.close()
+    #expect(try backend.outgoingRecords(limit: 100).damagedEntries == 1)
+    // Taken out of the pending set: it is not counted again, and holds nothing back.
+    #expect(try backend.outgoingRecords(limit: 100).damagedEntries == 0)
+    #expect(try backend.syncSummary().damaged == 1)
+  }
+
   /// Applies `operation` to the journal rows `first` and `second` (in key order) behind the store.
   private static func tamper(_ store: TestStore, _ operation: String, _ first: Int, _ second: Int, _ version: Int64)
     throws
