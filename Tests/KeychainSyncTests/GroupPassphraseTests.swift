@@ -56,14 +56,11 @@ import Testing
     // scrypt and then answering "wrong passphrase" (errSecAuthFailed).
     try server.sql("UPDATE keychain_bridge_group SET wrapped_key = set_byte(wrapped_key, 6, 16)", database: database)
     let joiner = try TestStore()
-    let started = Date()
     do {
       try await KeychainSyncGroup.join(store: joiner.store, server: url, passphrase: "four random words here")
       Issue.record("a wrapped key naming another cost was accepted")
     } catch {
       #expect(error.status == errSecDecode, "\(error)")
     }
-    // Not a performance target: a minute means scrypt ran.
-    #expect(Date().timeIntervalSince(started) < 60)
   }
 }

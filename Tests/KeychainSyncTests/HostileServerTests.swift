@@ -57,7 +57,8 @@ import Testing
       "UPDATE keychain_bridge_record SET deleted = true WHERE record_id = decode('\(ids[4])', 'hex')",
       database: database)
 
-    try await KeychainSyncGroup.join(store: reader.store, server: url, passphrase: "sync test passphrase")
+    try await KeychainSyncGroup.join(
+      store: reader.store, server: url, keyFile: try KeychainSyncGroup.exportKey(store: writer.store))
     let report = try await reader.sync()
     #expect(report.rejected == 5)
     #expect(report.applied == 1)
@@ -74,7 +75,8 @@ import Testing
     let writer = try TestStore()
     let reader = try TestStore()
     try await KeychainSyncGroup.create(store: writer.store, server: url, passphrase: "sync test passphrase")
-    try await KeychainSyncGroup.join(store: reader.store, server: url, passphrase: "sync test passphrase")
+    try await KeychainSyncGroup.join(
+      store: reader.store, server: url, keyFile: try KeychainSyncGroup.exportKey(store: writer.store))
     writer.add("token", "old")
     _ = try await writer.sync()
     try server.sql(
@@ -103,7 +105,8 @@ import Testing
     let otherURL = try server.makeDatabase()
     try await KeychainSyncGroup.create(store: first.store, server: url, passphrase: "sync test passphrase")
     try await KeychainSyncGroup.create(store: other.store, server: otherURL, passphrase: "sync test passphrase")
-    try await KeychainSyncGroup.join(store: reader.store, server: url, passphrase: "sync test passphrase")
+    try await KeychainSyncGroup.join(
+      store: reader.store, server: url, keyFile: try KeychainSyncGroup.exportKey(store: first.store))
     other.add("foreign", "not yours")
     _ = try await other.sync()
     let foreign = try server.sql(
@@ -148,7 +151,8 @@ import Testing
     let first = try TestStore()
     let second = try TestStore()
     try await KeychainSyncGroup.create(store: first.store, server: url, passphrase: "sync test passphrase")
-    try await KeychainSyncGroup.join(store: second.store, server: url, passphrase: "sync test passphrase")
+    try await KeychainSyncGroup.join(
+      store: second.store, server: url, keyFile: try KeychainSyncGroup.exportKey(store: first.store))
     var options = KeychainSyncEngine.Options()
     options.maximumRetryDelay = .milliseconds(300)
     options.roundTimeout = .seconds(3)

@@ -49,7 +49,8 @@ import Testing
     let first = try TestStore()
     let second = try TestStore()
     try await KeychainSyncGroup.create(store: first.store, server: url, passphrase: "sync test passphrase")
-    try await KeychainSyncGroup.join(store: second.store, server: url, passphrase: "sync test passphrase")
+    try await KeychainSyncGroup.join(
+      store: second.store, server: url, keyFile: try KeychainSyncGroup.exportKey(store: first.store))
     first.add("a", "1")
     first.add("b", "2")
     _ = try await first.sync()
@@ -75,7 +76,8 @@ import Testing
     let first = try TestStore()
     let second = try TestStore()
     try await KeychainSyncGroup.create(store: first.store, server: url, passphrase: "sync test passphrase")
-    try await KeychainSyncGroup.join(store: second.store, server: url, passphrase: "sync test passphrase")
+    try await KeychainSyncGroup.join(
+      store: second.store, server: url, keyFile: try KeychainSyncGroup.exportKey(store: first.store))
     first.add("renamed", "1")
     first.add("pinned", "2")
     first.add("unshared", "3")
@@ -105,7 +107,8 @@ import Testing
     let first = try TestStore()
     let second = try TestStore()
     try await KeychainSyncGroup.create(store: first.store, server: url, passphrase: "sync test passphrase")
-    try await KeychainSyncGroup.join(store: second.store, server: url, passphrase: "sync test passphrase")
+    try await KeychainSyncGroup.join(
+      store: second.store, server: url, keyFile: try KeychainSyncGroup.exportKey(store: first.store))
     first.add("item", "v0")
     _ = try await first.sync()
     _ = try await second.sync()
@@ -134,7 +137,8 @@ import Testing
     let first = try TestStore(passphrase: "first's passcode")
     let second = try TestStore(passphrase: "second's passcode")
     try await KeychainSyncGroup.create(store: first.store, server: url, passphrase: "sync test passphrase")
-    try await KeychainSyncGroup.join(store: second.store, server: url, passphrase: "sync test passphrase")
+    try await KeychainSyncGroup.join(
+      store: second.store, server: url, keyFile: try KeychainSyncGroup.exportKey(store: first.store))
     #expect(first.add("unlocked-only", "1", accessible: kSecAttrAccessibleWhenUnlocked) == errSecSuccess)
     #expect(first.add("always", "2", accessible: kSecAttrAccessibleAfterFirstUnlock) == errSecSuccess)
 
@@ -247,7 +251,8 @@ import Testing
     let first = try TestStore()
     let second = try TestStore()
     try await KeychainSyncGroup.create(store: first.store, server: url, passphrase: "sync test passphrase")
-    try await KeychainSyncGroup.join(store: second.store, server: url, passphrase: "sync test passphrase")
+    try await KeychainSyncGroup.join(
+      store: second.store, server: url, keyFile: try KeychainSyncGroup.exportKey(store: first.store))
     let engines = [try KeychainSyncEngine(store: first.store), try KeychainSyncEngine(store: second.store)]
     let tasks = engines.map { engine in Task { await engine.run() } }
     defer { tasks.forEach { $0.cancel() } }
