@@ -44,11 +44,13 @@ extension SQLiteItemStore: SyncableStore {
       cursor: try readers.storeInfo("sync_cursor").map(Self.integer) ?? 0)
   }
 
-  func createSyncGroup(server: String, passphrase: String) throws(SecStatus) -> WrappedSyncKey {
+  func createSyncGroup(server: String, passphrase: String, cost: SyncKeyWrappingCost) throws(SecStatus)
+    -> WrappedSyncKey
+  {
     let groupKey: [UInt8]
     do { groupKey = try OpenSSLCrypto.randomBytes(OpenSSLCrypto.keyLength) } catch { throw error.status }
     let keys = try SyncKeys(groupKey: groupKey)
-    let wrapped = try keys.wrapped(passphrase: passphrase)
+    let wrapped = try keys.wrapped(passphrase: passphrase, cost: cost == .standard ? .syncGroup : .storeKey)
     try join(keys, server: server)
     return wrapped
   }

@@ -97,6 +97,10 @@ struct StoreFiles {
   func prepareDatabaseFile() throws(KeychainStoreError) {
     let descriptor = try Self.openPrivate(databasePath, O_RDWR | O_CREAT, what: "database")
     close(descriptor)
+    // SQLITE_OPEN_NOFOLLOW covers the database file only: SQLite opens its write-ahead log and
+    // shared memory by name, so a link planted in their place is refused here.
+    try checkPrivate(databasePath + "-wal", what: "write-ahead log")
+    try checkPrivate(databasePath + "-shm", what: "shared-memory file")
   }
 
   /// A file of `spaceReserveBytes` kept beside the database and given up when the disk is full, so

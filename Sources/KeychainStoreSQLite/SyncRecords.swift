@@ -95,16 +95,16 @@ struct SyncKeys {
 
   /// The group key sealed under scrypt of `passphrase` (the store key file's format, at the sync
   /// group's cost), for the server; errSecParam for a passphrase `SyncPassphrasePolicy` refuses.
-  func wrapped(passphrase: String) throws(SecStatus) -> WrappedSyncKey {
+  func wrapped(passphrase: String, cost: ScryptCost = .syncGroup) throws(SecStatus) -> WrappedSyncKey {
     guard !passphrase.isEmpty else { throw SecStatus(errSecParam, detail: "Sync: the passphrase is empty") }
     try SyncPassphrasePolicy.check(passphrase)
     return WrappedSyncKey(
       groupID: groupID,
-      wrapped: Data(try KeyFile.encode(storeKey: groupKey, passphrase: passphrase, cost: .syncGroup)))
+      wrapped: Data(try KeyFile.encode(storeKey: groupKey, passphrase: passphrase, cost: cost)))
   }
 
   /// The costs a wrapped group key may name: the current one, and the store key's cost that groups
-  /// created before version 2 of the sync group key were wrapped at (README, "Sync").
+  /// created before it were wrapped at (README, "Sync").
   static let acceptedWrappingCosts: [ScryptCost] = [.syncGroup, .storeKey]
 
   /// The group key a server keeps wrapped: errSecAuthFailed for a wrong passphrase, errSecDecode when

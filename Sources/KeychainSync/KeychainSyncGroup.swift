@@ -21,6 +21,15 @@ public enum KeychainSyncGroup {
   public static func create(store: KeychainStore, server: String, passphrase: String) async throws(KeychainSyncError)
     -> KeychainSyncStatus
   {
+    try await create(store: store, server: server, passphrase: passphrase, cost: .standard)
+  }
+
+  /// `create(store:server:passphrase:)` with the wrapping cost chosen: the package's tests use the
+  /// earlier cost for groups whose passphrase is not what they test.
+  @discardableResult
+  package static func create(
+    store: KeychainStore, server: String, passphrase: String, cost: SyncKeyWrappingCost
+  ) async throws(KeychainSyncError) -> KeychainSyncStatus {
     let backend = try syncable(store)
     let address = try SyncServerAddress(server)
     try requireNoGroup(backend)
@@ -30,7 +39,7 @@ public enum KeychainSyncGroup {
     let wrapped: WrappedSyncKey
     do throws(SecStatus) {
       wrapped = try await deriving { () throws(SecStatus) in
-        try backend.createSyncGroup(server: server, passphrase: passphrase)
+        try backend.createSyncGroup(server: server, passphrase: passphrase, cost: cost)
       }
     } catch {
       throw KeychainSyncError(error, "Cannot create the sync group")

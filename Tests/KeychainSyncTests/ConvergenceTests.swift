@@ -93,7 +93,8 @@ import Testing
     for (index, directory) in directories.enumerated() {
       let store = try KeychainStore(directory: directory)
       if index == 0 {
-        try await KeychainSyncGroup.create(store: store, server: url, passphrase: "convergence passphrase")
+        try await KeychainSyncGroup.create(
+          store: store, server: url, passphrase: "convergence passphrase", cost: .earlier)
       } else {
         try await KeychainSyncGroup.join(
           store: store, server: index == 2 ? delayedURL : url, passphrase: "convergence passphrase")

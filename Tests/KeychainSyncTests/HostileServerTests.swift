@@ -31,7 +31,8 @@ import Testing
   @Test func alteredSwappedMovedAndFlaggedRecordsAreRefusedAndCounted() async throws {
     let writer = try TestStore()
     let reader = try TestStore()
-    try await KeychainSyncGroup.create(store: writer.store, server: url, passphrase: "sync test passphrase")
+    try await KeychainSyncGroup.create(
+      store: writer.store, server: url, passphrase: "sync test passphrase", cost: .earlier)
     // Six items; the server's order of their records is not the order they were added in.
     for name in ["a", "b", "c", "d", "e", "f"] { writer.add(name, "secret-\(name)") }
     _ = try await writer.sync()
@@ -74,7 +75,8 @@ import Testing
   @Test func aReplayedOlderVersionIsRefusedAndTheNewerOneKept() async throws {
     let writer = try TestStore()
     let reader = try TestStore()
-    try await KeychainSyncGroup.create(store: writer.store, server: url, passphrase: "sync test passphrase")
+    try await KeychainSyncGroup.create(
+      store: writer.store, server: url, passphrase: "sync test passphrase", cost: .earlier)
     try await KeychainSyncGroup.join(
       store: reader.store, server: url, keyFile: try KeychainSyncGroup.exportKey(store: writer.store))
     writer.add("token", "old")
@@ -103,8 +105,10 @@ import Testing
     let other = try TestStore()
     let reader = try TestStore()
     let otherURL = try server.makeDatabase()
-    try await KeychainSyncGroup.create(store: first.store, server: url, passphrase: "sync test passphrase")
-    try await KeychainSyncGroup.create(store: other.store, server: otherURL, passphrase: "sync test passphrase")
+    try await KeychainSyncGroup.create(
+      store: first.store, server: url, passphrase: "sync test passphrase", cost: .earlier)
+    try await KeychainSyncGroup.create(
+      store: other.store, server: otherURL, passphrase: "sync test passphrase", cost: .earlier)
     try await KeychainSyncGroup.join(
       store: reader.store, server: url, keyFile: try KeychainSyncGroup.exportKey(store: first.store))
     other.add("foreign", "not yours")
@@ -128,7 +132,7 @@ import Testing
 
   @Test func aDumpOfTheServerHoldsNoSecretOrAttributeValue() async throws {
     let writer = try TestStore()
-    try await KeychainSyncGroup.create(store: writer.store, server: url, passphrase: "a passphrase")
+    try await KeychainSyncGroup.create(store: writer.store, server: url, passphrase: "a passphrase", cost: .earlier)
     let values = [
       "account-7f3a9", "secret-c41e2", "label-9b8d7", "deleted-account-5e6f1", "deleted-secret-2a3b4",
     ]
@@ -150,7 +154,8 @@ import Testing
   @Test func engineCatchesUpAfterTheServerRestarts() async throws {
     let first = try TestStore()
     let second = try TestStore()
-    try await KeychainSyncGroup.create(store: first.store, server: url, passphrase: "sync test passphrase")
+    try await KeychainSyncGroup.create(
+      store: first.store, server: url, passphrase: "sync test passphrase", cost: .earlier)
     try await KeychainSyncGroup.join(
       store: second.store, server: url, keyFile: try KeychainSyncGroup.exportKey(store: first.store))
     var options = KeychainSyncEngine.Options()

@@ -26,7 +26,7 @@ import Testing
   private func twoMembers() async throws -> (TestStore, TestStore) {
     let first = try TestStore()
     let second = try TestStore()
-    try await KeychainSyncGroup.create(store: first.store, server: url, passphrase: Self.passphrase)
+    try await KeychainSyncGroup.create(store: first.store, server: url, passphrase: Self.passphrase, cost: .earlier)
     let key = try KeychainSyncGroup.exportKey(store: first.store)
     try await KeychainSyncGroup.join(store: second.store, server: url, keyFile: key)
     first.add("token", "one")
@@ -89,7 +89,7 @@ import Testing
 
   @Test func aLateJoinerConvergesOnTheNewestVersionAfterAReplay() async throws {
     let writer = try TestStore()
-    try await KeychainSyncGroup.create(store: writer.store, server: url, passphrase: Self.passphrase)
+    try await KeychainSyncGroup.create(store: writer.store, server: url, passphrase: Self.passphrase, cost: .earlier)
     writer.add("token", "old")
     _ = try await writer.sync()
     try server.sql("CREATE TABLE saved AS SELECT * FROM keychain_bridge_record", database: database)

@@ -22,7 +22,8 @@ import Testing
         + SyncServer.migrations[0] + "; INSERT INTO keychain_bridge_schema (version) VALUES (1);",
       database: database)
     let first = try TestStore()
-    try await KeychainSyncGroup.create(store: first.store, server: url, passphrase: "sync test passphrase")
+    try await KeychainSyncGroup.create(
+      store: first.store, server: url, passphrase: "sync test passphrase", cost: .earlier)
     #expect(
       try server.sql("SELECT MAX(version) FROM keychain_bridge_schema", database: database)
         == "\(SyncServer.migrations.count)\n")
@@ -38,7 +39,7 @@ import Testing
       database: database)
     let error = await #expect(throws: KeychainSyncError.self) {
       try await KeychainSyncGroup.create(
-        store: try TestStore().store, server: self.url, passphrase: "sync test passphrase")
+        store: try TestStore().store, server: self.url, passphrase: "sync test passphrase", cost: .earlier)
     }
     #expect(error?.status == errSecNotAvailableCode)
     #expect(error?.message.contains("99") == true)

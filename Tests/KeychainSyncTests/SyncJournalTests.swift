@@ -103,7 +103,8 @@ import Testing
     #expect(format == Data([2]))
     let server = try PostgresTestServer.shared()
     let url = try server.makeDatabase()
-    try await KeychainSyncGroup.create(store: reopened, server: url, passphrase: "journal upgrade passphrase")
+    try await KeychainSyncGroup.create(
+      store: reopened, server: url, passphrase: "journal upgrade passphrase", cost: .earlier)
     let report = try await KeychainSyncEngine(store: reopened).syncOnce()
     #expect(report.pushed == 1)
     #expect(report.damagedJournalEntries == 0)

@@ -17,7 +17,7 @@ import Testing
   @Test func synchronizableItemsFollowToAJoiningStoreAndLocalOnesStay() async throws {
     let first = try TestStore()
     let second = try TestStore()
-    try await KeychainSyncGroup.create(store: first.store, server: url, passphrase: "correct horse")
+    try await KeychainSyncGroup.create(store: first.store, server: url, passphrase: "correct horse", cost: .earlier)
     #expect(first.add("shared", "s3cret") == errSecSuccess)
     #expect(first.add("local", "mine", synchronizable: false) == errSecSuccess)
     #expect(
@@ -48,7 +48,8 @@ import Testing
   @Test func updatesAndDeletesPropagateAndTombstonesStayInvisible() async throws {
     let first = try TestStore()
     let second = try TestStore()
-    try await KeychainSyncGroup.create(store: first.store, server: url, passphrase: "sync test passphrase")
+    try await KeychainSyncGroup.create(
+      store: first.store, server: url, passphrase: "sync test passphrase", cost: .earlier)
     try await KeychainSyncGroup.join(
       store: second.store, server: url, keyFile: try KeychainSyncGroup.exportKey(store: first.store))
     first.add("a", "1")
@@ -75,7 +76,8 @@ import Testing
   @Test func anUpdateThatChangesWhatSyncsDeletesTheOldItemElsewhere() async throws {
     let first = try TestStore()
     let second = try TestStore()
-    try await KeychainSyncGroup.create(store: first.store, server: url, passphrase: "sync test passphrase")
+    try await KeychainSyncGroup.create(
+      store: first.store, server: url, passphrase: "sync test passphrase", cost: .earlier)
     try await KeychainSyncGroup.join(
       store: second.store, server: url, keyFile: try KeychainSyncGroup.exportKey(store: first.store))
     first.add("renamed", "1")
@@ -106,7 +108,8 @@ import Testing
   @Test func concurrentChangesConvergeToTheLaterVersionEverywhere() async throws {
     let first = try TestStore()
     let second = try TestStore()
-    try await KeychainSyncGroup.create(store: first.store, server: url, passphrase: "sync test passphrase")
+    try await KeychainSyncGroup.create(
+      store: first.store, server: url, passphrase: "sync test passphrase", cost: .earlier)
     try await KeychainSyncGroup.join(
       store: second.store, server: url, keyFile: try KeychainSyncGroup.exportKey(store: first.store))
     first.add("item", "v0")
@@ -136,7 +139,8 @@ import Testing
   @Test func lockedStoresHoldBackWhenUnlockedItemsUntilUnlocked() async throws {
     let first = try TestStore(passphrase: "first's passcode")
     let second = try TestStore(passphrase: "second's passcode")
-    try await KeychainSyncGroup.create(store: first.store, server: url, passphrase: "sync test passphrase")
+    try await KeychainSyncGroup.create(
+      store: first.store, server: url, passphrase: "sync test passphrase", cost: .earlier)
     try await KeychainSyncGroup.join(
       store: second.store, server: url, keyFile: try KeychainSyncGroup.exportKey(store: first.store))
     #expect(first.add("unlocked-only", "1", accessible: kSecAttrAccessibleWhenUnlocked) == errSecSuccess)
@@ -163,7 +167,8 @@ import Testing
   @Test func aWrongPassphraseJoinsNothing() async throws {
     let first = try TestStore()
     let second = try TestStore()
-    try await KeychainSyncGroup.create(store: first.store, server: url, passphrase: "the right passphrase")
+    try await KeychainSyncGroup.create(
+      store: first.store, server: url, passphrase: "the right passphrase", cost: .earlier)
     let error = await #expect(throws: KeychainSyncError.self) {
       try await KeychainSyncGroup.join(store: second.store, server: url, passphrase: "wrong")
     }
@@ -179,7 +184,8 @@ import Testing
   @Test func anExportedKeyFileJoinsTheSameGroup() async throws {
     let first = try TestStore()
     let second = try TestStore()
-    try await KeychainSyncGroup.create(store: first.store, server: url, passphrase: "sync test passphrase")
+    try await KeychainSyncGroup.create(
+      store: first.store, server: url, passphrase: "sync test passphrase", cost: .earlier)
     first.add("k", "v")
     _ = try await first.sync()
     let keyFile = try KeychainSyncGroup.exportKey(store: first.store)
@@ -196,7 +202,8 @@ import Testing
     let first = try TestStore()
     let second = try TestStore()
     let third = try TestStore()
-    try await KeychainSyncGroup.create(store: first.store, server: url, passphrase: "from the environment")
+    try await KeychainSyncGroup.create(
+      store: first.store, server: url, passphrase: "from the environment", cost: .earlier)
     first.add("configured", "yes")
     _ = try await first.sync()
     #expect(try await KeychainSyncEnvironment([:]).engine(for: second.store) == nil)
@@ -220,7 +227,8 @@ import Testing
 
   @Test func leavingKeepsTheItemsAndStopsSyncing() async throws {
     let first = try TestStore()
-    try await KeychainSyncGroup.create(store: first.store, server: url, passphrase: "sync test passphrase")
+    try await KeychainSyncGroup.create(
+      store: first.store, server: url, passphrase: "sync test passphrase", cost: .earlier)
     first.add("kept", "value")
     _ = try await first.sync()
     try KeychainSyncGroup.leave(store: first.store)
@@ -232,7 +240,8 @@ import Testing
 
   @Test func localCallsDoNotWaitForAnUnreachableServer() async throws {
     let first = try TestStore()
-    try await KeychainSyncGroup.create(store: first.store, server: url, passphrase: "sync test passphrase")
+    try await KeychainSyncGroup.create(
+      store: first.store, server: url, passphrase: "sync test passphrase", cost: .earlier)
     try server.sql(
       "UPDATE pg_database SET datallowconn = false WHERE datname = '\(databaseName(url))'", database: "postgres")
     defer {
@@ -250,7 +259,8 @@ import Testing
   @Test func runningEnginesPropagateThroughNotifications() async throws {
     let first = try TestStore()
     let second = try TestStore()
-    try await KeychainSyncGroup.create(store: first.store, server: url, passphrase: "sync test passphrase")
+    try await KeychainSyncGroup.create(
+      store: first.store, server: url, passphrase: "sync test passphrase", cost: .earlier)
     try await KeychainSyncGroup.join(
       store: second.store, server: url, keyFile: try KeychainSyncGroup.exportKey(store: first.store))
     let engines = [try KeychainSyncEngine(store: first.store), try KeychainSyncEngine(store: second.store)]

@@ -167,6 +167,20 @@ import Testing
     #expect(!FileManager.default.fileExists(atPath: outside.path))
   }
 
+  @Test func aWriteAheadLogSymlinkIsNotFollowed() throws {
+    let directory = try passphraseStore()
+    let outside = FileManager.default.temporaryDirectory.appendingPathComponent("kb-outside-\(UUID().uuidString).wal")
+    defer {
+      try? FileManager.default.removeItem(at: directory)
+      try? FileManager.default.removeItem(at: outside)
+    }
+    let wal = directory.appendingPathComponent("keychain.db-wal").path
+    unlink(wal)
+    #expect(symlink(outside.path, wal) == 0)
+    #expect(openStatus(directory, passphrase: "correct horse") == errSecInvalidKeychain)
+    #expect(!FileManager.default.fileExists(atPath: outside.path))
+  }
+
   @Test func aKeyFileSymlinkIsNotFollowed() throws {
     let temporary = try TemporaryStore()
     let elsewhere = temporary.directory.appendingPathComponent("elsewhere.key")

@@ -51,6 +51,16 @@ package struct WrappedSyncKey: Sendable, Equatable {
   }
 }
 
+/// How expensive the passphrase wrapping of a new group key is.
+package enum SyncKeyWrappingCost: Sendable {
+  /// scrypt N = 2^20, r = 8, p = 1: what every group gets (KeychainSync's threat model).
+  case standard
+  /// scrypt N = 2^15, r = 8, p = 1: the cost groups were wrapped at before, which joins still
+  /// accept. Only the package's own tests choose it, for groups whose passphrase is not what they
+  /// test, so that the suite does not pay a gigabyte and seconds per group.
+  case earlier
+}
+
 /// A store's membership of a sync group.
 package struct SyncMembership: Sendable, Equatable {
   package var groupID: Data
@@ -125,8 +135,9 @@ package protocol SyncableStore: ItemStore {
   func syncMembership() throws(SecStatus) -> SyncMembership?
 
   /// Makes a new group key, joins the store to it, and returns the key wrapped under `passphrase`
-  /// for the server to keep.
-  func createSyncGroup(server: String, passphrase: String) throws(SecStatus) -> WrappedSyncKey
+  /// (at `cost`) for the server to keep.
+  func createSyncGroup(server: String, passphrase: String, cost: SyncKeyWrappingCost) throws(SecStatus)
+    -> WrappedSyncKey
 
   /// Joins the group whose wrapped key the server keeps: errSecAuthFailed for a wrong passphrase.
   func joinSyncGroup(server: String, wrappedKey: WrappedSyncKey, passphrase: String) throws(SecStatus)
