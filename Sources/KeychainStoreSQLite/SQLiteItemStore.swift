@@ -61,7 +61,9 @@ final class SQLiteItemStore: ItemStore {
     // by another process a moment earlier, or planted) would be a silent downgrade.
     if !hasPassphrase && passphrase != nil { throw Self.noPassphrase(files) }
     var ring = KeyRing.sealed
-    if !hasPassphrase || passphrase != nil {
+    if let created = opened.createdRing {
+      ring = created
+    } else if !hasPassphrase || passphrase != nil {
       ring = try Self.unlockedRing(keyFileContents, passphrase: passphrase, files: files)
       try Self.verify(ring, against: opened.keyCheck, readers: readers, in: writer, files: files)
     }

@@ -30,6 +30,9 @@ extension SQLiteItemStore {
     var keyFile: [UInt8]
     var keyCheck: [UInt8]?
     var protection: Protection
+    /// The keys of a store this open created: the caller uses them instead of opening the key file
+    /// it just wrote again (a second scrypt for a passphrase store).
+    var createdRing: KeyRing? = nil
   }
 
   /// What the database records about its key: the check value, the protection, and whether it
@@ -110,10 +113,10 @@ extension SQLiteItemStore {
     }
     defer { OpenSSLCrypto.wipe(&storeKey) }
     let sealedKey: [UInt8]
-    let keyCheck: [UInt8]?
+    let ring: KeyRing
     do {
       sealedKey = try KeyFile.encode(storeKey: storeKey, passphrase: passphrase)
-      keyCheck = try KeyRing(storeKey: storeKey).keyCheck
+      ring = try KeyRing(storeKey: storeKey)
     } catch let status as SecStatus {
       throw KeychainStoreError(status: status.code, message: "Cannot seal the new store key.")
     } catch {
@@ -121,10 +124,16 @@ extension SQLiteItemStore {
     }
     let keyFile = try files.createKeyFile(sealedKey)
     let protection = try Protection(keyFile: keyFile, path: files.keyFilePath)
-    let ours = keyFile == sealedKey
-    try record(protection: protection, keyCheck: ours ? keyCheck : nil, in: writer, path: files.databasePath)
+    // Under the directory lock the key file is ours; another one is kept only if a process that
+    // does not take the lock wrote it first, and then its own key must be read from it.
+    guard keyFile == sealedKey else {
+      try record(protection: protection, keyCheck: nil, in: writer, path: files.databasePath)
+      return OpenedDatabase(writer: writer, readers: readers, keyFile: keyFile, keyCheck: nil, protection: protection)
+    }
+    try record(protection: protection, keyCheck: ring.keyCheck, in: writer, path: files.databasePath)
     return OpenedDatabase(
-      writer: writer, readers: readers, keyFile: keyFile, keyCheck: ours ? keyCheck : nil, protection: protection)
+      writer: writer, readers: readers, keyFile: keyFile, keyCheck: ring.keyCheck, protection: protection,
+      createdRing: ring)
   }
 
   /// Records a store's protection and key check where none is recorded yet.
