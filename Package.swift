@@ -4,8 +4,9 @@ import PackageDescription
 let package = Package(
   name: "KeychainBridge",
   products: [
-    // The API module and the store it reaches through C entry points (see StoreSeam.swift).
-    .library(name: "Security", targets: ["Security", "KeychainStoreSQLite", "KeychainCryptoOpenSSL"]),
+    // The API module and its backend (store, key engine, crypto), which installs itself when the
+    // program loads (see SecurityBackend.swift).
+    .library(name: "Security", targets: ["Security", "KeychainBackend"]),
     .executable(name: "apple-style-demo", targets: ["AppleStyleDemo"]),
     // The typed API generated from the headers in the build step.
     .library(name: "Keychain", targets: ["Keychain"]),
@@ -27,6 +28,9 @@ let package = Package(
     .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     // The sync engine's PostgreSQL client (KeychainSync only; Security and Keychain do not link it).
     .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+    // Test-only: an independent implementation (BoringSSL) the crypto module is checked against;
+    // postgres-nio already brings it.
+    .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     // TLS to a sync server that is not on this machine (postgres-nio's own TLS library).
     .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
   ],
@@ -45,25 +49,35 @@ let package = Package(
       pkgConfig: "sqlite3",
       providers: [.apt(["libsqlite3-dev"])]
     ),
-    // The C entry points between Security and its store, with "not linked" defaults.
-    .target(name: "CKeychainBridgeSeam"),
+    // The package's crypto primitives, shaped like swift-crypto's API (AES.GCM, HMAC, HKDF, SHA-1 and
+    // SHA-2, scrypt, random bytes) over OpenSSL 3's EVP interface: everything that seals or digests
+    // calls it. It imports nothing of the package, so every layer may use it.
+    .target(name: "KeychainCrypto", dependencies: ["COpenSSL"]),
     // Apple's SecItem API: dictionaries, rules and results. Imports Foundation alone, so any
-    // target can import it (swift-certificates does, under `#if canImport(Security)`); it links
-    // the seam and calls it by symbol (`@_extern(c)`, hence the experimental feature).
+    // target can import it (swift-certificates does, under `#if canImport(Security)`); its backend
+    // installs itself (KeychainBackend), so Security imports no C module.
     .target(
       name: "Security",
-      dependencies: ["CKeychainBridgeSeam"],
       // The definitions secgen renders Generated/ from (make runtime-sources); not compiled.
-      exclude: ["Definitions"],
-      swiftSettings: [.enableExperimentalFeature("Extern")]
+      exclude: ["Definitions"]
     ),
+    // Security's backend: the SQLite store, the OpenSSL key engine, the backup envelope and the
+    // certificate parser behind one `SecurityBackend` value, installed as the program loads.
+    .target(
+      name: "KeychainBackend",
+      dependencies: [
+        "Security", "KeychainStoreSQLite", "KeychainCryptoOpenSSL", "KeychainCrypto", "CKeychainBackendInstaller",
+      ]
+    ),
+    // The load-time constructor that installs KeychainBackend (C: Swift runs no code at load).
+    .target(name: "CKeychainBackendInstaller"),
     // The store under the API: SQLite through its C API, every row sealed with OpenSSL.
     .target(
       name: "KeychainStoreSQLite",
       dependencies: [
         "Security",
         "COpenSSL",
-        "CKeychainBridgeSeam",
+        "KeychainCrypto",
         // SQLite's C API: the store's one database layer (SQLiteConnection.swift).
         "CSQLite",
         // Operational events (skipped damaged rows, checkpoint failures), never values.
@@ -74,7 +88,7 @@ let package = Package(
     // interface, reached by Security through KeychainBridge_keyEngine.
     .target(
       name: "KeychainCryptoOpenSSL",
-      dependencies: ["Security", "COpenSSL", "CKeychainBridgeSeam"]
+      dependencies: ["Security", "COpenSSL", "KeychainCrypto"]
     ),
     // Synchronizable items replicated through a PostgreSQL server (issue 16): the transport and
     // the background engine; the records themselves are sealed by the store.
@@ -116,14 +130,14 @@ let package = Package(
     // The typed API: hand-written support plus what secgen generates from Headers/ and Templates/.
     .target(
       name: "Keychain",
-      dependencies: ["Security", "KeychainStoreSQLite", "KeychainCryptoOpenSSL"],
+      dependencies: ["Security", "KeychainStoreSQLite", "KeychainCryptoOpenSSL", "KeychainBackend"],
       exclude: ["Headers"],
       plugins: ["SecGenPlugin"]
     ),
     // Keychain tasks written twice, with the raw API and with the DSL (issue: the equivalence proof).
     .target(
       name: "KeychainExamples",
-      dependencies: ["Keychain", "Security", "KeychainStoreSQLite", "KeychainCryptoOpenSSL"],
+      dependencies: ["Keychain", "Security", "KeychainStoreSQLite", "KeychainCryptoOpenSSL", "KeychainBackend"],
       path: "Examples/KeychainExamples"
     ),
     .executableTarget(
@@ -150,7 +164,8 @@ let package = Package(
     .executableTarget(
       name: "keychain-bench",
       dependencies: [
-        "CKeychainBaseline", "Keychain", "Security", "KeychainStoreSQLite", "KeychainCryptoOpenSSL", "KeychainSync",
+        "CKeychainBaseline", "Keychain", "Security", "KeychainStoreSQLite", "KeychainCryptoOpenSSL", "KeychainBackend",
+        "KeychainSync",
         "LocalPostgres",
       ],
       path: "Benchmarks/keychain-bench"
@@ -158,13 +173,13 @@ let package = Package(
     // A program written for Apple's keychain, compiled unchanged against this runtime.
     .executableTarget(
       name: "AppleStyleDemo",
-      dependencies: ["Security", "KeychainStoreSQLite", "KeychainCryptoOpenSSL"],
+      dependencies: ["Security", "KeychainStoreSQLite", "KeychainCryptoOpenSSL", "KeychainBackend"],
       path: "Examples/AppleStyleDemo"
     ),
     // A child process for tests that cannot run in the test process (file-size limits, kills).
     .executableTarget(
       name: "keychain-store-helper",
-      dependencies: ["Security", "KeychainStoreSQLite", "KeychainCryptoOpenSSL"],
+      dependencies: ["Security", "KeychainStoreSQLite", "KeychainCryptoOpenSSL", "KeychainBackend"],
       path: "Tests/StoreHelper"
     ),
     // A PostgreSQL server made by initdb for the sync tests and the sync benchmark.
@@ -172,15 +187,20 @@ let package = Package(
     // A store in a process of its own, for the sync convergence test (kills, restarts).
     .executableTarget(
       name: "keychain-sync-worker",
-      dependencies: ["KeychainSync", "Security", "KeychainStoreSQLite", "KeychainCryptoOpenSSL"],
+      dependencies: ["KeychainSync", "Security", "KeychainStoreSQLite", "KeychainCryptoOpenSSL", "KeychainBackend"],
       path: "Tests/SyncWorker"
     ),
     // A program linking the Security target alone (no store), run by SecurityTests.
     .executableTarget(name: "security-alone", dependencies: ["Security"], path: "Tests/SecurityAlone"),
     .testTarget(
+      name: "KeychainCryptoTests",
+      dependencies: ["KeychainCrypto", .product(name: "Crypto", package: "swift-crypto")]
+    ),
+    .testTarget(
       name: "SecGenTests",
       dependencies: [
-        "SecGen", "SecGenModel", "SecGenParse", "Security", "KeychainStoreSQLite", "KeychainCryptoOpenSSL", "secgen",
+        "SecGen", "SecGenModel", "SecGenParse", "Security", "KeychainStoreSQLite", "KeychainCryptoOpenSSL",
+        "KeychainBackend", "secgen",
       ],
       exclude: ["Fixtures"]
     ),
@@ -195,7 +215,8 @@ let package = Package(
     .testTarget(
       name: "KeychainSyncTests",
       dependencies: [
-        "LocalPostgres", "KeychainSync", "Security", "KeychainStoreSQLite", "KeychainCryptoOpenSSL",
+        "LocalPostgres", "KeychainSync", "Security", "KeychainStoreSQLite", "KeychainCryptoOpenSSL", "KeychainBackend",
+        "KeychainCrypto",
         "keychain-sync-worker", "SecurityTool",
         // Test-only: ages journal entries behind the store's back.
         .product(name: "GRDB", package: "GRDB.swift"),
@@ -209,7 +230,7 @@ let package = Package(
       name: "SecurityTests",
       dependencies: [
         "Security",
-        "KeychainStoreSQLite", "KeychainCryptoOpenSSL",
+        "KeychainStoreSQLite", "KeychainCryptoOpenSSL", "KeychainBackend",
         "keychain-store-helper",
         "security-alone",
         .product(name: "GRDB", package: "GRDB.swift"),

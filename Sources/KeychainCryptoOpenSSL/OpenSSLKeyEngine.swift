@@ -1,30 +1,29 @@
-import CKeychainBridgeSeam
 import COpenSSL
 import Foundation
+import KeychainCrypto
 import Security
 
 // SecKey's primitives over OpenSSL 3's EVP interface (no deprecated RSA_* or EC_KEY_* call):
 // shared/spec/keys-implementation-notes.md lists the call behind each.
 
-/// Hands the Security module its key engine; see `KeychainBridgeKeyEngineFunction`.
-@_cdecl("KeychainBridge_keyEngine")
-func keyEngineEntryPoint() -> UnsafeMutableRawPointer? {
-  Unmanaged.passRetained(OpenSSLKeyEngine.shared as AnyObject).toOpaque()
-}
-
-/// Fails to compile when the entry point stops matching the C function type its header declares.
-private func entryPointMatchesItsDeclaration() -> KeychainBridgeKeyEngineFunction { keyEngineEntryPoint }
-
 /// The failure of the libcrypto call `function`, with the reason at the head of its error queue
 /// (which is then emptied so that it cannot be mistaken for a later call's).
 func libcryptoFailure(_ function: String, status: OSStatus = errSecParam) -> KeyOperationFailure {
-  let code = ERR_get_error()
-  ERR_clear_error()
-  guard code != 0 else { return KeyOperationFailure(status, "\(function) failed") }
-  var buffer = [CChar](repeating: 0, count: 256)
-  ERR_error_string_n(code, &buffer, buffer.count)
-  let reason = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+  guard let reason = LibcryptoErrorQueue.takeReason() else { return KeyOperationFailure(status, "\(function) failed") }
   return KeyOperationFailure(status, "\(function) failed: \(reason)")
+}
+
+extension KeyOperationFailure {
+  /// A failure of the crypto module as SecKey reports it: errSecParam for what the caller gave
+  /// (a forged ciphertext included, as Apple answers), errSecAllocate for memory.
+  init(_ error: CryptoError) {
+    switch error {
+    case .authenticationFailed: self.init(errSecParam, "the ciphertext failed authentication")
+    case .outOfMemory: self.init(errSecAllocate, error.description)
+    case .randomGeneratorFailed, .callFailed: self.init(errSecInternalComponent, error.description)
+    case .inputTooLarge, .invalidParameter: self.init(errSecParam, error.description)
+    }
+  }
 }
 
 /// Throws the failure of `function` unless `result` is 1 (libcrypto's success).
@@ -48,8 +47,9 @@ enum ParameterName {
   private static func permanent(_ name: String) -> UnsafePointer<CChar> { UnsafePointer(strdup(name)!) }
 }
 
-final class OpenSSLKeyEngine: KeyEngine {
-  static let shared = OpenSSLKeyEngine()
+package final class OpenSSLKeyEngine: KeyEngine {
+  /// The one engine: it holds no state, so every caller shares it.
+  package static let shared = OpenSSLKeyEngine()
 
   /// The NIST curve of each size Apple's EC keys have (rule 1.2, decision D4).
   static func curveName(bits: Int) -> String? {
@@ -72,7 +72,7 @@ final class OpenSSLKeyEngine: KeyEngine {
     return nil
   }
 
-  func generate(_ type: Security.KeyType, bits: Int) throws(KeyOperationFailure) -> any EngineKey {
+  package func generate(_ type: Security.KeyType, bits: Int) throws(KeyOperationFailure) -> any EngineKey {
     guard let context = EVP_PKEY_CTX_new_from_name(nil, type == .ec ? "EC" : "RSA", nil) else {
       throw libcryptoFailure("EVP_PKEY_CTX_new_from_name", status: errSecAllocate)
     }
@@ -93,7 +93,9 @@ final class OpenSSLKeyEngine: KeyEngine {
     return OpenSSLKey(key, type: type, isPrivate: true)
   }
 
-  func importKey(_ type: Security.KeyType, isPrivate: Bool, data: Data) throws(KeyOperationFailure) -> any EngineKey {
+  package func importKey(_ type: Security.KeyType, isPrivate: Bool, data: Data) throws(KeyOperationFailure)
+    -> any EngineKey
+  {
     switch type {
     case .rsa: try importRSA(isPrivate: isPrivate, data: Array(data))
     case .ec: try importEC(isPrivate: isPrivate, data: Array(data))
@@ -222,15 +224,16 @@ final class OpenSSLKeyEngine: KeyEngine {
     return imported
   }
 
-  func digest(_ kind: DigestKind, _ data: Data) throws(KeyOperationFailure) -> Data {
-    var output = [UInt8](repeating: 0, count: kind.length)
-    var length = 0
-    let bytes = Array(data)
-    try check(EVP_Q_digest(nil, kind.rawValue, nil, bytes, bytes.count, &output, &length), "EVP_Q_digest")
-    return Data(output.prefix(length))
+  package func digest(_ kind: DigestKind, _ data: Data) throws(KeyOperationFailure) -> Data {
+    guard let function = HashFunction(rawValue: kind.rawValue) else {
+      throw KeyOperationFailure(errSecParam, "the digest \(kind.rawValue)")
+    }
+    do { return Data(try function.hash(data)) } catch { throw KeyOperationFailure(error) }
   }
 
-  func x963KDF(_ kind: DigestKind, secret: Data, sharedInfo: Data, length: Int) throws(KeyOperationFailure) -> Data {
+  package func x963KDF(_ kind: DigestKind, secret: Data, sharedInfo: Data, length: Int) throws(KeyOperationFailure)
+    -> Data
+  {
     guard let kdf = EVP_KDF_fetch(nil, "X963KDF", nil) else { throw libcryptoFailure("EVP_KDF_fetch") }
     defer { EVP_KDF_free(kdf) }
     guard let context = EVP_KDF_CTX_new(kdf) else { throw libcryptoFailure("EVP_KDF_CTX_new", status: errSecAllocate) }
@@ -257,65 +260,33 @@ final class OpenSSLKeyEngine: KeyEngine {
     return Data(output)
   }
 
-  func aesGCMSeal(key: Data, iv: Data, plaintext: Data, additionalData: Data) throws(KeyOperationFailure) -> Data {
-    try AESGCM16.run(encrypting: true, key: key, iv: iv, input: plaintext, additionalData: additionalData)
-  }
-
-  func aesGCMOpen(key: Data, iv: Data, sealed: Data, additionalData: Data) throws(KeyOperationFailure) -> Data {
-    try AESGCM16.run(encrypting: false, key: key, iv: iv, input: sealed, additionalData: additionalData)
-  }
-}
-
-/// AES-GCM with a 16-byte IV and tag, as Apple's ECIES and RSA-AESGCM frame it (decision D12).
-enum AESGCM16 {
-  static func run(encrypting: Bool, key: Data, iv: Data, input: Data, additionalData: Data)
-    throws(KeyOperationFailure) -> Data
+  package func aesGCMSeal(key: Data, iv: Data, plaintext: Data, additionalData: Data) throws(KeyOperationFailure)
+    -> Data
   {
-    let cipher: OpaquePointer?
-    switch key.count {
-    case 16: cipher = EVP_aes_128_gcm()
-    case 32: cipher = EVP_aes_256_gcm()
-    default: throw KeyOperationFailure(errSecParam, "an AES key of \(key.count) bytes")
+    // Apple's ECIES and RSA-AESGCM frame AES-GCM with a 16-byte IV and tag (decision D12).
+    do {
+      let (ciphertext, tag) = try AES.GCM.seal(
+        Array(plaintext), using: Array(key), nonce: Array(iv), authenticating: Array(additionalData))
+      return Data(ciphertext + tag)
+    } catch {
+      throw KeyOperationFailure(error)
     }
-    guard encrypting || input.count >= 16 else { throw KeyOperationFailure(errSecParam, "the ciphertext has no tag") }
-    guard let context = EVP_CIPHER_CTX_new() else {
-      throw libcryptoFailure("EVP_CIPHER_CTX_new", status: errSecAllocate)
+  }
+
+  package func aesGCMOpen(key: Data, iv: Data, sealed: Data, additionalData: Data) throws(KeyOperationFailure) -> Data {
+    let bytes = Array(sealed)
+    guard bytes.count >= AES.GCM.tagByteCount else {
+      throw KeyOperationFailure(errSecParam, "the ciphertext has no tag")
     }
-    defer { EVP_CIPHER_CTX_free(context) }
-    let keyBytes = Array(key)
-    let ivBytes = Array(iv)
-    let aad = Array(additionalData)
-    let body = Array(encrypting ? input : input.dropLast(16))
-    var tag = encrypting ? [UInt8](repeating: 0, count: 16) : Array(input.suffix(16))
-    var output = [UInt8](repeating: 0, count: body.count + 16)
-    var written: Int32 = 0
-    let initialize = encrypting ? EVP_EncryptInit_ex : EVP_DecryptInit_ex
-    let update = encrypting ? EVP_EncryptUpdate : EVP_DecryptUpdate
-    try check(initialize(context, cipher, nil, nil, nil), "EVP_CipherInit_ex")
-    try check(EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_IVLEN, Int32(ivBytes.count), nil), "EVP_CIPHER_CTX_ctrl")
-    try check(initialize(context, nil, nil, keyBytes, ivBytes), "EVP_CipherInit_ex")
-    if !aad.isEmpty { try check(update(context, nil, &written, aad, Int32(aad.count)), "EVP_CipherUpdate") }
-    var produced = 0
-    if !body.isEmpty {
-      try check(update(context, &output, &written, body, Int32(body.count)), "EVP_CipherUpdate")
-      produced = Int(written)
+    let bodyEnd = bytes.count - AES.GCM.tagByteCount
+    do {
+      return Data(
+        try AES.GCM.open(
+          ciphertext: bytes[..<bodyEnd], tag: bytes[bodyEnd...], using: Array(key), nonce: Array(iv),
+          authenticating: Array(additionalData)))
+    } catch {
+      throw KeyOperationFailure(error)
     }
-    if encrypting {
-      try output.withUnsafeMutableBufferPointer { buffer throws(KeyOperationFailure) in
-        try check(EVP_EncryptFinal_ex(context, buffer.baseAddress! + produced, &written), "EVP_EncryptFinal_ex")
-      }
-      try check(EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_GET_TAG, 16, &tag), "EVP_CIPHER_CTX_ctrl")
-      return Data(output.prefix(produced)) + Data(tag)
-    }
-    try check(EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_TAG, 16, &tag), "EVP_CIPHER_CTX_ctrl")
-    let verified = output.withUnsafeMutableBufferPointer { buffer in
-      EVP_DecryptFinal_ex(context, buffer.baseAddress! + produced, &written)
-    }
-    guard verified == 1 else {
-      ERR_clear_error()
-      throw KeyOperationFailure(errSecParam, "the ciphertext failed authentication")
-    }
-    return Data(output.prefix(produced))
   }
 }
 
@@ -344,7 +315,7 @@ extension OpenSSLKeyEngine {
     return legacy
   }()
 
-  func importPKCS12(_ data: Data, passphrase: String) throws(KeyOperationFailure) -> [PKCS12Identity] {
+  package func importPKCS12(_ data: Data, passphrase: String) throws(KeyOperationFailure) -> [PKCS12Identity] {
     _ = Self.providersLoaded
     let bytes = Array(data)
     let file: OpaquePointer? = bytes.withUnsafeBufferPointer { buffer in

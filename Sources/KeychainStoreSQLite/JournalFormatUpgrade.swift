@@ -1,4 +1,5 @@
 import Foundation
+import KeychainCrypto
 import Security
 
 // Journal format 1 sealed each entry's identity under its key only, so a version, an origin or a
@@ -36,9 +37,9 @@ extension SQLiteItemStore {
           else { return true }
           let plaintext = try identity.encoded()
           do throws(CryptoError) {
-            let sealed = try OpenSSLCrypto.seal(
-              plaintext, key: metadataKey,
-              associatedData: key.associatedData(version: version, origin: origin, deleted: deleted == 1))
+            let sealed = try AES.GCM.seal(
+              plaintext, using: metadataKey,
+              authenticating: key.associatedData(version: version, origin: origin, deleted: deleted == 1))
             upgrades.append((key, sealed))
           } catch {
             throw error.status

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainCrypto
 import Security
 
 /// The keys of an open store, derived from its 256-bit store key.
@@ -11,7 +12,7 @@ struct KeyRing: Sendable {
   private(set) var metadataKey: [UInt8]?
   private(set) var indexKey: [UInt8]?
   /// The index key prepared for HMAC, so each digest skips OpenSSL's algorithm lookup.
-  private(set) var indexMAC: OpenSSLCrypto.KeyedHMAC?
+  private(set) var indexMAC: HMAC.Prepared?
   private var classKeys: [String: [UInt8]] = [:]
   /// A value that proves which store key is in use, kept in the database to detect a wrong key.
   private(set) var keyCheck: [UInt8]?
@@ -25,14 +26,13 @@ struct KeyRing: Sendable {
 
   init(storeKey: [UInt8]) throws(CryptoError) {
     self.storeKey = storeKey
-    metadataKey = try OpenSSLCrypto.deriveKey(from: storeKey, label: "keychain-bridge/metadata/v1")
-    let indexKey = try OpenSSLCrypto.deriveKey(from: storeKey, label: "keychain-bridge/index/v1")
+    metadataKey = try HKDF.subkey(of: storeKey, label: "keychain-bridge/metadata/v1")
+    let indexKey = try HKDF.subkey(of: storeKey, label: "keychain-bridge/index/v1")
     self.indexKey = indexKey
-    indexMAC = try OpenSSLCrypto.KeyedHMAC(key: indexKey)
-    keyCheck = try OpenSSLCrypto.deriveKey(from: storeKey, label: "keychain-bridge/key-check/v1")
+    indexMAC = try HMAC.Prepared(key: indexKey)
+    keyCheck = try HKDF.subkey(of: storeKey, label: "keychain-bridge/key-check/v1")
     for protection in ItemSchema.accessibilityValues.keys {
-      classKeys[protection] = try OpenSSLCrypto.deriveKey(
-        from: storeKey, label: "keychain-bridge/class/\(protection)/v1")
+      classKeys[protection] = try HKDF.subkey(of: storeKey, label: "keychain-bridge/class/\(protection)/v1")
     }
     locked = false
     everUnlocked = true
@@ -50,12 +50,12 @@ struct KeyRing: Sendable {
 
   mutating func lock() {
     guard !locked else { return }
-    if storeKey != nil { OpenSSLCrypto.wipe(&storeKey!) }
+    if storeKey != nil { SecureBytes.wipe(&storeKey!) }
     storeKey = nil
     keyCheck = nil
     for (protection, accessibility) in ItemSchema.accessibilityValues
     where accessibility == .whenUnlocked || accessibility == .whenPasscodeSet {
-      if classKeys[protection] != nil { OpenSSLCrypto.wipe(&classKeys[protection]!) }
+      if classKeys[protection] != nil { SecureBytes.wipe(&classKeys[protection]!) }
       classKeys[protection] = nil
     }
     locked = true
@@ -87,7 +87,7 @@ enum KeyFile {
   static let magic = Array("KBK1".utf8)
   private static let headerLength = 4 + 1 + 1 + 4 + 4 + 16
   /// The length of a sealed key file; a plain one is 5 + 32 bytes.
-  static let sealedLength = headerLength + OpenSSLCrypto.nonceLength + OpenSSLCrypto.keyLength + OpenSSLCrypto.tagLength
+  static let sealedLength = headerLength + AES.GCM.standardNonceByteCount + StoreKeys.keyLength + AES.GCM.tagByteCount
 
   /// The contents of a new key file holding `storeKey`, sealed at `cost` when a passphrase is given.
   static func encode(storeKey: [UInt8], passphrase: String?, cost: ScryptCost = .storeKey) throws(SecStatus)
@@ -95,15 +95,15 @@ enum KeyFile {
   {
     guard let passphrase else { return magic + [0] + storeKey }
     do {
-      let salt = try OpenSSLCrypto.randomBytes(16)
+      let salt = try SecureBytes.random(count: 16)
       var header = magic + [1, cost.logN]
       withUnsafeBytes(of: cost.r.littleEndian) { header.append(contentsOf: $0) }
       withUnsafeBytes(of: cost.p.littleEndian) { header.append(contentsOf: $0) }
       header += salt
-      var wrappingKey = try OpenSSLCrypto.scrypt(
-        passphrase: Array(passphrase.utf8), salt: salt, logN: cost.logN, r: UInt64(cost.r), p: UInt64(cost.p))
-      defer { OpenSSLCrypto.wipe(&wrappingKey) }
-      return header + (try OpenSSLCrypto.seal(storeKey, key: wrappingKey, associatedData: header))
+      var wrappingKey = try Scrypt.deriveKey(
+        passphrase: Array(passphrase.utf8), salt: salt, logN: cost.logN, r: cost.r, p: cost.p)
+      defer { SecureBytes.wipe(&wrappingKey) }
+      return header + (try AES.GCM.seal(storeKey, using: wrappingKey, authenticating: header))
     } catch {
       throw error.status
     }
@@ -135,7 +135,7 @@ enum KeyFile {
     throws(SecStatus) -> [UInt8]
   {
     if try !needsPassphrase(contents) {
-      guard contents.count == 5 + OpenSSLCrypto.keyLength else { throw .decode }
+      guard contents.count == 5 + StoreKeys.keyLength else { throw .decode }
       return Array(contents[5...])
     }
     let cost = try cost(contents)
@@ -146,10 +146,10 @@ enum KeyFile {
     let header = Array(contents[0..<headerLength])
     let salt = Array(contents[14..<30])
     do {
-      var wrappingKey = try OpenSSLCrypto.scrypt(
-        passphrase: Array(passphrase.utf8), salt: salt, logN: cost.logN, r: UInt64(cost.r), p: UInt64(cost.p))
-      defer { OpenSSLCrypto.wipe(&wrappingKey) }
-      return try OpenSSLCrypto.open(Array(contents[headerLength...]), key: wrappingKey, associatedData: header)
+      var wrappingKey = try Scrypt.deriveKey(
+        passphrase: Array(passphrase.utf8), salt: salt, logN: cost.logN, r: cost.r, p: cost.p)
+      defer { SecureBytes.wipe(&wrappingKey) }
+      return try AES.GCM.open(combined: Array(contents[headerLength...]), using: wrappingKey, authenticating: header)
     } catch .authenticationFailed {
       throw .authFailed
     } catch {

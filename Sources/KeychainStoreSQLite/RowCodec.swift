@@ -1,4 +1,5 @@
 import Foundation
+import KeychainCrypto
 import Security
 
 /// A row as read and authenticated, with what the fetch asked for decrypted.
@@ -54,8 +55,8 @@ enum RowCodec {
       guard let metadataKey = ring.metadataKey else { throw .interactionNotAllowed }
       let plaintext: [UInt8]
       do {
-        plaintext = try OpenSSLCrypto.open(
-          try row.bytes(8), key: metadataKey, associatedData: RowIdentity.Purpose.metadata.label,
+        plaintext = try AES.GCM.open(
+          combined: try row.bytes(8), using: metadataKey, authenticating: RowIdentity.Purpose.metadata.label,
           associatedFields.bytes(for: .metadata))
       } catch {
         throw .decode
@@ -82,8 +83,9 @@ enum RowCodec {
     let fields = fields ?? identity.associatedFields()
     do {
       return Data(
-        try OpenSSLCrypto.open(
-          sealedSecret, key: key, associatedData: RowIdentity.Purpose.secret.label, fields.bytes(for: .secret)))
+        try AES.GCM.open(
+          combined: sealedSecret, using: key, authenticating: RowIdentity.Purpose.secret.label,
+          fields.bytes(for: .secret)))
     } catch {
       throw .decode
     }
@@ -98,12 +100,12 @@ enum RowCodec {
     guard let metadataKey = ring.metadataKey else { throw .interactionNotAllowed }
     let fields = identity.associatedFields()
     do {
-      let meta = try OpenSSLCrypto.seal(
-        MetadataCodec.encode(attributes, accessControl: accessControl), key: metadataKey,
-        associatedData: fields.associatedData(for: .metadata))
+      let meta = try AES.GCM.seal(
+        MetadataCodec.encode(attributes, accessControl: accessControl), using: metadataKey,
+        authenticating: fields.associatedData(for: .metadata))
       let secret = try data.map { plaintext throws(CryptoError) in
         Data(
-          try OpenSSLCrypto.seal([UInt8](plaintext), key: classKey, associatedData: fields.associatedData(for: .secret))
+          try AES.GCM.seal([UInt8](plaintext), using: classKey, authenticating: fields.associatedData(for: .secret))
         )
       }
       return (Data(meta), secret)

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainCrypto
 import Security
 
 // Row format 1 bound only a row's identity columns into its sealing; format 2 binds every plain
@@ -55,14 +56,14 @@ extension SQLiteItemStore {
     let accessControl: SecAccessControl?
     var data: Data?
     do {
-      let plaintext = try OpenSSLCrypto.open(
-        try row.bytes(8), key: metadataKey, associatedData: stored.formatOneAssociatedData(.metadata))
+      let plaintext = try AES.GCM.open(
+        combined: try row.bytes(8), using: metadataKey, authenticating: stored.formatOneAssociatedData(.metadata))
       (attributes, accessControl) = try MetadataCodec.decode(plaintext)
       if let sealedSecret {
         data = Data(
-          try OpenSSLCrypto.open(
-            sealedSecret, key: try ring.classKey(for: stored.protection),
-            associatedData: stored.formatOneAssociatedData(.secret)))
+          try AES.GCM.open(
+            combined: sealedSecret, using: try ring.classKey(for: stored.protection),
+            authenticating: stored.formatOneAssociatedData(.secret)))
       }
     } catch {
       throw .decode

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainCrypto
 import Security
 
 /// The store's side of sync (SyncableStore): membership, outgoing records and incoming ones.
@@ -28,7 +29,8 @@ extension SQLiteItemStore: SyncableStore {
     guard let metadataKey = ring.metadataKey else { throw .interactionNotAllowed }
     let membership: Membership
     do {
-      let plaintext = try OpenSSLCrypto.open([UInt8](sealed), key: metadataKey, associatedData: Self.membershipLabel)
+      let plaintext = try AES.GCM.open(
+        combined: [UInt8](sealed), using: metadataKey, authenticating: Self.membershipLabel)
       membership = try PropertyListDecoder().decode(Membership.self, from: Data(plaintext))
     } catch {
       throw SecStatus(errSecDecode, detail: "Sync: the store's group membership is damaged")
@@ -48,7 +50,7 @@ extension SQLiteItemStore: SyncableStore {
     -> WrappedSyncKey
   {
     let groupKey: [UInt8]
-    do { groupKey = try OpenSSLCrypto.randomBytes(OpenSSLCrypto.keyLength) } catch { throw error.status }
+    do { groupKey = try SecureBytes.random(count: StoreKeys.keyLength) } catch { throw error.status }
     let keys = try SyncKeys(groupKey: groupKey)
     let wrapped = try keys.wrapped(passphrase: passphrase, cost: cost == .standard ? .syncGroup : .storeKey)
     try join(keys, server: server)
@@ -87,7 +89,7 @@ extension SQLiteItemStore: SyncableStore {
     }
     let sealed: [UInt8]
     do {
-      sealed = try OpenSSLCrypto.seal([UInt8](plaintext), key: metadataKey, associatedData: Self.membershipLabel)
+      sealed = try AES.GCM.seal([UInt8](plaintext), using: metadataKey, authenticating: Self.membershipLabel)
     } catch {
       throw error.status
     }
@@ -385,7 +387,7 @@ extension SQLiteItemStore: SyncableStore {
     if let existing {
       persistentID = existing.persistentID
     } else {
-      do { persistentID = Data(try OpenSSLCrypto.randomBytes(16)) } catch { throw error.status }
+      do { persistentID = Data(try SecureBytes.random(count: 16)) } catch { throw error.status }
     }
     let identity = try digests(ring).identity(
       item.itemClass, item.index, persistentID: persistentID, hasSecret: item.data != nil)

@@ -1,6 +1,7 @@
 import CSQLite
 import Dispatch
 import Foundation
+import KeychainCrypto
 import Logging
 import Security
 import Synchronization
@@ -267,7 +268,7 @@ final class SQLiteItemStore: ItemStore {
 
   private func insertRow(_ db: SQLiteConnection, _ item: NewItem, _ ring: KeyRing) throws(SecStatus) -> StoredItem {
     let persistentID: Data
-    do { persistentID = Data(try OpenSSLCrypto.randomBytes(16)) } catch { throw error.status }
+    do { persistentID = Data(try SecureBytes.random(count: 16)) } catch { throw error.status }
     let identity = try digests(ring).identity(
       item.itemClass, item.index, persistentID: persistentID, hasSecret: item.data != nil)
     let sealed = try RowCodec.seal(

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainCrypto
 import Security
 import Synchronization
 
@@ -33,9 +34,9 @@ struct SearchDigests {
     do throws(CryptoError) {
       let full: [UInt8]
       if let mac = ring.indexMAC {
-        full = try mac.digest(parts)
+        full = try mac.authenticationCode(for: parts)
       } else {
-        full = try OpenSSLCrypto.hmacSHA256(key: key, parts)
+        full = try HMAC.sha256(parts, key: key)
       }
       return Data(full.prefix(Self.length))
     } catch {

@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import KeychainCrypto
 import Security
 
 // Opening a store's files: creating a new store, refusing foreign or damaged ones, migrating the
@@ -108,10 +109,10 @@ extension SQLiteItemStore {
     throws(KeychainStoreError) -> OpenedDatabase
   {
     var storeKey: [UInt8]
-    do { storeKey = try OpenSSLCrypto.randomBytes(OpenSSLCrypto.keyLength) } catch {
+    do { storeKey = try SecureBytes.random(count: StoreKeys.keyLength) } catch {
       throw KeychainStoreError(status: errSecAllocate, message: "The random number generator failed.")
     }
-    defer { OpenSSLCrypto.wipe(&storeKey) }
+    defer { SecureBytes.wipe(&storeKey) }
     let sealedKey: [UInt8]
     let ring: KeyRing
     do {
@@ -278,7 +279,7 @@ extension SQLiteItemStore {
         if try connection.blob("SELECT value FROM store_info WHERE name = 'store_id'") == nil {
           try connection.run(
             "INSERT INTO store_info (name, value) VALUES ('store_id', ?)",
-            [.blob(Data(try OpenSSLCrypto.randomBytes(SyncKeys.originLength)))])
+            [.blob(Data(try SecureBytes.random(count: SyncKeys.originLength)))])
         }
         // Row format 2 binds the search digests and the secret's presence into each row's sealing.
         // Rows written before it are sealed again by upgradeRowFormat once the keys are at hand.

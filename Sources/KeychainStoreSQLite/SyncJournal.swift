@@ -1,4 +1,5 @@
 import Foundation
+import KeychainCrypto
 import Security
 
 /// The primary key of a synchronizable item in a form that travels: what a tombstone carries, and
@@ -310,9 +311,9 @@ enum SyncJournal {
     let plaintext = try identity.encoded()
     let sealedIdentity: [UInt8]
     do {
-      sealedIdentity = try OpenSSLCrypto.seal(
-        plaintext, key: metadataKey,
-        associatedData: key.associatedData(version: version, origin: origin, deleted: deleted))
+      sealedIdentity = try AES.GCM.seal(
+        plaintext, using: metadataKey,
+        authenticating: key.associatedData(version: version, origin: origin, deleted: deleted))
     } catch {
       throw error.status
     }
@@ -371,7 +372,7 @@ enum SyncJournal {
     guard let metadataKey = ring.metadataKey else { throw .interactionNotAllowed }
     let plaintext: [UInt8]
     do {
-      plaintext = try OpenSSLCrypto.open(sealed, key: metadataKey, associatedData: associatedData)
+      plaintext = try AES.GCM.open(combined: sealed, using: metadataKey, authenticating: associatedData)
     } catch {
       throw SecStatus(errSecDecode, detail: "a sync journal entry failed authentication")
     }

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainCrypto
 import Security
 
 /// The keys of a sync group, derived from its 256-bit group key (never the store key: a store can
@@ -14,16 +15,16 @@ struct SyncKeys {
   private let sealKey: [UInt8]
 
   init(groupKey: [UInt8]) throws(SecStatus) {
-    guard groupKey.count == OpenSSLCrypto.keyLength else {
+    guard groupKey.count == StoreKeys.keyLength else {
       throw SecStatus(errSecDecode, detail: "a sync group key must be 32 bytes")
     }
     self.groupKey = groupKey
     do {
       groupID = Data(
-        try OpenSSLCrypto.deriveKey(from: groupKey, label: "keychain-bridge/sync/group-id/v1").prefix(
+        try HKDF.subkey(of: groupKey, label: "keychain-bridge/sync/group-id/v1").prefix(
           Self.groupIDLength))
-      recordIDKey = try OpenSSLCrypto.deriveKey(from: groupKey, label: "keychain-bridge/sync/record-id/v1")
-      sealKey = try OpenSSLCrypto.deriveKey(from: groupKey, label: "keychain-bridge/sync/seal/v1")
+      recordIDKey = try HKDF.subkey(of: groupKey, label: "keychain-bridge/sync/record-id/v1")
+      sealKey = try HKDF.subkey(of: groupKey, label: "keychain-bridge/sync/seal/v1")
     } catch {
       throw error.status
     }
@@ -33,7 +34,7 @@ struct SyncKeys {
   /// can link to an account, a service or any other value without the key.
   func recordID(_ identity: SyncIdentity) throws(SecStatus) -> Data {
     let bytes = try identity.canonicalBytes()
-    do { return Data(try OpenSSLCrypto.hmacSHA256(key: recordIDKey, bytes)) } catch { throw error.status }
+    do { return Data(try HMAC.sha256(bytes, key: recordIDKey)) } catch { throw error.status }
   }
 
   /// The associated data of a record: the group and every field a server keeps in the clear, so a
@@ -53,9 +54,9 @@ struct SyncKeys {
     -> SyncRecord
   {
     do {
-      let sealed = try OpenSSLCrypto.seal(
-        plaintext, key: sealKey,
-        associatedData: associatedData(recordID: recordID, version: version, origin: origin, deleted: deleted))
+      let sealed = try AES.GCM.seal(
+        plaintext, using: sealKey,
+        authenticating: associatedData(recordID: recordID, version: version, origin: origin, deleted: deleted))
       return SyncRecord(recordID: recordID, version: version, origin: origin, deleted: deleted, sealed: Data(sealed))
     } catch {
       throw error.status
@@ -69,9 +70,9 @@ struct SyncKeys {
       throw SecStatus(errSecDecode, detail: "its identifier or origin has the wrong length")
     }
     do {
-      return try OpenSSLCrypto.open(
-        [UInt8](record.sealed), key: sealKey,
-        associatedData: associatedData(
+      return try AES.GCM.open(
+        combined: [UInt8](record.sealed), using: sealKey,
+        authenticating: associatedData(
           recordID: record.recordID, version: record.version, origin: record.origin, deleted: record.deleted))
     } catch {
       throw SecStatus(errSecDecode, detail: "it failed authentication (altered, or sealed for another item or version)")
@@ -87,7 +88,7 @@ struct SyncKeys {
 
   static func fromKeyFile(_ file: Data) throws(SecStatus) -> SyncKeys {
     let bytes = [UInt8](file)
-    guard bytes.count == keyFileMagic.count + OpenSSLCrypto.keyLength,
+    guard bytes.count == keyFileMagic.count + StoreKeys.keyLength,
       Array(bytes.prefix(keyFileMagic.count)) == keyFileMagic
     else { throw SecStatus(errSecDecode, detail: "Sync: the file is not a sync group key file") }
     return try SyncKeys(groupKey: Array(bytes.dropFirst(keyFileMagic.count)))

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import KeychainCrypto
 import KeychainSync
 import Security
 import Testing
@@ -90,8 +91,8 @@ import Testing
       let identity = try SyncJournal.openIdentity(
         [UInt8](row["identity"] as Data), key, version: row["version"], origin: row["origin"],
         deleted: (row["deleted"] as Int64) == 1, ring)
-      let formatOne = try OpenSSLCrypto.seal(
-        try identity.encoded(), key: ring.metadataKey!, associatedData: key.formatOneAssociatedData)
+      let formatOne = try AES.GCM.seal(
+        try identity.encoded(), using: ring.metadataKey!, authenticating: key.formatOneAssociatedData)
       try db.execute(sql: "UPDATE sync_state SET identity = ?", arguments: [Data(formatOne)])
       try db.execute(sql: "UPDATE store_info SET value = x'01' WHERE name = 'journal_format'")
     }

@@ -5,8 +5,8 @@ import Testing
 
 /// The binary form of a live record's item: what travels, and what a damaged form gives.
 @Suite struct SyncPayloadEncoding {
-  static func item(synchronizable: Int64 = 1, protection: String = "ck") -> StoredItem {
-    let attributes = ItemRows.completed(
+  static func item(synchronizable: Int64 = 1, protection: String = "ck") throws -> StoredItem {
+    let attributes = try ItemRows.completed(
       [
         "acct": .data(Data("alice".utf8)), "svce": .string("mail"), "agrp": .string("com.example.sync"),
         "sync": .integer(synchronizable), "pdmn": .string(protection), "labl": .string("Mail (alice)"),
@@ -18,7 +18,7 @@ import Testing
   }
 
   @Test func anItemTravelsWithItsTypesDatesAccessControlAndSecret() throws {
-    let original = Self.item()
+    let original = try Self.item()
     let decoded = try SyncPayload.decode(try SyncPayload.encode(original))
     #expect(decoded.itemClass == .genericPassword)
     #expect(decoded.data == original.data)
@@ -29,14 +29,14 @@ import Testing
   }
 
   @Test func itemsThatMayNotSyncAreRefused() throws {
-    #expect(throws: SecStatus.self) { try SyncPayload.decode(try SyncPayload.encode(Self.item(synchronizable: 0))) }
+    #expect(throws: SecStatus.self) { try SyncPayload.decode(try SyncPayload.encode(try Self.item(synchronizable: 0))) }
     #expect(throws: SecStatus.self) {
-      try SyncPayload.decode(try SyncPayload.encode(Self.item(protection: "cku")))
+      try SyncPayload.decode(try SyncPayload.encode(try Self.item(protection: "cku")))
     }
   }
 
   @Test func truncatedAndMutatedFormsAreDecodeErrorsNeverCrashes() throws {
-    let valid = [UInt8](try SyncPayload.encode(Self.item()))
+    let valid = [UInt8](try SyncPayload.encode(try Self.item()))
     for length in 0..<valid.count {
       #expect(throws: SecStatus.self) { try SyncPayload.decode(Data(valid.prefix(length))) }
     }

@@ -33,7 +33,7 @@ import Testing
       "pdmn": .string(protection),
     ]
     if let description { attributes["desc"] = .string(description) }
-    let complete = ItemRows.completed(attributes, at: Date())
+    let complete = try ItemRows.completed(attributes, at: Date())
     return NewItem(
       itemClass: .genericPassword, attributes: complete, accessControl: nil, data: data,
       index: try ItemRows.index(.genericPassword, complete))

@@ -3,7 +3,7 @@ import Foundation
 // Apple's backup rule: a backup carries every item that may leave the device, and an item whose
 // accessibility ends in ThisDeviceOnly never does. The payload is a binary property list (Apple's
 // own format for such archives) of the items' complete attributes, access control and data; the
-// linked store seals it under a passphrase (StoreSeam.sealBackup: scrypt and AES-256-GCM).
+// linked backend seals it under a passphrase (SecurityBackend.sealBackup: scrypt and AES-256-GCM).
 
 /// A sealed backup of a keychain store, as `SecKeychainExportBackup` made it.
 @_spi(KeychainBridge)
@@ -66,7 +66,7 @@ public func SecKeychainExportBackup(passphrase: String) -> Result<SecKeychainBac
       }
     }
     let plaintext = try BackupPayload(items: items).encoded()
-    let file = try StoreSeam.sealBackup(plaintext, passphrase: passphrase)
+    let file = try SecurityBackends.required().sealBackup(plaintext, passphrase: passphrase)
     return SecKeychainBackup(file: file, exportedItems: items.count, skippedThisDeviceOnlyItems: skipped)
   }
 }
@@ -85,7 +85,7 @@ public func SecKeychainImportBackup(_ file: Data, passphrase: String)
   -> Result<SecKeychainRestoreReport, KeychainStoreError>
 {
   KeychainBackupCall.run { context throws(SecStatus) in
-    let payload = try BackupPayload(decoding: try StoreSeam.openBackup(file, passphrase: passphrase))
+    let payload = try BackupPayload(decoding: try SecurityBackends.required().openBackup(file, passphrase: passphrase))
     var prepared: [NewItem] = []
     var rejections: [String] = []
     for (position, item) in payload.items.enumerated() {
@@ -247,7 +247,7 @@ struct BackupPayload: Codable {
       let now = Date()
       let created = values[SecConstantValue.attrCreationDate]
       let modified = values[SecConstantValue.attrModificationDate]
-      var complete = ItemRows.completed(values, at: now)
+      var complete = try ItemRows.completed(values, at: now)
       if case .date? = created { complete[SecConstantValue.attrCreationDate] = created }
       if case .date? = modified { complete[SecConstantValue.attrModificationDate] = modified }
       return NewItem(

@@ -25,7 +25,14 @@ public final class KeychainStore: Sendable {
   ///   or the passphrase is wrong.
   public init(directory: URL, passphrase: String? = nil) throws(KeychainStoreError) {
     self.directory = directory
-    backend = try StoreSeam.openStore(directory: directory, passphrase: passphrase)
+    // A NUL would end the path early where it meets the C library.
+    guard !directory.path.utf8.contains(0) else {
+      throw KeychainStoreError(status: errSecParam, message: "The store directory's path contains a NUL character.")
+    }
+    guard let linked = SecurityBackends.current else {
+      throw KeychainStoreError(status: errSecNotAvailable, message: SecurityBackends.notLinkedMessage)
+    }
+    backend = try linked.openStore(directory: directory, passphrase: passphrase)
   }
 
   /// Whether the store is locked (its WhenUnlocked key material is not in memory).

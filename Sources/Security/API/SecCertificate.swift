@@ -5,8 +5,13 @@ import Foundation
 /// Two certificates are equal when their DER bytes are.
 public final class SecCertificate: Hashable, Sendable, CustomStringConvertible {
   let contents: CertificateContents
+  /// SHA-1 of the subject public key's bits (kSecAttrPublicKeyHash), computed once at creation.
+  let publicKeyHash: Data
 
-  init(contents: CertificateContents) { self.contents = contents }
+  init(contents: CertificateContents, publicKeyHash: Data) {
+    self.contents = contents
+    self.publicKeyHash = publicKeyHash
+  }
 
   /// The certificate's DER bytes.
   var derBytes: Data { contents.der }
@@ -28,7 +33,7 @@ public final class SecCertificate: Hashable, Sendable, CustomStringConvertible {
       SecConstantValue.attrCertificateType: .integer(Int64(contents.version)),
       SecConstantValue.attrCertificateEncoding: .integer(3),
       SecConstantValue.attrSerialNumber: .data(contents.serialNumber),
-      SecConstantValue.attrPublicKeyHash: .data(Data(SHA1.digest(Array(contents.publicKeyBits)))),
+      SecConstantValue.attrPublicKeyHash: .data(publicKeyHash),
     ]
     if let subject = NameNormalization.normalizedContent(contents.subject) {
       attributes[SecConstantValue.attrSubject] = .data(subject)
@@ -48,10 +53,11 @@ public final class SecCertificate: Hashable, Sendable, CustomStringConvertible {
 /// certificate are dropped. A program that links the Security target without its store has no
 /// X.509 parser: the result is nil.
 public func SecCertificateCreateWithData(_ allocator: CFAllocator?, _ data: CFData) -> SecCertificate? {
-  guard let contents = CertificateContents(Data(referencing: data)),
-    StoreSeam.isSingleDERCertificate(contents.der) == true
+  guard let backend = SecurityBackends.current, let contents = CertificateContents(Data(referencing: data)),
+    backend.isSingleDERCertificate(contents.der),
+    let publicKeyHash = try? backend.sha1(Array(contents.publicKeyBits))
   else { return nil }
-  return SecCertificate(contents: contents)
+  return SecCertificate(contents: contents, publicKeyHash: publicKeyHash)
 }
 
 /// The certificate's DER bytes (rule 7.4).
@@ -108,7 +114,7 @@ public func SecCertificateCopyKey(_ certificate: SecCertificate) -> SecKey? {
   case CertificateContents.ecPublicKey: type = .ec
   default: return nil
   }
-  guard let engine = StoreSeam.keyEngine,
+  guard let engine = SecurityBackends.current?.keyEngine,
     let material = try? engine.importKey(type, isPrivate: false, data: contents.publicKeyBits)
   else { return nil }
   return try? SecKey(material)

@@ -553,7 +553,7 @@ enum SecItemCall {
       guard let group = context.accessGroups.first(where: { $0 != "*" }) else { throw .missingEntitlement }
       attributes[SecConstantValue.attrAccessGroup] = .string(group)
     }
-    let complete = ItemRows.completed(attributes, at: Date())
+    let complete = try ItemRows.completed(attributes, at: Date())
     return NewItem(
       itemClass: itemClass, attributes: complete, accessControl: request.accessControl, data: data,
       index: try ItemRows.index(itemClass, complete))

@@ -52,7 +52,7 @@ package enum ItemRows {
 
   /// Apple's `sha1`: a fingerprint of the item's attributes other than the dates (the access
   /// control and the data are not part of it).
-  static func fingerprint(_ attributes: [String: AttributeValue]) -> Data {
+  static func fingerprint(_ attributes: [String: AttributeValue]) throws(SecStatus) -> Data {
     var bytes: [UInt8] = []
     bytes.reserveCapacity(256)
     for key in attributes.keys.sorted()
@@ -76,18 +76,20 @@ package enum ItemRows {
       withUnsafeBytes(of: UInt32(payload.count).littleEndian) { bytes += $0 }
       bytes += payload
     }
-    return Data(SHA1.digest(bytes))
+    return try SecurityBackends.required().sha1(bytes)
   }
 
   /// Completes a new item's attributes with what the store would own on Apple (rule 2.2): the
   /// dates, the tombstone flag, the multi-user id and the fingerprint.
-  static func completed(_ attributes: [String: AttributeValue], at now: Date) -> [String: AttributeValue] {
+  static func completed(_ attributes: [String: AttributeValue], at now: Date) throws(SecStatus)
+    -> [String: AttributeValue]
+  {
     var attributes = attributes
     attributes[SecConstantValue.attrCreationDate] = .date(now)
     attributes[SecConstantValue.attrModificationDate] = .date(now)
     attributes[SecConstantValue.attrTombstone] = .integer(0)
     attributes[SecConstantValue.attrMultiUser] = .data(Data())
-    attributes[SecConstantValue.attrSHA1] = .data(fingerprint(attributes))
+    attributes[SecConstantValue.attrSHA1] = .data(try fingerprint(attributes))
     return attributes
   }
 
@@ -112,7 +114,7 @@ package enum ItemRows {
       modified = previous.addingTimeInterval(0.001)
     }
     attributes[SecConstantValue.attrModificationDate] = .date(modified)
-    attributes[SecConstantValue.attrSHA1] = .data(fingerprint(attributes))
+    attributes[SecConstantValue.attrSHA1] = .data(try fingerprint(attributes))
     return ItemRevision(
       attributes: attributes, accessControl: accessControl, data: change.data,
       index: try index(item.itemClass, attributes))

@@ -47,7 +47,7 @@ enum KeyItems {
     if item.attributes[SecConstantValue.attrTokenID] != nil { return nil }
     guard let data = item.data, case .integer(let typeCode)? = item.attributes[SecConstantValue.attrKeyType],
       case .integer(let keyClass)? = item.attributes[SecConstantValue.attrKeyClass], keyClass == 0 || keyClass == 1,
-      let type = KeyParameters.keyType(String(typeCode)), let engine = StoreSeam.keyEngine
+      let type = KeyParameters.keyType(String(typeCode)), let engine = SecurityBackends.current?.keyEngine
     else { return nil }
     return try? SecKey(try engine.importKey(type, isPrivate: keyClass == 1, data: data))
   }

@@ -26,6 +26,11 @@ public final class SecKey: Hashable, Sendable, CustomStringConvertible {
   package init(_ material: any EngineKey) throws(KeyOperationFailure) {
     self.material = material
     publicBytes = try material.publicRepresentation()
+    do {
+      applicationLabel = try SecurityBackends.required().sha1(Array(publicBytes))
+    } catch {
+      throw KeyOperationFailure(error.code, error.detail ?? "the key's application label could not be computed")
+    }
   }
 
   package var keyType: KeyType { material.type }
@@ -36,7 +41,7 @@ public final class SecKey: Hashable, Sendable, CustomStringConvertible {
   package var blockSize: Int { (material.bits + 7) / 8 }
 
   /// kSecAttrApplicationLabel: SHA-1 of the public key's raw bytes (rule 4.11).
-  package var applicationLabel: Data { Data(SHA1.digest(Array(publicBytes))) }
+  package let applicationLabel: Data
 
   /// Keys are equal when class and key are (rule 4.3).
   public static func == (lhs: SecKey, rhs: SecKey) -> Bool {
@@ -92,10 +97,8 @@ public final class SecKey: Hashable, Sendable, CustomStringConvertible {
 
 /// The engine, or the failure every SecKey function reports when none is linked.
 func linkedKeyEngine() throws(KeyOperationFailure) -> any KeyEngine {
-  guard let engine = StoreSeam.keyEngine else {
-    throw KeyOperationFailure(
-      errSecNotAvailable,
-      "No key engine is linked into this program: depend on the Security product of KeychainBridge, which brings it.")
+  guard let engine = SecurityBackends.current?.keyEngine else {
+    throw KeyOperationFailure(errSecNotAvailable, SecurityBackends.notLinkedMessage)
   }
   return engine
 }

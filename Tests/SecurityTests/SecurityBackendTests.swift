@@ -1,10 +1,12 @@
 import Foundation
-import Security
 import Testing
 
-/// The Security module reaches its store through C entry points, so a program that links the
-/// Security target without the store builds, and fails clearly at its first keychain call.
-@Suite struct StoreSeam {
+@testable import Security
+
+/// The Security module imports no backend; the backend installs itself as the program loads. So a
+/// program that links the Security target without it builds, and fails clearly at its first
+/// keychain call, and a program that links the Security product finds its backend before `main`.
+@Suite struct SecurityBackendInstallation {
   @Test func aProgramWithoutTheStoreBuildsAndItsFirstCallSaysWhatIsMissing() throws {
     let program = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
       .appendingPathComponent("security-alone")
@@ -33,15 +35,16 @@ import Testing
     #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("keychain.db").path))
   }
 
-  @Test func theLinkedStoreOpensThroughTheSeam() throws {
+  @Test func theBackendIsInstalledBeforeMainAndOpensTheStore() throws {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("seam-\(UUID().uuidString)")
     defer { try? FileManager.default.removeItem(at: directory) }
+    #expect(SecurityBackends.current != nil)
     let store = try KeychainStore(directory: directory)
     #expect(!store.isLocked)
     #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("keychain.db").path))
   }
 
-  @Test func aRefusedOpenCarriesTheStoresStatusAndMessageAcrossTheSeam() throws {
+  @Test func aRefusedOpenCarriesTheStoresStatusAndMessage() throws {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("seam-\(UUID().uuidString)")
     defer { try? FileManager.default.removeItem(at: directory) }
     _ = try KeychainStore(directory: directory, passphrase: "right")
@@ -55,9 +58,9 @@ import Testing
   }
 }
 
-/// What crosses the seam as C data keeps every byte: a passphrase with a NUL in it is not cut short.
+/// A passphrase keeps every byte on its way to the store: one with a NUL in it is not cut short.
 /// (A path cannot hold one: Foundation's file URLs write it as %00.)
-@Suite struct StoreSeamBytes {
+@Suite struct PassphraseBytes {
   @Test func aPassphraseWithANulByteIsNotCutShortAtIt() throws {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("seam-\(UUID().uuidString)")
     defer { try? FileManager.default.removeItem(at: directory) }

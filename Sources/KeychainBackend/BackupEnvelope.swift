@@ -1,4 +1,6 @@
 import Foundation
+import KeychainCrypto
+import KeychainStoreSQLite
 import Security
 
 /// The sealed envelope of a keychain backup: what `security export-keychain` writes.
@@ -18,15 +20,15 @@ enum BackupEnvelope {
   /// The envelope of `plaintext`, sealed under a key scrypt derives from `passphrase`.
   static func seal(_ plaintext: [UInt8], passphrase: [UInt8]) throws(SecStatus) -> [UInt8] {
     do {
-      let salt = try OpenSSLCrypto.randomBytes(16)
+      let salt = try SecureBytes.random(count: 16)
       var header = magic + [formatVersion, scryptLogN]
       withUnsafeBytes(of: scryptR.littleEndian) { header.append(contentsOf: $0) }
       withUnsafeBytes(of: scryptP.littleEndian) { header.append(contentsOf: $0) }
       header += salt
-      var key = try OpenSSLCrypto.scrypt(
-        passphrase: passphrase, salt: salt, logN: scryptLogN, r: UInt64(scryptR), p: UInt64(scryptP))
-      defer { OpenSSLCrypto.wipe(&key) }
-      return header + (try OpenSSLCrypto.seal(plaintext, key: key, associatedData: header))
+      var key = try Scrypt.deriveKey(
+        passphrase: passphrase, salt: salt, logN: scryptLogN, r: scryptR, p: scryptP)
+      defer { SecureBytes.wipe(&key) }
+      return header + (try AES.GCM.seal(plaintext, using: key, authenticating: header))
     } catch {
       throw error.status
     }
@@ -41,22 +43,22 @@ enum BackupEnvelope {
     guard envelope[4] == formatVersion else {
       throw SecStatus(errSecDecode, detail: "Backup: the file's format \(envelope[4]) is newer than this version reads")
     }
-    guard envelope.count >= headerLength + OpenSSLCrypto.nonceLength + OpenSSLCrypto.tagLength else {
+    guard envelope.count >= headerLength + AES.GCM.standardNonceByteCount + AES.GCM.tagByteCount else {
       throw SecStatus(errSecDecode, detail: "Backup: the file is cut short")
     }
     let header = Array(envelope[0..<headerLength])
     let logN = envelope[5]
-    let r = envelope[6..<10].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-    let p = envelope[10..<14].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+    let r = envelope[6..<10].reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+    let p = envelope[10..<14].reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
     // Bounds keep a hostile file from asking scrypt for unbounded memory or time.
     guard (10...20).contains(logN), (1...16).contains(r), (1...4).contains(p) else {
       throw SecStatus(errSecDecode, detail: "Backup: the file's key-derivation parameters are out of range")
     }
     let salt = Array(envelope[14..<headerLength])
     do {
-      var key = try OpenSSLCrypto.scrypt(passphrase: passphrase, salt: salt, logN: logN, r: r, p: p)
-      defer { OpenSSLCrypto.wipe(&key) }
-      return try OpenSSLCrypto.open(Array(envelope[headerLength...]), key: key, associatedData: header)
+      var key = try Scrypt.deriveKey(passphrase: passphrase, salt: salt, logN: logN, r: r, p: p)
+      defer { SecureBytes.wipe(&key) }
+      return try AES.GCM.open(combined: Array(envelope[headerLength...]), using: key, authenticating: header)
     } catch .authenticationFailed {
       throw SecStatus(
         errSecAuthFailed, detail: "Backup: the passphrase is wrong, or the file was altered or cut short")

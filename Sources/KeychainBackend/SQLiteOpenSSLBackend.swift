@@ -1,0 +1,49 @@
+import Foundation
+import KeychainCrypto
+import KeychainCryptoOpenSSL
+import KeychainStoreSQLite
+import Security
+
+/// Security's backend on Linux: the SQLite store, the OpenSSL key engine, the backup envelope and
+/// OpenSSL's certificate parser and digests (see `SecurityBackend` for why Security does not
+/// import them).
+struct SQLiteOpenSSLBackend: SecurityBackend {
+  func openStore(directory: URL, passphrase: String?) throws(KeychainStoreError) -> any ItemStore {
+    try SQLiteStoreEntry.open(directory: directory, passphrase: passphrase)
+  }
+
+  var keyEngine: any KeyEngine { OpenSSLKeyEngine.shared }
+
+  func sealBackup(_ plaintext: Data, passphrase: String) throws(SecStatus) -> Data {
+    var secret = Array(passphrase.utf8)
+    defer { SecureBytes.wipe(&secret) }
+    return Data(try BackupEnvelope.seal(Array(plaintext), passphrase: secret))
+  }
+
+  func openBackup(_ sealed: Data, passphrase: String) throws(SecStatus) -> Data {
+    var secret = Array(passphrase.utf8)
+    defer { SecureBytes.wipe(&secret) }
+    var plaintext = try BackupEnvelope.open(Array(sealed), passphrase: secret)
+    // The plaintext holds every exported secret: the copy handed on is the only one left.
+    defer { SecureBytes.wipe(&plaintext) }
+    return Data(plaintext)
+  }
+
+  func isSingleDERCertificate(_ bytes: Data) -> Bool { X509Certificate.isSingleDER(Array(bytes)) }
+
+  func sha1(_ bytes: [UInt8]) throws(SecStatus) -> Data {
+    do {
+      return Data(try Insecure.SHA1.hash(data: bytes))
+    } catch {
+      throw SecStatus(errSecInternalComponent, detail: error.description)
+    }
+  }
+}
+
+/// Installs the backend in the Security module. CKeychainBackendInstaller's constructor calls it
+/// when the program loads, before `main`, so the first SecItem call finds it; the call is by C
+/// symbol because only C can run code at load time.
+@c(KeychainBridge_installBackend)
+func installBackend() {
+  SecurityBackends.install(SQLiteOpenSSLBackend())
+}

@@ -1,0 +1,29 @@
+import Foundation
+import Logging
+import Security
+
+/// The store module's entry point for Security's backend (KeychainBackend): the one way a store
+/// is opened, logged without a value.
+package enum SQLiteStoreEntry {
+  /// Opens, creating it if needed, the SQLite store in `directory`; see `KeychainStore.init`.
+  package static func open(directory: URL, passphrase: String?) throws(KeychainStoreError) -> any ItemStore {
+    do {
+      let store = try SQLiteItemStore(directory: directory, passphrase: passphrase)
+      storeLogger.debug(
+        "Opened keychain store",
+        metadata: [
+          "directory": .string(directory.path), "readOnly": .stringConvertible(store.isReadOnly),
+          "passphrase": .stringConvertible(store.hasPassphrase), "locked": .stringConvertible(store.isLocked),
+        ])
+      return store
+    } catch {
+      storeLogger.warning(
+        "Refused to open keychain store",
+        metadata: [
+          "directory": .string(directory.path), "status": .stringConvertible(error.status),
+          "reason": .string(error.message),
+        ])
+      throw error
+    }
+  }
+}

@@ -1,0 +1,30 @@
+import KeychainCrypto
+import Security
+
+// How the store uses the package's crypto module (KeychainCrypto): its key sizes, how it names
+// subkeys, and the errSec code a SecItem call reports for each crypto failure.
+
+/// The store's keys: AES-256 keys and HMAC-SHA-256 keys, all 32 bytes.
+enum StoreKeys {
+  static let keyLength = 32
+}
+
+extension HKDF {
+  /// The 32-byte subkey of `key` named by `label` (HKDF-Expand, RFC 5869: one block, which is
+  /// HMAC-SHA-256(key, label ‖ 0x01), so stores made before this module read the same keys).
+  static func subkey(of key: [UInt8], label: String) throws(CryptoError) -> [UInt8] {
+    try expand(pseudoRandomKey: key, info: Array(label.utf8), outputByteCount: StoreKeys.keyLength)
+  }
+}
+
+extension CryptoError {
+  /// The errSec code a SecItem call reports for this failure.
+  package var status: SecStatus {
+    switch self {
+    case .authenticationFailed: .decode
+    case .outOfMemory: SecStatus(errSecAllocate, detail: description)
+    case .inputTooLarge, .invalidParameter: SecStatus(errSecParam, detail: description)
+    case .randomGeneratorFailed, .callFailed: SecStatus(errSecInternalComponent, detail: description)
+    }
+  }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import Synchronization
+
+// Why Security has a backend it does not import. Security's backend (the SQLite store, the OpenSSL
+// key engine, the backup cipher, the certificate parser) imports C modules: SQLite's and OpenSSL's.
+// A Swift module built without library evolution makes every importer load its imports, even
+// `internal import`s, and a C module's map is only found by targets that declare the module. So
+// if Security imported its backend, a package that compiles against Security under
+// `#if canImport(Security)` without declaring it (swift-certificates does) would fail with
+// "missing required module 'COpenSSL'" (tried: Architecture.md, "The backend seam").
+// `@_implementationOnly` hides the import but warns that it is unsafe without library evolution.
+//
+// So the dependency is inverted: the backend module depends on Security and installs one value
+// of this protocol when the program loads (a C constructor in CKeychainBackendInstaller calls
+// KeychainBackend's `KeychainBridge_installBackend`, which calls `SecurityBackends.install`). No
+// Swift object crosses C, and Security declares no C symbol. A program that links Security alone
+// has no backend, and its first call that needs one fails with a sentence saying what to add.
+
+/// What the Security module needs from the code that links C libraries: one value with four jobs'
+/// entry points, installed once by the backend module when the program loads.
+package protocol SecurityBackend: Sendable {
+  /// Opens (creating it if needed) the store in `directory`; see `KeychainStore.init`.
+  func openStore(directory: URL, passphrase: String?) throws(KeychainStoreError) -> any ItemStore
+
+  /// The engine SecKey performs its primitives with.
+  var keyEngine: any KeyEngine { get }
+
+  /// A backup file holding `plaintext`, sealed under `passphrase` (scrypt and AES-256-GCM).
+  func sealBackup(_ plaintext: Data, passphrase: String) throws(SecStatus) -> Data
+
+  /// The plaintext of a backup file: errSecDecode when the bytes are no backup or are cut short,
+  /// errSecAuthFailed for a wrong passphrase or an altered file.
+  func openBackup(_ sealed: Data, passphrase: String) throws(SecStatus) -> Data
+
+  /// Whether `bytes` are exactly one DER-encoded X.509 certificate, by OpenSSL's parser.
+  func isSingleDERCertificate(_ bytes: Data) -> Bool
+
+  /// SHA-1 of `bytes`, for Apple's fingerprint attributes (the `sha1` attribute, a key's
+  /// application label, a certificate's public-key hash): never a security boundary.
+  func sha1(_ bytes: [UInt8]) throws(SecStatus) -> Data
+}
+
+/// The installed backend.
+package enum SecurityBackends {
+  private static let installed = Mutex<(any SecurityBackend)?>(nil)
+
+  /// Installs the program's backend; the backend module calls it once as the program loads, and a
+  /// later call replaces it (a test may install another).
+  package static func install(_ backend: any SecurityBackend) {
+    installed.withLock { $0 = backend }
+  }
+
+  /// The installed backend, or nil when the program links Security alone.
+  package static var current: (any SecurityBackend)? { installed.withLock { $0 } }
+
+  /// What a call that needs the backend answers when there is none.
+  package static let notLinkedMessage =
+    "No keychain store is linked into this program: depend on the Security product of KeychainBridge, which brings "
+    + "the SQLite store and the OpenSSL key engine, not on the Security target alone."
+
+  /// The installed backend, or errSecNotAvailable saying what to add.
+  package static func required() throws(SecStatus) -> any SecurityBackend {
+    guard let backend = current else { throw SecStatus(errSecNotAvailable, detail: notLinkedMessage) }
+    return backend
+  }
+}
