@@ -66,14 +66,17 @@ let package = Package(
     .target(
       name: "KeychainBackend",
       dependencies: [
-        "Security", "KeychainStoreSQLite", "KeychainCryptoOpenSSL", "KeychainCrypto", "CKeychainBackendInstaller",
+        "Security", "KeychainStorageSQLite", "KeychainCryptoOpenSSL", "KeychainCrypto", "CKeychainBackendInstaller",
       ]
     ),
+    // The storage contract kept in memory: the second implementation StoreContractTests and the
+    // storage differential test run against (tests only; no C module, no file).
+    .target(name: "KeychainStorageMemory", dependencies: ["Security"]),
     // The load-time constructor that installs KeychainBackend (C: Swift runs no code at load).
     .target(name: "CKeychainBackendInstaller"),
     // The store under the API: SQLite through its C API, every row sealed with OpenSSL.
     .target(
-      name: "KeychainStoreSQLite",
+      name: "KeychainStorageSQLite",
       dependencies: [
         "Security",
         "COpenSSL",
@@ -95,7 +98,7 @@ let package = Package(
     .target(
       name: "KeychainSync",
       dependencies: [
-        "Security", "KeychainStoreSQLite",
+        "Security", "KeychainStorageSQLite",
         .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "NIOSSL", package: "swift-nio-ssl"),
         .product(name: "Logging", package: "swift-log"),
@@ -130,14 +133,14 @@ let package = Package(
     // The typed API: hand-written support plus what secgen generates from Headers/ and Templates/.
     .target(
       name: "Keychain",
-      dependencies: ["Security", "KeychainStoreSQLite", "KeychainCryptoOpenSSL", "KeychainBackend"],
+      dependencies: ["Security", "KeychainStorageSQLite", "KeychainCryptoOpenSSL", "KeychainBackend"],
       exclude: ["Headers"],
       plugins: ["SecGenPlugin"]
     ),
     // Keychain tasks written twice, with the raw API and with the DSL (issue: the equivalence proof).
     .target(
       name: "KeychainExamples",
-      dependencies: ["Keychain", "Security", "KeychainStoreSQLite", "KeychainCryptoOpenSSL", "KeychainBackend"],
+      dependencies: ["Keychain", "Security", "KeychainStorageSQLite", "KeychainCryptoOpenSSL", "KeychainBackend"],
       path: "Examples/KeychainExamples"
     ),
     .executableTarget(
@@ -164,7 +167,8 @@ let package = Package(
     .executableTarget(
       name: "keychain-bench",
       dependencies: [
-        "CKeychainBaseline", "Keychain", "Security", "KeychainStoreSQLite", "KeychainCryptoOpenSSL", "KeychainBackend",
+        "CKeychainBaseline", "Keychain", "Security", "KeychainStorageSQLite", "KeychainCryptoOpenSSL",
+        "KeychainBackend",
         "KeychainSync",
         "LocalPostgres",
       ],
@@ -173,13 +177,13 @@ let package = Package(
     // A program written for Apple's keychain, compiled unchanged against this runtime.
     .executableTarget(
       name: "AppleStyleDemo",
-      dependencies: ["Security", "KeychainStoreSQLite", "KeychainCryptoOpenSSL", "KeychainBackend"],
+      dependencies: ["Security", "KeychainStorageSQLite", "KeychainCryptoOpenSSL", "KeychainBackend"],
       path: "Examples/AppleStyleDemo"
     ),
     // A child process for tests that cannot run in the test process (file-size limits, kills).
     .executableTarget(
       name: "keychain-store-helper",
-      dependencies: ["Security", "KeychainStoreSQLite", "KeychainCryptoOpenSSL", "KeychainBackend"],
+      dependencies: ["Security", "KeychainStorageSQLite", "KeychainCryptoOpenSSL", "KeychainBackend"],
       path: "Tests/StoreHelper"
     ),
     // A PostgreSQL server made by initdb for the sync tests and the sync benchmark.
@@ -187,7 +191,7 @@ let package = Package(
     // A store in a process of its own, for the sync convergence test (kills, restarts).
     .executableTarget(
       name: "keychain-sync-worker",
-      dependencies: ["KeychainSync", "Security", "KeychainStoreSQLite", "KeychainCryptoOpenSSL", "KeychainBackend"],
+      dependencies: ["KeychainSync", "Security", "KeychainStorageSQLite", "KeychainCryptoOpenSSL", "KeychainBackend"],
       path: "Tests/SyncWorker"
     ),
     // A program linking the Security target alone (no store), run by SecurityTests.
@@ -199,7 +203,7 @@ let package = Package(
     .testTarget(
       name: "SecGenTests",
       dependencies: [
-        "SecGen", "SecGenModel", "SecGenParse", "Security", "KeychainStoreSQLite", "KeychainCryptoOpenSSL",
+        "SecGen", "SecGenModel", "SecGenParse", "Security", "KeychainStorageSQLite", "KeychainCryptoOpenSSL",
         "KeychainBackend", "secgen",
       ],
       exclude: ["Fixtures"]
@@ -215,7 +219,8 @@ let package = Package(
     .testTarget(
       name: "KeychainSyncTests",
       dependencies: [
-        "LocalPostgres", "KeychainSync", "Security", "KeychainStoreSQLite", "KeychainCryptoOpenSSL", "KeychainBackend",
+        "LocalPostgres", "KeychainSync", "Security", "KeychainStorageSQLite", "KeychainCryptoOpenSSL",
+        "KeychainBackend",
         "KeychainCrypto",
         "keychain-sync-worker", "SecurityTool",
         // Test-only: ages journal entries behind the store's back.
@@ -230,7 +235,7 @@ let package = Package(
       name: "SecurityTests",
       dependencies: [
         "Security",
-        "KeychainStoreSQLite", "KeychainCryptoOpenSSL", "KeychainBackend",
+        "KeychainStorageSQLite", "KeychainCryptoOpenSSL", "KeychainBackend", "KeychainStorageMemory",
         "keychain-store-helper",
         "security-alone",
         .product(name: "GRDB", package: "GRDB.swift"),

@@ -6,7 +6,7 @@ import CKeychainBaseline
 import Dispatch
 import Foundation
 import Keychain
-@_spi(KeychainBridge) import Security
+import Security
 
 // MARK: Implementations
 

@@ -1,5 +1,5 @@
 import Foundation
-@_spi(KeychainBridge) import Security
+import Security
 
 /// An encrypted backup of the keychain: every item that may leave the device, sealed under a key
 /// derived from a passphrase (scrypt, then AES-256-GCM).

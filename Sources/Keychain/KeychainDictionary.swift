@@ -1,5 +1,5 @@
 import Foundation
-@_spi(KeychainBridge) import Security
+import Security
 
 /// One typed value of a keychain dictionary.
 public enum KeychainValue: Hashable, Sendable, CustomStringConvertible {

@@ -1,6 +1,6 @@
 import Foundation
 import KeychainCrypto
-import KeychainStoreSQLite
+import KeychainStorageSQLite
 import Security
 
 /// The sealed envelope of a keychain backup: what `security export-keychain` writes.

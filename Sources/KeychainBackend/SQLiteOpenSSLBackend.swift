@@ -1,15 +1,15 @@
 import Foundation
 import KeychainCrypto
 import KeychainCryptoOpenSSL
-import KeychainStoreSQLite
+import KeychainStorageSQLite
 import Security
 
 /// Security's backend on Linux: the SQLite store, the OpenSSL key engine, the backup envelope and
 /// OpenSSL's certificate parser and digests (see `SecurityBackend` for why Security does not
 /// import them).
 struct SQLiteOpenSSLBackend: SecurityBackend {
-  func openStore(directory: URL, passphrase: String?) throws(KeychainStoreError) -> any ItemStore {
-    try SQLiteStoreEntry.open(directory: directory, passphrase: passphrase)
+  func openStore(directory: URL, passphrase: String?) throws(KeychainStoreError) -> any ItemStorage {
+    try SQLiteStorageEntry.open(directory: directory, passphrase: passphrase)
   }
 
   var keyEngine: any KeyEngine { OpenSSLKeyEngine.shared }

@@ -40,7 +40,7 @@ public actor KeychainSyncEngine {
   }
 
   private let store: KeychainStore
-  private let backend: any SyncableStore
+  private let backend: any SyncableStorage
   private let options: Options
   private var lastPurge: ContinuousClock.Instant?
 
@@ -165,11 +165,11 @@ public actor KeychainSyncEngine {
 /// store's position into the store.
 private struct SyncRound: Sendable {
   let server: SyncServer
-  let backend: any SyncableStore
+  let backend: any SyncableStorage
   let options: KeychainSyncEngine.Options
   let purgesTombstones: Bool
 
-  static func membership(_ backend: any SyncableStore) throws(KeychainSyncError) -> SyncMembership {
+  static func membership(_ backend: any SyncableStorage) throws(KeychainSyncError) -> SyncMembership {
     let membership = try storeCall("Cannot read the store's sync state") { () throws(SecStatus) in
       try backend.syncMembership()
     }

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import Keychain
-@_spi(KeychainBridge) import Security
+import Security
 
 struct DumpKeychain: ParsableCommand {
   static let configuration = CommandConfiguration(

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import Keychain
-@_spi(KeychainBridge) import Security
+import Security
 
 // MARK: Shared by both classes
 

@@ -4,7 +4,7 @@ import KeychainSync
 import Security
 import Testing
 
-@testable import KeychainStoreSQLite
+@testable import KeychainStorageSQLite
 
 /// A member's own sync journal and the group's records, attacked by someone with write access to
 /// one member's files or holding the group key (issue 27, defects 2-4 and the late joiner), against

@@ -5,7 +5,7 @@ import KeychainSync
 import Security
 import Testing
 
-@testable import KeychainStoreSQLite
+@testable import KeychainStorageSQLite
 
 /// The store's sync journal without a server: what it records, and that it does not grow for ever.
 @Suite struct SyncJournalBehaviour {
@@ -45,7 +45,7 @@ import Testing
 
 /// The binary form of a synchronizable item's key, which tombstones carry between stores.
 @Suite struct SyncIdentityEncoding {
-  static let identity = KeychainStoreSQLite.SyncIdentity(
+  static let identity = KeychainStorageSQLite.SyncIdentity(
     itemClass: "genp", accessGroup: "com.example.sync", synchronizable: 1,
     primaryKey: [
       .init(key: "acct", value: .bytes(Array("alice".utf8))), .init(key: "svce", value: .text("not bytes")),
@@ -55,13 +55,13 @@ import Testing
     spiKey: [nil, .bytes([0, 255])])
 
   @Test func aKeyRoundTripsWithEveryValueKind() throws {
-    #expect(try KeychainStoreSQLite.SyncIdentity.decoded(try Self.identity.encoded()) == Self.identity)
+    #expect(try KeychainStorageSQLite.SyncIdentity.decoded(try Self.identity.encoded()) == Self.identity)
   }
 
   @Test func truncatedAndRandomBytesAreDecodeErrorsNeverCrashes() throws {
     let valid = try Self.identity.encoded()
     for length in 0..<valid.count {
-      #expect(throws: SecStatus.self) { try KeychainStoreSQLite.SyncIdentity.decoded(Array(valid.prefix(length))) }
+      #expect(throws: SecStatus.self) { try KeychainStorageSQLite.SyncIdentity.decoded(Array(valid.prefix(length))) }
     }
     var generator = SystemRandomNumberGenerator()
     for _ in 0..<5_000 {
@@ -69,7 +69,7 @@ import Testing
       for _ in 0..<Int.random(in: 1...4, using: &generator) {
         bytes[Int.random(in: 0..<bytes.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator)
       }
-      _ = try? KeychainStoreSQLite.SyncIdentity.decoded(bytes)
+      _ = try? KeychainStorageSQLite.SyncIdentity.decoded(bytes)
     }
   }
 }

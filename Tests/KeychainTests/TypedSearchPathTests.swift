@@ -1,8 +1,8 @@
 import Foundation
-@_spi(KeychainBridge) import Security
+import Security
 import Testing
 
-@_spi(KeychainBridge) @testable import Keychain
+@testable import Keychain
 
 /// The typed module's searches go through SecItemCopyMatchingEntries, past Foundation dictionaries:
 /// they must answer what SecItemCopyMatching answers for the same dictionary, value for value.

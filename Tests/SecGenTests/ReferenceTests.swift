@@ -82,7 +82,8 @@ import Testing
     let result = try run(
       URL(fileURLWithPath: "/usr/bin/env"),
       [
-        "swiftc", "-typecheck", "-swift-version", "6", "-module-name", "Fixture", "-I",
+        "swiftc", "-typecheck", "-swift-version", "6", "-module-name", "Fixture", "-package-name", Paths.packageName,
+        "-I",
         Paths.products.appendingPathComponent("Modules").path,
       ]
         + support + generated)

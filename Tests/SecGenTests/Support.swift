@@ -13,6 +13,15 @@ enum Paths {
   static let realNotes = headers.appendingPathComponent("Security.apinotes.json")
   /// The build's products folder (beside the test bundle): the secgen binary and the modules.
   static let products = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+  /// The `-package-name` SwiftPM compiles this package's modules with: its identity (the root
+  /// directory's name, lowercased) made a C99 identifier, as SwiftPM makes it. Code compiled with
+  /// it sees Security's `package` declarations, as the Keychain module does in the build.
+  static let packageName: String = {
+    let identity = root.lastPathComponent.lowercased()
+    var name = String(identity.map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") ? $0 : "_" })
+    if let first = name.first, first.isNumber { name = "_" + name }
+    return name
+  }()
 }
 
 /// Runs a program; returns its exit status, standard output and standard error.

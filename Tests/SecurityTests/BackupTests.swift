@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@_spi(KeychainBridge) @testable import Security
+@testable import Security
 
 /// Encrypted backup and restore (SecKeychainExportBackup, SecKeychainImportBackup): Apple's
 /// backup rule, and nothing restored from a file that does not authenticate.

@@ -3,7 +3,7 @@ import GRDB
 import Security
 import Testing
 
-@testable import KeychainStoreSQLite
+@testable import KeychainStorageSQLite
 
 /// The store never answers with another item's secret, whatever was done to its files: every row a
 /// call returns, counts or deletes is proven to match the query by its authenticated contents.

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import KeychainStoreSQLite
+@testable import KeychainStorageSQLite
 @testable import Security
 
 /// The parts of row building with an outside reference: the SHA-1 behind `sha1`, checked against

@@ -2,8 +2,8 @@ import Foundation
 import GRDB
 import Testing
 
-@testable import KeychainStoreSQLite
-@_spi(KeychainBridge) @testable import Security
+@testable import KeychainStorageSQLite
+@testable import Security
 
 /// The encrypted SQLite store: files, keys, tampering, concurrency and hostile input.
 @Suite struct StoreBehaviour {
@@ -264,7 +264,7 @@ import Testing
 
   @Test func primaryKeyAndAttributeSearchesUseIndexes() throws {
     let temporary = try TemporaryStore()
-    let store = try #require(temporary.store.backend as? SQLiteItemStore)
+    let store = try #require(temporary.store.backend as? SQLiteItemStorage)
     var byKey = ItemFilter(itemClass: .genericPassword)
     byKey.accessGroups = ["g"]
     byKey.synchronizable = 0
@@ -372,7 +372,7 @@ import Testing
 
   @Test func lockingDropsTheStoreKeyFromMemory() throws {
     let temporary = try TemporaryStore()
-    let store = try #require(temporary.store.backend as? SQLiteItemStore)
+    let store = try #require(temporary.store.backend as? SQLiteItemStorage)
     #expect(store.holdsStoreKey)
     temporary.store.lock()
     #expect(!store.holdsStoreKey)

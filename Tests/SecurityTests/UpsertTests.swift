@@ -1,5 +1,5 @@
 import Foundation
-@_spi(KeychainBridge) import Security
+import Security
 import Testing
 
 /// SecItemUpsert: the one-transaction update-or-add the typed API's `set` lowers to.

@@ -6,8 +6,7 @@ import Foundation
 // linked backend seals it under a passphrase (SecurityBackend.sealBackup: scrypt and AES-256-GCM).
 
 /// A sealed backup of a keychain store, as `SecKeychainExportBackup` made it.
-@_spi(KeychainBridge)
-public struct SecKeychainBackup: Sendable {
+package struct SecKeychainBackup: Sendable {
   /// The backup file's bytes: sealed, safe to store anywhere the passphrase is not.
   public let file: Data
   /// How many items the backup holds.
@@ -17,8 +16,7 @@ public struct SecKeychainBackup: Sendable {
 }
 
 /// What `SecKeychainImportBackup` did with each item of a backup.
-@_spi(KeychainBridge)
-public struct SecKeychainRestoreReport: Sendable, Equatable {
+package struct SecKeychainRestoreReport: Sendable, Equatable {
   /// How many items were added to the store.
   public let addedItems: Int
   /// How many items were left out because the store already holds an item with their primary key.
@@ -42,8 +40,7 @@ public struct SecKeychainRestoreReport: Sendable, Equatable {
 /// Fails with errSecInteractionNotAllowed while the store is locked (the secrets could not be
 /// read), errSecMissingEntitlement when the process has no access group, and the store's status
 /// when it cannot be read. Every failure's reason is also given to `SecCopyErrorMessageString`.
-@_spi(KeychainBridge)
-public func SecKeychainExportBackup(passphrase: String) -> Result<SecKeychainBackup, KeychainStoreError> {
+package func SecKeychainExportBackup(passphrase: String) -> Result<SecKeychainBackup, KeychainStoreError> {
   KeychainBackupCall.run { context throws(SecStatus) in
     if context.store.isLocked {
       throw SecStatus(
@@ -80,8 +77,7 @@ public func SecKeychainExportBackup(passphrase: String) -> Result<SecKeychainBac
 /// counted, and the rest are added. A wrong passphrase or an altered file fails with
 /// errSecAuthFailed, bytes that are no backup or are cut short with errSecDecode, and then nothing
 /// is added.
-@_spi(KeychainBridge)
-public func SecKeychainImportBackup(_ file: Data, passphrase: String)
+package func SecKeychainImportBackup(_ file: Data, passphrase: String)
   -> Result<SecKeychainRestoreReport, KeychainStoreError>
 {
   KeychainBackupCall.run { context throws(SecStatus) in

@@ -10,7 +10,7 @@ import Synchronization
 public final class KeychainStore: Sendable {
   /// The store's directory (holding `keychain.db` and `keychain.key`).
   public let directory: URL
-  let backend: any ItemStore
+  let backend: any ItemStorage
 
   /// Opens the store in `directory`, creating it (directory 0700, files 0600) when it does not exist.
   ///
@@ -33,6 +33,13 @@ public final class KeychainStore: Sendable {
       throw KeychainStoreError(status: errSecNotAvailable, message: SecurityBackends.notLinkedMessage)
     }
     backend = try linked.openStore(directory: directory, passphrase: passphrase)
+  }
+
+  /// A store over another implementation of the storage contract (the in-memory one, in tests that
+  /// run the same SecItem calls over two storages); `directory` only names it.
+  package init(directory: URL, storage: any ItemStorage) {
+    self.directory = directory
+    backend = storage
   }
 
   /// Whether the store is locked (its WhenUnlocked key material is not in memory).

@@ -43,8 +43,7 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
 /// identities and shapes results; the others run the same bodies without a Foundation dictionary.
 /// `foundationDictionary` and `foundationChanges` build the CFDictionary forms, for that path and for
 /// the recorder.
-@_spi(KeychainBridge)
-public func SecItemCallEntries(
+package func SecItemCallEntries(
   _ function: SecItemFunction, _ entries: [(String, Any)], changes changeEntries: [(String, Any)]? = nil,
   foundationDictionary dictionary: () -> NSDictionary, foundationChanges changes: () -> NSDictionary? = { nil }
 ) -> OSStatus {
@@ -147,8 +146,7 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
 ///
 /// A class, not a struct: a typed item reads some 30 fields through it, and each read copied the
 /// struct's five reference-counted fields (5% of a listing).
-@_spi(KeychainBridge)
-public final class SearchedItem: @unchecked Sendable {
+package final class SearchedItem: @unchecked Sendable {
   // @unchecked: every field is immutable; the ref is an immutable runtime object (SecKey, SecCertificate).
   let attributes: [String: AttributeValue]
   package let accessControl: SecAccessControl?
@@ -240,8 +238,7 @@ public final class SearchedItem: @unchecked Sendable {
 /// builds or reads a Foundation dictionary. The rules, the store and the result are SecItemCopyMatching's;
 /// `query` is the same dictionary as a `CFDictionary`, built only when a recorder is installed (or for
 /// identity searches, which take the CFDictionary path).
-@_spi(KeychainBridge)
-public func SecItemCopyMatchingEntries(_ entries: [(String, Any)], query: () -> NSDictionary) -> (
+package func SecItemCopyMatchingEntries(_ entries: [(String, Any)], query: () -> NSDictionary) -> (
   status: OSStatus, result: Any?
 ) {
   if SecItemCall.namesIdentityOrReference(entries) {
@@ -334,8 +331,7 @@ public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
 /// Not part of Apple's API: the typed Keychain module's atomic `set` lowers to it, so an upsert can
 /// never lose the old item the way a delete-then-add does. The dictionaries follow SecItemUpdate's
 /// and SecItemAdd's rules.
-@_spi(KeychainBridge)
-public func SecItemUpsert(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus {
+package func SecItemUpsert(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus {
   SecItemCall.run(.upsert, query, attributesToUpdate) { context throws(SecStatus) in
     let request = try ItemRequest(query)
     let itemClass = try request.requiredClass()
@@ -360,8 +356,7 @@ public func SecItemUpsert(_ query: CFDictionary, _ attributesToUpdate: CFDiction
 /// Adds every dictionary (each as SecItemAdd would) in one transaction: all or none.
 ///
 /// Not part of Apple's API: for imports, and for benchmarks that fill large stores.
-@_spi(KeychainBridge)
-public func SecItemImport(_ items: [CFDictionary]) -> OSStatus {
+package func SecItemImport(_ items: [CFDictionary]) -> OSStatus {
   SecItemCall.run(.importItems, NSDictionary()) { context throws(SecStatus) in
     var prepared: [NewItem] = []
     prepared.reserveCapacity(items.count)

@@ -1,8 +1,7 @@
 import Foundation
 
 /// The SecItem functions a recording can name.
-@_spi(KeychainBridge)
-public enum SecItemFunction: String, Sendable, CaseIterable {
+package enum SecItemFunction: String, Sendable, CaseIterable {
   /// `SecItemAdd`.
   case add = "SecItemAdd"
   /// `SecItemCopyMatching`.
@@ -20,8 +19,7 @@ public enum SecItemFunction: String, Sendable, CaseIterable {
 /// One SecItem call as a caller made it: which function, its dictionaries and the status.
 ///
 /// For the equivalence tests: raw code and the typed API are observed at the same boundary.
-@_spi(KeychainBridge)
-public struct SecItemCallRecord: @unchecked Sendable, CustomStringConvertible {
+package struct SecItemCallRecord: @unchecked Sendable, CustomStringConvertible {
   // The dictionaries are immutable copies; @unchecked for their Foundation type.
   /// The function called.
   public let function: SecItemFunction
@@ -55,8 +53,7 @@ final class SecItemCallRecorder: @unchecked Sendable {
 }
 
 /// Runs `body` and returns every SecItem call it made on this task, in order.
-@_spi(KeychainBridge)
-public func withSecItemCallRecording<T>(_ body: () throws -> T) rethrows -> (result: T, calls: [SecItemCallRecord]) {
+package func withSecItemCallRecording<T>(_ body: () throws -> T) rethrows -> (result: T, calls: [SecItemCallRecord]) {
   let recorder = SecItemCallRecorder()
   let result = try SecItemCallRecorder.$current.withValue(recorder, operation: body)
   return (result, recorder.records)

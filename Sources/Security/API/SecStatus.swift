@@ -100,7 +100,6 @@ enum SecItemFailureDetail {
 }
 
 /// The name of a status code (`errSecDuplicateItem`), or nil for a code this runtime does not know.
-@_spi(KeychainBridge)
-public func SecStatusCodeName(_ status: OSStatus) -> String? {
+package func SecStatusCodeName(_ status: OSStatus) -> String? {
   secStatusCodeTable.first { $0.code == status }?.name
 }

@@ -2,8 +2,7 @@ import Foundation
 
 /// The names of Apple's constants for the strings they stand for, so that tools can show
 /// `kSecAttrAccount` where a dictionary holds "acct".
-@_spi(KeychainBridge)
-public enum SecConstantNames {
+package enum SecConstantNames {
   /// Where two constants share a string, the name Apple's public headers use.
   private static let preferred: [String: String] = [
     SecConstantValue.useDataProtectionKeychain: "kSecUseDataProtectionKeychain",

@@ -300,8 +300,7 @@ extension NSDictionary {
   }
 
   /// The entries with string keys (others are left out), for readers of SecItem results.
-  @_spi(KeychainBridge)
-  public func stringKeyedEntries() -> [(key: String, value: Any)] {
+  package func stringKeyedEntries() -> [(key: String, value: Any)] {
     var entries: [(key: String, value: Any)] = []
     entries.reserveCapacity(count)
     forEachEntry { key, value in

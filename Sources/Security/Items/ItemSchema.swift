@@ -96,8 +96,7 @@ extension String {
 }
 
 /// What the typed API needs to know about an item class to find an item by its identity.
-@_spi(KeychainBridge)
-public struct SecItemClassSchema: Sendable {
+package struct SecItemClassSchema: Sendable {
   /// Every attribute key of the class.
   public let attributes: Set<String>
   /// The class's primary-key attributes (rule 2.1), without the access group and sync flag.

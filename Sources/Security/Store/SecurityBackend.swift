@@ -20,7 +20,7 @@ import Synchronization
 /// entry points, installed once by the backend module when the program loads.
 package protocol SecurityBackend: Sendable {
   /// Opens (creating it if needed) the store in `directory`; see `KeychainStore.init`.
-  func openStore(directory: URL, passphrase: String?) throws(KeychainStoreError) -> any ItemStore
+  func openStore(directory: URL, passphrase: String?) throws(KeychainStoreError) -> any ItemStorage
 
   /// The engine SecKey performs its primitives with.
   var keyEngine: any KeyEngine { get }

@@ -6,7 +6,7 @@ import Security
 // deletion flag changed on disk went unnoticed and was pushed to the whole group. Format 2 binds
 // them (LocalItemKey.associatedData(version:origin:deleted:)). Stores written before it have their
 // entries sealed again when their keys are first at hand.
-extension SQLiteItemStore {
+extension SQLiteItemStorage {
   /// Seals format-1 journal entries again in format 2, in one transaction.
   ///
   /// Only entries that open with format 1's associated data, hold a plausible version and a

@@ -2,12 +2,12 @@ import Foundation
 import KeychainCrypto
 import Security
 
-/// The store's side of sync (SyncableStore): membership, outgoing records and incoming ones.
+/// The store's side of sync (SyncableStorage): membership, outgoing records and incoming ones.
 ///
 /// Membership lives in `store_info`: the group key and server sealed under the metadata key
 /// (`sync_group`), the server position applied so far (`sync_cursor`) and the count of refused
 /// records (`sync_rejected`).
-extension SQLiteItemStore: SyncableStore {
+extension SQLiteItemStorage: SyncableStorage {
   private struct Membership: Codable {
     var groupKey: [UInt8]
     var server: String
@@ -109,7 +109,7 @@ extension SQLiteItemStore: SyncableStore {
     let statement = try SQLiteErrors.database {
       try db.statement(
         """
-        SELECT \(RowCodec.columns) FROM item WHERE sync = 1
+        SELECT \(ItemTable.selectList) FROM item WHERE sync = 1
         AND NOT EXISTS (SELECT 1 FROM sync_state s WHERE s.class = item.class AND s.pk = item.pk AND s.spi = item.spi)
         """)
     }
@@ -227,7 +227,7 @@ extension SQLiteItemStore: SyncableStore {
   /// by the lock state (it is pushed once the store is unlocked) or the row is gone.
   private func liveItem(_ key: LocalItemKey, _ ring: KeyRing) throws(SecStatus) -> StoredItem? {
     var item: StoredItem?
-    try readers.withStatement("SELECT \(RowCodec.columns) FROM item WHERE class = ? AND pk = ? AND spi = ?") {
+    try readers.withStatement("SELECT \(ItemTable.selectList) FROM item WHERE class = ? AND pk = ? AND spi = ?") {
       statement throws(SecStatus) in
       try forEachRow(of: statement, arguments: key.arguments) { row throws(SecStatus) in
         do throws(SecStatus) {
@@ -396,9 +396,9 @@ extension SQLiteItemStore: SyncableStore {
     let columns = Self.rowColumns(identity, sealed)
     try SQLiteErrors.database {
       if let existing {
-        try db.run(Self.updateSQL, columns + [.integer(existing.id)])
+        try db.run(ItemTable.updateSQL, columns + [.integer(existing.id)])
       } else {
-        try db.run(Self.insertSQL, [.text(item.itemClass.rawValue), .blob(persistentID)] + columns)
+        try db.run(ItemTable.insertSQL, [.text(item.itemClass.rawValue), .blob(persistentID)] + columns)
       }
     }
   }

@@ -51,12 +51,12 @@ struct PlanShape: Hashable {
   var comparesSynchronizable = false
   /// How many primary-key digests the search compares (0: it does not use the primary key).
   var primaryKeyCount = 0
-  /// Which of `SearchDigests.columns` the search compares: bit n for column n (a bit set, so the
+  /// Which of `ItemTable.digestColumns` the search compares: bit n for column n (a bit set, so the
   /// shape hashes without an array).
   var searchColumns: UInt8 = 0
 
   var sql: String {
-    var sql = "SELECT \(RowCodec.columns) FROM item WHERE class = ?"
+    var sql = "SELECT \(ItemTable.selectList) FROM item WHERE class = ?"
     switch reference {
     case .none: break
     case .uuid: sql += " AND persistref = ?"
@@ -65,8 +65,8 @@ struct PlanShape: Hashable {
     if let groupCount { sql += " AND agrp IN (\(Self.marks(groupCount)))" }
     if comparesSynchronizable { sql += " AND sync = ?" }
     if primaryKeyCount > 0 { sql += " AND pk IN (\(Self.marks(primaryKeyCount)))" }
-    for (index, key) in SearchDigests.columns.enumerated() where searchColumns & (1 << index) != 0 {
-      sql += " AND \(key) = ?"
+    for (index, digest) in ItemTable.digestColumns.enumerated() where searchColumns & (1 << index) != 0 {
+      sql += " AND \(digest.column.name) = ?"
     }
     // The primary-key index orders its few matches by spi, so ORDER BY id would cost SQLite a
     // temporary B-tree per search; the caller sorts them instead. The other indexes end in the
@@ -90,7 +90,7 @@ struct QueryPlanner {
     var shape = PlanShape()
     var arguments: [SQLArgument] = [.text(filter.itemClass.rawValue)]
     var expected = ExpectedColumns(
-      itemClass: filter.itemClass, searchDigests: Array(repeating: nil, count: SearchDigests.columns.count))
+      itemClass: filter.itemClass, searchDigests: Array(repeating: nil, count: ItemTable.digestColumns.count))
     var covered: [String] = []
     switch filter.reference {
     case .uuid(_, let uuid)?:
@@ -129,7 +129,8 @@ struct QueryPlanner {
       shape.primaryKeyCount = groups.count * syncValues.count
       for field in primaryKey { covered.append(field.key) }
     } else {
-      for (index, key) in SearchDigests.columns.enumerated() {
+      for (index, digestColumn) in ItemTable.digestColumns.enumerated() {
+        let key = digestColumn.attribute
         guard let value = filter.attributes[key] else { continue }
         let digest = try digests.attribute(key, value)
         arguments.append(.blob(digest))

@@ -18,7 +18,7 @@ struct RowIdentity: Equatable {
   var primaryKey: Data
   /// The digest of the SPI primary-key attributes (the `spi` column).
   var spiKey: Data
-  /// The digests of `SQLiteItemStore.searchColumns`, in that order (nil where the item has none).
+  /// The digests of `SQLiteItemStorage.searchColumns`, in that order (nil where the item has none).
   var searchDigests: [Data?]
   /// Whether the row stores a secret (the `secret` column is not NULL).
   var hasSecret: Bool

@@ -4,11 +4,11 @@ import Security
 
 /// The store module's entry point for Security's backend (KeychainBackend): the one way a store
 /// is opened, logged without a value.
-package enum SQLiteStoreEntry {
+package enum SQLiteStorageEntry {
   /// Opens, creating it if needed, the SQLite store in `directory`; see `KeychainStore.init`.
-  package static func open(directory: URL, passphrase: String?) throws(KeychainStoreError) -> any ItemStore {
+  package static func open(directory: URL, passphrase: String?) throws(KeychainStoreError) -> any ItemStorage {
     do {
-      let store = try SQLiteItemStore(directory: directory, passphrase: passphrase)
+      let store = try SQLiteItemStorage(directory: directory, passphrase: passphrase)
       storeLogger.debug(
         "Opened keychain store",
         metadata: [

@@ -4,7 +4,7 @@ import Security
 
 // Row format 1 bound only a row's identity columns into its sealing; format 2 binds every plain
 // column. Stores written before format 2 are sealed again when their keys are first at hand.
-extension SQLiteItemStore {
+extension SQLiteItemStorage {
   /// Seals rows written in row format 1 again in format 2, in one transaction.
   ///
   /// A format-1 row bound only its identity columns; its search digests are accepted only when they
@@ -17,7 +17,7 @@ extension SQLiteItemStore {
       try write { db throws(SecStatus) in
         guard try db.blob(formatSQL) == Data([1]) else { return }
         var upgrades: [(id: Int64, identity: RowIdentity, meta: Data, secret: Data?)] = []
-        let rows = try SQLiteErrors.database { try db.statement("SELECT \(RowCodec.columns) FROM item") }
+        let rows = try SQLiteErrors.database { try db.statement("SELECT \(ItemTable.selectList) FROM item") }
         try forEachRow(of: rows, arguments: []) {
           row throws(SecStatus) in
           if let upgrade = try? self.formatOneUpgrade(row, ring) { upgrades.append(upgrade) }
@@ -57,7 +57,8 @@ extension SQLiteItemStore {
     var data: Data?
     do {
       let plaintext = try AES.GCM.open(
-        combined: try row.bytes(8), using: metadataKey, authenticating: stored.formatOneAssociatedData(.metadata))
+        combined: try row.bytes(ItemColumn.metadata.rawValue), using: metadataKey,
+        authenticating: stored.formatOneAssociatedData(.metadata))
       (attributes, accessControl) = try MetadataCodec.decode(plaintext)
       if let sealedSecret {
         data = Data(
@@ -72,6 +73,6 @@ extension SQLiteItemStore {
     let index = try ItemRows.index(itemClass, attributes)
     guard stored.searchDigests == (try digests(ring).search(index.attributes)) else { throw .decode }
     let sealed = try RowCodec.seal(ring, stored, attributes: attributes, accessControl: accessControl, data: data)
-    return (try row.integer(0), stored, sealed.meta, sealed.secret)
+    return (try row.integer(ItemColumn.id.rawValue), stored, sealed.meta, sealed.secret)
   }
 }

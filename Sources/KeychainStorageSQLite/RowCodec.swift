@@ -13,26 +13,25 @@ struct RowRecord {
 /// Seals item rows and reads them back: the one place that knows the columns' order and what each
 /// ciphertext is bound to.
 enum RowCodec {
-  /// The columns every row read selects, in the order `plainColumns` and `decode` read them.
-  static let columns = "id, class, persistref, agrp, sync, pdmn, pk, spi, meta, secret, acct, svce, srvr, labl"
-
-  /// A row's plain columns (in `columns` order), as read: not yet proven authentic.
+  /// A row's plain columns (selected by `ItemTable.selectList`), as read: not yet proven authentic.
   static func plainColumns(_ row: StatementRow) throws(SecStatus) -> (identity: RowIdentity, sealedSecret: [UInt8]?) {
-    guard let itemClass = ItemClass(rawValue: try row.text(1)) else { throw .decode }
-    let sealedSecret = try row.optionalBytes(9)
+    guard let itemClass = ItemClass(rawValue: try row.text(ItemColumn.itemClass.rawValue)) else { throw .decode }
+    let sealedSecret = try row.optionalBytes(ItemColumn.secret.rawValue)
     var searchDigests: [Data?] = []
-    searchDigests.reserveCapacity(SearchDigests.columns.count)
-    for column in Int32(10)..<Int32(10 + SearchDigests.columns.count) {
-      searchDigests.append(try row.optionalBlob(column))
+    searchDigests.reserveCapacity(ItemTable.digestColumns.count)
+    for (column, _) in ItemTable.digestColumns {
+      searchDigests.append(try row.optionalBlob(column.rawValue))
     }
     // The associated data binds the sync flag as one byte (row format 2); the column may hold only
     // 0 or 1, so a value that differs from those in any other bit is refused here.
-    let synchronizable = try row.integer(4)
+    let synchronizable = try row.integer(ItemColumn.synchronizable.rawValue)
     guard synchronizable == 0 || synchronizable == 1 else { throw .decode }
     let identity = RowIdentity(
-      itemClass: itemClass, persistentID: try row.blob(2), accessGroup: try row.blob(3),
-      synchronizable: synchronizable, protection: try row.text(5), primaryKey: try row.blob(6),
-      spiKey: try row.blob(7), searchDigests: searchDigests, hasSecret: sealedSecret != nil)
+      itemClass: itemClass, persistentID: try row.blob(ItemColumn.persistentReference.rawValue),
+      accessGroup: try row.blob(ItemColumn.accessGroup.rawValue),
+      synchronizable: synchronizable, protection: try row.text(ItemColumn.protection.rawValue),
+      primaryKey: try row.blob(ItemColumn.primaryKey.rawValue),
+      spiKey: try row.blob(ItemColumn.spiKey.rawValue), searchDigests: searchDigests, hasSecret: sealedSecret != nil)
     return (identity, sealedSecret)
   }
 
@@ -44,7 +43,7 @@ enum RowCodec {
   /// the row has a secret. A search, a count or a delete therefore never acts on a row whose
   /// columns were altered.
   static func decode(_ row: StatementRow, fetch: ItemFetch, _ ring: KeyRing) throws(SecStatus) -> RowRecord {
-    let id = try row.integer(0)
+    let id = try row.integer(ItemColumn.id.rawValue)
     let (identity, sealedSecret) = try plainColumns(row)
     var item = StoredItem(
       itemClass: identity.itemClass, persistentID: identity.persistentID, attributes: [:], accessControl: nil,
@@ -56,7 +55,8 @@ enum RowCodec {
       let plaintext: [UInt8]
       do {
         plaintext = try AES.GCM.open(
-          combined: try row.bytes(8), using: metadataKey, authenticating: RowIdentity.Purpose.metadata.label,
+          combined: try row.bytes(ItemColumn.metadata.rawValue), using: metadataKey,
+          authenticating: RowIdentity.Purpose.metadata.label,
           associatedFields.bytes(for: .metadata))
       } catch {
         throw .decode

@@ -20,10 +20,6 @@ extension ComparableValue {
 /// The keyed digests the plain columns hold instead of searchable values: HMAC-SHA-256 under the
 /// store's index key, cut to 16 bytes, each over a labelled, length-prefixed encoding.
 struct SearchDigests {
-  /// The attributes with a digest column of their own, in column order.
-  static let columns = [
-    SecConstantValue.attrAccount, SecConstantValue.attrService, SecConstantValue.attrServer, SecConstantValue.attrLabel,
-  ]
   static let length = 16
 
   let ring: KeyRing
@@ -101,11 +97,11 @@ struct SearchDigests {
     return parts
   }
 
-  /// The digest of each column of `columns` (nil where the item has no such attribute).
+  /// The digest of each of `ItemTable.digestColumns` (nil where the item has no such attribute).
   func search(_ attributes: [String: ComparableValue]) throws(SecStatus) -> [Data?] {
     var digests: [Data?] = []
-    digests.reserveCapacity(Self.columns.count)
-    for key in Self.columns {
+    digests.reserveCapacity(ItemTable.digestColumns.count)
+    for (_, key) in ItemTable.digestColumns {
       digests.append(try attributes[key].map { value throws(SecStatus) in try attribute(key, value) })
     }
     return digests

@@ -130,7 +130,7 @@ package struct SyncApplyReport: Sendable, Equatable {
 }
 
 /// A store that can take part in a sync group.
-package protocol SyncableStore: ItemStore {
+package protocol SyncableStorage: ItemStorage {
   /// The store's membership, or nil when it is in no group.
   func syncMembership() throws(SecStatus) -> SyncMembership?
 
@@ -181,5 +181,5 @@ package protocol SyncableStore: ItemStore {
 
 extension KeychainStore {
   /// The store under this handle, for the sync engine.
-  package var syncableBackend: (any SyncableStore)? { backend as? any SyncableStore }
+  package var syncableBackend: (any SyncableStorage)? { backend as? any SyncableStorage }
 }

@@ -5,7 +5,7 @@ import Security
 
 // Opening a store's files: creating a new store, refusing foreign or damaged ones, migrating the
 // schema, and checking that the key file belongs to the database.
-extension SQLiteItemStore {
+extension SQLiteItemStorage {
   /// How a store's key is protected: decided once, when the store is made, and recorded in the
   /// database (`store_info.protection`), so that a key file that says otherwise is refused.
   enum Protection: UInt8 {
@@ -223,25 +223,7 @@ extension SQLiteItemStore {
   /// `grdb_migrations` table, which nothing reads any more.
   private static let schema = """
     CREATE TABLE store_info (name TEXT PRIMARY KEY NOT NULL, value BLOB NOT NULL);
-    CREATE TABLE item (
-      id INTEGER PRIMARY KEY AUTOINCREMENT,
-      class TEXT NOT NULL,
-      persistref BLOB NOT NULL UNIQUE,
-      agrp BLOB NOT NULL,
-      sync INTEGER NOT NULL,
-      pdmn TEXT NOT NULL,
-      pk BLOB NOT NULL,
-      spi BLOB NOT NULL,
-      acct BLOB, svce BLOB, srvr BLOB, labl BLOB,
-      meta BLOB NOT NULL,
-      secret BLOB,
-      UNIQUE (class, pk, spi)
-    );
-    CREATE INDEX item_acct ON item (class, acct);
-    CREATE INDEX item_svce ON item (class, svce);
-    CREATE INDEX item_srvr ON item (class, srvr);
-    CREATE INDEX item_labl ON item (class, labl);
-    """
+    """ + ItemTable.createSQL
 
   /// Creates the schema in a new database, refuses a foreign one, records the row format, and
   /// returns the stored key check. Each step looks at what the file holds, so running it again, or
@@ -381,7 +363,7 @@ extension SQLiteItemStore {
       guard try readers.storeInfo("row_format") == Data([2]) else { return true }
       var sawRow = false
       var opened = false
-      try readers.withStatement("SELECT \(RowCodec.columns) FROM item ORDER BY id DESC") {
+      try readers.withStatement("SELECT \(ItemTable.selectList) FROM item ORDER BY id DESC") {
         statement throws(SecStatus) in
         try forEachRow(of: statement, arguments: []) { row throws(SecStatus) in
           sawRow = true

@@ -14,12 +14,12 @@ import Synchronization
 /// `secret`, each sealed with associated data that binds it to its row (RowIdentity), so a moved,
 /// altered or foreign ciphertext is detected.
 ///
-/// This file holds the ItemStore operations and their transactions. Opening and migration are in
+/// This file holds the ItemStorage operations and their transactions. Opening and migration are in
 /// StoreOpening.swift, the format-1 upgrade in RowFormatUpgrade.swift, sealing in RowCodec.swift,
 /// digests in SearchDigests.swift, query planning in QueryPlanner.swift, the SQLite error mapping
 /// in SQLiteErrors.swift, the connections in SQLiteConnection.swift and checkpoints in
 /// WALCheckpointer.swift.
-final class SQLiteItemStore: ItemStore {
+final class SQLiteItemStorage: ItemStorage {
   let files: StoreFiles
   let hasPassphrase: Bool
   /// The one writing connection; nil for a read-only store.
@@ -141,7 +141,7 @@ final class SQLiteItemStore: ItemStore {
 
   private func planner(_ ring: KeyRing) -> QueryPlanner { QueryPlanner(digests: digests(ring), cache: plans) }
 
-  // MARK: ItemStore
+  // MARK: ItemStorage
 
   func insert(_ item: NewItem) throws(SecStatus) -> StoredItem {
     let ring = try keyRing()
@@ -228,7 +228,7 @@ final class SQLiteItemStore: ItemStore {
     let ring = try keyRing()
     var checked = 0
     var damaged = 0
-    try readers.withStatement("SELECT \(RowCodec.columns) FROM item ORDER BY id") { statement throws(SecStatus) in
+    try readers.withStatement("SELECT \(ItemTable.selectList) FROM item ORDER BY id") { statement throws(SecStatus) in
       try forEachRow(of: statement, arguments: []) { row throws(SecStatus) in
         checked += 1
         do throws(SecStatus) {
@@ -248,17 +248,7 @@ final class SQLiteItemStore: ItemStore {
 
   // MARK: Rows
 
-  static let insertSQL = """
-    INSERT INTO item (class, persistref, agrp, sync, pdmn, pk, spi, acct, svce, srvr, labl, meta, secret)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-    """
-
-  static let updateSQL = """
-    UPDATE item SET agrp = ?, sync = ?, pdmn = ?, pk = ?, spi = ?, acct = ?, svce = ?, srvr = ?, labl = ?,
-    meta = ?, secret = ? WHERE id = ?
-    """
-
-  /// The values of the columns both statements set, from `agrp` to `secret`, in their order.
+  /// The values of `ItemTable.writtenColumns`, in their order: what both row writes set.
   static func rowColumns(_ identity: RowIdentity, _ sealed: (meta: Data, secret: Data?)) -> [SQLArgument] {
     [
       .blob(identity.accessGroup), .integer(identity.synchronizable), .text(identity.protection),
@@ -274,7 +264,7 @@ final class SQLiteItemStore: ItemStore {
     let sealed = try RowCodec.seal(
       ring, identity, attributes: item.attributes, accessControl: item.accessControl, data: item.data)
     let arguments = [.text(item.itemClass.rawValue), .blob(persistentID)] + Self.rowColumns(identity, sealed)
-    try executeReplacingCorruptRow(db, Self.insertSQL, arguments, identity, ring)
+    try executeReplacingCorruptRow(db, ItemTable.insertSQL, arguments, identity, ring)
     try SyncJournal.noteLive(db, identity, item.index, origin: storeID, ring)
     return StoredItem(
       itemClass: item.itemClass, persistentID: persistentID, attributes: item.attributes,
@@ -301,7 +291,7 @@ final class SQLiteItemStore: ItemStore {
   /// Deletes the row holding `identity`'s key if it is corrupt; errSecDuplicateItem if it is sound.
   private func removeCorruptRow(_ db: SQLiteConnection, _ identity: RowIdentity, _ ring: KeyRing) throws(SecStatus) {
     let statement = try SQLiteErrors.database {
-      try db.statement("SELECT \(RowCodec.columns) FROM item WHERE class = ? AND pk = ? AND spi = ?")
+      try db.statement("SELECT \(ItemTable.selectList) FROM item WHERE class = ? AND pk = ? AND spi = ?")
     }
     var corruptID: Int64?
     var found = false
@@ -313,7 +303,7 @@ final class SQLiteItemStore: ItemStore {
       do throws(SecStatus) {
         _ = try RowCodec.decode(row, fetch: ItemFetch(attributes: true, data: false), ring)
       } catch .decode {
-        corruptID = try row.integer(0)
+        corruptID = try row.integer(ItemColumn.id.rawValue)
       }
       return false
     }
@@ -418,7 +408,7 @@ final class SQLiteItemStore: ItemStore {
       let sealed = try RowCodec.seal(
         ring, identity, attributes: revision.attributes, accessControl: revision.accessControl, data: data)
       let arguments = Self.rowColumns(identity, sealed) + [.integer(record.id)]
-      try executeReplacingCorruptRow(db, Self.updateSQL, arguments, identity, ring)
+      try executeReplacingCorruptRow(db, ItemTable.updateSQL, arguments, identity, ring)
       try journalRevision(db, before: record, after: identity, revision.index, ring)
       updated += 1
     }
@@ -445,7 +435,9 @@ final class SQLiteItemStore: ItemStore {
 
   /// The index values of the row with this id, read from its metadata.
   func index(ofRow id: Int64, _ db: SQLiteConnection, _ ring: KeyRing) throws(SecStatus) -> ItemIndex {
-    let statement = try SQLiteErrors.database { try db.statement("SELECT \(RowCodec.columns) FROM item WHERE id = ?") }
+    let statement = try SQLiteErrors.database {
+      try db.statement("SELECT \(ItemTable.selectList) FROM item WHERE id = ?")
+    }
     var found: StoredItem?
     try forEachRow(of: statement, arguments: [.integer(id)]) { row throws(SecStatus) in
       found = try RowCodec.decode(row, fetch: ItemFetch(attributes: true, data: false), ring).item

@@ -136,7 +136,7 @@ package struct StoredItem: Sendable {
 
 /// The storage layer under the SecItem API: it keeps, finds, changes and removes rows, and keeps
 /// them encrypted. See the comment at the top of this file for where its job ends.
-package protocol ItemStore: AnyObject, Sendable {
+package protocol ItemStorage: AnyObject, Sendable {
   /// Whether the store is protected by a passphrase (a "passcode is set", rule 5.13).
   var hasPassphrase: Bool { get }
 

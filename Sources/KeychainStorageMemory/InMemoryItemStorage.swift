@@ -1,0 +1,237 @@
+import Foundation
+import Security
+import Synchronization
+
+/// The storage contract (`ItemStorage`) kept in memory: the second implementation that keeps the
+/// contract honest. `StoreContractTests` runs against it and the SQLite storage alike, and the
+/// storage differential test runs the same SecItem calls over both and compares every answer.
+///
+/// It keeps what the contract asks a storage to keep and nothing more: rows in insertion order,
+/// the uniqueness of the primary key it is given, atomic changes and the lock state's effect on
+/// secrets. It applies no Apple rule of its own: constraints no comparison here decides are left
+/// to the API's verdict (`ItemFilter.matches`), as the SQLite storage leaves them. Nothing is
+/// sealed: nothing leaves the process.
+package final class InMemoryItemStorage: ItemStorage {
+  private struct Row {
+    var id: Int64
+    var itemClass: ItemClass
+    var persistentID: Data
+    var attributes: [String: AttributeValue]
+    var accessControl: SecAccessControl?
+    var data: Data?
+    var index: ItemIndex
+
+    var item: StoredItem {
+      StoredItem(
+        itemClass: itemClass, persistentID: persistentID, attributes: attributes, accessControl: accessControl,
+        data: data)
+    }
+  }
+
+  /// What makes two rows the same item (rule 2.1, with the access group, the synchronizable flag
+  /// and Apple's SPI key, as `ItemIndex` documents).
+  private struct UniqueKey: Hashable {
+    var itemClass: ItemClass
+    var accessGroup: String
+    var synchronizable: Int64
+    var primaryKey: [IndexedAttribute]
+    var spiKey: [ComparableValue?]
+
+    init(_ itemClass: ItemClass, _ index: ItemIndex) {
+      self.itemClass = itemClass
+      accessGroup = index.accessGroup
+      synchronizable = index.synchronizable
+      primaryKey = index.primaryKey
+      spiKey = index.spiKey
+    }
+  }
+
+  private struct State {
+    var rows: [Row] = []
+    var nextID: Int64 = 1
+    var locked = false
+    var everUnlocked = true
+  }
+
+  private let state = Mutex(State())
+  private let passphrase: String?
+
+  /// A new, empty, unlocked storage; with a passphrase, unlocking it after `lock()` needs it.
+  package init(passphrase: String? = nil) {
+    self.passphrase = passphrase
+  }
+
+  package var hasPassphrase: Bool { passphrase != nil }
+  package var isReadOnly: Bool { false }
+  package var isLocked: Bool { state.withLock { $0.locked } }
+
+  package func lock() { state.withLock { $0.locked = true } }
+
+  package func unlock(passphrase given: String?) throws(SecStatus) {
+    switch (passphrase, given) {
+    case (nil, nil): break
+    case (nil, .some):
+      throw SecStatus(errSecAuthFailed, detail: "the storage was created without a passphrase, but one was given")
+    case (.some, nil): throw .interactionNotAllowed
+    case (.some(let expected), .some(let given)):
+      guard expected == given else { throw .authFailed }
+    }
+    state.withLock {
+      $0.locked = false
+      $0.everUnlocked = true
+    }
+  }
+
+  // MARK: Writes
+
+  package func insert(_ item: NewItem) throws(SecStatus) -> StoredItem {
+    try change { state throws(SecStatus) in try Self.insert(item, into: &state) }
+  }
+
+  package func insertBatch(_ items: [NewItem], skippingDuplicates: Bool) throws(SecStatus) -> Int {
+    try change { state throws(SecStatus) in
+      var added = 0
+      for item in items {
+        do throws(SecStatus) {
+          _ = try Self.insert(item, into: &state)
+          added += 1
+        } catch .duplicateItem where skippingDuplicates {
+          continue
+        }
+      }
+      return added
+    }
+  }
+
+  package func update(_ filter: ItemFilter, revise: @escaping @Sendable (StoredItem) throws(SecStatus) -> ItemRevision)
+    throws(SecStatus) -> Int
+  {
+    try change { state throws(SecStatus) in try Self.update(filter, revise, in: &state) }
+  }
+
+  package func upsert(
+    _ filter: ItemFilter, revise: @escaping @Sendable (StoredItem) throws(SecStatus) -> ItemRevision,
+    orInsert item: NewItem
+  ) throws(SecStatus) -> Int {
+    try change { state throws(SecStatus) in
+      do throws(SecStatus) {
+        return try Self.update(filter, revise, in: &state)
+      } catch .itemNotFound {
+        _ = try Self.insert(item, into: &state)
+        return 1
+      }
+    }
+  }
+
+  package func delete(_ filter: ItemFilter) throws(SecStatus) -> Int {
+    try change { state throws(SecStatus) in
+      let matches = Set(Self.matches(filter, in: state).map { state.rows[$0].id })
+      guard !matches.isEmpty else { throw .itemNotFound }
+      state.rows.removeAll { matches.contains($0.id) }
+      return matches.count
+    }
+  }
+
+  /// Runs `body` on a copy of the state and keeps the copy only when it succeeds: every change is
+  /// all or nothing, as a transaction is.
+  private func change<T>(_ body: (inout State) throws(SecStatus) -> T) throws(SecStatus) -> T {
+    try state.withLock { current throws(SecStatus) in
+      var working = current
+      let result = try body(&working)
+      current = working
+      return result
+    }
+  }
+
+  private static func insert(_ item: NewItem, into state: inout State) throws(SecStatus) -> StoredItem {
+    try requireSecretKey(item.index.protection, state)
+    let key = UniqueKey(item.itemClass, item.index)
+    guard !state.rows.contains(where: { UniqueKey($0.itemClass, $0.index) == key }) else { throw .duplicateItem }
+    let persistentID = Data((0..<16).map { _ in UInt8.random(in: 0...255) })
+    let row = Row(
+      id: state.nextID, itemClass: item.itemClass, persistentID: persistentID, attributes: item.attributes,
+      accessControl: item.accessControl, data: item.data, index: item.index)
+    state.nextID += 1
+    state.rows.append(row)
+    return row.item
+  }
+
+  private static func update(
+    _ filter: ItemFilter, _ revise: (StoredItem) throws(SecStatus) -> ItemRevision, in state: inout State
+  ) throws(SecStatus) -> Int {
+    let positions = matches(filter, in: state)
+    guard !positions.isEmpty else { throw .itemNotFound }
+    for position in positions {
+      let row = state.rows[position]
+      let revision = try revise(withoutSecret(row.item))
+      // The secret is re-sealed under the new protection in a sealing storage: both keys must be
+      // available, so a WhenUnlocked item cannot be changed while locked.
+      try requireSecretKey(row.index.protection, state)
+      try requireSecretKey(revision.index.protection, state)
+      let key = UniqueKey(row.itemClass, revision.index)
+      guard !state.rows.contains(where: { $0.id != row.id && UniqueKey($0.itemClass, $0.index) == key }) else {
+        throw .duplicateItem
+      }
+      state.rows[position].attributes = revision.attributes
+      state.rows[position].accessControl = revision.accessControl
+      state.rows[position].index = revision.index
+      if let data = revision.data { state.rows[position].data = data }
+    }
+    return positions.count
+  }
+
+  // MARK: Reads
+
+  package func find(_ filter: ItemFilter, limit: Int?, fetch: ItemFetch) throws(SecStatus) -> [StoredItem] {
+    try state.withLock { state throws(SecStatus) in
+      var found: [StoredItem] = []
+      for position in Self.matches(filter, in: state) {
+        if let limit, found.count >= limit { break }
+        let row = state.rows[position]
+        if fetch.data && row.data != nil { try Self.requireSecretKey(row.index.protection, state) }
+        found.append(
+          StoredItem(
+            itemClass: row.itemClass, persistentID: row.persistentID,
+            attributes: fetch.attributes ? row.attributes : [:],
+            accessControl: fetch.attributes || fetch.accessControl ? row.accessControl : nil,
+            data: fetch.data ? row.data : nil))
+      }
+      return found
+    }
+  }
+
+  package func checkIntegrity() throws(SecStatus) -> KeychainIntegrityReport {
+    KeychainIntegrityReport(checkedItems: state.withLock { $0.rows.count }, damagedItems: 0, skippedSinceOpen: 0)
+  }
+
+  /// The positions of the rows `filter` addresses, in insertion order.
+  private static func matches(_ filter: ItemFilter, in state: State) -> [Int] {
+    state.rows.indices.filter { position in
+      let row = state.rows[position]
+      guard row.itemClass == filter.itemClass else { return false }
+      switch filter.reference {
+      case .none: break
+      case .uuid(_, let uuid)?: guard row.persistentID == uuid else { return false }
+      case .rowID(_, let id)?: guard row.id == id else { return false }
+      }
+      if let groups = filter.accessGroups, !groups.contains(row.index.accessGroup) { return false }
+      if let synchronizable = filter.synchronizable, row.index.synchronizable != synchronizable { return false }
+      return filter.matches(withoutSecret(row.item))
+    }
+  }
+
+  /// What a storage hands the API's verdict and an update's reviser: the attributes, not the secret.
+  private static func withoutSecret(_ item: StoredItem) -> StoredItem {
+    var item = item
+    item.data = nil
+    return item
+  }
+
+  /// errSecInteractionNotAllowed when the lock state withholds the key of this protection's secrets.
+  private static func requireSecretKey(_ protection: String, _ state: State) throws(SecStatus) {
+    guard let accessibility = ItemSchema.accessibilityValues[protection] else { throw .decode }
+    guard accessibility.isAvailable(locked: state.locked, everUnlocked: state.everUnlocked) else {
+      throw .interactionNotAllowed
+    }
+  }
+}

@@ -1,0 +1,94 @@
+import Security
+
+/// The `item` table's columns: the one list its schema, every row read and both row writes are
+/// built from, so that a column added, removed or moved is changed in one place.
+///
+/// A read selects every column in case order, so a case's raw value is its position in the row
+/// (`StatementRow` reads by position, which is what SQLite's C API offers and what is fast).
+enum ItemColumn: Int32, CaseIterable {
+  case id = 0
+  case itemClass
+  case persistentReference
+  case accessGroup
+  case synchronizable
+  case protection
+  case primaryKey
+  case spiKey
+  case metadata
+  case secret
+  case account
+  case service
+  case server
+  case label
+
+  /// The column's name in SQL.
+  var name: String {
+    switch self {
+    case .id: "id"
+    case .itemClass: "class"
+    case .persistentReference: "persistref"
+    case .accessGroup: "agrp"
+    case .synchronizable: "sync"
+    case .protection: "pdmn"
+    case .primaryKey: "pk"
+    case .spiKey: "spi"
+    case .metadata: "meta"
+    case .secret: "secret"
+    case .account: "acct"
+    case .service: "svce"
+    case .server: "srvr"
+    case .label: "labl"
+    }
+  }
+
+  /// The column's declaration in `CREATE TABLE`.
+  var declaration: String {
+    switch self {
+    case .id: "id INTEGER PRIMARY KEY AUTOINCREMENT"
+    case .itemClass, .protection: "\(name) TEXT NOT NULL"
+    case .persistentReference: "\(name) BLOB NOT NULL UNIQUE"
+    case .synchronizable: "\(name) INTEGER NOT NULL"
+    case .accessGroup, .primaryKey, .spiKey, .metadata: "\(name) BLOB NOT NULL"
+    case .secret, .account, .service, .server, .label: "\(name) BLOB"
+    }
+  }
+}
+
+/// The `item` table's SQL, built from `ItemColumn`.
+enum ItemTable {
+  /// The columns holding a keyed digest of one searchable attribute, and the attribute each holds,
+  /// in the order of `RowIdentity.searchDigests`.
+  static let digestColumns: [(column: ItemColumn, attribute: String)] = [
+    (.account, SecConstantValue.attrAccount), (.service, SecConstantValue.attrService),
+    (.server, SecConstantValue.attrServer), (.label, SecConstantValue.attrLabel),
+  ]
+
+  /// What every row read selects, in `ItemColumn` order.
+  static let selectList = ItemColumn.allCases.map(\.name).joined(separator: ", ")
+
+  /// The columns a write sets after the class and the persistent reference, in the order of
+  /// `SQLiteItemStorage.rowColumns`.
+  static let writtenColumns: [ItemColumn] =
+    [.accessGroup, .synchronizable, .protection, .primaryKey, .spiKey] + digestColumns.map(\.column)
+    + [.metadata, .secret]
+
+  /// Adds a row: its class, its persistent reference, then `writtenColumns`.
+  static let insertSQL: String = {
+    let columns = [ItemColumn.itemClass, .persistentReference] + writtenColumns
+    let marks = Array(repeating: "?", count: columns.count).joined(separator: ", ")
+    return "INSERT INTO item (\(columns.map(\.name).joined(separator: ", "))) VALUES (\(marks))"
+  }()
+
+  /// Replaces a row's `writtenColumns`; the last argument is its id.
+  static let updateSQL =
+    "UPDATE item SET \(writtenColumns.map { "\($0.name) = ?" }.joined(separator: ", ")) WHERE id = ?"
+
+  /// The table, its uniqueness rule (rule 2.1, by digests) and one index per digest column. The
+  /// columns are declared in the order stores have always had (the id, then what an insert sets).
+  static let createSQL: String = {
+    let declared = [ItemColumn.id, .itemClass, .persistentReference] + writtenColumns
+    let columns = declared.map { "  \($0.declaration)," }.joined(separator: "\n")
+    let indexes = digestColumns.map { "CREATE INDEX item_\($0.column.name) ON item (class, \($0.column.name));" }
+    return "CREATE TABLE item (\n\(columns)\n  UNIQUE (class, pk, spi)\n);\n" + indexes.joined(separator: "\n")
+  }()
+}
