@@ -332,10 +332,27 @@ final class SQLiteItemStorage: ItemStorage {
   ) throws(SecStatus) -> [RowRecord] {
     var rowFetch = fetch
     rowFetch.attributes = fetch.attributes || plan.needsPostFilter
+    // A secret is opened only for a row that is part of the answer: one the API's verdict drops, or
+    // one past the limit once the rows are in insertion order, must neither cost a decryption nor,
+    // while locked, turn the answer into errSecInteractionNotAllowed. Where neither can happen
+    // (the common case), `decode` opens it with the metadata, sharing the associated data.
+    let opensSecretsLater = fetch.data && (plan.needsPostFilter || plan.sortsInMemory)
+    if opensSecretsLater { rowFetch.data = false }
     var records: [RowRecord] = []
     var damaged = 0
+    /// Opens a later-opened row's secret; false when it fails authentication (counted).
+    func openSecret(_ record: inout RowRecord) throws(SecStatus) -> Bool {
+      guard let sealedSecret = record.sealedSecret else { return true }
+      do throws(SecStatus) {
+        record.item.data = try RowCodec.openSecret(sealedSecret, of: record.identity, ring)
+        return true
+      } catch .decode {
+        damaged += 1
+        return false
+      }
+    }
     try forEachRow(of: statement, arguments: plan.arguments) { row throws(SecStatus) in
-      let record: RowRecord
+      var record: RowRecord
       do throws(SecStatus) {
         record = try RowCodec.decode(row, fetch: rowFetch, ring)
       } catch .decode {
@@ -349,17 +366,29 @@ final class SQLiteItemStorage: ItemStorage {
         return true
       }
       if plan.needsPostFilter && !filter.matches(record.item) { return true }
+      if opensSecretsLater && !plan.sortsInMemory {
+        guard try openSecret(&record) else { return true }
+      }
       records.append(record)
       if let limit, !plan.sortsInMemory { return records.count < limit }
       return true
     }
+    if plan.sortsInMemory {
+      records.sort { $0.id < $1.id }
+      if opensSecretsLater {
+        var answer: [RowRecord] = []
+        for var record in records {
+          if let limit, answer.count >= limit { break }
+          if try openSecret(&record) { answer.append(record) }
+        }
+        records = answer
+      } else if let limit, records.count > limit {
+        records.removeSubrange(limit...)
+      }
+    }
     if damaged > 0 {
       integrity.report(damagedRows: damaged, itemClass: filter.itemClass)
       if records.isEmpty { throw .decode }
-    }
-    if plan.sortsInMemory {
-      records.sort { $0.id < $1.id }
-      if let limit, records.count > limit { records.removeSubrange(limit...) }
     }
     return records
   }

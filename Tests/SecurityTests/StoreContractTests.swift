@@ -1,24 +1,28 @@
 import Foundation
+import KeychainStorageMemory
 import Testing
 
 @testable import Security
 
-/// The contract every store under the SecItem API must keep (Security/Store/ItemStore.swift),
+/// The contract every store under the SecItem API must keep (Security/Store/ItemStorage.swift),
 /// exercised through the protocol alone with rows the API builds. A new backend joins by adding a
 /// case to `StoreKind`.
 @Suite struct StoreContract {
   enum StoreKind: String, CaseIterable, CustomStringConvertible, Sendable {
     case sqlite
+    case memory
 
     var description: String { rawValue }
 
     /// A new, empty store of this kind, and a way to remove it.
-    func make() throws -> (store: any ItemStore, cleanUp: () -> Void) {
+    func make() throws -> (store: any ItemStorage, cleanUp: () -> Void) {
       switch self {
       case .sqlite:
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("contract-\(UUID().uuidString)")
         let store = try KeychainStore(directory: directory)
         return (store.backend, { try? FileManager.default.removeItem(at: directory) })
+      case .memory:
+        return (InMemoryItemStorage(), {})
       }
     }
   }
@@ -226,6 +230,41 @@ import Testing
       $0.attributes[SecConstantValue.attrAccount]
     }
     #expect(accounts == [.string("a"), .string("b")])
+  }
+
+  /// Found by the storage differential test: the SQLite storage opened the secret of the row its
+  /// primary-key index found before the API's verdict on the other constraints, so a search whose
+  /// label excluded a WhenUnlocked item answered errSecInteractionNotAllowed while locked instead
+  /// of errSecItemNotFound (and opened secrets of rows it then dropped).
+  @Test(arguments: StoreKind.allCases)
+  func aSecretIsOpenedOnlyForItemsThatMatchEveryConstraint(kind: StoreKind) throws {
+    let (store, cleanUp) = try kind.make()
+    defer { cleanUp() }
+    _ = try store.insert(try Self.row(account: "a", description: "kept"))
+    store.lock()
+    // The whole primary key (account, service) and a description the item does not have.
+    let excluding = Self.filter(["acct": .string("a"), "svce": .string("svc"), "desc": .string("other")])
+    #expect(excluding.primaryKey != nil)
+    #expect(try store.find(excluding, limit: nil, fetch: Self.everything).isEmpty)
+    let including = Self.filter(["acct": .string("a"), "svce": .string("svc"), "desc": .string("kept")])
+    #expect(throws: SecStatus.interactionNotAllowed) { try store.find(including, limit: nil, fetch: Self.everything) }
+  }
+
+  /// Found by the storage differential test: where the SQLite storage sorts its primary-key
+  /// matches in memory, it opened every match's secret before the limit cut them, so a limit-one
+  /// search answered errSecInteractionNotAllowed for a locked item that was not the first.
+  @Test(arguments: StoreKind.allCases)
+  func aSecretIsOpenedOnlyForItemsWithinTheLimit(kind: StoreKind) throws {
+    let (store, cleanUp) = try kind.make()
+    defer { cleanUp() }
+    _ = try store.insert(try Self.row(account: "a", sync: 1, protection: "ck", data: Data("first".utf8)))
+    _ = try store.insert(try Self.row(account: "a", sync: 0, protection: "ak"))
+    store.lock()
+    let both = Self.filter(["acct": .string("a"), "svce": .string("svc")], sync: nil)
+    #expect(both.primaryKey != nil)
+    let first = try store.find(both, limit: 1, fetch: Self.everything)
+    #expect(first.map(\.data) == [Data("first".utf8)])
+    #expect(throws: SecStatus.interactionNotAllowed) { try store.find(both, limit: 2, fetch: Self.everything) }
   }
 
   @Test(arguments: StoreKind.allCases)
