@@ -4,7 +4,7 @@ import KeychainCryptoOpenSSL
 import KeychainStorageSQLite
 import Security
 
-/// Security's backend on Linux: the SQLite store, the OpenSSL key engine, the backup envelope and
+/// Security's backend on Linux: the SQLite storage, the OpenSSL key engine, the backup envelope and
 /// OpenSSL's certificate parser and digests (see `SecurityBackend` for why Security does not
 /// import them).
 struct SQLiteOpenSSLBackend: SecurityBackend {
@@ -29,7 +29,17 @@ struct SQLiteOpenSSLBackend: SecurityBackend {
     return Data(plaintext)
   }
 
-  func isSingleDERCertificate(_ bytes: Data) -> Bool { X509Certificate.isSingleDER(Array(bytes)) }
+  func certificateContents(_ bytes: Data) -> CertificateContents? {
+    guard let fields = X509Certificate.fields(of: Array(bytes)) else { return nil }
+    return CertificateContents(
+      der: Data(fields.der), version: fields.version, serialNumber: Data(fields.serialNumber),
+      issuer: Data(fields.issuer), subject: Data(fields.subject), subjectAttributes: fields.subjectAttributes,
+      subjectKeyIdentifier: fields.subjectKeyIdentifier.map { Data($0) }, alternativeEmails: fields.alternativeEmails,
+      alternativeDNSNames: fields.alternativeDNSNames, publicKeyAlgorithm: fields.publicKeyAlgorithm,
+      publicKeyParameters: fields.publicKeyParameters, publicKeyBits: Data(fields.publicKeyBits),
+      notBefore: fields.notBefore.map { Date(timeIntervalSince1970: TimeInterval($0)) },
+      notAfter: fields.notAfter.map { Date(timeIntervalSince1970: TimeInterval($0)) })
+  }
 
   func sha1(_ bytes: [UInt8]) throws(SecStatus) -> Data {
     do {

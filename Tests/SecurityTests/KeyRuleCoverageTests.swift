@@ -64,6 +64,26 @@ import Testing
     #expect(SecCertificateCreateWithData(nil, fine as CFData) != nil)
   }
 
+  /// The version field now comes from OpenSSL's parser, which reads an explicit v1 as v1: the
+  /// rule about its encoding is checked on the bytes (CertificateContents.hasExplicitVersionOne).
+  @Test("Rule 7.3: an explicit version must be v2 or v3")
+  func anExplicitVersionOneIsRefused() throws {
+    let scratch = try ScratchDirectory()
+    let der = try CertificateRules.certificate(subject: "/CN=version", in: scratch)
+    // The TBSCertificate's first element: [0] { INTEGER 2 } (v3), right after the two headers.
+    let bytes = [UInt8](der)
+    let marker: [UInt8] = [0xa0, 0x03, 0x02, 0x01, 0x02]
+    let offset = try #require(
+      (0...(bytes.count - marker.count)).first { Array(bytes[$0..<$0 + marker.count]) == marker })
+    var versions: [UInt8: Bool] = [:]
+    for version: UInt8 in [0, 1, 2, 3] {
+      var altered = bytes
+      altered[offset + 4] = version
+      versions[version] = SecCertificateCreateWithData(nil, Data(altered) as CFData) != nil
+    }
+    #expect(versions == [0: false, 1: true, 2: true, 3: false])
+  }
+
   @Test("Rule 9.3: a PKCS#12 file without a MAC is errSecDecode")
   func aFileWithoutAMACIsErrSecDecode() throws {
     let scratch = try ScratchDirectory()

@@ -53,8 +53,8 @@ public final class SecCertificate: Hashable, Sendable, CustomStringConvertible {
 /// certificate are dropped. A program that links the Security target without its store has no
 /// X.509 parser: the result is nil.
 public func SecCertificateCreateWithData(_ allocator: CFAllocator?, _ data: CFData) -> SecCertificate? {
-  guard let backend = SecurityBackends.current, let contents = CertificateContents(Data(referencing: data)),
-    backend.isSingleDERCertificate(contents.der),
+  guard let backend = SecurityBackends.current,
+    let contents = CertificateContents.read(Data(referencing: data), with: backend),
     let publicKeyHash = try? backend.sha1(Array(contents.publicKeyBits))
   else { return nil }
   return SecCertificate(contents: contents, publicKeyHash: publicKeyHash)

@@ -32,8 +32,9 @@ package protocol SecurityBackend: Sendable {
   /// errSecAuthFailed for a wrong passphrase or an altered file.
   func openBackup(_ sealed: Data, passphrase: String) throws(SecStatus) -> Data
 
-  /// Whether `bytes` are exactly one DER-encoded X.509 certificate, by OpenSSL's parser.
-  func isSingleDERCertificate(_ bytes: Data) -> Bool
+  /// The fields of the first X.509 certificate in `bytes` (DER), as OpenSSL's parser reads them;
+  /// nil when it does not parse.
+  func certificateContents(_ bytes: Data) -> CertificateContents?
 
   /// SHA-1 of `bytes`, for Apple's fingerprint attributes (the `sha1` attribute, a key's
   /// application label, a certificate's public-key hash): never a security boundary.
