@@ -25,11 +25,15 @@ final class SyncServer: Sendable {
     self.logger = logger
   }
 
-  /// Connects and brings the server's schema up to date.
-  static func connect(_ address: SyncServerAddress, logger: Logger) async throws(KeychainSyncError) -> SyncServer {
-    try await withinDeadline(.seconds(20)) { () throws(KeychainSyncError) in
-      try await connectAndMigrate(address, logger: logger)
-    }
+  /// Connects and brings the server's schema up to date, within `deadline`. A connection that
+  /// completes after the deadline gave up on it is closed: dropped open, it would leak its socket
+  /// (and postgres-nio traps on a connection released unclosed).
+  static func connect(_ address: SyncServerAddress, logger: Logger, deadline: Duration = .seconds(20))
+    async throws(KeychainSyncError) -> SyncServer
+  {
+    try await withinDeadline(
+      deadline, { () throws(KeychainSyncError) in try await connectAndMigrate(address, logger: logger) },
+      late: { server in await server.close() })
   }
 
   private static func connectAndMigrate(_ address: SyncServerAddress, logger: Logger) async throws(KeychainSyncError)
@@ -325,8 +329,11 @@ extension Data {
 /// Runs `body`, or gives up on it after `limit` with errSecNotAvailable. PostgreSQL connections
 /// have no query timeout, and a peer that vanished without closing the socket (a cut network, a
 /// killed proxy) would hold a query for ever; the work that timed out is cancelled and left behind.
+/// A value `body` still produces after the deadline is handed to `late` (which releases what it
+/// holds, a connection for instance) instead of being dropped.
 func withinDeadline<T: Sendable>(
-  _ limit: Duration, _ body: @escaping @Sendable () async throws(KeychainSyncError) -> T
+  _ limit: Duration, _ body: @escaping @Sendable () async throws(KeychainSyncError) -> T,
+  late: @escaping @Sendable (T) async -> Void = { _ in }
 ) async throws(KeychainSyncError) -> T {
   let outcome = FirstOutcome<T>()
   let result = await withCheckedContinuation {
@@ -334,7 +341,8 @@ func withinDeadline<T: Sendable>(
     outcome.install(continuation)
     let work = Task {
       do throws(KeychainSyncError) {
-        outcome.finish(.success(try await body()))
+        let value = try await body()
+        if !outcome.finish(.success(value)) { await late(value) }
       } catch {
         outcome.finish(.failure(error))
       }
@@ -358,12 +366,15 @@ private final class FirstOutcome<T: Sendable>: Sendable {
     state.withLock { $0.0 = continuation }
   }
 
-  func finish(_ result: Result<T, KeychainSyncError>) {
+  /// Hands `result` on if no outcome came first; returns whether it did.
+  @discardableResult
+  func finish(_ result: Result<T, KeychainSyncError>) -> Bool {
     let continuation = state.withLock { state -> CheckedContinuation<Result<T, KeychainSyncError>, Never>? in
       guard !state.1, let continuation = state.0 else { return nil }
       state.1 = true
       return continuation
     }
     continuation?.resume(returning: result)
+    return continuation != nil
   }
 }
