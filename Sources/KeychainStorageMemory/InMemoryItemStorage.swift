@@ -20,6 +20,8 @@ package final class InMemoryItemStorage: ItemStorage {
     var accessControl: SecAccessControl?
     var data: Data?
     var index: ItemIndex
+    /// Set from the storage's counter at every write of the row.
+    var version: UInt64
 
     var item: StoredItem {
       StoredItem(
@@ -49,6 +51,7 @@ package final class InMemoryItemStorage: ItemStorage {
   private struct State {
     var rows: [Row] = []
     var nextID: Int64 = 1
+    var writes: UInt64 = 0
     var locked = false
     var everUnlocked = true
   }
@@ -103,23 +106,36 @@ package final class InMemoryItemStorage: ItemStorage {
     }
   }
 
-  package func update(_ filter: ItemFilter, revise: @escaping @Sendable (StoredItem) throws(SecStatus) -> ItemRevision)
-    throws(SecStatus) -> Int
-  {
-    try change { state throws(SecStatus) in try Self.update(filter, revise, in: &state) }
-  }
-
-  package func upsert(
-    _ filter: ItemFilter, revise: @escaping @Sendable (StoredItem) throws(SecStatus) -> ItemRevision,
-    orInsert item: NewItem
-  ) throws(SecStatus) -> Int {
+  package func replace(_ replacements: [ItemReplacement]) throws(SecStatus) -> ReplacementOutcome {
     try change { state throws(SecStatus) in
-      do throws(SecStatus) {
-        return try Self.update(filter, revise, in: &state)
-      } catch .itemNotFound {
-        _ = try Self.insert(item, into: &state)
-        return 1
+      var positions: [Int] = []
+      for replacement in replacements {
+        guard
+          let position = state.rows.firstIndex(where: {
+            $0.persistentID == replacement.persistentID && $0.itemClass == replacement.itemClass
+          }), Self.version(state.rows[position]) == replacement.expected
+        else { return .changedSinceRead }
+        positions.append(position)
       }
+      for (position, replacement) in zip(positions, replacements) {
+        let row = state.rows[position]
+        let revision = replacement.revision
+        // The secret is re-sealed under the new protection in a sealing storage: both keys must be
+        // available, so a WhenUnlocked item cannot be changed while locked.
+        try Self.requireSecretKey(row.index.protection, state)
+        try Self.requireSecretKey(revision.index.protection, state)
+        let key = UniqueKey(row.itemClass, revision.index)
+        guard !state.rows.contains(where: { $0.id != row.id && UniqueKey($0.itemClass, $0.index) == key }) else {
+          throw .duplicateItem
+        }
+        state.writes += 1
+        state.rows[position].attributes = revision.attributes
+        state.rows[position].accessControl = revision.accessControl
+        state.rows[position].index = revision.index
+        state.rows[position].version = state.writes
+        if let data = revision.data { state.rows[position].data = data }
+      }
+      return .replaced(replacements.count)
     }
   }
 
@@ -148,36 +164,13 @@ package final class InMemoryItemStorage: ItemStorage {
     let key = UniqueKey(item.itemClass, item.index)
     guard !state.rows.contains(where: { UniqueKey($0.itemClass, $0.index) == key }) else { throw .duplicateItem }
     let persistentID = Data((0..<16).map { _ in UInt8.random(in: 0...255) })
+    state.writes += 1
     let row = Row(
       id: state.nextID, itemClass: item.itemClass, persistentID: persistentID, attributes: item.attributes,
-      accessControl: item.accessControl, data: item.data, index: item.index)
+      accessControl: item.accessControl, data: item.data, index: item.index, version: state.writes)
     state.nextID += 1
     state.rows.append(row)
     return row.item
-  }
-
-  private static func update(
-    _ filter: ItemFilter, _ revise: (StoredItem) throws(SecStatus) -> ItemRevision, in state: inout State
-  ) throws(SecStatus) -> Int {
-    let positions = matches(filter, in: state)
-    guard !positions.isEmpty else { throw .itemNotFound }
-    for position in positions {
-      let row = state.rows[position]
-      let revision = try revise(withoutSecret(row.item))
-      // The secret is re-sealed under the new protection in a sealing storage: both keys must be
-      // available, so a WhenUnlocked item cannot be changed while locked.
-      try requireSecretKey(row.index.protection, state)
-      try requireSecretKey(revision.index.protection, state)
-      let key = UniqueKey(row.itemClass, revision.index)
-      guard !state.rows.contains(where: { $0.id != row.id && UniqueKey($0.itemClass, $0.index) == key }) else {
-        throw .duplicateItem
-      }
-      state.rows[position].attributes = revision.attributes
-      state.rows[position].accessControl = revision.accessControl
-      state.rows[position].index = revision.index
-      if let data = revision.data { state.rows[position].data = data }
-    }
-    return positions.count
   }
 
   // MARK: Reads
@@ -194,7 +187,7 @@ package final class InMemoryItemStorage: ItemStorage {
             itemClass: row.itemClass, persistentID: row.persistentID,
             attributes: fetch.attributes ? row.attributes : [:],
             accessControl: fetch.attributes || fetch.accessControl ? row.accessControl : nil,
-            data: fetch.data ? row.data : nil))
+            data: fetch.data ? row.data : nil, version: fetch.version ? Self.version(row) : nil))
       }
       return found
     }
@@ -220,7 +213,11 @@ package final class InMemoryItemStorage: ItemStorage {
     }
   }
 
-  /// What a storage hands the API's verdict and an update's reviser: the attributes, not the secret.
+  private static func version(_ row: Row) -> ItemVersion {
+    ItemVersion(withUnsafeBytes(of: row.version.littleEndian) { Data($0) })
+  }
+
+  /// What a storage hands the API's verdict: the attributes, not the secret.
   private static func withoutSecret(_ item: StoredItem) -> StoredItem {
     var item = item
     item.data = nil

@@ -71,6 +71,13 @@ enum RowCodec {
     if opensSecret, let sealedSecret {
       item.data = try openSecret(sealedSecret, of: identity, ring, fields: associatedFields)
     }
+    if fetch.version {
+      // The metadata's GCM tag: every write seals the metadata under a fresh nonce, so the tag
+      // changes with every write of the row. `replace` reads and authenticates the row again
+      // before it compares the version.
+      item.version = ItemVersion(
+        Data(try row.bytes(ItemColumn.metadata.rawValue).suffix(AES.GCM.tagByteCount)))
+    }
     return RowRecord(id: id, item: item, identity: identity, sealedSecret: sealedSecret)
   }
 

@@ -174,26 +174,9 @@ final class SQLiteItemStorage: ItemStorage {
     }
   }
 
-  func update(_ filter: ItemFilter, revise: @escaping @Sendable (StoredItem) throws(SecStatus) -> ItemRevision)
-    throws(SecStatus) -> Int
-  {
+  func replace(_ replacements: [ItemReplacement]) throws(SecStatus) -> ReplacementOutcome {
     let ring = try keyRing()
-    return try write { db throws(SecStatus) in try self.updateRows(db, filter, revise, ring) }
-  }
-
-  func upsert(
-    _ filter: ItemFilter, revise: @escaping @Sendable (StoredItem) throws(SecStatus) -> ItemRevision,
-    orInsert item: NewItem
-  ) throws(SecStatus) -> Int {
-    let ring = try keyRing()
-    return try write { db throws(SecStatus) in
-      do throws(SecStatus) {
-        return try self.updateRows(db, filter, revise, ring)
-      } catch .itemNotFound {
-        _ = try self.insertRow(db, item, ring)
-        return 1
-      }
-    }
+    return try write { db throws(SecStatus) in try self.replaceRows(db, replacements, ring) }
   }
 
   func delete(_ filter: ItemFilter) throws(SecStatus) -> Int {
@@ -407,16 +390,31 @@ final class SQLiteItemStorage: ItemStorage {
     return details
   }
 
-  private func updateRows(
-    _ db: SQLiteConnection, _ filter: ItemFilter, _ revise: (StoredItem) throws(SecStatus) -> ItemRevision,
-    _ ring: KeyRing
-  ) throws(SecStatus) -> Int {
-    let records = try select(db, filter, limit: nil, fetch: ItemFetch(attributes: true, data: false), ring)
-    guard !records.isEmpty else { throw .itemNotFound }
-    var updated = 0
+  /// Replaces rows at their expected versions: every row is read and checked before any is
+  /// written, so a row that changed since the caller read it leaves the transaction empty.
+  private func replaceRows(_ db: SQLiteConnection, _ replacements: [ItemReplacement], _ ring: KeyRing)
+    throws(SecStatus) -> ReplacementOutcome
+  {
+    let statement = try SQLiteErrors.database {
+      try db.statement("SELECT \(ItemTable.selectList) FROM item WHERE persistref = ? AND class = ?")
+    }
+    var current: [RowRecord] = []
+    current.reserveCapacity(replacements.count)
+    for replacement in replacements {
+      var found: RowRecord?
+      try forEachRow(
+        of: statement, arguments: [.blob(replacement.persistentID), .text(replacement.itemClass.rawValue)]
+      ) { row throws(SecStatus) in
+        found = try RowCodec.decode(row, fetch: ItemFetch(attributes: true, data: false, version: true), ring)
+        return false
+      }
+      guard let found, found.item.version == replacement.expected else { return .changedSinceRead }
+      current.append(found)
+    }
+    var replaced = 0
     var damaged = 0
-    for record in records {
-      let revision = try revise(record.item)
+    for (record, replacement) in zip(current, replacements) {
+      let revision = replacement.revision
       // A secret sealed under the old identity or protection is reopened to be sealed again: this
       // also makes WhenUnlocked items unchangeable while locked.
       var data = revision.data
@@ -439,13 +437,13 @@ final class SQLiteItemStorage: ItemStorage {
       let arguments = Self.rowColumns(identity, sealed) + [.integer(record.id)]
       try executeReplacingCorruptRow(db, ItemTable.updateSQL, arguments, identity, ring)
       try journalRevision(db, before: record, after: identity, revision.index, ring)
-      updated += 1
+      replaced += 1
     }
     if damaged > 0 {
-      integrity.report(damagedRows: damaged, itemClass: filter.itemClass)
-      if updated == 0 { throw .decode }
+      integrity.report(damagedRows: damaged, itemClass: current[0].item.itemClass)
+      if replaced == 0 { throw .decode }
     }
-    return updated
+    return .replaced(replaced)
   }
 
   /// Journals an update: a tombstone for the old item when it stops being the same synchronizable

@@ -58,13 +58,11 @@ import Testing
 
   static let everything = ItemFetch(attributes: true, data: true)
 
-  /// A revision that changes the description, as SecItemUpdate would make it.
-  static func describing(_ text: String) -> @Sendable (StoredItem) throws(SecStatus) -> ItemRevision {
-    { item throws(SecStatus) in
-      var change = ItemChange()
-      change.attributes = ["desc": .string(text)]
-      return try ItemRows.revision(of: item, change, at: Date())
-    }
+  /// A change of the description, as SecItemUpdate would parse it.
+  static func describing(_ text: String) -> ItemChange {
+    var change = ItemChange()
+    change.attributes = ["desc": .string(text)]
+    return change
   }
 
   @Test(arguments: StoreKind.allCases)
@@ -157,13 +155,13 @@ import Testing
     let (store, cleanUp) = try kind.make()
     defer { cleanUp() }
     let stored = try store.insert(try Self.row(account: "alice"))
-    #expect(try store.update(Self.filter(["acct": .string("alice")]), revise: Self.describing("new")) == 1)
+    #expect(try StorageUpdates.update(store, Self.filter(["acct": .string("alice")]), Self.describing("new")) == 1)
     let found = try store.find(Self.filter(), limit: nil, fetch: Self.everything)
     #expect(found.first?.attributes["desc"] == .string("new"))
     #expect(found.first?.data == Data("secret".utf8))
     #expect(found.first?.persistentID == stored.persistentID)
     #expect(throws: SecStatus.itemNotFound) {
-      try store.update(Self.filter(["acct": .string("nobody")]), revise: Self.describing("x"))
+      try StorageUpdates.update(store, Self.filter(["acct": .string("nobody")]), Self.describing("x"))
     }
   }
 
@@ -173,14 +171,48 @@ import Testing
     defer { cleanUp() }
     _ = try store.insert(try Self.row(account: "alice"))
     _ = try store.insert(try Self.row(account: "bob"))
-    let renaming: @Sendable (StoredItem) throws(SecStatus) -> ItemRevision = { item throws(SecStatus) in
-      var change = ItemChange()
-      change.attributes = ["acct": .string("alice")]
-      return try ItemRows.revision(of: item, change, at: Date())
-    }
-    #expect(throws: SecStatus.duplicateItem) { try store.update(Self.filter(), revise: renaming) }
+    var renaming = ItemChange()
+    renaming.attributes = ["acct": .string("alice")]
+    #expect(throws: SecStatus.duplicateItem) { try StorageUpdates.update(store, Self.filter(), renaming) }
     let accounts = try store.find(Self.filter(), limit: nil, fetch: Self.everything).map { $0.attributes["acct"] }
     #expect(accounts == [.string("alice"), .string("bob")])
+  }
+
+  /// The contract has no closure: the API reads rows with their versions, computes revisions, and
+  /// the storage replaces them only if none changed since (what a storage in another process
+  /// needs). A row written or removed in between makes the whole replacement write nothing.
+  @Test(arguments: StoreKind.allCases)
+  func aReplacementOfRowsChangedSinceTheyWereReadWritesNothing(kind: StoreKind) throws {
+    let (store, cleanUp) = try kind.make()
+    defer { cleanUp() }
+    _ = try store.insert(try Self.row(account: "alice"))
+    _ = try store.insert(try Self.row(account: "bob"))
+    let read = try store.find(Self.filter(), limit: nil, fetch: ItemFetch(attributes: true, data: false, version: true))
+    #expect(read.count == 2)
+    #expect(read.allSatisfy { $0.version != nil })
+    let replacements = try read.map { item in
+      ItemReplacement(
+        itemClass: item.itemClass, persistentID: item.persistentID, expected: try #require(item.version),
+        revision: try ItemRows.revision(of: item, Self.describing("stale"), at: Date()))
+    }
+    // Another writer changes bob after the read.
+    #expect(try StorageUpdates.update(store, Self.filter(["acct": .string("bob")]), Self.describing("other")) == 1)
+    #expect(try store.replace(replacements) == .changedSinceRead)
+    var descriptions = try store.find(Self.filter(), limit: nil, fetch: Self.everything).map { $0.attributes["desc"] }
+    #expect(descriptions == [nil, .string("other")])
+    // Read again, the same change goes through; a row deleted since is a change too.
+    let fresh = try store.find(
+      Self.filter(), limit: nil, fetch: ItemFetch(attributes: true, data: false, version: true))
+    let again = try fresh.map { item in
+      ItemReplacement(
+        itemClass: item.itemClass, persistentID: item.persistentID, expected: try #require(item.version),
+        revision: try ItemRows.revision(of: item, Self.describing("fresh"), at: Date()))
+    }
+    _ = try store.delete(Self.filter(["acct": .string("alice")]))
+    #expect(try store.replace(again) == .changedSinceRead)
+    #expect(try store.replace(Array(again.dropFirst())) == .replaced(1))
+    descriptions = try store.find(Self.filter(), limit: nil, fetch: Self.everything).map { $0.attributes["desc"] }
+    #expect(descriptions == [.string("fresh")])
   }
 
   @Test(arguments: StoreKind.allCases)
@@ -188,9 +220,10 @@ import Testing
     let (store, cleanUp) = try kind.make()
     defer { cleanUp() }
     let filter = Self.filter(["acct": .string("alice"), "svce": .string("svc")])
-    #expect(try store.upsert(filter, revise: Self.describing("updated"), orInsert: try Self.row(account: "alice")) == 1)
+    let item = try Self.row(account: "alice")
+    #expect(try StorageUpdates.upsert(store, filter, Self.describing("updated"), orInsert: item) == 1)
     #expect(try store.find(filter, limit: nil, fetch: Self.everything).first?.attributes["desc"] == nil)
-    #expect(try store.upsert(filter, revise: Self.describing("updated"), orInsert: try Self.row(account: "alice")) == 1)
+    #expect(try StorageUpdates.upsert(store, filter, Self.describing("updated"), orInsert: item) == 1)
     let found = try store.find(filter, limit: nil, fetch: Self.everything)
     #expect(found.count == 1)
     #expect(found.first?.attributes["desc"] == .string("updated"))

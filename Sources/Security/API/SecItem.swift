@@ -112,7 +112,7 @@ extension SecItemCall {
     let itemClass = try request.requiredClass()
     let filter = try SecItemCall.filter(from: request, context, ignoringMatchAndReturn: true)
     let change = try SecItemCall.change(from: changeEntries, itemClass: itemClass, context)
-    _ = try context.store.backend.update(filter, revise: SecItemCall.reviser(change))
+    _ = try StorageUpdates.update(context.store.backend, filter, change)
   }
 
   /// SecItemDelete's body for every class but identities.
@@ -339,7 +339,7 @@ package func SecItemUpsert(_ query: CFDictionary, _ attributesToUpdate: CFDictio
     let change = try SecItemCall.change(from: attributesToUpdate, itemClass: itemClass, context)
     // A persistent reference names an existing item: there is nothing to add when it is gone.
     if request.reference != nil {
-      _ = try context.store.backend.update(filter, revise: SecItemCall.reviser(change))
+      _ = try StorageUpdates.update(context.store.backend, filter, change)
       return
     }
     let merged = query.mutableCopy() as! NSMutableDictionary
@@ -349,7 +349,7 @@ package func SecItemUpsert(_ query: CFDictionary, _ attributesToUpdate: CFDictio
     ] { merged.removeObject(forKey: key) }
     for (key, value) in attributesToUpdate { merged.setObject(value, forKey: key as! AnyHashable) }
     let item = try SecItemCall.newItem(from: try ItemRequest(merged), context)
-    _ = try context.store.backend.upsert(filter, revise: SecItemCall.reviser(change), orInsert: item)
+    _ = try StorageUpdates.upsert(context.store.backend, filter, change, orInsert: item)
   }
 }
 
@@ -562,11 +562,6 @@ enum SecItemCall {
   }
 
   /// What an update does to each matching item, for the store to run inside its transaction.
-  static func reviser(_ change: ItemChange) -> @Sendable (StoredItem) throws(SecStatus) -> ItemRevision {
-    let now = Date()
-    return { item throws(SecStatus) in try ItemRows.revision(of: item, change, at: now) }
-  }
-
   /// Parses attributesToUpdate (rules 7.6 to 7.8, decisions 5 and 7).
   static func change(from dictionary: NSDictionary, itemClass: ItemClass, _ context: Context) throws(SecStatus)
     -> ItemChange

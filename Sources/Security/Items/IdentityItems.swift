@@ -186,7 +186,7 @@ enum IdentityItems {
     let keyChange = try SecItemCall.change(from: changes, itemClass: .key, context)
     for pair in pairs {
       for (item, change) in [(pair.certificate, certificateChange), (pair.key, keyChange)] {
-        _ = try context.store.backend.update(exactly(item), revise: SecItemCall.reviser(change))
+        _ = try StorageUpdates.update(context.store.backend, exactly(item), change)
       }
     }
   }

@@ -100,12 +100,50 @@ package struct ItemFetch: Sendable, Equatable {
   /// Whether each item's access control is read even when its attributes are not: the API must see
   /// it before it hands out a secret (keys-semantics.md 10.4). Reading attributes reads it too.
   package var accessControl: Bool
+  /// Whether each item's version is read, for a `replace` of what was read.
+  package var version: Bool
 
-  package init(attributes: Bool, data: Bool, accessControl: Bool = false) {
+  package init(attributes: Bool, data: Bool, accessControl: Bool = false, version: Bool = false) {
     self.attributes = attributes
     self.data = data
     self.accessControl = accessControl
+    self.version = version
   }
+}
+
+/// A row's version: opaque bytes that change with every write of the row, so that a change can be
+/// made conditional on the row being as it was read (optimistic concurrency, with no lock or
+/// transaction held between the read and the write, which a storage in another process needs).
+package struct ItemVersion: Sendable, Hashable {
+  package var bytes: Data
+
+  package init(_ bytes: Data) { self.bytes = bytes }
+}
+
+/// One row to replace by its revision, if it is still at the version it was read at.
+package struct ItemReplacement: Sendable {
+  package var itemClass: ItemClass
+  /// The row's persistent identifier (`StoredItem.persistentID`).
+  package var persistentID: Data
+  /// The version the revision was computed from.
+  package var expected: ItemVersion
+  package var revision: ItemRevision
+
+  package init(itemClass: ItemClass, persistentID: Data, expected: ItemVersion, revision: ItemRevision) {
+    self.itemClass = itemClass
+    self.persistentID = persistentID
+    self.expected = expected
+    self.revision = revision
+  }
+}
+
+/// What `replace` did.
+package enum ReplacementOutcome: Sendable, Equatable {
+  /// Every row was at its expected version and is replaced; the count excludes rows left as they
+  /// were because their secret failed authentication.
+  case replaced(Int)
+  /// A row was gone or at another version: nothing was written, and the caller reads again.
+  case changedSinceRead
 }
 
 /// An item as a store hands it back.
@@ -119,16 +157,19 @@ package struct StoredItem: Sendable {
   package var accessControl: SecAccessControl?
   /// The secret, when the fetch asked for data and the item has some.
   package var data: Data?
+  /// The row's version, when the fetch asked for it.
+  package var version: ItemVersion?
 
   package init(
     itemClass: ItemClass, persistentID: Data, attributes: [String: AttributeValue], accessControl: SecAccessControl?,
-    data: Data?
+    data: Data?, version: ItemVersion? = nil
   ) {
     self.itemClass = itemClass
     self.persistentID = persistentID
     self.attributes = attributes
     self.accessControl = accessControl
     self.data = data
+    self.version = version
   }
 
   package var persistentReference: Data { ItemReference.bytes(of: itemClass, uuid: persistentID) }
@@ -152,17 +193,12 @@ package protocol ItemStorage: AnyObject, Sendable {
   /// The matching items in insertion order (decision 9), at most `limit` of them.
   func find(_ filter: ItemFilter, limit: Int?, fetch: ItemFetch) throws(SecStatus) -> [StoredItem]
 
-  /// Replaces every match, read with its attributes, by what `revise` makes of it, in one
-  /// transaction (rules 7.1, 7.9); errSecItemNotFound when nothing matches. Returns how many changed.
-  func update(_ filter: ItemFilter, revise: @escaping @Sendable (StoredItem) throws(SecStatus) -> ItemRevision)
-    throws(SecStatus) -> Int
-
-  /// Updates the matches of `filter` as `update` does, or adds `item` when there are none, in one
-  /// transaction.
-  func upsert(
-    _ filter: ItemFilter, revise: @escaping @Sendable (StoredItem) throws(SecStatus) -> ItemRevision,
-    orInsert item: NewItem
-  ) throws(SecStatus) -> Int
+  /// Replaces each row by its revision in one transaction, if every row is still at the version
+  /// it was read at (else `.changedSinceRead`, and nothing is written). A revision whose primary
+  /// key another row holds is errSecDuplicateItem, and nothing is written. The API computes the
+  /// revisions from a `find` with versions (rules 7.1, 7.9): no code of the API runs inside the
+  /// storage, so a storage in another process can keep this contract.
+  func replace(_ replacements: [ItemReplacement]) throws(SecStatus) -> ReplacementOutcome
 
   /// Removes every match (rule 8.1); errSecItemNotFound when nothing matches. Returns how many.
   func delete(_ filter: ItemFilter) throws(SecStatus) -> Int

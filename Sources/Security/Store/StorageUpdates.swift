@@ -1,0 +1,64 @@
+import Foundation
+
+/// SecItemUpdate and the upsert over the storage contract, with no code of the API inside the
+/// storage: read the matches with their versions, compute each revision here by Apple's rules,
+/// and have the storage replace them only if none changed in between (`ItemStorage.replace`).
+/// A concurrent writer that changes a match makes the storage answer `.changedSinceRead`, and the
+/// change is read and computed again; the result is as if the update had run alone, at once.
+enum StorageUpdates {
+  /// How many times a change is computed again while other writers keep changing its matches:
+  /// each round loses only to a write that committed meanwhile, so this bound is never reached
+  /// in practice, and reaching it is a failure rather than a wait without end.
+  static let attempts = 64
+
+  /// Replaces every match of `filter` by what `change` makes of it (rules 7.1, 7.9);
+  /// errSecItemNotFound when nothing matches. Returns how many changed.
+  static func update(_ storage: any ItemStorage, _ filter: ItemFilter, _ change: ItemChange) throws(SecStatus) -> Int {
+    for _ in 0..<attempts {
+      let matches = try storage.find(filter, limit: nil, fetch: readForRevision)
+      guard !matches.isEmpty else { throw .itemNotFound }
+      if case .replaced(let count) = try storage.replace(try replacements(matches, change)) { return count }
+    }
+    throw gaveUp
+  }
+
+  /// Updates the matches of `filter` as `update` does, or adds `item` when there are none. An add
+  /// that finds its primary key taken is errSecDuplicateItem, as in one transaction.
+  static func upsert(_ storage: any ItemStorage, _ filter: ItemFilter, _ change: ItemChange, orInsert item: NewItem)
+    throws(SecStatus) -> Int
+  {
+    for _ in 0..<attempts {
+      let matches = try storage.find(filter, limit: nil, fetch: readForRevision)
+      if matches.isEmpty {
+        _ = try storage.insert(item)
+        return 1
+      }
+      if case .replaced(let count) = try storage.replace(try replacements(matches, change)) { return count }
+    }
+    throw gaveUp
+  }
+
+  /// What a revision is computed from: the attributes, the access control and the version.
+  private static let readForRevision = ItemFetch(attributes: true, data: false, version: true)
+
+  private static let gaveUp = SecStatus(
+    errSecInternalComponent, detail: "the items kept changing while they were being updated")
+
+  private static func replacements(_ matches: [StoredItem], _ change: ItemChange) throws(SecStatus)
+    -> [ItemReplacement]
+  {
+    let now = Date()
+    var replacements: [ItemReplacement] = []
+    replacements.reserveCapacity(matches.count)
+    for item in matches {
+      guard let version = item.version else {
+        throw SecStatus(errSecInternalComponent, detail: "the storage read an item without its version")
+      }
+      replacements.append(
+        ItemReplacement(
+          itemClass: item.itemClass, persistentID: item.persistentID, expected: version,
+          revision: try ItemRows.revision(of: item, change, at: now)))
+    }
+    return replacements
+  }
+}
