@@ -98,7 +98,7 @@ let package = Package(
     .target(
       name: "KeychainSync",
       dependencies: [
-        "Security", "KeychainStorageSQLite",
+        "Security", "KeychainBackend",
         .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "NIOSSL", package: "swift-nio-ssl"),
         .product(name: "Logging", package: "swift-log"),
@@ -133,14 +133,14 @@ let package = Package(
     // The typed API: hand-written support plus what secgen generates from Headers/ and Templates/.
     .target(
       name: "Keychain",
-      dependencies: ["Security", "KeychainStorageSQLite", "KeychainCryptoOpenSSL", "KeychainBackend"],
+      dependencies: ["Security", "KeychainBackend"],
       exclude: ["Headers"],
       plugins: ["SecGenPlugin"]
     ),
     // Keychain tasks written twice, with the raw API and with the DSL (issue: the equivalence proof).
     .target(
       name: "KeychainExamples",
-      dependencies: ["Keychain", "Security", "KeychainStorageSQLite", "KeychainCryptoOpenSSL", "KeychainBackend"],
+      dependencies: ["Keychain", "Security", "KeychainBackend"],
       path: "Examples/KeychainExamples"
     ),
     .executableTarget(
@@ -167,8 +167,7 @@ let package = Package(
     .executableTarget(
       name: "keychain-bench",
       dependencies: [
-        "CKeychainBaseline", "Keychain", "Security", "KeychainStorageSQLite", "KeychainCryptoOpenSSL",
-        "KeychainBackend",
+        "CKeychainBaseline", "Keychain", "Security", "KeychainBackend",
         "KeychainSync",
         "LocalPostgres",
       ],
@@ -177,13 +176,13 @@ let package = Package(
     // A program written for Apple's keychain, compiled unchanged against this runtime.
     .executableTarget(
       name: "AppleStyleDemo",
-      dependencies: ["Security", "KeychainStorageSQLite", "KeychainCryptoOpenSSL", "KeychainBackend"],
+      dependencies: ["Security", "KeychainBackend"],
       path: "Examples/AppleStyleDemo"
     ),
     // A child process for tests that cannot run in the test process (file-size limits, kills).
     .executableTarget(
       name: "keychain-store-helper",
-      dependencies: ["Security", "KeychainStorageSQLite", "KeychainCryptoOpenSSL", "KeychainBackend"],
+      dependencies: ["Security", "KeychainBackend"],
       path: "Tests/StoreHelper"
     ),
     // A PostgreSQL server made by initdb for the sync tests and the sync benchmark.
@@ -191,7 +190,7 @@ let package = Package(
     // A store in a process of its own, for the sync convergence test (kills, restarts).
     .executableTarget(
       name: "keychain-sync-worker",
-      dependencies: ["KeychainSync", "Security", "KeychainStorageSQLite", "KeychainCryptoOpenSSL", "KeychainBackend"],
+      dependencies: ["KeychainSync", "Security", "KeychainBackend"],
       path: "Tests/SyncWorker"
     ),
     // A program linking the Security target alone (no store), run by SecurityTests.
@@ -203,8 +202,7 @@ let package = Package(
     .testTarget(
       name: "SecGenTests",
       dependencies: [
-        "SecGen", "SecGenModel", "SecGenParse", "Security", "KeychainStorageSQLite", "KeychainCryptoOpenSSL",
-        "KeychainBackend", "secgen",
+        "SecGen", "SecGenModel", "SecGenParse", "Security", "KeychainBackend", "secgen",
       ],
       exclude: ["Fixtures"]
     ),
@@ -235,7 +233,7 @@ let package = Package(
       name: "SecurityTests",
       dependencies: [
         "Security",
-        "KeychainStorageSQLite", "KeychainCryptoOpenSSL", "KeychainBackend", "KeychainStorageMemory",
+        "KeychainStorageSQLite", "KeychainBackend", "KeychainStorageMemory",
         "keychain-store-helper",
         "security-alone",
         .product(name: "GRDB", package: "GRDB.swift"),
