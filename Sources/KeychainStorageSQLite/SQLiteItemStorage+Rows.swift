@@ -1,0 +1,157 @@
+import CSQLite
+import Foundation
+import KeychainCrypto
+import Security
+
+// Writing rows: inserts, replacements at their versions, the corrupt-row rule, and the journal of
+// each change. The storage's operations (SQLiteItemStorage.swift) call these inside a transaction.
+extension SQLiteItemStorage {
+  // MARK: Rows
+
+  /// The values of `ItemTable.writtenColumns`, in their order: what both row writes set.
+  static func rowColumns(_ identity: RowIdentity, _ sealed: (meta: Data, secret: Data?)) -> [SQLArgument] {
+    [
+      .blob(identity.accessGroup), .integer(identity.synchronizable), .text(identity.protection),
+      .blob(identity.primaryKey), .blob(identity.spiKey),
+    ] + identity.searchDigests.map(SQLArgument.optionalBlob) + [.blob(sealed.meta), .optionalBlob(sealed.secret)]
+  }
+
+  func insertRow(_ db: SQLiteConnection, _ item: NewItem, _ ring: KeyRing) throws(SecStatus) -> StoredItem {
+    let persistentID: Data
+    do { persistentID = Data(try SecureBytes.random(count: 16)) } catch { throw error.status }
+    let identity = try digests(ring).identity(
+      item.itemClass, item.index, persistentID: persistentID, hasSecret: item.data != nil)
+    let sealed = try RowCodec.seal(
+      ring, identity, attributes: item.attributes, accessControl: item.accessControl, data: item.data)
+    let arguments = [.text(item.itemClass.rawValue), .blob(persistentID)] + Self.rowColumns(identity, sealed)
+    try executeReplacingCorruptRow(db, ItemTable.insertSQL, arguments, identity, ring)
+    try SyncJournal.noteLive(db, identity, item.index, origin: storeID, ring)
+    return StoredItem(
+      itemClass: item.itemClass, persistentID: persistentID, attributes: item.attributes,
+      accessControl: item.accessControl, data: item.data)
+  }
+
+  /// Runs an insert or update of a row with `identity`'s key. On a clash with a row that no longer
+  /// decrypts, that row is removed and the statement run again: a damaged row must not make its
+  /// key unusable for ever. A clash with a sound row is errSecDuplicateItem.
+  func executeReplacingCorruptRow(
+    _ db: SQLiteConnection, _ sql: String, _ arguments: [SQLArgument], _ identity: RowIdentity,
+    _ ring: KeyRing
+  ) throws(SecStatus) {
+    do {
+      try db.run(sql, arguments)
+    } catch  where SQLiteErrors.isConstraint(error) {
+      try removeCorruptRow(db, identity, ring)
+      try SQLiteErrors.database { try db.run(sql, arguments) }
+    } catch {
+      throw SQLiteErrors.status(for: error)
+    }
+  }
+
+  /// Deletes the row holding `identity`'s key if it is corrupt; errSecDuplicateItem if it is sound.
+  func removeCorruptRow(_ db: SQLiteConnection, _ identity: RowIdentity, _ ring: KeyRing) throws(SecStatus) {
+    let statement = try SQLiteErrors.database {
+      try db.statement("SELECT \(ItemTable.selectList) FROM item WHERE class = ? AND pk = ? AND spi = ?")
+    }
+    var corruptID: Int64?
+    var found = false
+    try forEachRow(
+      of: statement,
+      arguments: [.text(identity.itemClass.rawValue), .blob(identity.primaryKey), .blob(identity.spiKey)]
+    ) { row throws(SecStatus) in
+      found = true
+      do throws(SecStatus) {
+        _ = try RowCodec.decode(row, fetch: ItemFetch(attributes: true, data: false), ring)
+      } catch .decode {
+        corruptID = try row.integer(ItemColumn.id.rawValue)
+      }
+      return false
+    }
+    guard found, let corruptID else { throw .duplicateItem }
+    try SQLiteErrors.database { try db.run("DELETE FROM item WHERE id = ?", [.integer(corruptID)]) }
+  }
+
+  /// Replaces rows at their expected versions: every row is read and checked before any is
+  /// written, so a row that changed since the caller read it leaves the transaction empty.
+  func replaceRows(_ db: SQLiteConnection, _ replacements: [ItemReplacement], _ ring: KeyRing)
+    throws(SecStatus) -> ReplacementOutcome
+  {
+    let statement = try SQLiteErrors.database {
+      try db.statement("SELECT \(ItemTable.selectList) FROM item WHERE persistref = ? AND class = ?")
+    }
+    var current: [RowRecord] = []
+    current.reserveCapacity(replacements.count)
+    for replacement in replacements {
+      var found: RowRecord?
+      try forEachRow(
+        of: statement, arguments: [.blob(replacement.persistentID), .text(replacement.itemClass.rawValue)]
+      ) { row throws(SecStatus) in
+        found = try RowCodec.decode(row, fetch: ItemFetch(attributes: true, data: false, version: true), ring)
+        return false
+      }
+      guard let found, found.item.version == replacement.expected else { return .changedSinceRead }
+      current.append(found)
+    }
+    var replaced = 0
+    var damaged = 0
+    for (record, replacement) in zip(current, replacements) {
+      let revision = replacement.revision
+      // A secret sealed under the old identity or protection is reopened to be sealed again: this
+      // also makes WhenUnlocked items unchangeable while locked.
+      var data = revision.data
+      if data == nil, let sealedSecret = record.sealedSecret {
+        do throws(SecStatus) {
+          data = try RowCodec.openSecret(sealedSecret, of: record.identity, ring)
+        } catch .decode {
+          // Its metadata is sound but its secret is not: the row is left as it is, like any
+          // damaged row a search meets.
+          damaged += 1
+          continue
+        }
+      } else {
+        _ = try ring.classKey(for: record.identity.protection)
+      }
+      let identity = try digests(ring).identity(
+        record.item.itemClass, revision.index, persistentID: record.item.persistentID, hasSecret: data != nil)
+      let sealed = try RowCodec.seal(
+        ring, identity, attributes: revision.attributes, accessControl: revision.accessControl, data: data)
+      let arguments = Self.rowColumns(identity, sealed) + [.integer(record.id)]
+      try executeReplacingCorruptRow(db, ItemTable.updateSQL, arguments, identity, ring)
+      try journalRevision(db, before: record, after: identity, revision.index, ring)
+      replaced += 1
+    }
+    if damaged > 0 {
+      integrity.report(damagedRows: damaged, itemClass: current[0].item.itemClass)
+      if replaced == 0 { throw .decode }
+    }
+    return .replaced(replaced)
+  }
+
+  /// Journals an update: a tombstone for the old item when it stops being the same synchronizable
+  /// item (its primary key, sync flag or accessibility changed), and a new version of the new one.
+  func journalRevision(
+    _ db: SQLiteConnection, before: RowRecord, after: RowIdentity, _ index: ItemIndex, _ ring: KeyRing
+  ) throws(SecStatus) {
+    let wasSyncable = SyncJournal.isSyncable(before.identity)
+    if wasSyncable && (!SyncJournal.isSyncable(after) || LocalItemKey(before.identity) != LocalItemKey(after)) {
+      try SyncJournal.noteDeleted(db, before.identity, origin: storeID, ring) { () throws(SecStatus) in
+        try ItemRows.index(before.item.itemClass, before.item.attributes)
+      }
+    }
+    try SyncJournal.noteLive(db, after, index, origin: storeID, ring)
+  }
+
+  /// The index values of the row with this id, read from its metadata.
+  func index(ofRow id: Int64, _ db: SQLiteConnection, _ ring: KeyRing) throws(SecStatus) -> ItemIndex {
+    let statement = try SQLiteErrors.database {
+      try db.statement("SELECT \(ItemTable.selectList) FROM item WHERE id = ?")
+    }
+    var found: StoredItem?
+    try forEachRow(of: statement, arguments: [.integer(id)]) { row throws(SecStatus) in
+      found = try RowCodec.decode(row, fetch: ItemFetch(attributes: true, data: false), ring).item
+      return false
+    }
+    guard let found else { throw .itemNotFound }
+    return try ItemRows.index(found.itemClass, found.attributes)
+  }
+}
