@@ -21,22 +21,47 @@ package enum HashFunction: String, Sendable, CaseIterable {
     }
   }
 
-  /// The digest of `message` (OpenSSL's EVP_Q_digest).
+  /// The digest of `message`, with the algorithm fetched once per process: OpenSSL 3 looks an
+  /// algorithm up by name on every one-shot call (EVP_Q_digest), which cost an add a tenth of its
+  /// time (every item's `sha1` attribute is one digest).
   package func hash(_ message: some Collection<UInt8>) throws(CryptoError) -> [UInt8] {
+    guard let algorithm = FetchedDigests.algorithm(self) else {
+      throw CryptoError.failure(of: "EVP_MD_fetch(\(rawValue))")
+    }
     var output = [UInt8](repeating: 0, count: byteCount)
-    var length = 0
+    var length: UInt32 = 0
     let result = message.withContiguousStorageIfAvailable { buffer in
-      EVP_Q_digest(nil, rawValue, nil, buffer.baseAddress, buffer.count, &output, &length)
+      EVP_Digest(buffer.baseAddress, buffer.count, &output, &length, algorithm, nil)
     }
     let digested =
       result
       ?? {
         let bytes = Array(message)
-        return EVP_Q_digest(nil, rawValue, nil, bytes, bytes.count, &output, &length)
+        return EVP_Digest(bytes, bytes.count, &output, &length, algorithm, nil)
       }()
-    try check(digested, "EVP_Q_digest(\(rawValue))")
-    guard length == byteCount else { throw .callFailed(function: "EVP_Q_digest(\(rawValue))", reason: "short digest") }
+    try check(digested, "EVP_Digest(\(rawValue))")
+    guard length == byteCount else { throw .callFailed(function: "EVP_Digest(\(rawValue))", reason: "short digest") }
     return output
+  }
+}
+
+/// Each digest algorithm fetched from the default provider once and kept: fetched algorithms are
+/// immutable and OpenSSL allows sharing them between threads.
+private enum FetchedDigests {
+  nonisolated(unsafe) static let sha1 = EVP_MD_fetch(nil, "SHA1", nil)
+  nonisolated(unsafe) static let sha224 = EVP_MD_fetch(nil, "SHA224", nil)
+  nonisolated(unsafe) static let sha256 = EVP_MD_fetch(nil, "SHA256", nil)
+  nonisolated(unsafe) static let sha384 = EVP_MD_fetch(nil, "SHA384", nil)
+  nonisolated(unsafe) static let sha512 = EVP_MD_fetch(nil, "SHA512", nil)
+
+  static func algorithm(_ function: HashFunction) -> OpaquePointer? {
+    switch function {
+    case .sha1: sha1
+    case .sha224: sha224
+    case .sha256: sha256
+    case .sha384: sha384
+    case .sha512: sha512
+    }
   }
 }
 
