@@ -86,7 +86,13 @@ extension SQLiteItemStorage {
       try forEachRow(
         of: statement, arguments: [.blob(replacement.persistentID), .text(replacement.itemClass.rawValue)]
       ) { row throws(SecStatus) in
-        found = try RowCodec.decode(row, fetch: ItemFetch(attributes: true, data: false, version: true), ring)
+        // The row is authenticated either way; its attributes are decoded only where the sync
+        // journal may need the old item's index (a synchronizable row), which an update of any
+        // other row would pay for nothing.
+        let record = try RowCodec.decode(row, fetch: ItemFetch(attributes: false, data: false, version: true), ring)
+        found =
+          SyncJournal.isSyncable(record.identity)
+          ? try RowCodec.decode(row, fetch: ItemFetch(attributes: true, data: false, version: true), ring) : record
         return false
       }
       guard let found, found.item.version == replacement.expected else { return .changedSinceRead }
