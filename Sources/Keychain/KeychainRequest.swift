@@ -1,5 +1,5 @@
 import Foundation
-import Security
+@_spi(KeychainBridge) import Security
 
 /// A typed description of keychain items of one class: what to add, or what to find, change or
 /// delete. The generated builders (`GenericPassword`, `InternetPassword`...) conform.

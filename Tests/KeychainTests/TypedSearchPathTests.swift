@@ -1,5 +1,5 @@
 import Foundation
-import Security
+@_spi(KeychainBridge) import Security
 import Testing
 
 @testable import Keychain

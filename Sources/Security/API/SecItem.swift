@@ -145,12 +145,15 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
 /// keeps them, so the typed module reads them without casts.
 ///
 /// A class, not a struct: a typed item reads some 30 fields through it, and each read copied the
-/// struct's five reference-counted fields (5% of a listing). Its readers are inlinable: they ran
-/// inlined into the Keychain module while the class was public (SPI), and a listing slowed by a
-/// third when `package` access took that away.
-package final class SearchedItem: @unchecked Sendable {
+/// struct's five reference-counted fields (5% of a listing). It stays public behind the package's
+/// SPI, the one such declaration, rather than `package`: the release build's cross-module
+/// optimization inlines small public methods into the Keychain module and not package ones, and
+/// as `package` a DSL listing ran a third slower (keychain-bench; `@inlinable package` readers
+/// cost lookups a fifth instead).
+@_spi(KeychainBridge)
+public final class SearchedItem: @unchecked Sendable {
   // @unchecked: every field is immutable; the ref is an immutable runtime object (SecKey, SecCertificate).
-  @usableFromInline let attributes: [String: AttributeValue]
+  let attributes: [String: AttributeValue]
   package let accessControl: SecAccessControl?
   package let data: Data?
   package let persistentReference: Data?
@@ -168,13 +171,13 @@ package final class SearchedItem: @unchecked Sendable {
   }
 
   /// An attribute as SecItemCopyMatching would return it: the store's bookkeeping is never one.
-  @inlinable func attribute(_ key: String) -> AttributeValue? {
+  private func attribute(_ key: String) -> AttributeValue? {
     // Two string comparisons rather than a set lookup: this runs for every field of every item.
     key == SecConstantValue.attrUUID || key == SecConstantValue.attrPersistentReference ? nil : attributes[key]
   }
 
   /// Any entry the Foundation form would hold for `key`, as a Swift value (or the ref).
-  @inlinable package func value(_ key: String) -> Any? {
+  public func value(_ key: String) -> Any? {
     switch key {
     case SecConstantValue.valueData: data
     case SecConstantValue.valuePersistentRef: persistentReference
@@ -185,7 +188,7 @@ package final class SearchedItem: @unchecked Sendable {
   }
 
   /// A text attribute; UTF-8 data and numbers read as text, as from the Foundation form.
-  @inlinable package func string(_ key: String) -> String? {
+  public func string(_ key: String) -> String? {
     switch attribute(key) {
     case .string(let value)?: value
     case .data(let value)?: String(data: value, encoding: .utf8)
@@ -196,7 +199,7 @@ package final class SearchedItem: @unchecked Sendable {
   }
 
   /// A number attribute; a fraction is truncated as NSNumber's intValue does.
-  @inlinable package func integer(_ key: String) -> Int? {
+  public func integer(_ key: String) -> Int? {
     switch attribute(key) {
     case .integer(let value)?: Int(value)
     case .double(let value)?: value.isFinite && abs(value) < 9.2e18 ? Int(value) : nil
@@ -206,7 +209,7 @@ package final class SearchedItem: @unchecked Sendable {
   }
 
   /// A data attribute (text reads as its UTF-8 bytes), or the item's data or persistent reference.
-  @inlinable package func data(_ key: String) -> Data? {
+  public func data(_ key: String) -> Data? {
     switch key {
     case SecConstantValue.valueData: return data
     case SecConstantValue.valuePersistentRef: return persistentReference
@@ -220,13 +223,13 @@ package final class SearchedItem: @unchecked Sendable {
   }
 
   /// A date attribute.
-  @inlinable package func date(_ key: String) -> Date? {
+  public func date(_ key: String) -> Date? {
     if case .date(let value)? = attribute(key) { return value }
     return nil
   }
 
   /// The raw value of an attribute whose values are constants; numeric ones ("73") as text.
-  @inlinable package func constant(_ key: String) -> String? {
+  public func constant(_ key: String) -> String? {
     switch attribute(key) {
     case .string(let value)?: value
     case .integer(let value)?: String(value)
