@@ -88,7 +88,7 @@ let package = Package(
       ]
     ),
     // SecKey's primitives (generate, import, export, sign, encrypt, derive) over OpenSSL 3's EVP
-    // interface, reached by Security through KeychainBridge_keyEngine.
+    // interface: the key engine of the backend Security finds installed (SecurityBackend.keyEngine).
     .target(
       name: "KeychainCryptoOpenSSL",
       dependencies: ["Security", "COpenSSL", "KeychainCrypto"]

@@ -20,9 +20,4 @@ package enum SecureBytes {
     }
     bytes.removeAll()
   }
-
-  /// Overwrites `count` bytes at `pointer` (a buffer about to be freed).
-  package static func wipe(_ pointer: UnsafeMutableRawPointer, count: Int) {
-    OPENSSL_cleanse(pointer, count)
-  }
 }

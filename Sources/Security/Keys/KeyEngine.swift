@@ -2,7 +2,7 @@ import Foundation
 
 // The contract between SecKey and the cryptography under it. SecKey applies Apple's rules: which
 // algorithm a key supports, input sizes, signature formats, digests before signing, error codes.
-// The engine (KeychainCryptoOpenSSL, reached through KeychainBridge_keyEngine) performs primitives
+// The engine (KeychainCryptoOpenSSL, the backend's `SecurityBackend.keyEngine`) performs primitives
 // on key material it keeps: generate, import, export, sign, verify, encrypt, decrypt, derive.
 
 /// The key types Apple's software keys have (keys-semantics.md 1.1).
