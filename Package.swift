@@ -217,8 +217,8 @@ let package = Package(
     .testTarget(
       name: "KeychainSyncTests",
       dependencies: [
-        "LocalPostgres", "KeychainSync", "Security", "KeychainStorageSQLite", "KeychainCryptoOpenSSL",
-        "KeychainBackend",
+        "LocalPostgres", "KeychainSync", "Security", "KeychainStorageSQLite", "KeychainStorageMemory",
+        "KeychainCryptoOpenSSL", "KeychainBackend",
         "KeychainCrypto",
         "keychain-sync-worker", "SecurityTool",
         // Test-only: ages journal entries behind the store's back.

@@ -30,30 +30,44 @@ package final class InMemoryItemStorage: ItemStorage {
     }
   }
 
-  /// What makes two rows the same item (rule 2.1, with the access group, the synchronizable flag
-  /// and Apple's SPI key, as `ItemIndex` documents).
-  private struct UniqueKey: Hashable {
-    var itemClass: ItemClass
-    var accessGroup: String
-    var synchronizable: Int64
-    var primaryKey: [IndexedAttribute]
-    var spiKey: [ComparableValue?]
-
-    init(_ itemClass: ItemClass, _ index: ItemIndex) {
-      self.itemClass = itemClass
-      accessGroup = index.accessGroup
-      synchronizable = index.synchronizable
-      primaryKey = index.primaryKey
-      spiKey = index.spiKey
-    }
-  }
-
   private struct State {
     var rows: [Row] = []
     var nextID: Int64 = 1
     var writes: UInt64 = 0
+    /// Changes committed, for `writeGeneration`.
+    var committed: UInt64 = 0
     var locked = false
     var everUnlocked = true
+    /// The change feed: the latest change of each synchronizable item, by its key.
+    var feed: [ItemIdentity: FeedChange] = [:]
+    var sequence: Int64 = 0
+    /// The replicator's namespace.
+    var values: [String: Data] = [:]
+
+    /// Records a change of the item under a new sequence, keeping its mark unless one is given.
+    mutating func feedChange(
+      _ identity: ItemIdentity, live row: (persistentID: Data, protection: String)?, source: ChangeSource,
+      mark: ReplicaMark?? = .none
+    ) {
+      let key = identity
+      sequence += 1
+      feed[key] = FeedChange(
+        sequence: sequence, identity: identity, persistentID: row?.persistentID, protection: row?.protection,
+        changedAt: Int64((Date().timeIntervalSince1970 * 1_000_000).rounded(.down)), source: source,
+        mark: mark ?? feed[key]?.mark)
+    }
+
+    /// Records the API's write of a row, when it is synchronizable.
+    mutating func feedWrite(_ itemClass: ItemClass, _ index: ItemIndex, persistentID: Data) {
+      guard index.synchronizable == 1 else { return }
+      feedChange(ItemIdentity(itemClass, index), live: (persistentID, index.protection), source: .local)
+    }
+
+    /// Records the API's removal of a row, when it is synchronizable and has an entry.
+    mutating func feedRemoval(_ itemClass: ItemClass, _ index: ItemIndex) {
+      guard index.synchronizable == 1, let current = feed[ItemIdentity(itemClass, index)] else { return }
+      feedChange(current.identity, live: nil, source: .local)
+    }
   }
 
   private let state = Mutex(State())
@@ -124,10 +138,12 @@ package final class InMemoryItemStorage: ItemStorage {
         // available, so a WhenUnlocked item cannot be changed while locked.
         try Self.requireSecretKey(row.index.protection, state)
         try Self.requireSecretKey(revision.index.protection, state)
-        let key = UniqueKey(row.itemClass, revision.index)
-        guard !state.rows.contains(where: { $0.id != row.id && UniqueKey($0.itemClass, $0.index) == key }) else {
+        let key = ItemIdentity(row.itemClass, revision.index)
+        guard !state.rows.contains(where: { $0.id != row.id && ItemIdentity($0.itemClass, $0.index) == key }) else {
           throw .duplicateItem
         }
+        if ItemIdentity(row.itemClass, row.index) != key { state.feedRemoval(row.itemClass, row.index) }
+        state.feedWrite(row.itemClass, revision.index, persistentID: row.persistentID)
         state.writes += 1
         state.rows[position].attributes = revision.attributes
         state.rows[position].accessControl = revision.accessControl
@@ -141,8 +157,10 @@ package final class InMemoryItemStorage: ItemStorage {
 
   package func delete(_ filter: ItemFilter) throws(SecStatus) -> Int {
     try change { state throws(SecStatus) in
-      let matches = Set(Self.matches(filter, in: state).map { state.rows[$0].id })
-      guard !matches.isEmpty else { throw .itemNotFound }
+      let positions = Self.matches(filter, in: state)
+      guard !positions.isEmpty else { throw .itemNotFound }
+      for position in positions { state.feedRemoval(state.rows[position].itemClass, state.rows[position].index) }
+      let matches = Set(positions.map { state.rows[$0].id })
       state.rows.removeAll { matches.contains($0.id) }
       return matches.count
     }
@@ -154,6 +172,7 @@ package final class InMemoryItemStorage: ItemStorage {
     try state.withLock { current throws(SecStatus) in
       var working = current
       let result = try body(&working)
+      working.committed += 1
       current = working
       return result
     }
@@ -161,8 +180,8 @@ package final class InMemoryItemStorage: ItemStorage {
 
   private static func insert(_ item: NewItem, into state: inout State) throws(SecStatus) -> StoredItem {
     try requireSecretKey(item.index.protection, state)
-    let key = UniqueKey(item.itemClass, item.index)
-    guard !state.rows.contains(where: { UniqueKey($0.itemClass, $0.index) == key }) else { throw .duplicateItem }
+    let key = ItemIdentity(item.itemClass, item.index)
+    guard !state.rows.contains(where: { ItemIdentity($0.itemClass, $0.index) == key }) else { throw .duplicateItem }
     let persistentID = Data((0..<16).map { _ in UInt8.random(in: 0...255) })
     state.writes += 1
     let row = Row(
@@ -170,7 +189,97 @@ package final class InMemoryItemStorage: ItemStorage {
       accessControl: item.accessControl, data: item.data, index: item.index, version: state.writes)
     state.nextID += 1
     state.rows.append(row)
+    state.feedWrite(item.itemClass, item.index, persistentID: persistentID)
     return row.item
+  }
+
+  // MARK: The change feed
+
+  package func changes(after sequence: Int64, limit: Int) throws(SecStatus) -> [ChangeFeedEntry] {
+    state.withLock { state in
+      state.feed.values.filter { $0.sequence > sequence }.sorted { $0.sequence < $1.sequence }.prefix(max(limit, 0))
+        .map { .change($0) }
+    }
+  }
+
+  package func change(of identity: ItemIdentity) throws(SecStatus) -> ChangeFeedEntry? {
+    state.withLock { $0.feed[identity].map { .change($0) } }
+  }
+
+  package func hasChanges(after sequence: Int64) throws(SecStatus) -> Bool {
+    state.withLock { $0.feed.values.contains { $0.sequence > sequence } }
+  }
+
+  package func replicationValue(_ name: String) throws(SecStatus) -> Data? {
+    state.withLock { $0.values[name] }
+  }
+
+  package var writeGeneration: UInt64 { state.withLock { $0.committed } }
+
+  package func applyReplication(_ batch: ReplicationBatch) throws(SecStatus) -> ReplicationOutcome {
+    try change { state throws(SecStatus) in
+      for (step, expecting) in batch.steps {
+        let current = state.feed[step.identity]?.sequence
+        switch expecting {
+        case .absent: if current != nil { return .changedSinceRead }
+        case .sequence(let sequence): if current != sequence { return .changedSinceRead }
+        }
+      }
+      for (step, _) in batch.steps { try Self.apply(step, to: &state) }
+      for (name, value) in batch.values { state.values[name] = value }
+      return .applied
+    }
+  }
+
+  private static func apply(_ step: ReplicationStep, to state: inout State) throws(SecStatus) {
+    let key = step.identity
+    let position = state.rows.firstIndex { ItemIdentity($0.itemClass, $0.index) == key }
+    switch step {
+    case .store(let item, let mark):
+      try requireSecretKey(item.index.protection, state)
+      state.writes += 1
+      let persistentID: Data
+      if let position {
+        persistentID = state.rows[position].persistentID
+        state.rows[position].attributes = item.attributes
+        state.rows[position].accessControl = item.accessControl
+        state.rows[position].data = item.data
+        state.rows[position].index = item.index
+        state.rows[position].version = state.writes
+      } else {
+        persistentID = Data((0..<16).map { _ in UInt8.random(in: 0...255) })
+        state.rows.append(
+          Row(
+            id: state.nextID, itemClass: item.itemClass, persistentID: persistentID, attributes: item.attributes,
+            accessControl: item.accessControl, data: item.data, index: item.index, version: state.writes))
+        state.nextID += 1
+      }
+      state.feedChange(step.identity, live: (persistentID, item.index.protection), source: .replica, mark: mark)
+    case .remove(let identity, let mark):
+      if let position { state.rows.remove(at: position) }
+      state.feedChange(identity, live: nil, source: .replica, mark: mark)
+    case .mark(let identity, let mark):
+      guard var change = state.feed[key] else {
+        throw SecStatus(errSecDecode, detail: "the change feed entry to mark is gone")
+      }
+      change.identity = identity
+      change.mark = mark
+      state.feed[key] = change
+    case .refeed(let identity):
+      let row = position.map { (state.rows[$0].persistentID, state.rows[$0].index.protection) }
+      guard row != nil || state.feed[key] != nil else { return }
+      state.feedChange(identity, live: row, source: .local)
+    }
+  }
+
+  package func purgeDeletions(changedBefore: Int64, through sequence: Int64) throws(SecStatus) -> Int {
+    try change { state throws(SecStatus) in
+      let purged = state.feed.filter {
+        $0.value.deleted && $0.value.changedAt < changedBefore && $0.value.sequence <= sequence
+      }
+      for key in purged.keys { state.feed[key] = nil }
+      return purged.count
+    }
   }
 
   // MARK: Reads

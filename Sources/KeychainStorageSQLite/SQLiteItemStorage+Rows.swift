@@ -3,8 +3,8 @@ import Foundation
 import KeychainCrypto
 import Security
 
-// Writing rows: inserts, replacements at their versions, the corrupt-row rule, and the journal of
-// each change. The storage's operations (SQLiteItemStorage.swift) call these inside a transaction.
+// Writing rows: inserts, replacements at their versions, the corrupt-row rule, and the change
+// feed's entry of each change. The storage's operations (SQLiteItemStorage.swift) call these inside a transaction.
 extension SQLiteItemStorage {
   // MARK: Rows
 
@@ -25,7 +25,7 @@ extension SQLiteItemStorage {
       ring, identity, attributes: item.attributes, accessControl: item.accessControl, data: item.data)
     let arguments = [.text(item.itemClass.rawValue), .blob(persistentID)] + Self.rowColumns(identity, sealed)
     try executeReplacingCorruptRow(db, ItemTable.insertSQL, arguments, identity, ring)
-    try SyncJournal.noteLive(db, identity, item.index, origin: storeID, ring)
+    try feedLocalWrite(db, identity, item.index, ring)
     return StoredItem(
       itemClass: item.itemClass, persistentID: persistentID, attributes: item.attributes,
       accessControl: item.accessControl, data: item.data)
@@ -86,13 +86,7 @@ extension SQLiteItemStorage {
       try forEachRow(
         of: statement, arguments: [.blob(replacement.persistentID), .text(replacement.itemClass.rawValue)]
       ) { row throws(SecStatus) in
-        // The row is authenticated either way; its attributes are decoded only where the sync
-        // journal may need the old item's index (a synchronizable row), which an update of any
-        // other row would pay for nothing.
-        let record = try RowCodec.decode(row, fetch: ItemFetch(attributes: false, data: false, version: true), ring)
-        found =
-          SyncJournal.isSyncable(record.identity)
-          ? try RowCodec.decode(row, fetch: ItemFetch(attributes: true, data: false, version: true), ring) : record
+        found = try RowCodec.decode(row, fetch: ItemFetch(attributes: false, data: false, version: true), ring)
         return false
       }
       guard let found, found.item.version == replacement.expected else { return .changedSinceRead }
@@ -123,7 +117,10 @@ extension SQLiteItemStorage {
         ring, identity, attributes: revision.attributes, accessControl: revision.accessControl, data: data)
       let arguments = Self.rowColumns(identity, sealed) + [.integer(record.id)]
       try executeReplacingCorruptRow(db, ItemTable.updateSQL, arguments, identity, ring)
-      try journalRevision(db, before: record, after: identity, revision.index, ring)
+      // The feed's entries: a deletion of the old item when the row stops being it (its key
+      // changed), and the new item's change.
+      if LocalItemKey(record.identity) != LocalItemKey(identity) { try feedLocalRemoval(db, record.identity, ring) }
+      try feedLocalWrite(db, identity, revision.index, ring)
       replaced += 1
     }
     if damaged > 0 {
@@ -131,33 +128,5 @@ extension SQLiteItemStorage {
       if replaced == 0 { throw .decode }
     }
     return .replaced(replaced)
-  }
-
-  /// Journals an update: a tombstone for the old item when it stops being the same synchronizable
-  /// item (its primary key, sync flag or accessibility changed), and a new version of the new one.
-  func journalRevision(
-    _ db: SQLiteConnection, before: RowRecord, after: RowIdentity, _ index: ItemIndex, _ ring: KeyRing
-  ) throws(SecStatus) {
-    let wasSyncable = SyncJournal.isSyncable(before.identity)
-    if wasSyncable && (!SyncJournal.isSyncable(after) || LocalItemKey(before.identity) != LocalItemKey(after)) {
-      try SyncJournal.noteDeleted(db, before.identity, origin: storeID, ring) { () throws(SecStatus) in
-        try ItemRows.index(before.item.itemClass, before.item.attributes)
-      }
-    }
-    try SyncJournal.noteLive(db, after, index, origin: storeID, ring)
-  }
-
-  /// The index values of the row with this id, read from its metadata.
-  func index(ofRow id: Int64, _ db: SQLiteConnection, _ ring: KeyRing) throws(SecStatus) -> ItemIndex {
-    let statement = try SQLiteErrors.database {
-      try db.statement("SELECT \(ItemTable.selectList) FROM item WHERE id = ?")
-    }
-    var found: StoredItem?
-    try forEachRow(of: statement, arguments: [.integer(id)]) { row throws(SecStatus) in
-      found = try RowCodec.decode(row, fetch: ItemFetch(attributes: true, data: false), ring).item
-      return false
-    }
-    guard let found else { throw .itemNotFound }
-    return try ItemRows.index(found.itemClass, found.attributes)
   }
 }

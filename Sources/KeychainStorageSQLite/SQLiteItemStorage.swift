@@ -33,12 +33,8 @@ final class SQLiteItemStorage: ItemStorage {
   private let keys: Mutex<KeyRing>
   private let checkpointer: WALCheckpointer
   let integrity: IntegrityMonitor
-  /// This store's identifier in the sync records it makes (random, made with the store).
-  let storeID: Data
-  /// Write transactions committed through this object: a sync engine's cue to look for changes.
+  /// Write transactions committed through this object: a replicator's cue to look for changes.
   let committedWrites = Atomic<UInt64>(0)
-  /// The journal rows of the records outgoingRecords made and the server has not acknowledged yet.
-  let outgoingKeys = Mutex<[Data: LocalItemKey]>([:])
   private let groupDigests = GroupDigestCache()
   private let plans = PlanCache()
 
@@ -72,15 +68,9 @@ final class SQLiteItemStorage: ItemStorage {
     }
     keys = Mutex(ring)
     integrity = IntegrityMonitor(databasePath: files.databasePath)
-    do {
-      storeID = try readers.storeInfo("store_id") ?? Data(count: SyncKeys.originLength)
-    } catch {
-      throw KeychainStoreError(
-        status: error.code, message: "Cannot read the store identifier of \(files.databasePath).")
-    }
     if ring.metadataKey != nil {
       try upgradeRowFormat(ring)
-      try upgradeJournalFormat(ring)
+      try migrateLegacyJournal(ring)
     }
   }
 
@@ -125,7 +115,7 @@ final class SQLiteItemStorage: ItemStorage {
     }
     do {
       try upgradeRowFormat(ring)
-      try upgradeJournalFormat(ring)
+      try migrateLegacyJournal(ring)
     } catch {
       throw SecStatus(error.status)
     }
@@ -186,11 +176,7 @@ final class SQLiteItemStorage: ItemStorage {
     return try write(freesSpace: true) { db throws(SecStatus) in
       let rows = try self.select(db, filter, limit: nil, fetch: ItemFetch(attributes: false, data: false), ring)
       guard !rows.isEmpty else { throw .itemNotFound }
-      for row in rows where SyncJournal.isSyncable(row.identity) {
-        try SyncJournal.noteDeleted(db, row.identity, origin: self.storeID, ring) { () throws(SecStatus) in
-          try self.index(ofRow: row.id, db, ring)
-        }
-      }
+      for row in rows { try self.feedLocalRemoval(db, row.identity, ring) }
       let ids = rows.map(\.id)
       if ids.count == 1 {
         try SQLiteErrors.database { try db.run("DELETE FROM item WHERE id = ?", [.integer(ids[0])]) }

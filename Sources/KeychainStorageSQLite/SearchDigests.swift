@@ -3,20 +3,6 @@ import KeychainCrypto
 import Security
 import Synchronization
 
-extension ComparableValue {
-  /// The bytes a digest is computed over. Part of row format 2: changing them would orphan every
-  /// stored digest.
-  var encoded: [UInt8] {
-    switch self {
-    case .bytes(let bytes): [0x62] + bytes
-    case .integer(let value): [0x6E] + withUnsafeBytes(of: value.littleEndian, Array.init)
-    case .double(let value): [0x66] + withUnsafeBytes(of: value.bitPattern.littleEndian, Array.init)
-    case .text(let value): [0x73] + Array(value.utf8)
-    case .date(let value): [0x74] + withUnsafeBytes(of: value.bitPattern.littleEndian, Array.init)
-    }
-  }
-}
-
 /// The keyed digests the plain columns hold instead of searchable values: HMAC-SHA-256 under the
 /// store's index key, cut to 16 bytes, each over a labelled, length-prefixed encoding.
 struct SearchDigests {
@@ -56,45 +42,11 @@ struct SearchDigests {
   func primaryKey(
     _ itemClass: ItemClass, _ key: [IndexedAttribute], group: String, synchronizable: Int64
   ) throws(SecStatus) -> Data {
-    try digest(Self.primaryKeyBytes(itemClass, key, group: group, synchronizable: synchronizable))
+    try digest(ItemIdentity.primaryKeyBytes(itemClass, key, group: group, synchronizable: synchronizable))
   }
 
   func spiKey(_ values: [ComparableValue?]) throws(SecStatus) -> Data {
-    try digest(Self.spiKeyBytes(values))
-  }
-
-  /// The labelled, length-prefixed encoding of a primary key that its digest is computed over. A
-  /// sync record's identifier is computed over the same bytes under the group's key instead.
-  static func primaryKeyBytes(
-    _ itemClass: ItemClass, _ key: [IndexedAttribute], group: String, synchronizable: Int64
-  ) -> [UInt8] {
-    var parts: [UInt8] = []
-    parts.reserveCapacity(128)
-    parts += "pk\u{0}".utf8
-    parts += itemClass.rawValue.utf8
-    for field in key {
-      let bytes = field.value.encoded
-      parts += field.key.utf8
-      withUnsafeBytes(of: UInt32(bytes.count).littleEndian) { parts += $0 }
-      parts += bytes
-    }
-    parts += "\u{0}agrp\u{0}".utf8
-    parts += group.utf8
-    parts += [0, UInt8(truncatingIfNeeded: synchronizable)]
-    return parts
-  }
-
-  /// The encoding of the SPI primary-key attributes that their digest is computed over.
-  static func spiKeyBytes(_ values: [ComparableValue?]) -> [UInt8] {
-    var parts = Array("spi\u{0}".utf8)
-    for value in values {
-      if let bytes = value?.encoded {
-        parts += [1] + withUnsafeBytes(of: UInt32(bytes.count).littleEndian, Array.init) + bytes
-      } else {
-        parts += [0]
-      }
-    }
-    return parts
+    try digest(ItemIdentity.spiKeyBytes(values))
   }
 
   /// The digest of each of `ItemTable.digestColumns` (nil where the item has no such attribute).

@@ -6,7 +6,7 @@ import Security
 
 /// The store's keys: AES-256 keys and HMAC-SHA-256 keys, all 32 bytes.
 enum StoreKeys {
-  static let keyLength = 32
+  static let keyLength = KeyFile.keyLength
 }
 
 extension HKDF {
@@ -25,6 +25,18 @@ extension CryptoError {
     case .outOfMemory: SecStatus(errSecAllocate, detail: description)
     case .inputTooLarge, .invalidParameter: SecStatus(errSecParam, detail: description)
     case .randomGeneratorFailed, .callFailed: SecStatus(errSecInternalComponent, detail: description)
+    }
+  }
+}
+
+extension KeyFileError {
+  /// The errSec code opening a store reports for this failure.
+  package var status: SecStatus {
+    switch self {
+    case .damaged(let reason): SecStatus(errSecDecode, detail: reason)
+    case .wrongPassphrase: .authFailed
+    case .passphraseRequired: .interactionNotAllowed
+    case .crypto(let error): error.status
     }
   }
 }

@@ -118,8 +118,8 @@ extension SQLiteItemStorage {
     do {
       sealedKey = try KeyFile.encode(storeKey: storeKey, passphrase: passphrase)
       ring = try KeyRing(storeKey: storeKey)
-    } catch let status as SecStatus {
-      throw KeychainStoreError(status: status.code, message: "Cannot seal the new store key.")
+    } catch let error as KeyFileError {
+      throw KeychainStoreError(status: error.status.code, message: "Cannot seal the new store key.")
     } catch {
       throw KeychainStoreError(status: errSecInternalComponent, message: "Cannot derive the new store's keys.")
     }
@@ -239,29 +239,18 @@ extension SQLiteItemStorage {
             message: "\(path) is an SQLite database of another program, not a keychain store; it was left untouched.")
         }
         if tables.isEmpty { try connection.execute(schema) }
-        // The sync journal (issue 16) and the store's identifier in the records it makes; stores
-        // made before them gain both here.
-        try connection.execute(SyncJournal.schema)
-        // A journal with no entries is in the current format already; one with entries of an
-        // earlier version is sealed again by upgradeJournalFormat once the keys are at hand.
-        if try connection.blob("SELECT value FROM store_info WHERE name = 'journal_format'") == nil {
-          let hasEntries = try !connection.strings("SELECT 'x' FROM sync_state LIMIT 1").isEmpty
+        // The change feed (ChangeFeedTable). A store made before it holds the sync journal the feed
+        // replaced (`sync_state`, journal formats 1 and 2), which LegacyJournalMigration converts
+        // once the keys are at hand; a store without one is in the feed's format from the start.
+        let hadJournal = tables.contains("sync_state")
+        try connection.execute(ChangeFeedTable.schema)
+        let journalFormat = try connection.blob("SELECT value FROM store_info WHERE name = 'journal_format'")
+        if !hadJournal && journalFormat != ChangeFeedTable.journalFormat {
           try connection.run(
-            "INSERT INTO store_info (name, value) VALUES ('journal_format', ?)",
-            [.blob(hasEntries ? Data([1]) : SyncJournal.currentFormat)])
-        }
-        // Old tombstones go at every open, so a store that never syncs does not keep them for ever
-        // (an engine purges those of a store in a group as it runs, by its own age setting).
-        try connection.run(
-          """
-          DELETE FROM sync_state WHERE deleted = 1 AND changed < ?
-          AND (pending = 0 OR NOT EXISTS (SELECT 1 FROM store_info WHERE name = 'sync_group'))
-          """,
-          [.integer(SyncJournal.microseconds(Date().addingTimeInterval(-SyncJournal.defaultTombstoneAge)))])
-        if try connection.blob("SELECT value FROM store_info WHERE name = 'store_id'") == nil {
-          try connection.run(
-            "INSERT INTO store_info (name, value) VALUES ('store_id', ?)",
-            [.blob(Data(try SecureBytes.random(count: SyncKeys.originLength)))])
+            "INSERT OR REPLACE INTO store_info (name, value) VALUES ('journal_format', ?)",
+            [.blob(ChangeFeedTable.journalFormat)])
+        } else if hadJournal && journalFormat == nil {
+          try connection.run("INSERT INTO store_info (name, value) VALUES ('journal_format', ?)", [.blob(Data([1]))])
         }
         // Row format 2 binds the search digests and the secret's presence into each row's sealing.
         // Rows written before it are sealed again by upgradeRowFormat once the keys are at hand.
@@ -293,7 +282,8 @@ extension SQLiteItemStorage {
     let storeKey: [UInt8]
     do {
       storeKey = try KeyFile.decode(contents, passphrase: passphrase)
-    } catch let status {
+    } catch {
+      let status = error.status
       let reason =
         status == .authFailed
         ? "The passphrase is wrong." : "The key file \(files.keyFilePath) is damaged or unreadable."

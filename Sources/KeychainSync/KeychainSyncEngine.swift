@@ -40,7 +40,7 @@ public actor KeychainSyncEngine {
   }
 
   private let store: KeychainStore
-  private let backend: any SyncableStorage
+  private let backend: SyncReplica
   private let options: Options
   private var lastPurge: ContinuousClock.Instant?
 
@@ -165,11 +165,11 @@ public actor KeychainSyncEngine {
 /// store's position into the store.
 private struct SyncRound: Sendable {
   let server: SyncServer
-  let backend: any SyncableStorage
+  let backend: SyncReplica
   let options: KeychainSyncEngine.Options
   let purgesTombstones: Bool
 
-  static func membership(_ backend: any SyncableStorage) throws(KeychainSyncError) -> SyncMembership {
+  static func membership(_ backend: SyncReplica) throws(KeychainSyncError) -> SyncMembership {
     let membership = try storeCall("Cannot read the store's sync state") { () throws(SecStatus) in
       try backend.syncMembership()
     }
@@ -192,8 +192,6 @@ private struct SyncRound: Sendable {
       }
       report.damagedJournalEntries += batch.damagedEntries
       let outgoing = batch.records
-      // Damaged entries left the pending set, so a batch that held only those is followed by more.
-      if outgoing.isEmpty && batch.damagedEntries == 0 { break }
       if !outgoing.isEmpty {
         try await server.push(outgoing, group: membership.groupID)
         try Self.storeCall("Cannot record what the server acknowledged") { () throws(SecStatus) in
@@ -201,7 +199,8 @@ private struct SyncRound: Sendable {
         }
       }
       report.pushed += outgoing.count
-      if outgoing.count + batch.damagedEntries < options.batchSize { break }
+      // Fewer entries than asked for: the feed is drained.
+      if batch.entriesRead < options.batchSize { break }
     }
     // Pushing does not move the cursor: the membership read above still holds it.
     var position = membership.cursor

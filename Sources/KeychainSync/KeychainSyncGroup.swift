@@ -202,7 +202,7 @@ public enum KeychainSyncGroup {
     try status(try syncable(store))
   }
 
-  static func status(_ backend: any SyncableStorage) throws(KeychainSyncError) -> KeychainSyncStatus? {
+  static func status(_ backend: SyncReplica) throws(KeychainSyncError) -> KeychainSyncStatus? {
     do throws(SecStatus) {
       guard let membership = try backend.syncMembership() else { return nil }
       let summary = try backend.syncSummary()
@@ -216,14 +216,12 @@ public enum KeychainSyncGroup {
     }
   }
 
-  static func syncable(_ store: KeychainStore) throws(KeychainSyncError) -> any SyncableStorage {
-    guard let backend = store.syncableBackend else {
-      throw KeychainSyncError(status: errSecUnimplemented, message: "This store cannot take part in a sync group.")
-    }
-    return backend
+  /// The sync side of `store`, over its storage's change feed.
+  static func syncable(_ store: KeychainStore) throws(KeychainSyncError) -> SyncReplica {
+    SyncReplica(storage: store.backend)
   }
 
-  private static func requireNoGroup(_ backend: any SyncableStorage) throws(KeychainSyncError) {
+  private static func requireNoGroup(_ backend: SyncReplica) throws(KeychainSyncError) {
     let membership: SyncMembership?
     do throws(SecStatus) { membership = try backend.syncMembership() } catch {
       throw KeychainSyncError(error, "Cannot read the store's sync state")

@@ -5,10 +5,12 @@ import Security
 import Testing
 
 @testable import KeychainStorageSQLite
+@testable import KeychainSync
 
-/// A member's own sync journal and the group's records, attacked by someone with write access to
+/// A member's own change feed and the group's records, attacked by someone with write access to
 /// one member's files or holding the group key (issue 27, defects 2-4 and the late joiner), against
-/// the real PostgreSQL server. Each test failed before the fix it guards.
+/// the real PostgreSQL server. Each test failed before the fix it guards (then on the sync journal
+/// the feed replaced, issue 28).
 @Suite struct JournalTampering {
   static let long = ProcessInfo.processInfo.environment["KEYCHAIN_BRIDGE_LONG"] == "1"
   static let passphrase = "journal tampering passphrase"
@@ -42,14 +44,15 @@ import Testing
     try queue.close()
   }
 
-  @Test func aVersionAtTheLimitInOneJournalCrashesNoMember() async throws {
+  @Test func aSequenceAtTheLimitInOneFeedCrashesNoMember() async throws {
     let (first, second) = try await twoMembers()
-    try journal(first, "UPDATE sync_state SET version = 9223372036854775807, pending = 1")
+    try journal(first, "UPDATE item_change SET seq = 9223372036854775807")
     let pushed = try await first.sync()
     #expect(pushed.damagedJournalEntries == 1)
     #expect(pushed.pushed == 0)
-    // The next write of the item traps on `last + 1` without the fix; with it, the damaged entry
-    // is replaced by a fresh version that the other member takes.
+    // The next write of the item would need a sequence past the limit if a sequence set on disk
+    // counted; it does not, and the damaged entry is replaced by a fresh change the other member
+    // takes.
     #expect(first.update("token", "two") == errSecSuccess)
     _ = try await first.sync()
     _ = try await second.sync()
@@ -62,7 +65,7 @@ import Testing
 
   @Test func aForgedDeletionIsNeverPushed() async throws {
     let (first, second) = try await twoMembers()
-    try journal(first, "UPDATE sync_state SET deleted = 1, pending = 1, version = version + 1")
+    try journal(first, "UPDATE item_change SET deleted = 1, seq = seq + 1000000")
     let report = try await first.sync()
     #expect(report.damagedJournalEntries == 1)
     #expect(report.pushed == 0)
@@ -75,7 +78,7 @@ import Testing
   @Test func oneDamagedEntryDoesNotStopTheRestFromSyncing() async throws {
     let (first, second) = try await twoMembers()
     try journal(
-      first, "UPDATE sync_state SET identity = CAST(randomblob(length(identity)) AS BLOB), pending = 1")
+      first, "UPDATE item_change SET sealed = CAST(randomblob(length(sealed)) AS BLOB), seq = seq + 1000000")
     first.add("after", "still syncs")
     let report = try await first.sync()
     #expect(report.damagedJournalEntries == 1)
@@ -126,8 +129,8 @@ import Testing
       recordID: Data(hex: row[1]), version: Int64(row[2])!, origin: Data(hex: row[3]), deleted: false,
       sealed: Data(hex: row[4]))
     let plaintext = try keys.open(original)
-    let otherIdentity = SyncIdentity(
-      itemClass: "genp", accessGroup: "com.example.sync", synchronizable: 1,
+    let otherIdentity = ItemIdentity(
+      itemClass: .genericPassword, accessGroup: "com.example.sync", synchronizable: 1,
       primaryKey: [.init(key: "acct", value: .bytes(Array("elsewhere".utf8)))], spiKey: [])
     var generator = SystemRandomNumberGenerator()
     let trials = Self.long ? 2_000 : 200
@@ -135,10 +138,10 @@ import Testing
     for trial in 0..<trials {
       var contents = plaintext
       var recordID = original.recordID
-      var version = Int64.random(in: 1...SyncJournal.microseconds(Date()) * 2, using: &generator)
+      var version = Int64.random(in: 1...SyncVersion.microseconds(Date()) * 2, using: &generator)
       var deleted = false
       switch trial % 8 {
-      case 0: version = [0, -1, .min, .max, SyncJournal.maximumVersion + 1][trial / 8 % 5]
+      case 0: version = [0, -1, .min, .max, SyncVersion.maximum + 1][trial / 8 % 5]
       case 1: deleted = true  // a tombstone whose contents are a live item
       case 2: contents = Array(contents.prefix(Int.random(in: 0..<contents.count, using: &generator)))
       case 3:
@@ -146,20 +149,19 @@ import Testing
         contents[index] ^= UInt8.random(in: 1...255, using: &generator)
       case 4:
         // A tombstone naming a class no store keeps.
-        var identity = otherIdentity
-        identity.itemClass = ["xxxx", "", "keys\u{0}", String(repeating: "c", count: 300)][trial / 8 % 4]
-        contents = (try? identity.encoded()) ?? []
+        let className = ["xxxx", "", "keys\u{0}", String(repeating: "c", count: 300)][trial / 8 % 4]
+        contents = Self.identityBytes(otherIdentity, className: className)
         deleted = true
       case 5:
         // Another item's tombstone under this item's identifier.
-        contents = try otherIdentity.encoded()
+        contents = otherIdentity.encoded()
         deleted = true
       case 6: contents = (0..<Int.random(in: 0...600, using: &generator)).map { _ in UInt8.random(in: 0...255) }
       default:
         // An unsynchronizable identity, correctly identified.
         var identity = otherIdentity
         identity.synchronizable = 0
-        contents = try identity.encoded()
+        contents = identity.encoded()
         recordID = (try? keys.recordID(identity)) ?? recordID
         deleted = true
       }
@@ -185,6 +187,15 @@ import Testing
     #expect(second.add("fresh", "value") == errSecSuccess)
     #expect(try await second.sync().pushed == 1)
   }
+
+  /// An identity's encoded form with another class name written in (no `ItemClass` holds one).
+  private static func identityBytes(_ identity: ItemIdentity, className: String) -> [UInt8] {
+    let encoded = identity.encoded()
+    let classLength = identity.itemClass.rawValue.utf8.count
+    var bytes: [UInt8] = [encoded[0]]
+    TaggedBinaryForm.appendBytes(Array(className.utf8), to: &bytes)
+    return bytes + encoded[(1 + 4 + classLength)...]
+  }
 }
 
 extension Data {
@@ -202,16 +213,16 @@ extension Data {
   fileprivate var hex: String { map { String(format: "%02x", $0) }.joined() }
 }
 
-/// Random tampering with one member's journal table, without a server: whatever is changed on
-/// disk, what the store offers to push is only what it really wrote (no forged tombstone, version
-/// or item), and nothing traps.
-@Suite struct RandomJournalTampering {
+/// Random tampering with one member's change feed, without a server: whatever is changed on disk,
+/// what the store offers to push is only what it really wrote (no forged tombstone, version or
+/// item), and nothing traps.
+@Suite struct RandomFeedTampering {
   private static let operations = [
-    "flip identity", "flip origin", "forge deletion", "set version", "swap identities", "copy identity",
-    "swap versions", "all pending",
+    "flip sealed", "forge deletion", "set sequence", "set time", "swap sealed", "copy sealed", "swap sequences",
+    "swap times",
   ]
 
-  @Test func noTamperingOfTheJournalForgesAnOutgoingRecord() throws {
+  @Test func noTamperingOfTheFeedForgesAnOutgoingRecord() throws {
     let trials = JournalTampering.long ? 2_000 : 150
     let seed = UInt64.random(in: 0...UInt64.max)
     var generator = SplitMix(seed: seed)
@@ -221,21 +232,21 @@ extension Data {
     for trial in 0..<trials {
       let store = try TestStore()
       for index in 0..<6 { store.add("user-\(index)", "secret-\(index)") }
-      let backend = try #require(store.store.syncableBackend)
-      _ = try backend.joinSyncGroup(
+      let replica = SyncReplica(storage: store.store.backend)
+      _ = try replica.joinSyncGroup(
         server: "postgres://nobody@sync.invalid/none",
         keyFile: Data("KBSG1".utf8) + Data((0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }))
-      let keys = try SyncKeys.fromKeyFile(try backend.exportSyncKey())
+      let keys = try SyncKeys.fromKeyFile(try replica.exportSyncKey())
       let genuine = Dictionary(
-        uniqueKeysWithValues: try backend.outgoingRecords(limit: 100).records.map { ($0.recordID, $0.version) })
+        uniqueKeysWithValues: try replica.outgoingRecords(limit: 100).records.map { ($0.recordID, $0.version) })
       let operation = Self.operations[Int.random(in: 0..<Self.operations.count, using: &generator)]
       let first = Int.random(in: 0..<6, using: &generator)
       let second = (first + Int.random(in: 1..<6, using: &generator)) % 6
-      let version = [Int64.max, .min, 0, -1, Int64.random(in: 1...Int64.max, using: &generator)][
+      let value = [Int64.max, .min, 0, -1, Int64.random(in: 1...Int64.max, using: &generator)][
         Int.random(in: 0..<5, using: &generator)]
-      try Self.tamper(store, operation, first, second, version)
+      try Self.tamper(store, operation, first, second, value)
       do {
-        let outgoing = try backend.outgoingRecords(limit: 100)
+        let outgoing = try SyncReplica(storage: store.store.backend).outgoingRecords(limit: 100)
         skipped += outgoing.damagedEntries
         for record in outgoing.records {
           pushed += 1
@@ -258,7 +269,7 @@ extension Data {
       for index in 0..<6 { #expect(store.update("user-\(index)", "again-\(index)") == errSecSuccess) }
     }
     print(
-      "journal tamper: \(trials) trials (seed \(seed)), \(pushed) records offered, \(skipped) damaged entries skipped, "
+      "feed tamper: \(trials) trials (seed \(seed)), \(pushed) records offered, \(skipped) damaged entries skipped, "
         + "\(forged.count) forged")
     #expect(forged.isEmpty, "seed \(seed): \(forged.prefix(5))")
   }
@@ -266,54 +277,60 @@ extension Data {
   @Test func anEntryOfAClassNoStoreKeepsIsSetAsideOnce() throws {
     let store = try TestStore()
     store.add("user", "secret")
-    let backend = try #require(store.store.syncableBackend)
-    _ = try backend.joinSyncGroup(
+    let replica = SyncReplica(storage: store.store.backend)
+    _ = try replica.joinSyncGroup(
       server: "postgres://nobody@sync.invalid/none",
       keyFile: Data("KBSG1".utf8) + Data((0..<32).map { _ in UInt8.random(in: 0...255) }))
     let queue = try DatabaseQueue(path: store.directory.appendingPathComponent("keychain.db").path)
-    try queue.write { db in try db.execute(sql: "UPDATE sync_state SET class = 'xxxx'") }
+    try queue.write { db in try db.execute(sql: "UPDATE item_change SET class = 'xxxx'") }
     try queue.close()
-    #expect(try backend.outgoingRecords(limit: 100).damagedEntries == 1)
-    // Taken out of the pending set: it is not counted again, and holds nothing back.
-    #expect(try backend.outgoingRecords(limit: 100).damagedEntries == 0)
-    #expect(try backend.syncSummary().damaged == 1)
+    #expect(try replica.outgoingRecords(limit: 100).damagedEntries == 1)
+    // Set aside: it is not counted again, and holds nothing back.
+    #expect(try replica.outgoingRecords(limit: 100).damagedEntries == 0)
+    #expect(try replica.syncSummary().damaged == 1)
+    #expect(store.add("next", "item") == errSecSuccess)
+    #expect(try replica.outgoingRecords(limit: 100).records.count == 1)
   }
 
-  /// Applies `operation` to the journal rows `first` and `second` (in key order) behind the store.
-  private static func tamper(_ store: TestStore, _ operation: String, _ first: Int, _ second: Int, _ version: Int64)
+  /// Applies `operation` to the feed rows `first` and `second` (in key order) behind the store.
+  private static func tamper(_ store: TestStore, _ operation: String, _ first: Int, _ second: Int, _ value: Int64)
     throws
   {
     let queue = try DatabaseQueue(path: store.directory.appendingPathComponent("keychain.db").path)
     defer { try? queue.close() }
     try queue.write { db in
-      let keys = try Row.fetchAll(db, sql: "SELECT class, pk, spi FROM sync_state ORDER BY pk")
+      let keys = try Row.fetchAll(db, sql: "SELECT class, pk, spi FROM item_change ORDER BY pk")
       let where1 = "class = ? AND pk = ? AND spi = ?"
       let a: StatementArguments = [keys[first]["class"], keys[first]["pk"], keys[first]["spi"]]
       let b: StatementArguments = [keys[second]["class"], keys[second]["pk"], keys[second]["spi"]]
-      func value(_ column: String, _ arguments: StatementArguments) throws -> DatabaseValue {
-        try Row.fetchOne(db, sql: "SELECT \(column) AS v FROM sync_state WHERE \(where1)", arguments: arguments)!["v"]
+      func read(_ column: String, _ arguments: StatementArguments) throws -> DatabaseValue {
+        try Row.fetchOne(db, sql: "SELECT \(column) AS v FROM item_change WHERE \(where1)", arguments: arguments)!["v"]
       }
       switch operation {
-      case "flip identity", "flip origin":
-        let column = operation == "flip identity" ? "identity" : "origin"
-        var bytes = [UInt8](Data.fromDatabaseValue(try value(column, a))!)
+      case "flip sealed":
+        var bytes = [UInt8](Data.fromDatabaseValue(try read("sealed", a))!)
         bytes[bytes.count / 2] ^= 0x10
-        try db.execute(
-          sql: "UPDATE sync_state SET \(column) = ?, pending = 1 WHERE \(where1)", arguments: [Data(bytes)] + a)
+        try db.execute(sql: "UPDATE item_change SET sealed = ? WHERE \(where1)", arguments: [Data(bytes)] + a)
       case "forge deletion":
-        try db.execute(
-          sql: "UPDATE sync_state SET deleted = 1, pending = 1, version = version + 1 WHERE \(where1)", arguments: a)
-      case "set version":
-        try db.execute(sql: "UPDATE sync_state SET version = ?, pending = 1 WHERE \(where1)", arguments: [version] + a)
-      case "swap identities", "copy identity", "swap versions":
-        let column = operation == "swap versions" ? "version" : "identity"
-        let (x, y) = (try value(column, a), try value(column, b))
-        try db.execute(sql: "UPDATE sync_state SET \(column) = ?, pending = 1 WHERE \(where1)", arguments: [y] + a)
-        if operation != "copy identity" {
-          try db.execute(sql: "UPDATE sync_state SET \(column) = ?, pending = 1 WHERE \(where1)", arguments: [x] + b)
-        }
+        try db.execute(sql: "UPDATE item_change SET deleted = 1 WHERE \(where1)", arguments: a)
+      case "set sequence", "set time":
+        let column = operation == "set sequence" ? "seq" : "changed"
+        // A sequence another entry holds is refused by the table: that is not the store's doing.
+        try? db.execute(sql: "UPDATE item_change SET \(column) = ? WHERE \(where1)", arguments: [value] + a)
       default:
-        try db.execute(sql: "UPDATE sync_state SET pending = 1")
+        let column = ["swap sequences": "seq", "swap times": "changed"][operation] ?? "sealed"
+        let (x, y) = (try read(column, a), try read(column, b))
+        if column == "seq" {
+          // Through a free value: the sequence is unique.
+          try db.execute(sql: "UPDATE item_change SET seq = -seq - 1000 WHERE \(where1)", arguments: a)
+          try db.execute(sql: "UPDATE item_change SET seq = ? WHERE \(where1)", arguments: [x] + b)
+          try db.execute(sql: "UPDATE item_change SET seq = ? WHERE \(where1)", arguments: [y] + a)
+        } else {
+          try db.execute(sql: "UPDATE item_change SET \(column) = ? WHERE \(where1)", arguments: [y] + a)
+          if operation != "copy sealed" {
+            try db.execute(sql: "UPDATE item_change SET \(column) = ? WHERE \(where1)", arguments: [x] + b)
+          }
+        }
       }
     }
   }

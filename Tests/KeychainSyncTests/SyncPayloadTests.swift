@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import KeychainSync
 @testable import Security
 
 /// The binary form of a live record's item: what travels, and what a damaged form gives.

@@ -1,7 +1,17 @@
 import Foundation
+import KeychainStorageMemory
 import KeychainSync
 @_exported import LocalPostgres
 import Security
+
+/// Which storage implementation a test store runs over: the sync behaviour tests run over both,
+/// since sync works through the storage contract alone.
+enum StorageKind: String, CaseIterable, CustomStringConvertible, Sendable {
+  case sqlite
+  case memory
+
+  var description: String { rawValue }
+}
 
 /// A store in a temporary directory, with Apple-style calls routed to it.
 final class TestStore: Sendable {
@@ -9,9 +19,12 @@ final class TestStore: Sendable {
   let store: KeychainStore
   static let service = "sync-tests"
 
-  init(passphrase: String? = nil) throws {
+  init(passphrase: String? = nil, storage: StorageKind = .sqlite) throws {
     directory = FileManager.default.temporaryDirectory.appendingPathComponent("sync-\(UUID().uuidString)")
-    store = try KeychainStore(directory: directory, passphrase: passphrase)
+    switch storage {
+    case .sqlite: store = try KeychainStore(directory: directory, passphrase: passphrase)
+    case .memory: store = KeychainStore(directory: directory, storage: InMemoryItemStorage(passphrase: passphrase))
+    }
   }
 
   deinit { try? FileManager.default.removeItem(at: directory) }

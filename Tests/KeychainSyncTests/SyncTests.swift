@@ -4,7 +4,8 @@ import Security
 import Testing
 
 /// Synchronizable items through a real PostgreSQL server (issue 16): what travels, what stays,
-/// deletes, conflicts, joining, and the engine's background loop.
+/// deletes, conflicts, joining, and the engine's background loop. The first four run over both
+/// storage implementations: sync sits above the storage contract.
 @Suite struct SyncBehaviour {
   let server: PostgresTestServer
   let url: String
@@ -14,9 +15,10 @@ import Testing
     url = try server.makeDatabase()
   }
 
-  @Test func synchronizableItemsFollowToAJoiningStoreAndLocalOnesStay() async throws {
-    let first = try TestStore()
-    let second = try TestStore()
+  @Test(arguments: StorageKind.allCases)
+  func synchronizableItemsFollowToAJoiningStoreAndLocalOnesStay(storage: StorageKind) async throws {
+    let first = try TestStore(storage: storage)
+    let second = try TestStore(storage: storage)
     try await KeychainSyncGroup.create(store: first.store, server: url, passphrase: "correct horse", cost: .earlier)
     #expect(first.add("shared", "s3cret") == errSecSuccess)
     #expect(first.add("local", "mine", synchronizable: false) == errSecSuccess)
@@ -45,9 +47,10 @@ import Testing
         == Set([try KeychainSyncGroup.status(store: first.store)?.storeID, status.storeID].compactMap { $0 }))
   }
 
-  @Test func updatesAndDeletesPropagateAndTombstonesStayInvisible() async throws {
-    let first = try TestStore()
-    let second = try TestStore()
+  @Test(arguments: StorageKind.allCases)
+  func updatesAndDeletesPropagateAndTombstonesStayInvisible(storage: StorageKind) async throws {
+    let first = try TestStore(storage: storage)
+    let second = try TestStore(storage: storage)
     try await KeychainSyncGroup.create(
       store: first.store, server: url, passphrase: "sync test passphrase", cost: .earlier)
     try await KeychainSyncGroup.join(
@@ -73,9 +76,10 @@ import Testing
     #expect(try KeychainSyncGroup.status(store: first.store)?.tombstones == 0)
   }
 
-  @Test func anUpdateThatChangesWhatSyncsDeletesTheOldItemElsewhere() async throws {
-    let first = try TestStore()
-    let second = try TestStore()
+  @Test(arguments: StorageKind.allCases)
+  func anUpdateThatChangesWhatSyncsDeletesTheOldItemElsewhere(storage: StorageKind) async throws {
+    let first = try TestStore(storage: storage)
+    let second = try TestStore(storage: storage)
     try await KeychainSyncGroup.create(
       store: first.store, server: url, passphrase: "sync test passphrase", cost: .earlier)
     try await KeychainSyncGroup.join(
@@ -105,9 +109,10 @@ import Testing
     #expect(first.secrets() == ["renamed-2": "1", "pinned": "2", "unshared": "3"])
   }
 
-  @Test func concurrentChangesConvergeToTheLaterVersionEverywhere() async throws {
-    let first = try TestStore()
-    let second = try TestStore()
+  @Test(arguments: StorageKind.allCases)
+  func concurrentChangesConvergeToTheLaterVersionEverywhere(storage: StorageKind) async throws {
+    let first = try TestStore(storage: storage)
+    let second = try TestStore(storage: storage)
     try await KeychainSyncGroup.create(
       store: first.store, server: url, passphrase: "sync test passphrase", cost: .earlier)
     try await KeychainSyncGroup.join(

@@ -118,9 +118,9 @@ private enum KeychainBackupCall {
 }
 
 /// The plaintext of a backup: a format version and the items, as a binary property list.
-struct BackupPayload: Codable {
+package struct BackupPayload: Codable {
   /// The accessibility values of items that never leave the device.
-  static let deviceOnlyProtections: Set<String> = [
+  package static let deviceOnlyProtections: Set<String> = [
     SecConstantValue.attrAccessibleWhenUnlockedThisDeviceOnly,
     SecConstantValue.attrAccessibleAfterFirstUnlockThisDeviceOnly,
     SecConstantValue.attrAccessibleAlwaysThisDeviceOnly,
@@ -162,14 +162,14 @@ struct BackupPayload: Codable {
 
   /// One item: its class, every attribute with the type it was stored with, its access control
   /// and its secret.
-  struct Item: Codable {
-    var itemClass: String
-    var attributes: [String: Value]
-    var accessControlProtection: String?
-    var accessControlFlags: UInt64?
-    var data: Data?
+  package struct Item: Codable {
+    package var itemClass: String
+    package var attributes: [String: Value]
+    package var accessControlProtection: String?
+    package var accessControlFlags: UInt64?
+    package var data: Data?
 
-    init(
+    package init(
       itemClass: String, attributes: [String: Value], accessControlProtection: String?, accessControlFlags: UInt64?,
       data: Data?
     ) {
@@ -186,7 +186,7 @@ struct BackupPayload: Codable {
       SecConstantValue.attrMultiUser, SecConstantValue.attrSHA1,
     ]
 
-    init(_ item: StoredItem) {
+    package init(_ item: StoredItem) {
       itemClass = item.itemClass.rawValue
       attributes = [:]
       for (key, value) in item.attributes where !Self.reassigned.contains(key) { attributes[key] = Value(value) }
@@ -198,6 +198,9 @@ struct BackupPayload: Codable {
     /// The item as the store adds it, checked by the rules SecItemAdd applies; the dates it was
     /// created and modified with are kept, as a restore should. Without a context (an item arriving
     /// from the item's sync group) no process's access groups are checked: the item is the user's.
+    /// The item as a restore adds it outside any call (sync): checked and completed.
+    package func newItem() throws(SecStatus) -> NewItem { try newItem(nil) }
+
     func newItem(_ context: SecItemCall.Context?) throws(SecStatus) -> NewItem {
       guard let itemClass = ItemClass(rawValue: itemClass), itemClass.isImplemented else {
         throw SecStatus(errSecNoSuchClass, detail: "this store does not keep items of this class")
@@ -253,14 +256,14 @@ struct BackupPayload: Codable {
   }
 
   /// An attribute value with its type, as `AttributeValue` keeps it.
-  enum Value: Codable {
+  package enum Value: Codable {
     case string(String)
     case data(Data)
     case integer(Int64)
     case double(Double)
     case date(Date)
 
-    init(_ value: AttributeValue) {
+    package init(_ value: AttributeValue) {
       switch value {
       case .string(let value): self = .string(value)
       case .data(let value): self = .data(value)
@@ -270,7 +273,7 @@ struct BackupPayload: Codable {
       }
     }
 
-    var attributeValue: AttributeValue {
+    package var attributeValue: AttributeValue {
       switch self {
       case .string(let value): .string(value)
       case .data(let value): .data(value)

@@ -10,7 +10,7 @@ import Synchronization
 public final class KeychainStore: Sendable {
   /// The store's directory (holding `keychain.db` and `keychain.key`).
   public let directory: URL
-  let backend: any ItemStorage
+  package let backend: any ItemStorage
 
   /// Opens the store in `directory`, creating it (directory 0700, files 0600) when it does not exist.
   ///

@@ -217,4 +217,31 @@ package protocol ItemStorage: AnyObject, Sendable {
 
   /// Authenticates every item the store holds and counts those that fail.
   func checkIntegrity() throws(SecStatus) -> KeychainIntegrityReport
+
+  // MARK: The change feed (ChangeFeed.swift)
+
+  /// The feed's entries with a sequence above `sequence`, in sequence order, at most `limit`.
+  func changes(after sequence: Int64, limit: Int) throws(SecStatus) -> [ChangeFeedEntry]
+
+  /// The entry of this item, or nil when it has none.
+  func change(of identity: ItemIdentity) throws(SecStatus) -> ChangeFeedEntry?
+
+  /// Whether the feed has an entry above `sequence` (one indexed lookup: a replicator asks often).
+  func hasChanges(after sequence: Int64) throws(SecStatus) -> Bool
+
+  /// Applies the batch in one transaction if every step's expectation holds
+  /// (else `.changedSinceRead`, and nothing is written).
+  func applyReplication(_ batch: ReplicationBatch) throws(SecStatus) -> ReplicationOutcome
+
+  /// Removes the deletion entries changed before `changedBefore` (microseconds since 1970) whose
+  /// sequence is at most `sequence`; returns how many.
+  @discardableResult
+  func purgeDeletions(changedBefore: Int64, through sequence: Int64) throws(SecStatus) -> Int
+
+  /// A value of the replicator's namespace, or nil when it has none.
+  func replicationValue(_ name: String) throws(SecStatus) -> Data?
+
+  /// A number that grows with every committed write of this process to the storage, so a
+  /// replicator notices local changes without a query.
+  var writeGeneration: UInt64 { get }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Security
 
 /// The plaintext of a live sync record: one item in the form a backup keeps it (every attribute
 /// with its stored type, the access control and the secret), in a small tagged binary form.
@@ -8,12 +9,12 @@ import Foundation
 /// must be synchronizable and may not be ThisDeviceOnly. Dates travel with the item, so every store
 /// of a group holds the same values. The bytes were authenticated before they get here, but they come
 /// from another store: every length is checked, and anything malformed is errSecDecode.
-package enum SyncPayload {
+enum SyncPayload {
   /// Format 2; format 1 (a property list) was never released.
   private static let formatVersion: UInt8 = 2
 
   /// The bytes a record seals for `item`, which must have been read with attributes and data.
-  package static func encode(_ item: StoredItem) throws(SecStatus) -> Data {
+  static func encode(_ item: StoredItem) throws(SecStatus) -> Data {
     let form = BackupPayload.Item(item)
     var out: [UInt8] = [formatVersion]
     out.reserveCapacity(512 + (form.data?.count ?? 0))
@@ -40,14 +41,14 @@ package enum SyncPayload {
   }
 
   /// The item a record's plaintext holds, checked and completed as the store adds it.
-  package static func decode(_ plaintext: Data) throws(SecStatus) -> NewItem {
+  static func decode(_ plaintext: Data) throws(SecStatus) -> NewItem {
     let form: BackupPayload.Item
     do throws(SecStatus) {
       form = try read([UInt8](plaintext))
     } catch {
       throw SecStatus(errSecDecode, detail: "the record's contents are not an item this version can read")
     }
-    let item = try form.newItem(nil)
+    let item = try form.newItem()
     guard item.index.synchronizable == 1 else {
       throw SecStatus(errSecDecode, detail: "the record holds an item that is not synchronizable")
     }
@@ -55,7 +56,7 @@ package enum SyncPayload {
   }
 
   /// Whether items with this accessibility may leave the store (never the ThisDeviceOnly ones).
-  package static func mayLeaveDevice(protection: String) -> Bool {
+  static func mayLeaveDevice(protection: String) -> Bool {
     !BackupPayload.deviceOnlyProtections.contains(protection)
   }
 

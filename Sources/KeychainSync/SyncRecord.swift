@@ -1,10 +1,9 @@
 import Foundation
 
-// The contract between a store and a sync engine (issue 16). The store does everything that needs
-// its keys or its rows: it keeps a journal of its synchronizable items' versions in the same
-// transactions as the items, seals each outgoing version into a record under the sync group's key,
-// and opens, checks and applies incoming records. An engine only moves records between the store
-// and a server, so the server (and the engine) never hold a key, a secret or an attribute value.
+// What a sync replica (SyncReplica) and the engine that moves its records exchange: records as the
+// server keeps them, the group's wrapped key, and the counts a round reports. The replica seals and
+// opens records with the group's key, so the server (and the engine) never hold a key, a secret or
+// an attribute value.
 
 /// One version of one synchronizable item as it travels: everything a server keeps of it.
 package struct SyncRecord: Sendable, Hashable {
@@ -108,6 +107,9 @@ package struct SyncOutgoing: Sendable, Equatable {
   package var records: [SyncRecord] = []
   /// Journal entries skipped because they failed authentication; they are no longer pending.
   package var damagedEntries = 0
+  /// How many change feed entries this batch read (pushed, skipped or damaged): fewer than asked
+  /// for means the feed is drained.
+  package var entriesRead = 0
 
   package init() {}
 }
@@ -127,59 +129,4 @@ package struct SyncApplyReport: Sendable, Equatable {
   package var stoppedLocked = false
 
   package init() {}
-}
-
-/// A store that can take part in a sync group.
-package protocol SyncableStorage: ItemStorage {
-  /// The store's membership, or nil when it is in no group.
-  func syncMembership() throws(SecStatus) -> SyncMembership?
-
-  /// Makes a new group key, joins the store to it, and returns the key wrapped under `passphrase`
-  /// (at `cost`) for the server to keep.
-  func createSyncGroup(server: String, passphrase: String, cost: SyncKeyWrappingCost) throws(SecStatus)
-    -> WrappedSyncKey
-
-  /// Joins the group whose wrapped key the server keeps: errSecAuthFailed for a wrong passphrase.
-  func joinSyncGroup(server: String, wrappedKey: WrappedSyncKey, passphrase: String) throws(SecStatus)
-
-  /// Joins the group whose key an exported key file holds; returns the group's identifier.
-  @discardableResult
-  func joinSyncGroup(server: String, keyFile: Data) throws(SecStatus) -> Data
-
-  /// The group key as a file another store can join with (secret: it is the key itself).
-  func exportSyncKey() throws(SecStatus) -> Data
-
-  /// Leaves the group: its key, cursor and tombstones are forgotten; the items stay.
-  func leaveSyncGroup() throws(SecStatus)
-
-  /// Versions made here that the server has not acknowledged, sealed, at most `limit`; journal
-  /// entries that fail authentication are skipped, counted and taken out of the pending set.
-  func outgoingRecords(limit: Int) throws(SecStatus) -> SyncOutgoing
-
-  /// Marks these versions as kept by the server (a version changed since is still pending).
-  func acknowledge(_ records: [SyncRecord]) throws(SecStatus)
-
-  /// Opens, checks and applies records the server holds after the store's cursor, and moves the
-  /// cursor to `cursor`, in one transaction.
-  func applyIncoming(_ records: [(position: Int64, record: SyncRecord)], through cursor: Int64) throws(SecStatus)
-    -> SyncApplyReport
-
-  /// Forgets tombstones made before `date`; returns how many.
-  @discardableResult
-  func purgeTombstones(before date: Date) throws(SecStatus) -> Int
-
-  /// Counts of the journal.
-  func syncSummary() throws(SecStatus) -> SyncJournalSummary
-
-  /// Whether any change waits to be pushed (one indexed lookup: an engine asks it often).
-  func hasPendingChanges() throws(SecStatus) -> Bool
-
-  /// A number that grows with every committed write of this process to the store, so an engine
-  /// notices local changes without a query.
-  var writeGeneration: UInt64 { get }
-}
-
-extension KeychainStore {
-  /// The store under this handle, for the sync engine.
-  package var syncableBackend: (any SyncableStorage)? { backend as? any SyncableStorage }
 }

@@ -15,26 +15,30 @@ struct SyncKeys {
   private let sealKey: [UInt8]
 
   init(groupKey: [UInt8]) throws(SecStatus) {
-    guard groupKey.count == StoreKeys.keyLength else {
+    guard groupKey.count == KeyFile.keyLength else {
       throw SecStatus(errSecDecode, detail: "a sync group key must be 32 bytes")
     }
     self.groupKey = groupKey
     do {
       groupID = Data(
-        try HKDF.subkey(of: groupKey, label: "keychain-bridge/sync/group-id/v1").prefix(
+        try Self.subkey(of: groupKey, label: "keychain-bridge/sync/group-id/v1").prefix(
           Self.groupIDLength))
-      recordIDKey = try HKDF.subkey(of: groupKey, label: "keychain-bridge/sync/record-id/v1")
-      sealKey = try HKDF.subkey(of: groupKey, label: "keychain-bridge/sync/seal/v1")
+      recordIDKey = try Self.subkey(of: groupKey, label: "keychain-bridge/sync/record-id/v1")
+      sealKey = try Self.subkey(of: groupKey, label: "keychain-bridge/sync/seal/v1")
     } catch {
-      throw error.status
+      throw Self.status(error)
     }
   }
 
   /// The record identifier of an item: the same on every store of the group, and nothing a server
   /// can link to an account, a service or any other value without the key.
-  func recordID(_ identity: SyncIdentity) throws(SecStatus) -> Data {
-    let bytes = try identity.canonicalBytes()
-    do { return Data(try HMAC.sha256(bytes, key: recordIDKey)) } catch { throw error.status }
+  func recordID(_ identity: ItemIdentity) throws(SecStatus) -> Data {
+    do { return Data(try HMAC.sha256(identity.canonicalBytes, key: recordIDKey)) } catch { throw Self.status(error) }
+  }
+
+  /// The 32-byte subkey of `key` named by `label` (HKDF-Expand, one block, as the store's).
+  private static func subkey(of key: [UInt8], label: String) throws(CryptoError) -> [UInt8] {
+    try HKDF.expand(pseudoRandomKey: key, info: Array(label.utf8), outputByteCount: KeyFile.keyLength)
   }
 
   /// The associated data of a record: the group and every field a server keeps in the clear, so a
@@ -59,7 +63,7 @@ struct SyncKeys {
         authenticating: associatedData(recordID: recordID, version: version, origin: origin, deleted: deleted))
       return SyncRecord(recordID: recordID, version: version, origin: origin, deleted: deleted, sealed: Data(sealed))
     } catch {
-      throw error.status
+      throw Self.status(error)
     }
   }
 
@@ -88,7 +92,7 @@ struct SyncKeys {
 
   static func fromKeyFile(_ file: Data) throws(SecStatus) -> SyncKeys {
     let bytes = [UInt8](file)
-    guard bytes.count == keyFileMagic.count + StoreKeys.keyLength,
+    guard bytes.count == keyFileMagic.count + KeyFile.keyLength,
       Array(bytes.prefix(keyFileMagic.count)) == keyFileMagic
     else { throw SecStatus(errSecDecode, detail: "Sync: the file is not a sync group key file") }
     return try SyncKeys(groupKey: Array(bytes.dropFirst(keyFileMagic.count)))
@@ -101,7 +105,10 @@ struct SyncKeys {
     try SyncPassphrasePolicy.check(passphrase)
     return WrappedSyncKey(
       groupID: groupID,
-      wrapped: Data(try KeyFile.encode(storeKey: groupKey, passphrase: passphrase, cost: cost)))
+      wrapped: Data(
+        try Self.keyFileCall { () throws(KeyFileError) in
+          try KeyFile.encode(storeKey: groupKey, passphrase: passphrase, cost: cost)
+        }))
   }
 
   /// The costs a wrapped group key may name: the current one, and the store key's cost that groups
@@ -116,10 +123,37 @@ struct SyncKeys {
       throw SecStatus(errSecDecode, detail: "Sync: the server's wrapped group key is damaged")
     }
     let keys = try SyncKeys(
-      groupKey: try KeyFile.decode(contents, passphrase: passphrase, accepted: acceptedWrappingCosts))
+      groupKey: try keyFileCall { () throws(KeyFileError) in
+        try KeyFile.decode(contents, passphrase: passphrase, accepted: acceptedWrappingCosts)
+      })
     guard keys.groupID == wrappedKey.groupID else {
       throw SecStatus(errSecDecode, detail: "Sync: the server's wrapped key belongs to another group")
     }
     return keys
+  }
+
+  /// The status a sync call reports for a key file failure.
+  private static func keyFileCall<T>(_ body: () throws(KeyFileError) -> T) throws(SecStatus) -> T {
+    do {
+      return try body()
+    } catch {
+      switch error {
+      case .damaged(let reason):
+        throw SecStatus(errSecDecode, detail: reason ?? "Sync: the wrapped group key is damaged")
+      case .wrongPassphrase: throw .authFailed
+      case .passphraseRequired: throw SecStatus(errSecParam, detail: "Sync: a passphrase is needed")
+      case .crypto(let error): throw SecStatus(errSecInternalComponent, detail: error.description)
+      }
+    }
+  }
+
+  /// The status a sync call reports for a crypto failure (an authentication failure is handled
+  /// where it can happen, with its reason).
+  private static func status(_ error: CryptoError) -> SecStatus {
+    switch error {
+    case .authenticationFailed: .decode
+    case .outOfMemory: SecStatus(errSecAllocate, detail: error.description)
+    default: SecStatus(errSecInternalComponent, detail: error.description)
+    }
   }
 }

@@ -1,0 +1,287 @@
+import Foundation
+import KeychainCrypto
+import Security
+
+// The change feed (ChangeFeed.swift in Security): the entries each write of a synchronizable row
+// leaves in its own transaction, their reads, replication batches and the replicator's values.
+extension SQLiteItemStorage {
+  // MARK: Entries written with the rows
+
+  /// The item's entry, as read inside a write transaction.
+  func feedEntry(_ db: SQLiteConnection, _ key: LocalItemKey, _ ring: KeyRing) throws(SecStatus) -> ChangeFeedEntry? {
+    let statement = try SQLiteErrors.database {
+      try db.statement(
+        "SELECT \(ChangeFeedTable.selectColumns) FROM item_change WHERE class = ? AND pk = ? AND spi = ?")
+    }
+    var found: ChangeFeedEntry?
+    try forEachRow(of: statement, arguments: key.arguments) { row throws(SecStatus) in
+      found = try ChangeFeedTable.entry(row, ring).1
+      return false
+    }
+    return found
+  }
+
+  /// The next sequence: one past the counter, or, when an entry already holds that (a counter set
+  /// back on disk), one past every entry. An entry whose sequence was set forward on disk fails
+  /// authentication and holds nothing back.
+  private func nextSequence(_ db: SQLiteConnection) throws(SecStatus) -> Int64 {
+    let counted = try db.blob("SELECT value FROM store_info WHERE name = 'change_sequence'").map(Self.integer) ?? 0
+    var (next, overflow) = max(counted, 0).addingReportingOverflow(1)
+    if !overflow, try db.integer("SELECT 1 FROM item_change WHERE seq = ?", [.integer(next)]) != nil {
+      let highest = try db.integer("SELECT COALESCE(MAX(seq), 0) FROM item_change") ?? 0
+      (next, overflow) = highest.addingReportingOverflow(1)
+    }
+    guard !overflow else { throw SecStatus(errSecDecode, detail: "the change feed's sequence is exhausted") }
+    try SQLiteErrors.database {
+      try db.run(
+        "INSERT OR REPLACE INTO store_info (name, value) VALUES ('change_sequence', ?)", [.blob(Self.bytes(next))])
+    }
+    return next
+  }
+
+  /// Records a change of the row with `key` under a new sequence; the entry's mark stays unless
+  /// `mark` replaces it.
+  func feedChange(
+    _ db: SQLiteConnection, _ key: LocalItemKey, identity: ItemIdentity,
+    live row: (persistentID: Data, protection: String)?,
+    source: ChangeSource, mark newMark: ReplicaMark?? = .none, _ ring: KeyRing
+  ) throws(SecStatus) {
+    var mark: ReplicaMark?
+    if let newMark {
+      mark = newMark
+    } else if case .change(let current)? = try feedEntry(db, key, ring) {
+      mark = current.mark
+    }
+    let change = FeedChange(
+      sequence: try nextSequence(db), identity: identity, persistentID: row?.persistentID, protection: row?.protection,
+      changedAt: ChangeFeedTable.microseconds(Date()), source: source, mark: mark)
+    try SQLiteErrors.database { try db.run(ChangeFeedTable.upsertSQL, try ChangeFeedTable.row(change, key, ring)) }
+  }
+
+  /// Records the API's write of a live synchronizable row.
+  func feedLocalWrite(
+    _ db: SQLiteConnection, _ identity: RowIdentity, _ index: ItemIndex, _ ring: KeyRing
+  ) throws(SecStatus) {
+    guard identity.synchronizable == 1 else { return }
+    try feedChange(
+      db, LocalItemKey(identity), identity: ItemIdentity(identity.itemClass, index),
+      live: (identity.persistentID, identity.protection), source: .local, ring)
+  }
+
+  /// Records the removal of a synchronizable row by the API. The item's identity comes from its
+  /// entry: a row with no sound entry (written before the feed, or whose entry was damaged) leaves
+  /// none, as no replica can have learned of it from this store.
+  func feedLocalRemoval(_ db: SQLiteConnection, _ identity: RowIdentity, _ ring: KeyRing) throws(SecStatus) {
+    guard identity.synchronizable == 1 else { return }
+    let key = LocalItemKey(identity)
+    guard case .change(let current)? = try feedEntry(db, key, ring) else { return }
+    try feedChange(db, key, identity: current.identity, live: nil, source: .local, mark: current.mark, ring)
+  }
+
+  // MARK: Reads
+
+  func changes(after sequence: Int64, limit: Int) throws(SecStatus) -> [ChangeFeedEntry] {
+    let ring = try keyRing()
+    var entries: [ChangeFeedEntry] = []
+    try readers.withStatement(
+      "SELECT \(ChangeFeedTable.selectColumns) FROM item_change WHERE seq > ? ORDER BY seq LIMIT ?"
+    ) { statement throws(SecStatus) in
+      try forEachRow(of: statement, arguments: [.integer(sequence), .integer(Int64(max(limit, 0)))]) {
+        row throws(SecStatus) in
+        entries.append(try ChangeFeedTable.entry(row, ring).1)
+        return true
+      }
+    }
+    return entries
+  }
+
+  func change(of identity: ItemIdentity) throws(SecStatus) -> ChangeFeedEntry? {
+    let ring = try keyRing()
+    let key = try localKey(identity, ring)
+    var found: ChangeFeedEntry?
+    try readers.withStatement(
+      "SELECT \(ChangeFeedTable.selectColumns) FROM item_change WHERE class = ? AND pk = ? AND spi = ?"
+    ) { statement throws(SecStatus) in
+      try forEachRow(of: statement, arguments: key.arguments) { row throws(SecStatus) in
+        found = try ChangeFeedTable.entry(row, ring).1
+        return false
+      }
+    }
+    return found
+  }
+
+  func hasChanges(after sequence: Int64) throws(SecStatus) -> Bool {
+    var found = false
+    try readers.withStatement("SELECT 1 FROM item_change WHERE seq > ? LIMIT 1") { statement throws(SecStatus) in
+      try forEachRow(of: statement, arguments: [.integer(sequence)]) { _ throws(SecStatus) in
+        found = true
+        return false
+      }
+    }
+    return found
+  }
+
+  func replicationValue(_ name: String) throws(SecStatus) -> Data? {
+    let ring = try keyRing()
+    guard
+      let sealed = try readers.withStatement(
+        "SELECT value FROM replication_value WHERE name = ?",
+        {
+          statement throws(SecStatus) -> Data? in
+          var value: Data?
+          try forEachRow(of: statement, arguments: [.text(name)]) { row throws(SecStatus) in
+            value = try row.blob(0)
+            return false
+          }
+          return value
+        })
+    else { return nil }
+    return try ChangeFeedTable.openValue(sealed, name: name, ring)
+  }
+
+  var writeGeneration: UInt64 { committedWrites.load(ordering: .relaxed) }
+
+  // MARK: Replication
+
+  func applyReplication(_ batch: ReplicationBatch) throws(SecStatus) -> ReplicationOutcome {
+    let ring = try keyRing()
+    let keys = try batch.steps.map { step throws(SecStatus) in try localKey(step.step.identity, ring) }
+    return try write { db throws(SecStatus) in
+      for (key, step) in zip(keys, batch.steps) {
+        let current = try feedEntry(db, key, ring)
+        switch step.expecting {
+        case .absent: if current != nil { return .changedSinceRead }
+        case .sequence(let sequence): if current?.sequence != sequence { return .changedSinceRead }
+        }
+      }
+      for (key, step) in zip(keys, batch.steps) {
+        try apply(step.step, key, db, ring)
+      }
+      for sequence in batch.discarding { try discardDamaged(sequence, db, ring) }
+      for (name, value) in batch.values {
+        try SQLiteErrors.database {
+          if let value {
+            try db.run(
+              "INSERT OR REPLACE INTO replication_value (name, value) VALUES (?, ?)",
+              [.text(name), .blob(try ChangeFeedTable.sealValue(value, name: name, ring))])
+          } else {
+            try db.run("DELETE FROM replication_value WHERE name = ?", [.text(name)])
+          }
+        }
+      }
+      return .applied
+    }
+  }
+
+  private func apply(_ step: ReplicationStep, _ key: LocalItemKey, _ db: SQLiteConnection, _ ring: KeyRing)
+    throws(SecStatus)
+  {
+    switch step {
+    case .store(let item, let mark):
+      let persistentID = try storeReplicated(item, replacing: try existingRow(key, db), db, ring)
+      try feedChange(
+        db, key, identity: ItemIdentity(item.itemClass, item.index), live: (persistentID, item.index.protection),
+        source: .replica, mark: mark, ring)
+    case .remove(let identity, let mark):
+      if let existing = try existingRow(key, db) {
+        try SQLiteErrors.database { try db.run("DELETE FROM item WHERE id = ?", [.integer(existing.id)]) }
+      }
+      try feedChange(db, key, identity: identity, live: nil, source: .replica, mark: mark, ring)
+    case .mark(let identity, let mark):
+      guard case .change(var change)? = try feedEntry(db, key, ring) else {
+        throw SecStatus(errSecDecode, detail: "the change feed entry to mark is damaged or gone")
+      }
+      change.identity = identity
+      change.mark = mark
+      try SQLiteErrors.database { try db.run(ChangeFeedTable.upsertSQL, try ChangeFeedTable.row(change, key, ring)) }
+    case .refeed(let identity):
+      let row = try existingRow(key, db)
+      if row == nil, try feedEntry(db, key, ring) == nil { return }
+      try feedChange(
+        db, key, identity: identity, live: row.map { ($0.persistentID, $0.protection) }, source: .local, ring)
+    }
+  }
+
+  /// Removes the entry at `sequence` if it fails authentication.
+  private func discardDamaged(_ sequence: Int64, _ db: SQLiteConnection, _ ring: KeyRing) throws(SecStatus) {
+    let statement = try SQLiteErrors.database {
+      try db.statement("SELECT \(ChangeFeedTable.selectColumns) FROM item_change WHERE seq = ?")
+    }
+    var damaged = false
+    try forEachRow(of: statement, arguments: [.integer(sequence)]) { row throws(SecStatus) in
+      if case .damaged = try ChangeFeedTable.entry(row, ring).1 { damaged = true }
+      return false
+    }
+    if damaged {
+      try SQLiteErrors.database { try db.run("DELETE FROM item_change WHERE seq = ?", [.integer(sequence)]) }
+    }
+  }
+
+  private func existingRow(_ key: LocalItemKey, _ db: SQLiteConnection) throws(SecStatus) -> (
+    id: Int64, persistentID: Data, protection: String
+  )? {
+    let statement = try SQLiteErrors.database {
+      try db.statement("SELECT id, persistref, pdmn FROM item WHERE class = ? AND pk = ? AND spi = ?")
+    }
+    var found: (Int64, Data, String)?
+    try forEachRow(of: statement, arguments: key.arguments) { row throws(SecStatus) in
+      found = (try row.integer(0), try row.blob(1), try row.text(2))
+      return false
+    }
+    return found
+  }
+
+  /// Writes a replicated item: over the row with its key (keeping that row's persistent
+  /// reference, as an update does), or as a new row.
+  private func storeReplicated(
+    _ item: NewItem, replacing existing: (id: Int64, persistentID: Data, protection: String)?, _ db: SQLiteConnection,
+    _ ring: KeyRing
+  ) throws(SecStatus) -> Data {
+    let persistentID: Data
+    if let existing {
+      persistentID = existing.persistentID
+    } else {
+      do { persistentID = Data(try SecureBytes.random(count: 16)) } catch { throw error.status }
+    }
+    let identity = try digests(ring).identity(
+      item.itemClass, item.index, persistentID: persistentID, hasSecret: item.data != nil)
+    let sealed = try RowCodec.seal(
+      ring, identity, attributes: item.attributes, accessControl: item.accessControl, data: item.data)
+    let columns = Self.rowColumns(identity, sealed)
+    try SQLiteErrors.database {
+      if let existing {
+        try db.run(ItemTable.updateSQL, columns + [.integer(existing.id)])
+      } else {
+        try db.run(ItemTable.insertSQL, [.text(item.itemClass.rawValue), .blob(persistentID)] + columns)
+      }
+    }
+    return persistentID
+  }
+
+  func purgeDeletions(changedBefore: Int64, through sequence: Int64) throws(SecStatus) -> Int {
+    try write(freesSpace: true) { db throws(SecStatus) in
+      let arguments: [SQLArgument] = [.integer(changedBefore), .integer(sequence)]
+      let condition = "FROM item_change WHERE deleted = 1 AND changed < ? AND seq <= ?"
+      let count = try db.integer("SELECT COUNT(*) \(condition)", arguments) ?? 0
+      try SQLiteErrors.database { try db.run("DELETE \(condition)", arguments) }
+      return Int(count)
+    }
+  }
+
+  /// The key of an item with this identity in this store.
+  func localKey(_ identity: ItemIdentity, _ ring: KeyRing) throws(SecStatus) -> LocalItemKey {
+    let digests = digests(ring)
+    return LocalItemKey(
+      itemClass: identity.itemClass,
+      primaryKey: try digests.primaryKey(
+        identity.itemClass, identity.primaryKey, group: identity.accessGroup, synchronizable: identity.synchronizable),
+      spiKey: try digests.spiKey(identity.spiKey))
+  }
+
+  static func integer(_ data: Data) -> Int64 {
+    guard data.count == 8 else { return 0 }
+    return data.reversed().reduce(Int64(0)) { $0 << 8 | Int64($1) }
+  }
+
+  static func bytes(_ value: Int64) -> Data { withUnsafeBytes(of: value.littleEndian) { Data($0) } }
+}

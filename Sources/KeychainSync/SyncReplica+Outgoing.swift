@@ -1,0 +1,120 @@
+import Foundation
+import Security
+
+/// What `outgoingRecords` made and `acknowledge` settles: each record's item, the feed sequence it
+/// was made from and the mark it leaves once the server has it; and the feed position reached.
+struct OutgoingBatch: Sendable {
+  var pushed: [Data: (identity: ItemIdentity, sequence: Int64, mark: ReplicaMark)] = [:]
+  /// The feed position the batch was read from, and the one it reaches.
+  var start: Int64
+  var cursor: Int64
+  /// The sequences of the damaged entries read, to be set aside.
+  var damaged: [Int64] = []
+}
+
+extension SyncReplica {
+  /// This store's changes after its feed position, sealed, at most `limit` entries read. Entries
+  /// that fail authentication are skipped and counted; an item whose secret the lock state
+  /// withholds is pushed once the store is unlocked (the position stays before it).
+  func outgoingRecords(limit: Int) throws(SecStatus) -> SyncOutgoing {
+    let (_, keys, origin) = try requireCurrent()
+    let start = try counter(SyncStateNames.feedCursor)
+    let entries = try storage.changes(after: start, limit: limit)
+    var result = SyncOutgoing()
+    result.entriesRead = entries.count
+    var batch = OutgoingBatch(start: start, cursor: start)
+    var blocked = false
+    for entry in entries {
+      guard case .change(let change) = entry else {
+        // An entry changed on disk (a forged deletion, a sequence) is never pushed: it is set
+        // aside and counted, as a damaged item row is, and the rest of the feed still syncs. Its
+        // sequence is not trusted to move the position.
+        batch.damaged.append(entry.sequence)
+        continue
+      }
+      if Self.isPending(change), let push = Self.push(for: change) {
+        let plaintext: [UInt8]
+        switch push {
+        case .tombstone:
+          plaintext = change.identity.encoded()
+        case .live:
+          do throws(SecStatus) {
+            guard let item = try liveItem(change) else {
+              // The row changed since the feed was read: its next entry is further on.
+              if !blocked { batch.cursor = entry.sequence }
+              continue
+            }
+            plaintext = [UInt8](try SyncPayload.encode(item))
+          } catch .interactionNotAllowed {
+            blocked = true
+            continue
+          }
+        }
+        let version = Self.version(of: change)
+        let recordID = try keys.recordID(change.identity)
+        let record = try keys.seal(
+          plaintext, recordID: recordID, version: version, origin: origin, deleted: push == .tombstone)
+        result.records.append(record)
+        batch.pushed[recordID] = (
+          change.identity, change.sequence,
+          ReplicaMark(version: version, origin: origin, deleted: push == .tombstone, settledSequence: change.sequence)
+        )
+      }
+      if !blocked { batch.cursor = entry.sequence }
+    }
+    result.damagedEntries = batch.damaged.count
+    if result.records.isEmpty {
+      // Nothing for the server to acknowledge: the position moves now.
+      try settle(batch, acknowledged: [])
+    } else {
+      outgoing.withLock { $0 = batch }
+    }
+    return result
+  }
+
+  /// Marks these records' versions as kept by the server (an item changed since stays pending,
+  /// with its pushed version remembered so the next one is later), and moves the feed position.
+  func acknowledge(_ records: [SyncRecord]) throws(SecStatus) {
+    guard !records.isEmpty, let batch = outgoing.withLock({ $0 }) else { return }
+    try settle(batch, acknowledged: records.compactMap { batch.pushed[$0.recordID] })
+    outgoing.withLock { $0 = nil }
+  }
+
+  private func settle(
+    _ batch: OutgoingBatch, acknowledged: [(identity: ItemIdentity, sequence: Int64, mark: ReplicaMark)]
+  ) throws(SecStatus) {
+    guard batch.cursor > batch.start || !acknowledged.isEmpty || !batch.damaged.isEmpty else { return }
+    for _ in 0..<Self.attempts {
+      var replication = ReplicationBatch()
+      for pushed in acknowledged {
+        guard case .change(let current)? = try storage.change(of: pushed.identity) else { continue }
+        var mark = pushed.mark
+        if current.sequence != pushed.sequence {
+          // Changed since: by this store (still pending, its version must pass the pushed one), or
+          // by a newer record from the group (which stays).
+          if let held = current.mark, held.version > mark.version { continue }
+          mark.settledSequence = current.mark?.settledSequence
+        }
+        replication.steps.append((.mark(pushed.identity, mark), .sequence(current.sequence)))
+      }
+      let position = max(try counter(SyncStateNames.feedCursor), batch.cursor)
+      replication.values[SyncStateNames.feedCursor] = Self.counterValue(position)
+      if !batch.damaged.isEmpty {
+        replication.discarding = batch.damaged
+        replication.values[SyncStateNames.damaged] = Self.counterValue(
+          Self.saturatingSum(try counter(SyncStateNames.damaged), batch.damaged.count))
+      }
+      if try storage.applyReplication(replication) == .applied { return }
+    }
+    throw Self.contended
+  }
+
+  /// The live item a change names, with its attributes and secret; nil when the row is gone.
+  /// errSecInteractionNotAllowed when the lock state withholds its secret.
+  private func liveItem(_ change: FeedChange) throws(SecStatus) -> StoredItem? {
+    guard let persistentID = change.persistentID else { return nil }
+    var filter = ItemFilter(itemClass: change.identity.itemClass)
+    filter.reference = .uuid(change.identity.itemClass, persistentID)
+    return try storage.find(filter, limit: 1, fetch: ItemFetch(attributes: true, data: true)).first
+  }
+}
