@@ -63,9 +63,15 @@ package final class InMemoryItemStorage: ItemStorage {
       feedChange(ItemIdentity(itemClass, index), live: (persistentID, index.protection), source: .local)
     }
 
-    /// Records the API's removal of a row, when it is synchronizable and has an entry.
+    /// Records the API's removal of a row, when it is synchronizable and has an entry; an entry no
+    /// replicator marked goes with its row.
     mutating func feedRemoval(_ itemClass: ItemClass, _ index: ItemIndex) {
-      guard index.synchronizable == 1, let current = feed[ItemIdentity(itemClass, index)] else { return }
+      let key = ItemIdentity(itemClass, index)
+      guard index.synchronizable == 1, let current = feed[key] else { return }
+      guard current.mark != nil else {
+        feed[key] = nil
+        return
+      }
       feedChange(current.identity, live: nil, source: .local)
     }
   }

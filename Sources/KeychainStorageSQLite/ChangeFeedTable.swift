@@ -70,12 +70,13 @@ enum ChangeFeedTable {
       TaggedBinaryForm.appendUInt64(UInt64(bitPattern: mark.version), to: &plaintext)
       TaggedBinaryForm.appendBytes(Array(mark.origin), to: &plaintext)
       plaintext.append(mark.deleted ? 1 : 0)
-      if let settled = mark.settledSequence {
+      if let versioned = mark.versionedSequence {
         plaintext.append(1)
-        TaggedBinaryForm.appendUInt64(UInt64(bitPattern: settled), to: &plaintext)
+        TaggedBinaryForm.appendUInt64(UInt64(bitPattern: versioned), to: &plaintext)
       } else {
         plaintext.append(0)
       }
+      plaintext.append(mark.settled ? 1 : 0)
     } else {
       plaintext.append(0)
     }
@@ -129,8 +130,10 @@ enum ChangeFeedTable {
         let version = Int64(bitPattern: try reader.uint64())
         let origin = Data(try reader.block())
         let markDeleted = try reader.flag()
-        let settled = try reader.flag() ? Int64(bitPattern: try reader.uint64()) : nil
-        mark = ReplicaMark(version: version, origin: origin, deleted: markDeleted, settledSequence: settled)
+        let versioned = try reader.flag() ? Int64(bitPattern: try reader.uint64()) : nil
+        mark = ReplicaMark(
+          version: version, origin: origin, deleted: markDeleted, versionedSequence: versioned,
+          settled: try reader.flag())
       }
       guard reader.isAtEnd, (protection == nil) == deleted, identity.itemClass == itemClass else { throw .decode }
       return (

@@ -72,7 +72,7 @@ extension SQLiteItemStorage {
       entries.append(
         (
           key, identity, deleted == 1, try row.integer(8),
-          ReplicaMark(version: version, origin: origin, deleted: deleted == 1, settledSequence: nil),
+          ReplicaMark(version: version, origin: origin, deleted: deleted == 1, versionedSequence: nil, settled: false),
           try row.integer(6) == 1
         ))
       return true
@@ -93,8 +93,9 @@ extension SQLiteItemStorage {
       }
       sequence += 1
       var mark = entry.mark
-      // An entry the server acknowledged settles its change; a pending one is pushed again.
-      if !entry.pending { mark.settledSequence = sequence }
+      // The journal's version was this change's; the server has it unless it was pending.
+      mark.versionedSequence = sequence
+      mark.settled = !entry.pending
       let change = FeedChange(
         sequence: sequence, identity: entry.identity, persistentID: live?.persistentID, protection: live?.protection,
         changedAt: entry.changedAt,

@@ -70,11 +70,18 @@ extension SQLiteItemStorage {
 
   /// Records the removal of a synchronizable row by the API. The item's identity comes from its
   /// entry: a row with no sound entry (written before the feed, or whose entry was damaged) leaves
-  /// none, as no replica can have learned of it from this store.
+  /// none. An entry no replicator marked goes with its row (the contract's rule: nothing beyond this
+  /// storage holds the item), so a store that never replicates keeps no deletions.
   func feedLocalRemoval(_ db: SQLiteConnection, _ identity: RowIdentity, _ ring: KeyRing) throws(SecStatus) {
     guard identity.synchronizable == 1 else { return }
     let key = LocalItemKey(identity)
     guard case .change(let current)? = try feedEntry(db, key, ring) else { return }
+    guard current.mark != nil else {
+      try SQLiteErrors.database {
+        try db.run("DELETE FROM item_change WHERE class = ? AND pk = ? AND spi = ?", key.arguments)
+      }
+      return
+    }
     try feedChange(db, key, identity: current.identity, live: nil, source: .local, mark: current.mark, ring)
   }
 

@@ -119,7 +119,7 @@ extension SyncReplica {
       return .apply(identity, nil)
     }
     let mark = ReplicaMark(
-      version: record.version, origin: record.origin, deleted: record.deleted, settledSequence: nil)
+      version: record.version, origin: record.origin, deleted: record.deleted, versionedSequence: nil, settled: true)
     if let item { return .apply(identity, (.store(item, mark: mark), expecting)) }
     return .apply(identity, (.remove(identity, mark: mark), expecting))
   }

@@ -204,7 +204,8 @@ final class SyncReplica: Sendable {
 
   /// Whether a change is this store's and not yet settled with the group.
   static func isPending(_ change: FeedChange) -> Bool {
-    change.source == .local && change.mark?.settledSequence != change.sequence
+    guard change.source == .local, let mark = change.mark else { return change.source == .local }
+    return !(mark.versionedSequence == change.sequence && mark.settled)
   }
 
   /// What a pending change sends: a live item that may leave the device; a tombstone when the
@@ -212,14 +213,17 @@ final class SyncReplica: Sendable {
   /// or through this store; otherwise nothing (the group never knew it).
   static func push(for change: FeedChange) -> Push? {
     if let protection = change.protection, SyncPayload.mayLeaveDevice(protection: protection) { return .live }
-    if let mark = change.mark, !mark.deleted { return .tombstone }
-    return nil
+    guard let mark = change.mark else { return nil }
+    // A mark made for this very change (before it was first sent) already holds the decision.
+    if mark.versionedSequence == change.sequence { return mark.deleted ? .tombstone : nil }
+    return mark.deleted ? nil : .tombstone
   }
 
   /// The version this store gives a pending change: when it was made, or one past the last
   /// version the store knew of the item when that is later (another store's clock may run ahead).
   static func version(of change: FeedChange) -> Int64 {
-    SyncVersion.next(after: change.mark?.version, at: change.changedAt)
+    if let mark = change.mark, mark.versionedSequence == change.sequence { return mark.version }
+    return SyncVersion.next(after: change.mark?.version, at: change.changedAt)
   }
 
   /// How often a batch is read and tried again when a local write changed an item in between.

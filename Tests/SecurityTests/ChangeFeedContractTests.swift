@@ -20,7 +20,28 @@ import Testing
     return change
   }
 
-  static let mark = ReplicaMark(version: 7, origin: Data(repeating: 1, count: 16), deleted: false, settledSequence: nil)
+  static let mark = ReplicaMark(
+    version: 7, origin: Data(repeating: 1, count: 16), deleted: false, versionedSequence: nil, settled: true)
+
+  /// Marks every entry, as a replicator does before anything leaves the storage.
+  static func markAll(_ store: any ItemStorage) throws {
+    var batch = ReplicationBatch()
+    for case .change(let change) in try store.changes(after: 0, limit: 100) {
+      batch.steps.append((.mark(change.identity, mark), .sequence(change.sequence)))
+    }
+    #expect(try store.applyReplication(batch) == .applied)
+  }
+
+  @Test(arguments: StoreKind.allCases)
+  func removingAnItemNoReplicatorMarkedLeavesNoEntry(kind: StoreKind) throws {
+    let (store, cleanUp) = try kind.make()
+    defer { cleanUp() }
+    _ = try store.insert(try Self.synchronizable("fleeting"))
+    var filter = StoreContract.filter(["acct": .string("fleeting")], sync: 1)
+    filter.primaryKey = nil
+    #expect(try store.delete(filter) == 1)
+    #expect(try store.changes(after: 0, limit: 10).isEmpty)
+  }
 
   @Test(arguments: StoreKind.allCases)
   func writesOfSynchronizableRowsAreFedAndOthersAreNot(kind: StoreKind) throws {
@@ -77,6 +98,7 @@ import Testing
     let (store, cleanUp) = try kind.make()
     defer { cleanUp() }
     _ = try store.insert(try Self.synchronizable("before"))
+    try Self.markAll(store)
     var rename = ItemChange()
     rename.attributes = ["acct": .string("after")]
     var filter = StoreContract.filter(sync: 1)
@@ -143,6 +165,7 @@ import Testing
     let (store, cleanUp) = try kind.make()
     defer { cleanUp() }
     for account in ["a", "b", "c"] { _ = try store.insert(try Self.synchronizable(account)) }
+    try Self.markAll(store)
     for account in ["a", "b"] {
       var filter = StoreContract.filter(["acct": .string(account)], sync: 1)
       filter.primaryKey = nil

@@ -8,6 +8,10 @@ import Foundation
 // bookkeeping there too (a `ReplicaMark`), and its other state in a small namespace of values; a
 // sealing storage seals both. Versions, what may leave the device, tombstones as a group knows
 // them, record sealing and conflicts are the replicator's, above this contract.
+//
+// One rule keeps a store that never replicates from keeping deletions for ever: removing a row
+// whose entry carries no mark removes the entry too. A replicator therefore marks an item before
+// anything beyond the storage may hold it (KeychainSync marks what it pushes before pushing).
 
 /// Who made a change the feed records.
 package enum ChangeSource: UInt8, Sendable {
@@ -25,15 +29,18 @@ package struct ReplicaMark: Sendable, Hashable {
   package var origin: Data
   /// Whether that version is a deletion.
   package var deleted: Bool
-  /// The feed sequence of the change this mark settles (pushed and acknowledged), nil when the
-  /// item's current change still waits.
-  package var settledSequence: Int64?
+  /// The feed sequence of the change this store gave `version` to; nil for a version learned
+  /// from the group. While it is the entry's sequence, the change keeps that version.
+  package var versionedSequence: Int64?
+  /// Whether the group has `version` (pushed and acknowledged, or received).
+  package var settled: Bool
 
-  package init(version: Int64, origin: Data, deleted: Bool, settledSequence: Int64?) {
+  package init(version: Int64, origin: Data, deleted: Bool, versionedSequence: Int64?, settled: Bool) {
     self.version = version
     self.origin = origin
     self.deleted = deleted
-    self.settledSequence = settledSequence
+    self.versionedSequence = versionedSequence
+    self.settled = settled
   }
 }
 
