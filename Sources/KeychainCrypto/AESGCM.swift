@@ -15,7 +15,8 @@ package enum AES {
       _ plaintext: [UInt8], using key: [UInt8], authenticating associatedData: [UInt8]
     ) throws(CryptoError) -> [UInt8] {
       let nonce = try SecureBytes.random(count: standardNonceByteCount)
-      let context = try CipherContext(key: key, nonce: nonce, encrypting: true)
+      let context = try CipherContext(key: key, nonceLength: nonce.count, encrypting: true)
+      try nonce.withUnsafeBufferPointer { nonce throws(CryptoError) in try context.start(key: key, nonce: nonce) }
       try context.authenticate(associatedData[...])
       // One buffer, written in place: rows are sealed on every write, so no intermediate copies.
       var combined = nonce + [UInt8](repeating: 0, count: plaintext.count + tagByteCount)
@@ -36,10 +37,24 @@ package enum AES {
       _ moreAssociatedData: ArraySlice<UInt8> = []
     ) throws(CryptoError) -> [UInt8] {
       guard combined.count >= standardNonceByteCount + tagByteCount else { throw .authenticationFailed }
-      let bodyEnd = combined.count - tagByteCount
-      return try open(
-        ciphertext: combined[standardNonceByteCount..<bodyEnd], tag: combined[bodyEnd...], using: key,
-        nonce: combined[..<standardNonceByteCount], authenticating: associatedData, moreAssociatedData)
+      let bodyLength = combined.count - standardNonceByteCount - tagByteCount
+      // Every row read opens one or two of these: the nonce and tag are read in place from the box,
+      // and the context is a value freed on return, so an open allocates only its plaintext.
+      var plaintext = [UInt8](repeating: 0, count: bodyLength)
+      let context = try CipherContext(key: key, nonceLength: standardNonceByteCount, encrypting: false)
+      try combined.withUnsafeBufferPointer { box throws(CryptoError) in
+        let nonce = box.baseAddress!
+        try context.start(key: key, nonce: UnsafeBufferPointer(start: nonce, count: standardNonceByteCount))
+        try context.authenticate(associatedData[...])
+        try context.authenticate(moreAssociatedData)
+        try plaintext.withUnsafeMutableBufferPointer { output throws(CryptoError) in
+          try context.transform(
+            UnsafeBufferPointer(rebasing: box[standardNonceByteCount..<(standardNonceByteCount + bodyLength)]),
+            into: output.baseAddress)
+        }
+        try context.finishOpening(tag: nonce + standardNonceByteCount + bodyLength, wiping: &plaintext)
+      }
+      return plaintext
     }
 
     /// Seals `plaintext` under `nonce` (any length from 1 byte, as Apple's ECIES framing uses 16)
@@ -48,7 +63,9 @@ package enum AES {
     package static func seal(
       _ plaintext: [UInt8], using key: [UInt8], nonce: some Collection<UInt8>, authenticating associatedData: [UInt8]
     ) throws(CryptoError) -> (ciphertext: [UInt8], tag: [UInt8]) {
-      let context = try CipherContext(key: key, nonce: Array(nonce), encrypting: true)
+      let nonce = Array(nonce)
+      let context = try CipherContext(key: key, nonceLength: nonce.count, encrypting: true)
+      try nonce.withUnsafeBufferPointer { nonce throws(CryptoError) in try context.start(key: key, nonce: nonce) }
       try context.authenticate(associatedData[...])
       var ciphertext = [UInt8](repeating: 0, count: plaintext.count)
       try ciphertext.withUnsafeMutableBufferPointer { buffer throws(CryptoError) in
@@ -68,57 +85,86 @@ package enum AES {
       authenticating associatedData: [UInt8], _ moreAssociatedData: ArraySlice<UInt8> = []
     ) throws(CryptoError) -> [UInt8] {
       guard tag.count == tagByteCount else { throw .authenticationFailed }
-      let context = try CipherContext(key: key, nonce: Array(nonce), encrypting: false)
+      let nonce = Array(nonce)
+      let context = try CipherContext(key: key, nonceLength: nonce.count, encrypting: false)
+      try nonce.withUnsafeBufferPointer { nonce throws(CryptoError) in try context.start(key: key, nonce: nonce) }
       try context.authenticate(associatedData[...])
       try context.authenticate(moreAssociatedData)
       var plaintext = [UInt8](repeating: 0, count: ciphertext.count)
       try plaintext.withUnsafeMutableBufferPointer { buffer throws(CryptoError) in
         try context.transform(ciphertext, into: buffer.baseAddress)
       }
-      var expected = Array(tag)
-      try check(
-        EVP_CIPHER_CTX_ctrl(context.pointer, EVP_CTRL_GCM_SET_TAG, Int32(tagByteCount), &expected),
-        "EVP_CIPHER_CTX_ctrl(SET_TAG)")
-      // GCM's final step writes no bytes; a scratch buffer avoids a nil pointer for empty input. Its
-      // failure is the tag check failing: the one outcome a forged or damaged input produces.
-      var scratch = [UInt8](repeating: 0, count: 16)
-      var written: Int32 = 0
-      guard EVP_DecryptFinal_ex(context.pointer, &scratch, &written) == 1 else {
-        LibcryptoErrorQueue.clear()
-        SecureBytes.wipe(&plaintext)
-        throw .authenticationFailed
+      let expected = Array(tag)
+      try expected.withUnsafeBufferPointer { tag throws(CryptoError) in
+        try context.finishOpening(tag: tag.baseAddress!, wiping: &plaintext)
       }
       return plaintext
     }
   }
 }
 
-/// One AES-GCM operation's EVP context, freed with the value.
-private final class CipherContext {
+/// One AES-GCM operation's EVP context, freed with the value (a noncopyable value, so no object is
+/// allocated for it).
+private struct CipherContext: ~Copyable {
   let pointer: OpaquePointer
   let encrypting: Bool
 
-  init(key: [UInt8], nonce: [UInt8], encrypting: Bool) throws(CryptoError) {
+  /// A context for AES-GCM with a key of `key`'s length (16 or 32 bytes) and a nonce of
+  /// `nonceLength` bytes (any length from 1); `start` then gives the key and the nonce.
+  init(key: [UInt8], nonceLength: Int, encrypting: Bool) throws(CryptoError) {
     let cipher: OpaquePointer?
     switch key.count {
     case 16: cipher = EVP_aes_128_gcm()
     case 32: cipher = EVP_aes_256_gcm()
     default: throw .invalidParameter("an AES key of \(key.count) bytes")
     }
-    guard !nonce.isEmpty else { throw .invalidParameter("an empty AES-GCM nonce") }
-    let nonceLength = try cLength(nonce.count, for: "AES-GCM nonce")
+    guard nonceLength > 0 else { throw .invalidParameter("an empty AES-GCM nonce") }
+    let length = try cLength(nonceLength, for: "AES-GCM nonce")
     guard let context = EVP_CIPHER_CTX_new() else { throw .outOfMemory(operation: "AES-GCM") }
+    do throws(CryptoError) {
+      try check(
+        (encrypting ? EVP_EncryptInit_ex : EVP_DecryptInit_ex)(context, cipher, nil, nil, nil), "EVP_CipherInit_ex")
+      if nonceLength != AES.GCM.standardNonceByteCount {
+        try check(EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_IVLEN, length, nil), "EVP_CIPHER_CTX_ctrl(IVLEN)")
+      }
+    } catch {
+      // The value is not made, so its deinit will not free the context.
+      EVP_CIPHER_CTX_free(context)
+      throw error
+    }
     pointer = context
     self.encrypting = encrypting
-    let initialize = encrypting ? EVP_EncryptInit_ex : EVP_DecryptInit_ex
-    try check(initialize(context, cipher, nil, nil, nil), "EVP_CipherInit_ex")
-    if nonce.count != AES.GCM.standardNonceByteCount {
-      try check(EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_IVLEN, nonceLength, nil), "EVP_CIPHER_CTX_ctrl(IVLEN)")
-    }
-    try check(initialize(context, nil, nil, key, nonce), "EVP_CipherInit_ex")
+  }
+
+  /// Gives the key and the nonce (of the length the context was made for).
+  func start(key: [UInt8], nonce: UnsafeBufferPointer<UInt8>) throws(CryptoError) {
+    try check(
+      (encrypting ? EVP_EncryptInit_ex : EVP_DecryptInit_ex)(pointer, nil, nil, key, nonce.baseAddress),
+      "EVP_CipherInit_ex")
   }
 
   deinit { EVP_CIPHER_CTX_free(pointer) }
+
+  /// Ends a decryption: checks the 16-byte tag at `tag`. On a mismatch (the one outcome a forged
+  /// or damaged input produces) `plaintext` is wiped and `authenticationFailed` thrown.
+  func finishOpening(tag: UnsafePointer<UInt8>, wiping plaintext: inout [UInt8]) throws(CryptoError) {
+    // OpenSSL's SET_TAG takes a mutable pointer but only reads the 16 bytes.
+    try check(
+      EVP_CIPHER_CTX_ctrl(
+        pointer, EVP_CTRL_GCM_SET_TAG, Int32(AES.GCM.tagByteCount), UnsafeMutablePointer(mutating: tag)),
+      "EVP_CIPHER_CTX_ctrl(SET_TAG)")
+    // GCM's final step writes no bytes; a scratch buffer avoids a nil pointer for empty input.
+    var scratch: (UInt64, UInt64) = (0, 0)
+    var written: Int32 = 0
+    let verified = withUnsafeMutableBytes(of: &scratch) { buffer in
+      EVP_DecryptFinal_ex(pointer, buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), &written)
+    }
+    guard verified == 1 else {
+      LibcryptoErrorQueue.clear()
+      SecureBytes.wipe(&plaintext)
+      throw .authenticationFailed
+    }
+  }
 
   /// Feeds associated data (nothing to do for none).
   func authenticate(_ data: ArraySlice<UInt8>) throws(CryptoError) {
@@ -134,13 +180,15 @@ private final class CipherContext {
   /// Encrypts or decrypts `input` into `output`, which has room for its length (GCM is a stream
   /// mode); `output` may be nil only for empty input.
   func transform(_ input: ArraySlice<UInt8>, into output: UnsafeMutablePointer<UInt8>?) throws(CryptoError) {
+    try input.withUnsafeBufferPointer { buffer throws(CryptoError) in try transform(buffer, into: output) }
+  }
+
+  func transform(_ input: UnsafeBufferPointer<UInt8>, into output: UnsafeMutablePointer<UInt8>?) throws(CryptoError) {
     guard !input.isEmpty, let output else { return }
     let length = try cLength(input.count, for: "AES-GCM")
     var written: Int32 = 0
     let update = encrypting ? EVP_EncryptUpdate : EVP_DecryptUpdate
-    try input.withUnsafeBufferPointer { buffer throws(CryptoError) in
-      try check(update(pointer, output, &written, buffer.baseAddress, length), "EVP_CipherUpdate")
-    }
+    try check(update(pointer, output, &written, input.baseAddress, length), "EVP_CipherUpdate")
     guard Int(written) == input.count else {
       throw .callFailed(function: "EVP_CipherUpdate", reason: "wrote \(written) of \(input.count) bytes")
     }
