@@ -111,6 +111,11 @@ extension SyncReplica {
     _ batch: OutgoingBatch, acknowledged: [(identity: ItemIdentity, sequence: Int64, mark: ReplicaMark)]
   ) throws(SecStatus) {
     guard batch.cursor > batch.start || !acknowledged.isEmpty || !batch.damaged.isEmpty else { return }
+    // Most often no item changed while its record was on its way: try that first, with no read.
+    var optimistic = ReplicationBatch()
+    optimistic.steps = acknowledged.map { pushed in (.mark(pushed.identity, pushed.mark), .sequence(pushed.sequence)) }
+    try addPosition(batch, to: &optimistic)
+    if try storage.applyReplication(optimistic) == .applied { return }
     for _ in 0..<Self.attempts {
       var replication = ReplicationBatch()
       for pushed in acknowledged {
@@ -123,16 +128,22 @@ extension SyncReplica {
         }
         replication.steps.append((.mark(pushed.identity, mark), .sequence(current.sequence)))
       }
-      let position = max(try counter(SyncStateNames.feedCursor), batch.cursor)
-      replication.values[SyncStateNames.feedCursor] = Self.counterValue(position)
-      if !batch.damaged.isEmpty {
-        replication.discarding = batch.damaged
-        replication.values[SyncStateNames.damaged] = Self.counterValue(
-          Self.saturatingSum(try counter(SyncStateNames.damaged), batch.damaged.count))
-      }
+      try addPosition(batch, to: &replication)
       if try storage.applyReplication(replication) == .applied { return }
     }
     throw Self.contended
+  }
+
+  /// The feed position the batch reached and the damaged entries it set aside, as values of
+  /// `replication`.
+  private func addPosition(_ batch: OutgoingBatch, to replication: inout ReplicationBatch) throws(SecStatus) {
+    let position = max(try counter(SyncStateNames.feedCursor), batch.cursor)
+    replication.values[SyncStateNames.feedCursor] = Self.counterValue(position)
+    if !batch.damaged.isEmpty {
+      replication.discarding = batch.damaged
+      replication.values[SyncStateNames.damaged] = Self.counterValue(
+        Self.saturatingSum(try counter(SyncStateNames.damaged), batch.damaged.count))
+    }
   }
 
   /// The live item a change names, with its attributes and secret; nil when the row is gone.
