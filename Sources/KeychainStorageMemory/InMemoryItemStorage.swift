@@ -266,7 +266,11 @@ package final class InMemoryItemStorage: ItemStorage {
       state.feedChange(identity, live: nil, source: .replica, mark: mark)
     case .mark(let identity, let mark):
       guard var change = state.feed[key] else {
-        throw SecStatus(errSecDecode, detail: "the change feed entry to mark is gone")
+        guard position == nil else {
+          throw SecStatus(errSecDecode, detail: "the change feed entry to mark is gone")
+        }
+        state.feedChange(identity, live: nil, source: .local, mark: mark)
+        return
       }
       change.identity = identity
       change.mark = mark

@@ -203,7 +203,12 @@ extension SQLiteItemStorage {
       }
       try feedChange(db, key, identity: identity, live: nil, source: .replica, mark: mark, ring)
     case .mark(let identity, let mark):
-      guard case .change(var change)? = try feedEntry(db, key, ring) else {
+      let entry = try feedEntry(db, key, ring)
+      if entry == nil, try existingRow(key, db) == nil {
+        try feedChange(db, key, identity: identity, live: nil, source: .local, mark: mark, ring)
+        return
+      }
+      guard case .change(var change)? = entry else {
         throw SecStatus(errSecDecode, detail: "the change feed entry to mark is damaged or gone")
       }
       change.identity = identity

@@ -17,15 +17,6 @@ extension SyncReplica {
   /// that fail authentication are skipped and counted; an item whose secret the lock state
   /// withholds is pushed once the store is unlocked (the position stays before it).
   func outgoingRecords(limit: Int) throws(SecStatus) -> SyncOutgoing {
-    for _ in 0..<Self.attempts {
-      if let outgoing = try readOutgoing(limit: limit) { return outgoing }
-    }
-    throw Self.contended
-  }
-
-  /// One attempt of `outgoingRecords`: nil when an item changed between reading the feed and
-  /// marking what is about to leave the store.
-  private func readOutgoing(limit: Int) throws(SecStatus) -> SyncOutgoing? {
     let (_, keys, origin) = try requireCurrent()
     let start = try counter(SyncStateNames.feedCursor)
     let entries = try storage.changes(after: start, limit: limit)
@@ -33,7 +24,6 @@ extension SyncReplica {
     result.entriesRead = entries.count
     var batch = OutgoingBatch(start: start, cursor: start)
     var blocked = false
-    var premarks = ReplicationBatch()
     for entry in entries {
       guard case .change(let change) = entry else {
         // An entry changed on disk (a forged deletion, a sequence) is never pushed: it is set
@@ -65,20 +55,6 @@ extension SyncReplica {
         let record = try keys.seal(
           plaintext, recordID: recordID, version: version, origin: origin, deleted: push == .tombstone)
         result.records.append(record)
-        if change.mark?.versionedSequence != change.sequence {
-          // Marked before it leaves, with its version: the change keeps that version if it is sent
-          // again, and a deletion made while it is on its way stays in the feed (an unmarked entry
-          // would go with its row) and follows it to the server.
-          premarks.steps.append(
-            (
-              .mark(
-                change.identity,
-                ReplicaMark(
-                  version: version, origin: origin, deleted: push == .tombstone, versionedSequence: change.sequence,
-                  settled: false)),
-              .sequence(change.sequence)
-            ))
-        }
         batch.pushed[recordID] = (
           change.identity, change.sequence,
           ReplicaMark(
@@ -89,7 +65,6 @@ extension SyncReplica {
       if !blocked { batch.cursor = entry.sequence }
     }
     result.damagedEntries = batch.damaged.count
-    if !premarks.steps.isEmpty, try storage.applyReplication(premarks) == .changedSinceRead { return nil }
     if result.records.isEmpty {
       // Nothing for the server to acknowledge: the position moves now.
       try settle(batch, acknowledged: [])
@@ -119,7 +94,14 @@ extension SyncReplica {
     for _ in 0..<Self.attempts {
       var replication = ReplicationBatch()
       for pushed in acknowledged {
-        guard case .change(let current)? = try storage.change(of: pushed.identity) else { continue }
+        let entry = try storage.change(of: pushed.identity)
+        guard let entry else {
+          // Deleted while on its way, before any mark: the mark records the deletion, so that the
+          // tombstone follows the version the server now has.
+          replication.steps.append((.mark(pushed.identity, pushed.mark), .absent))
+          continue
+        }
+        guard case .change(let current) = entry else { continue }
         let mark = pushed.mark
         if current.sequence != pushed.sequence {
           // Changed since: by this store (still pending, its next version passes the pushed one),

@@ -161,6 +161,21 @@ import Testing
   }
 
   @Test(arguments: StoreKind.allCases)
+  func markingAnItemWithNoEntryRecordsALocalDeletion(kind: StoreKind) throws {
+    let (store, cleanUp) = try kind.make()
+    defer { cleanUp() }
+    let identity = ItemIdentity(.genericPassword, try Self.synchronizable("gone").index)
+    var batch = ReplicationBatch()
+    batch.steps = [(.mark(identity, Self.mark), .absent)]
+    #expect(try store.applyReplication(batch) == .applied)
+    let change = try Self.onlyChange(store)
+    #expect(change.deleted)
+    #expect(change.source == .local)
+    #expect(change.identity == identity)
+    #expect(change.mark == Self.mark)
+  }
+
+  @Test(arguments: StoreKind.allCases)
   func purgingRemovesOnlyOldDeletionsUpToTheGivenSequence(kind: StoreKind) throws {
     let (store, cleanUp) = try kind.make()
     defer { cleanUp() }

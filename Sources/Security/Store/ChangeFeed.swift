@@ -10,8 +10,9 @@ import Foundation
 // them, record sealing and conflicts are the replicator's, above this contract.
 //
 // One rule keeps a store that never replicates from keeping deletions for ever: removing a row
-// whose entry carries no mark removes the entry too. A replicator therefore marks an item before
-// anything beyond the storage may hold it (KeychainSync marks what it pushes before pushing).
+// whose entry carries no mark removes the entry too. A replicator that learns an item went beyond
+// the storage after its unmarked entry went (KeychainSync, acknowledging a push) marks it anyway:
+// marking an item with no entry records a local deletion carrying the mark.
 
 /// Who made a change the feed records.
 package enum ChangeSource: UInt8, Sendable {
@@ -106,7 +107,8 @@ package enum ReplicationStep: Sendable {
   case store(NewItem, mark: ReplicaMark)
   /// Removes the row with this identity's key, if any; the change is a deletion fed as `.replica`.
   case remove(ItemIdentity, mark: ReplicaMark)
-  /// Sets the entry's mark; the sequence, source and change stay.
+  /// Sets the entry's mark; the sequence, source and change stay. For an item with no entry (and
+  /// no row), records a local deletion carrying the mark.
   case mark(ItemIdentity, ReplicaMark?)
   /// Feeds the item again as a local change with a new sequence: live with the row's protection
   /// when the row exists (the entry is made when missing), a deletion otherwise (nothing when the
