@@ -5,8 +5,8 @@ import Security
 
 /// Keeps a store's synchronizable items in sync with its group, in the background.
 ///
-/// SecItem calls never wait for it: they commit to the local store, whose journal records each
-/// change in the same transaction. The engine pushes those changes and pulls other stores' as
+/// SecItem calls never wait for it: they commit to the local store, whose change feed records
+/// each change in the same transaction. The engine pushes those changes and pulls other stores' as
 /// sealed records; it wakes on the server's LISTEN/NOTIFY, on local changes (checked every
 /// `Options.localCheckInterval`, so changes by other processes of the same store are seen too),
 /// and on a timer, and after the server or the network was away it reconnects and catches up.
@@ -20,7 +20,7 @@ public actor KeychainSyncEngine {
     /// How long tombstones are kept, locally and on the server, before they are purged. A store
     /// away for longer than this may bring a deleted item back.
     public var tombstoneAge: TimeInterval = 30 * 24 * 3600
-    /// How often `run()` looks in the store's journal for changes another process made.
+    /// How often `run()` looks in the store's change feed for changes another process made.
     public var localCheckInterval: Duration = .milliseconds(100)
     /// How often `run()` looks for writes this process made through the same store.
     public var writeCheckInterval: Duration = .milliseconds(2)
@@ -113,7 +113,7 @@ public actor KeychainSyncEngine {
     }
     defer { listener.cancel() }
     // Local changes: this process's writes show in the store's write counter at once; other
-    // processes' only in the journal, which is looked at less often.
+    // processes' only in the change feed, which is looked at less often.
     let ticker = Task {
       var sinceJournalCheck = Duration.zero
       var sinceRound = Duration.zero
@@ -250,8 +250,8 @@ public struct KeychainSyncReport: Sendable, Equatable {
   public var rejections: [String] = []
   /// Whether applying stopped at a record that needs a key the store's lock state withholds.
   public var waitingForUnlock = false
-  /// This store's own journal entries that failed authentication (changed on disk) and were
-  /// skipped instead of pushed; the rest of the journal still synced.
+  /// This store's own change feed entries (its sync journal) that failed authentication (changed
+  /// on disk) and were set aside instead of pushed; the rest of the feed still synced.
   public var damagedJournalEntries = 0
 
   /// An empty report.

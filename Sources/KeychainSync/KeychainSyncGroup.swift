@@ -197,7 +197,7 @@ public enum KeychainSyncGroup {
     return members.map { KeychainSyncMember(storeID: $0.store.hexString, lastSynced: $0.lastSeen) }
   }
 
-  /// The store's membership and journal, or nil when it is in no group.
+  /// The store's membership and what its change feed holds, or nil when it is in no group.
   public static func status(store: KeychainStore) throws(KeychainSyncError) -> KeychainSyncStatus? {
     try status(try syncable(store))
   }
@@ -252,8 +252,8 @@ public struct KeychainSyncStatus: Sendable, Equatable {
   public let pendingChanges: Int
   /// Records from the server refused since joining (altered, moved, replayed or another group's).
   public let rejectedRecords: Int
-  /// This store's own journal entries that failed authentication since joining, and were never
-  /// pushed (the journal was changed on disk).
+  /// This store's own change feed entries (its sync journal) that failed authentication since
+  /// joining, and were never pushed (the feed was changed on disk).
   public let damagedJournalEntries: Int
 }
 

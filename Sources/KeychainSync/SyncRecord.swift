@@ -80,15 +80,15 @@ package struct SyncMembership: Sendable, Equatable {
 
 /// What a store holds of its synchronizable items, for `status`.
 package struct SyncJournalSummary: Sendable, Equatable {
-  /// Live synchronizable items the journal tracks.
+  /// Live synchronizable items the change feed holds that may leave the device.
   package var liveItems: Int
-  /// Tombstones not yet purged.
+  /// Deletions the change feed still holds (tombstones not yet purged).
   package var tombstones: Int
   /// Versions made here and not yet acknowledged by the server.
   package var pending: Int
   /// Incoming records refused since the store joined (altered, moved or foreign).
   package var rejected: Int
-  /// The store's own journal entries that failed authentication and were never pushed.
+  /// The store's own change feed entries that failed authentication and were never pushed.
   package var damaged: Int
 
   package init(liveItems: Int, tombstones: Int, pending: Int, rejected: Int, damaged: Int = 0) {
@@ -100,12 +100,12 @@ package struct SyncJournalSummary: Sendable, Equatable {
   }
 }
 
-/// What a store has to push: its pending versions, sealed, and how many of its pending journal
-/// entries failed authentication (changed on disk) and were set aside instead.
+/// What a store has to push: its pending versions, sealed, and how many of its change feed entries
+/// failed authentication (changed on disk) and were set aside instead.
 package struct SyncOutgoing: Sendable, Equatable {
   /// The records to push.
   package var records: [SyncRecord] = []
-  /// Journal entries skipped because they failed authentication; they are no longer pending.
+  /// Change feed entries set aside because they failed authentication; they are no longer pending.
   package var damagedEntries = 0
   /// How many change feed entries this batch read (pushed, skipped or damaged): fewer than asked
   /// for means the feed is drained.
