@@ -214,7 +214,8 @@ final class SyncReplica: Sendable {
   static func push(for change: FeedChange) -> Push? {
     if let protection = change.protection, SyncPayload.mayLeaveDevice(protection: protection) { return .live }
     guard let mark = change.mark else { return nil }
-    // A mark made for this very change (before it was first sent) already holds the decision.
+    // A mark made for this very change already holds the decision: a pending entry of a converted
+    // legacy journal (its tombstone is pushed as the journal would have), or a settled one.
     if mark.versionedSequence == change.sequence { return mark.deleted ? .tombstone : nil }
     return mark.deleted ? nil : .tombstone
   }
