@@ -152,25 +152,21 @@ extension SQLiteItemStorage {
 
   func applyReplication(_ batch: ReplicationBatch) throws(SecStatus) -> ReplicationOutcome {
     let ring = try keyRing()
-    let keys = try batch.steps.map { step throws(SecStatus) in try localKey(step.step.identity, ring) }
     return try write { db throws(SecStatus) in
-      // The expectations need only each entry's sequence, read without opening the entry.
-      let sequences = try SQLiteErrors.database {
-        try db.statement("SELECT seq FROM item_change WHERE class = ? AND pk = ? AND spi = ?")
-      }
-      for (key, step) in zip(keys, batch.steps) {
-        var current: Int64?
-        try forEachRow(of: sequences, arguments: key.arguments) { row throws(SecStatus) in
-          current = try row.integer(0)
-          return false
+      // Every expectation is checked before any step is applied.
+      var targets: [(key: LocalItemKey, entry: FeedChange?)] = []
+      targets.reserveCapacity(batch.steps.count)
+      var named = Set<LocalItemKey>()
+      for step in batch.steps {
+        guard var target = try self.expectedTarget(step.step.identity, step.expecting, db, ring) else {
+          return .changedSinceRead
         }
-        switch step.expecting {
-        case .absent: if current != nil { return .changedSinceRead }
-        case .sequence(let sequence): if current != sequence { return .changedSinceRead }
-        }
+        // A second step on the same item reads the entry the first one left.
+        if !named.insert(target.key).inserted { target.entry = nil }
+        targets.append(target)
       }
-      for (key, step) in zip(keys, batch.steps) {
-        try apply(step.step, key, db, ring)
+      for (target, step) in zip(targets, batch.steps) {
+        try apply(step.step, target.key, entry: target.entry, db, ring)
       }
       for sequence in batch.discarding { try discardDamaged(sequence, db, ring) }
       for (name, value) in batch.values {
@@ -188,9 +184,48 @@ extension SQLiteItemStorage {
     }
   }
 
-  private func apply(_ step: ReplicationStep, _ key: LocalItemKey, _ db: SQLiteConnection, _ ring: KeyRing)
-    throws(SecStatus)
-  {
+  /// The key of the item a step names and, when it was read on the way, its sound entry; nil when
+  /// the item's entry does not meet `expectation`.
+  ///
+  /// An expected sequence is looked up by the feed's unique sequence column: when the entry there
+  /// opens and names this identity, that is the item's entry and its key, found without computing
+  /// the identity's digests (a settled push marks a whole page this way). Otherwise (a damaged entry,
+  /// another item's) the identity's key decides, as it does for `.absent`.
+  private func expectedTarget(
+    _ identity: ItemIdentity, _ expectation: ChangeExpectation, _ db: SQLiteConnection, _ ring: KeyRing
+  ) throws(SecStatus) -> (key: LocalItemKey, entry: FeedChange?)? {
+    switch expectation {
+    case .absent:
+      let key = try localKey(identity, ring)
+      let statement = try SQLiteErrors.database {
+        try db.statement("SELECT 1 FROM item_change WHERE class = ? AND pk = ? AND spi = ?")
+      }
+      var present = false
+      try forEachRow(of: statement, arguments: key.arguments) { _ throws(SecStatus) in
+        present = true
+        return false
+      }
+      return present ? nil : (key, nil)
+    case .sequence(let sequence):
+      let statement = try SQLiteErrors.database {
+        try db.statement("SELECT \(ChangeFeedTable.selectColumns) FROM item_change WHERE seq = ?")
+      }
+      var found: (LocalItemKey?, ChangeFeedEntry)?
+      try forEachRow(of: statement, arguments: [.integer(sequence)]) { row throws(SecStatus) in
+        found = try ChangeFeedTable.entry(row, ring)
+        return false
+      }
+      guard let (rowKey, entry) = found else { return nil }
+      if case .change(let change) = entry, change.identity == identity, let rowKey { return (rowKey, change) }
+      let key = try localKey(identity, ring)
+      return rowKey == key ? (key, nil) : nil
+    }
+  }
+
+  private func apply(
+    _ step: ReplicationStep, _ key: LocalItemKey, entry knownEntry: FeedChange?, _ db: SQLiteConnection,
+    _ ring: KeyRing
+  ) throws(SecStatus) {
     switch step {
     case .store(let item, let mark):
       let persistentID = try storeReplicated(item, replacing: try existingRow(key, db), db, ring)
@@ -203,7 +238,8 @@ extension SQLiteItemStorage {
       }
       try feedChange(db, key, identity: identity, live: nil, source: .replica, mark: mark, ring)
     case .mark(let identity, let mark):
-      let entry = try feedEntry(db, key, ring)
+      var entry = knownEntry.map { ChangeFeedEntry.change($0) }
+      if entry == nil { entry = try feedEntry(db, key, ring) }
       if entry == nil, try existingRow(key, db) == nil {
         try feedChange(db, key, identity: identity, live: nil, source: .local, mark: mark, ring)
         return
