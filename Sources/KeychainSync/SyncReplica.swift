@@ -191,9 +191,27 @@ final class SyncReplica: Sendable {
     return summary
   }
 
+  /// Whether the feed after this store's position holds something for a round to push or set
+  /// aside.
+  ///
+  /// The entries an incoming batch writes are the group's already, and they lie after the position
+  /// until a round passes them: answering yes for them would cost the receiving engine a round (a
+  /// pull and a seen-mark on the server) after each batch it applied, in the way of the next
+  /// notification. So a few entries are read and judged; a longer backlog is left to a round,
+  /// which moves the position past it.
   func hasPendingChanges() throws(SecStatus) -> Bool {
-    try storage.hasChanges(after: try counter(SyncStateNames.feedCursor))
+    let position = try counter(SyncStateNames.feedCursor)
+    guard try storage.hasChanges(after: position) else { return false }
+    let entries = try storage.changes(after: position, limit: Self.pendingScanLimit)
+    guard entries.count < Self.pendingScanLimit else { return true }
+    return entries.contains { entry in
+      guard case .change(let change) = entry else { return true }
+      return Self.isPending(change) && Self.push(for: change) != nil
+    }
   }
+
+  /// How many feed entries `hasPendingChanges` reads before it leaves the judging to a round.
+  static let pendingScanLimit = 32
 
   var writeGeneration: UInt64 { storage.writeGeneration }
 
