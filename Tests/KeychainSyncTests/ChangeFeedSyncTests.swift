@@ -27,7 +27,8 @@ import Testing
 
 /// What a replica pushes, without a server, over both storages.
 @Suite struct ReplicaOutgoing {
-  private static func member(_ storage: StorageKind, keyFile: Data = groupKeyFile()) throws -> (TestStore, SyncReplica) {
+  private static func member(_ storage: StorageKind, keyFile: Data = groupKeyFile()) throws -> (TestStore, SyncReplica)
+  {
     let store = try TestStore(storage: storage)
     let replica = SyncReplica(storage: store.store.backend)
     _ = try replica.joinSyncGroup(server: "postgres://nobody@sync.invalid/none", keyFile: keyFile)
