@@ -208,8 +208,8 @@ package final class InMemoryItemStorage: ItemStorage {
     }
   }
 
-  package func change(of identity: ItemIdentity) throws(SecStatus) -> ChangeFeedEntry? {
-    state.withLock { $0.feed[identity].map { .change($0) } }
+  package func changes(of identities: [ItemIdentity]) throws(SecStatus) -> [ChangeFeedEntry?] {
+    state.withLock { state in identities.map { state.feed[$0].map { .change($0) } } }
   }
 
   package func hasChanges(after sequence: Int64) throws(SecStatus) -> Bool {

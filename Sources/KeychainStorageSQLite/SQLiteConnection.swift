@@ -274,6 +274,24 @@ final class ReadConnections: Sendable {
     }
   }
 
+  /// Runs `body` on one connection inside one read transaction, so that its several statements
+  /// see one snapshot and pay for taking it once.
+  func withSnapshot<T>(_ body: (SQLiteConnection) throws(SecStatus) -> T) throws(SecStatus) -> T {
+    try withConnection { connection throws(SecStatus) in
+      do { try connection.execute("BEGIN") } catch { throw SQLiteErrors.status(for: error) }
+      let result: T
+      do throws(SecStatus) {
+        result = try body(connection)
+      } catch {
+        try? connection.execute("ROLLBACK")
+        throw error
+      }
+      // A read transaction has nothing to commit: ending it only releases the snapshot.
+      do { try connection.execute("COMMIT") } catch { throw SQLiteErrors.status(for: error) }
+      return result
+    }
+  }
+
   private func withConnection<T>(_ body: (SQLiteConnection) throws(SecStatus) -> T) throws(SecStatus) -> T {
     let connection: SQLiteConnection
     if let reused = idle.withLock({ $0.popLast() }) {

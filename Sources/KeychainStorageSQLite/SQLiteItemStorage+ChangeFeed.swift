@@ -102,19 +102,24 @@ extension SQLiteItemStorage {
     return entries
   }
 
-  func change(of identity: ItemIdentity) throws(SecStatus) -> ChangeFeedEntry? {
+  func changes(of identities: [ItemIdentity]) throws(SecStatus) -> [ChangeFeedEntry?] {
     let ring = try keyRing()
-    let key = try localKey(identity, ring)
-    var found: ChangeFeedEntry?
-    try readers.withStatement(
-      "SELECT \(ChangeFeedTable.selectColumns) FROM item_change WHERE class = ? AND pk = ? AND spi = ?"
-    ) { statement throws(SecStatus) in
-      try forEachRow(of: statement, arguments: key.arguments) { row throws(SecStatus) in
-        found = try ChangeFeedTable.entry(row, ring).1
-        return false
+    let keys = try identities.map { identity throws(SecStatus) in try localKey(identity, ring) }
+    // One read transaction for the page: one snapshot, and the cost of taking it paid once.
+    return try readers.withSnapshot { db throws(SecStatus) in
+      let statement = try SQLiteErrors.database {
+        try db.statement(
+          "SELECT \(ChangeFeedTable.selectColumns) FROM item_change WHERE class = ? AND pk = ? AND spi = ?")
+      }
+      return try keys.map { key throws(SecStatus) -> ChangeFeedEntry? in
+        var found: ChangeFeedEntry?
+        try forEachRow(of: statement, arguments: key.arguments) { row throws(SecStatus) in
+          found = try ChangeFeedTable.entry(row, ring).1
+          return false
+        }
+        return found
       }
     }
-    return found
   }
 
   func hasChanges(after sequence: Int64) throws(SecStatus) -> Bool {

@@ -37,8 +37,19 @@ extension SyncReplica {
       var report = SyncApplyReport()
       var batch = ReplicationBatch()
       var seen: Set<ItemIdentity> = []
-      for (position, record) in records {
-        switch try plan(record, keys, origin) {
+      let opened = records.map { Self.open($0.record, keys) }
+      // The entries of the page's items, read at once.
+      let identities = opened.compactMap { try? $0.get().identity }
+      var entries = try storage.changes(of: identities).makeIterator()
+      for ((position, record), contents) in zip(records, opened) {
+        let planned: Plan
+        switch contents {
+        case .success(let contents):
+          planned = Self.plan(record, contents, current: entries.next() ?? nil, origin)
+        case .failure(let refusal):
+          planned = .refuse(refusal.detail ?? refusal.description, replay: nil)
+        }
+        switch planned {
         case .apply(let identity, let step):
           // A server that sends one record twice in a page gets the second ignored.
           guard seen.insert(identity).inserted, let step else {
@@ -71,34 +82,46 @@ extension SyncReplica {
     case refuse(String, replay: (step: ReplicationStep, expecting: ChangeExpectation)?)
   }
 
-  /// The plan for one record. Throws only what the store answers (a lock state, a failure).
-  private func plan(_ record: SyncRecord, _ keys: SyncKeys, _ origin: Data) throws(SecStatus) -> Plan {
-    let identity: ItemIdentity
+  /// What a record holds once opened and checked: the item it names and, unless it is a
+  /// tombstone, the item itself.
+  private struct Contents {
+    var identity: ItemIdentity
     var item: NewItem?
+  }
+
+  /// Opens `record` and checks that it is what its identifier names; the failure says why not.
+  private static func open(_ record: SyncRecord, _ keys: SyncKeys) -> Result<Contents, SecStatus> {
     do throws(SecStatus) {
       guard SyncVersion.isPlausible(record.version) else {
         throw SecStatus(errSecDecode, detail: "its version is outside the range any store makes")
       }
       let plaintext = try keys.open(record)
+      var contents: Contents
       if record.deleted {
-        identity = try ItemIdentity.decoded(plaintext)
+        contents = Contents(identity: try ItemIdentity.decoded(plaintext))
       } else {
         let decoded = try SyncPayload.decode(Data(plaintext))
-        identity = ItemIdentity(decoded.itemClass, decoded.index)
-        item = decoded
+        contents = Contents(identity: ItemIdentity(decoded.itemClass, decoded.index), item: decoded)
       }
       // The contents must be the item the identifier names: a server that moved a record to
       // another item's identifier (or of another group) is caught here even when the seal holds.
-      guard try keys.recordID(identity) == record.recordID else {
+      guard try keys.recordID(contents.identity) == record.recordID else {
         throw SecStatus(errSecDecode, detail: "its contents are another item's")
       }
-      guard identity.synchronizable == 1 else {
+      guard contents.identity.synchronizable == 1 else {
         throw SecStatus(errSecDecode, detail: "it names an item that is not synchronizable")
       }
+      return .success(contents)
     } catch {
-      return .refuse(error.detail ?? error.description, replay: nil)
+      return .failure(error)
     }
-    let current = try storage.change(of: identity)
+  }
+
+  /// The plan for one opened record, given its item's entry in this store.
+  private static func plan(_ record: SyncRecord, _ contents: Contents, current: ChangeFeedEntry?, _ origin: Data)
+    -> Plan
+  {
+    let identity = contents.identity
     let expecting: ChangeExpectation = current.map { .sequence($0.sequence) } ?? .absent
     // An entry that fails authentication is as good as none: the group's authenticated record
     // replaces it.
@@ -120,7 +143,7 @@ extension SyncReplica {
     }
     let mark = ReplicaMark(
       version: record.version, origin: record.origin, deleted: record.deleted, versionedSequence: nil, settled: true)
-    if let item { return .apply(identity, (.store(item, mark: mark), expecting)) }
+    if let item = contents.item { return .apply(identity, (.store(item, mark: mark), expecting)) }
     return .apply(identity, (.remove(identity, mark: mark), expecting))
   }
 

@@ -93,8 +93,8 @@ extension SyncReplica {
     if try storage.applyReplication(optimistic) == .applied { return }
     for _ in 0..<Self.attempts {
       var replication = ReplicationBatch()
-      for pushed in acknowledged {
-        let entry = try storage.change(of: pushed.identity)
+      let entries = try storage.changes(of: acknowledged.map(\.identity))
+      for (pushed, entry) in zip(acknowledged, entries) {
         guard let entry else {
           // Deleted while on its way, before any mark: the mark records the deletion, so that the
           // tombstone follows the version the server now has.

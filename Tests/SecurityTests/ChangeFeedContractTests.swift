@@ -61,6 +61,39 @@ import Testing
     #expect(try store.hasChanges(after: 0))
     #expect(try !store.hasChanges(after: change.sequence))
     #expect(try store.change(of: change.identity) == .change(change))
+    let absent = ItemIdentity(.genericPassword, try Self.synchronizable("absent").index)
+    #expect(try store.changes(of: [absent, change.identity, absent]) == [nil, .change(change), nil])
+  }
+
+  /// A step expects its own item's entry at a sequence: another item's entry there is no match.
+  @Test(arguments: StoreKind.allCases)
+  func aSequenceHeldByAnotherItemIsNotTheExpectedOne(kind: StoreKind) throws {
+    let (store, cleanUp) = try kind.make()
+    defer { cleanUp() }
+    _ = try store.insert(try Self.synchronizable("first"))
+    _ = try store.insert(try Self.synchronizable("second"))
+    let entries = try store.changes(after: 0, limit: 10)
+    guard case .change(let first) = entries[0], case .change(let second) = entries[1] else {
+      throw SecStatus.decode
+    }
+    var crossed = ReplicationBatch()
+    crossed.steps = [(.mark(first.identity, Self.mark), .sequence(second.sequence))]
+    #expect(try store.applyReplication(crossed) == .changedSinceRead)
+    var missing = ReplicationBatch()
+    missing.steps = [(.mark(first.identity, Self.mark), .sequence(second.sequence + 100))]
+    #expect(try store.applyReplication(missing) == .changedSinceRead)
+    // Two steps on one item in one batch: the second sees what the first wrote.
+    let later = ReplicaMark(
+      version: 8, origin: Self.mark.origin, deleted: false, versionedSequence: nil, settled: false)
+    var twice = ReplicationBatch()
+    twice.steps = [
+      (.refeed(first.identity), .sequence(first.sequence)),
+      (.mark(first.identity, later), .sequence(first.sequence)),
+    ]
+    #expect(try store.applyReplication(twice) == .applied)
+    guard case .change(let marked)? = try store.change(of: first.identity) else { throw SecStatus.decode }
+    #expect(marked.mark == later)
+    #expect(marked.sequence > second.sequence)
   }
 
   @Test(arguments: StoreKind.allCases)

@@ -223,8 +223,9 @@ package protocol ItemStorage: AnyObject, Sendable {
   /// The feed's entries with a sequence above `sequence`, in sequence order, at most `limit`.
   func changes(after sequence: Int64, limit: Int) throws(SecStatus) -> [ChangeFeedEntry]
 
-  /// The entry of this item, or nil when it has none.
-  func change(of identity: ItemIdentity) throws(SecStatus) -> ChangeFeedEntry?
+  /// The entry of each item, or nil where it has none, in the order asked and as of one moment
+  /// (a replicator judges a whole page of records by them).
+  func changes(of identities: [ItemIdentity]) throws(SecStatus) -> [ChangeFeedEntry?]
 
   /// Whether the feed has an entry above `sequence` (one indexed lookup: a replicator asks often).
   func hasChanges(after sequence: Int64) throws(SecStatus) -> Bool
@@ -244,4 +245,11 @@ package protocol ItemStorage: AnyObject, Sendable {
   /// A number that grows with every committed write of this process to the storage, so a
   /// replicator notices local changes without a query.
   var writeGeneration: UInt64 { get }
+}
+
+extension ItemStorage {
+  /// The entry of one item, or nil when it has none.
+  package func change(of identity: ItemIdentity) throws(SecStatus) -> ChangeFeedEntry? {
+    try changes(of: [identity])[0]
+  }
 }
