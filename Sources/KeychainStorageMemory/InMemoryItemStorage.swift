@@ -294,22 +294,32 @@ package final class InMemoryItemStorage: ItemStorage {
 
   // MARK: Reads
 
-  package func find(_ filter: ItemFilter, limit: Int?, fetch: ItemFetch) throws(SecStatus) -> [StoredItem] {
+  package func find(each filters: [ItemFilter], limit: Int?, fetch: ItemFetch) throws(SecStatus) -> [[StoredItem]] {
     try state.withLock { state throws(SecStatus) in
-      var found: [StoredItem] = []
-      for position in Self.matches(filter, in: state) {
-        if let limit, found.count >= limit { break }
-        let row = state.rows[position]
-        if fetch.data && row.data != nil { try Self.requireSecretKey(row.index.protection, state) }
-        found.append(
-          StoredItem(
-            itemClass: row.itemClass, persistentID: row.persistentID,
-            attributes: fetch.attributes ? row.attributes : [:],
-            accessControl: fetch.attributes || fetch.accessControl ? row.accessControl : nil,
-            data: fetch.data ? row.data : nil, version: fetch.version ? Self.version(row) : nil))
-      }
-      return found
+      try filters.map { filter throws(SecStatus) in try Self.find(filter, limit: limit, fetch: fetch, in: state) }
     }
+  }
+
+  package func find(_ filter: ItemFilter, limit: Int?, fetch: ItemFetch) throws(SecStatus) -> [StoredItem] {
+    try state.withLock { state throws(SecStatus) in try Self.find(filter, limit: limit, fetch: fetch, in: state) }
+  }
+
+  private static func find(_ filter: ItemFilter, limit: Int?, fetch: ItemFetch, in state: State) throws(SecStatus)
+    -> [StoredItem]
+  {
+    var found: [StoredItem] = []
+    for position in Self.matches(filter, in: state) {
+      if let limit, found.count >= limit { break }
+      let row = state.rows[position]
+      if fetch.data && row.data != nil { try Self.requireSecretKey(row.index.protection, state) }
+      found.append(
+        StoredItem(
+          itemClass: row.itemClass, persistentID: row.persistentID,
+          attributes: fetch.attributes ? row.attributes : [:],
+          accessControl: fetch.attributes || fetch.accessControl ? row.accessControl : nil,
+          data: fetch.data ? row.data : nil, version: fetch.version ? Self.version(row) : nil))
+    }
+    return found
   }
 
   package func checkIntegrity() throws(SecStatus) -> KeychainIntegrityReport {

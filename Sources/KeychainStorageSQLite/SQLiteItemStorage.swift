@@ -166,6 +166,15 @@ final class SQLiteItemStorage: ItemStorage {
     }
   }
 
+  func find(each filters: [ItemFilter], limit: Int?, fetch: ItemFetch) throws(SecStatus) -> [[StoredItem]] {
+    let ring = try keyRing()
+    return try readers.withSnapshot { db throws(SecStatus) in
+      try filters.map { filter throws(SecStatus) in
+        try self.select(db, filter, limit: limit, fetch: fetch, ring).map(\.item)
+      }
+    }
+  }
+
   func replace(_ replacements: [ItemReplacement]) throws(SecStatus) -> ReplacementOutcome {
     let ring = try keyRing()
     return try write { db throws(SecStatus) in try self.replaceRows(db, replacements, ring) }

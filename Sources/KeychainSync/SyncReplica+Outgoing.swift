@@ -24,6 +24,7 @@ extension SyncReplica {
     result.entriesRead = entries.count
     var batch = OutgoingBatch(start: start, cursor: start)
     var blocked = false
+    let liveItems = try liveItems(entries)
     for entry in entries {
       guard case .change(let change) = entry else {
         // An entry changed on disk (a forged deletion, a sequence) is never pushed: it is set
@@ -39,7 +40,7 @@ extension SyncReplica {
           plaintext = change.identity.encoded()
         case .live:
           do throws(SecStatus) {
-            guard let item = try liveItem(change) else {
+            guard let item = try liveItems.item(for: change) else {
               // The row changed since the feed was read: its next entry is further on.
               if !blocked { batch.cursor = entry.sequence }
               continue
@@ -128,12 +129,54 @@ extension SyncReplica {
     }
   }
 
+  /// The live items of a page of entries: read in one go, or, when the lock state withholds a
+  /// secret among them, one by one so that only the items it holds back wait.
+  private func liveItems(_ entries: [ChangeFeedEntry]) throws(SecStatus) -> LiveItems {
+    var rows: [LiveItems.Row] = []
+    for case .change(let change) in entries where Self.isPending(change) && Self.push(for: change) == .live {
+      if let row = LiveItems.Row(change) { rows.append(row) }
+    }
+    do {
+      let found = try storage.find(each: rows.map(\.filter), limit: 1, fetch: LiveItems.fetch)
+      return LiveItems(storage: storage, read: Dictionary(zip(rows, found.map(\.first))) { first, _ in first })
+    } catch .interactionNotAllowed {
+      return LiveItems(storage: storage, read: nil)
+    }
+  }
+}
+
+/// The live items `outgoingRecords` pushes, as read for its page.
+private struct LiveItems {
+  /// The row a change names: its class and persistent reference.
+  struct Row: Hashable {
+    var itemClass: ItemClass
+    var persistentID: Data
+
+    /// Nil when the change names no row (a deletion).
+    init?(_ change: FeedChange) {
+      guard let persistentID = change.persistentID else { return nil }
+      itemClass = change.identity.itemClass
+      self.persistentID = persistentID
+    }
+
+    var filter: ItemFilter {
+      var filter = ItemFilter(itemClass: itemClass)
+      filter.reference = .uuid(itemClass, persistentID)
+      return filter
+    }
+  }
+
+  static let fetch = ItemFetch(attributes: true, data: true)
+
+  let storage: any ItemStorage
+  /// What the page's read found (nil for a row gone); nil when the items are read one by one.
+  let read: [Row: StoredItem?]?
+
   /// The live item a change names, with its attributes and secret; nil when the row is gone.
   /// errSecInteractionNotAllowed when the lock state withholds its secret.
-  private func liveItem(_ change: FeedChange) throws(SecStatus) -> StoredItem? {
-    guard let persistentID = change.persistentID else { return nil }
-    var filter = ItemFilter(itemClass: change.identity.itemClass)
-    filter.reference = .uuid(change.identity.itemClass, persistentID)
-    return try storage.find(filter, limit: 1, fetch: ItemFetch(attributes: true, data: true)).first
+  func item(for change: FeedChange) throws(SecStatus) -> StoredItem? {
+    guard let row = Row(change) else { return nil }
+    if let read, let found = read[row] { return found }
+    return try storage.find(row.filter, limit: 1, fetch: Self.fetch).first
   }
 }

@@ -81,6 +81,21 @@ import Testing
   }
 
   @Test(arguments: StoreKind.allCases)
+  func severalSearchesAtOnceAnswerAsEachAlone(kind: StoreKind) throws {
+    let (store, cleanUp) = try kind.make()
+    defer { cleanUp() }
+    for name in ["c", "a", "b"] { _ = try store.insert(try Self.row(account: name)) }
+    var gone = ItemFilter(itemClass: .genericPassword)
+    gone.reference = .uuid(.genericPassword, Data(repeating: 7, count: 16))
+    let filters = [Self.filter(["acct": .string("b"), "svce": .string("svc")]), gone, Self.filter()]
+    let together = try store.find(each: filters, limit: 2, fetch: Self.everything)
+    let alone = try filters.map { try store.find($0, limit: 2, fetch: Self.everything) }
+    #expect(together.map { $0.map(\.persistentID) } == alone.map { $0.map(\.persistentID) })
+    #expect(together.map(\.count) == [1, 0, 2])
+    #expect(together[0].first?.data == Data("secret".utf8))
+  }
+
+  @Test(arguments: StoreKind.allCases)
   func aTakenPrimaryKeyIsADuplicateButAnotherGroupOrSyncFlagIsNot(kind: StoreKind) throws {
     let (store, cleanUp) = try kind.make()
     defer { cleanUp() }

@@ -193,6 +193,11 @@ package protocol ItemStorage: AnyObject, Sendable {
   /// The matching items in insertion order (decision 9), at most `limit` of them.
   func find(_ filter: ItemFilter, limit: Int?, fetch: ItemFetch) throws(SecStatus) -> [StoredItem]
 
+  /// Several searches as of one moment, each answered as `find` answers it: the matches of each
+  /// filter, at most `limit` each (a replicator reads a page of changed items this way, in one
+  /// read instead of one per item). A search that fails fails them all.
+  func find(each filters: [ItemFilter], limit: Int?, fetch: ItemFetch) throws(SecStatus) -> [[StoredItem]]
+
   /// Replaces each row by its revision in one transaction, if every row is still at the version
   /// it was read at (else `.changedSinceRead`, and nothing is written). A revision whose primary
   /// key another row holds is errSecDuplicateItem, and nothing is written. The API computes the
