@@ -159,6 +159,16 @@ final class SQLiteItemStorage: ItemStorage {
 
   func find(_ filter: ItemFilter, limit: Int?, fetch: ItemFetch) throws(SecStatus) -> [StoredItem] {
     let ring = try keyRing()
+    if fetch.version, let writer {
+      // A read with versions comes just before a `replace` of the same rows, so it runs where that
+      // write will: SQLite empties a connection's page cache whenever another connection has
+      // committed, so on a reader every update would read its rows' pages from the file again
+      // (keychain-bench: about 80 µs of a 270 µs update), while the writer's cache holds them.
+      let answer = writer.withConnection { db in
+        Result { () throws(SecStatus) in try self.select(db, filter, limit: limit, fetch: fetch, ring).map(\.item) }
+      }
+      return try answer.get()
+    }
     let plan = try planner(ring).plan(filter)
     // One SELECT, which SQLite runs as one implicit read transaction on a WAL snapshot.
     return try readers.withStatement(plan.sql) { statement throws(SecStatus) in
