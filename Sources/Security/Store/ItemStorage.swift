@@ -100,7 +100,8 @@ package struct ItemFetch: Sendable, Equatable {
   /// Whether each item's access control is read even when its attributes are not: the API must see
   /// it before it hands out a secret (keys-semantics.md 10.4). Reading attributes reads it too.
   package var accessControl: Bool
-  /// Whether each item's version is read, for a `replace` of what was read.
+  /// Whether each item's version is read, for a `replace` of what was read. Such a read comes just
+  /// before that write, so a storage may serve it where its writes run.
   package var version: Bool
 
   package init(attributes: Bool, data: Bool, accessControl: Bool = false, version: Bool = false) {
