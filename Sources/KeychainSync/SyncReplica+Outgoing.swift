@@ -130,7 +130,8 @@ extension SyncReplica {
   }
 
   /// The live items of a page of entries: read in one go, or, when the lock state withholds a
-  /// secret among them, one by one so that only the items it holds back wait.
+  /// secret among them or a row fails authentication, one by one, so that only the items held
+  /// back wait and only the damaged ones are skipped.
   private func liveItems(_ entries: [ChangeFeedEntry]) throws(SecStatus) -> LiveItems {
     var rows: [LiveItems.Row] = []
     for case .change(let change) in entries where Self.isPending(change) && Self.push(for: change) == .live {
@@ -139,7 +140,7 @@ extension SyncReplica {
     do {
       let found = try storage.find(each: rows.map(\.filter), limit: 1, fetch: LiveItems.fetch)
       return LiveItems(storage: storage, read: Dictionary(zip(rows, found.map(\.first))) { first, _ in first })
-    } catch .interactionNotAllowed {
+    } catch .interactionNotAllowed, .decode {
       return LiveItems(storage: storage, read: nil)
     }
   }
@@ -172,11 +173,18 @@ private struct LiveItems {
   /// What the page's read found (nil for a row gone); nil when the items are read one by one.
   let read: [Row: StoredItem?]?
 
-  /// The live item a change names, with its attributes and secret; nil when the row is gone.
-  /// errSecInteractionNotAllowed when the lock state withholds its secret.
+  /// The live item a change names, with its attributes and secret; nil when the row is gone or
+  /// fails authentication. errSecInteractionNotAllowed when the lock state withholds its secret.
   func item(for change: FeedChange) throws(SecStatus) -> StoredItem? {
     guard let row = Row(change) else { return nil }
     if let read, let found = read[row] { return found }
-    return try storage.find(row.filter, limit: 1, fetch: Self.fetch).first
+    do {
+      return try storage.find(row.filter, limit: 1, fetch: Self.fetch).first
+    } catch .decode {
+      // A damaged row is skipped, as a search skips it (the storage counts and logs it): it can be
+      // neither read nor pushed, and it must not hold back every other item. Its next write
+      // (an add replaces a row that fails authentication) feeds it again.
+      return nil
+    }
   }
 }

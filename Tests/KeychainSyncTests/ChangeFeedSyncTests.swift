@@ -86,6 +86,29 @@ import Testing
     #expect(again.map(\.version) == first.map(\.version))
   }
 
+  /// Found reading this code: a synchronizable row that fails authentication made every push
+  /// answer errSecDecode, so one damaged item stopped every other item's sync. It is skipped now,
+  /// as a search skips it (the storage counts and logs it), and the rest of the page goes.
+  @Test func aDamagedItemRowHoldsBackNoOtherItem() throws {
+    let (store, replica) = try Self.member(.sqlite)
+    for account in ["first", "second", "third"] { store.add(account, account) }
+    let queue = try DatabaseQueue(path: store.directory.appendingPathComponent("keychain.db").path)
+    try queue.write { db in
+      let id = try Int64.fetchAll(db, sql: "SELECT id FROM item ORDER BY id")[1]
+      var bytes = [UInt8](
+        try #require(try Data.fetchOne(db, sql: "SELECT meta FROM item WHERE id = ?", arguments: [id])))
+      bytes[bytes.count / 2] ^= 0x01
+      try db.execute(sql: "UPDATE item SET meta = ? WHERE id = ?", arguments: [Data(bytes), id])
+    }
+    let outgoing = try replica.outgoingRecords(limit: 10)
+    #expect(outgoing.records.count == 2)
+    try replica.acknowledge(outgoing.records)
+    #expect(try !replica.hasPendingChanges())
+    // Once the item is written again (an add replaces a row that fails authentication) it goes too.
+    #expect(store.add("second", "again") == errSecSuccess)
+    #expect(try replica.outgoingRecords(limit: 10).records.map(\.deleted) == [false])
+  }
+
   /// Found by the server-restart test: a tombstone whose push failed was not offered again.
   @Test(arguments: StorageKind.allCases)
   func aTombstoneWhosePushFailedIsOfferedAgain(storage: StorageKind) throws {
