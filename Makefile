@@ -59,11 +59,11 @@ check-keychain-consumer: setup
 	scripts/check-keychain-consumer.sh
 
 # The DocC catalogs of Security (with the specification's rules as articles), Keychain and
-# KeychainSync; any documentation warning fails.
+# KeychainSync; any documentation warning fails. One invocation for the three: the plugin builds
+# the symbol graphs once (45 s instead of 86 s on this 2-core VM).
 docs: setup
-	swift package --disable-sandbox generate-documentation --target Security --warnings-as-errors
-	swift package --disable-sandbox generate-documentation --target Keychain --warnings-as-errors
-	swift package --disable-sandbox generate-documentation --target KeychainSync --warnings-as-errors
+	swift package --disable-sandbox generate-documentation --target Security --target Keychain \
+	  --target KeychainSync --warnings-as-errors
 
 # The whole suite: warnings-free build, format lint, unit tests, then the end-to-end checks.
 test: build lint
