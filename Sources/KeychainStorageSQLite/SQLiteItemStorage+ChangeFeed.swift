@@ -7,7 +7,7 @@ import Security
 extension SQLiteItemStorage {
   // MARK: Entries written with the rows
 
-  /// The item's entry, as read inside a write transaction.
+  /// The item's entry, as read on `db` (inside a write transaction, or a reader's snapshot).
   func feedEntry(_ db: SQLiteConnection, _ key: LocalItemKey, _ ring: KeyRing) throws(SecStatus) -> ChangeFeedEntry? {
     let statement = try SQLiteErrors.database {
       try db.statement(
@@ -107,18 +107,7 @@ extension SQLiteItemStorage {
     let keys = try identities.map { identity throws(SecStatus) in try localKey(identity, ring) }
     // One read transaction for the page: one snapshot, and the cost of taking it paid once.
     return try readers.withSnapshot { db throws(SecStatus) in
-      let statement = try SQLiteErrors.database {
-        try db.statement(
-          "SELECT \(ChangeFeedTable.selectColumns) FROM item_change WHERE class = ? AND pk = ? AND spi = ?")
-      }
-      return try keys.map { key throws(SecStatus) -> ChangeFeedEntry? in
-        var found: ChangeFeedEntry?
-        try forEachRow(of: statement, arguments: key.arguments) { row throws(SecStatus) in
-          found = try ChangeFeedTable.entry(row, ring).1
-          return false
-        }
-        return found
-      }
+      try keys.map { key throws(SecStatus) in try self.feedEntry(db, key, ring) }
     }
   }
 
