@@ -72,22 +72,27 @@ extension SQLiteItemStorage {
   }
 
   /// Replaces rows at their expected versions: every row is read and checked before any is
-  /// written, so a row that changed since the caller read it leaves the transaction empty.
+  /// written, so a row that changed since the caller read it leaves the transaction empty. A row
+  /// the caller's read left unchanged, with the whole file, is not read again (VersionedReadCache).
   func replaceRows(_ db: SQLiteConnection, _ replacements: [ItemReplacement], _ ring: KeyRing)
     throws(SecStatus) -> ReplacementOutcome
   {
+    let unchanged = versionedReads.take(in: db)
     let statement = try SQLiteErrors.database {
       try db.statement("SELECT \(ItemTable.selectList) FROM item WHERE persistref = ? AND class = ?")
     }
     var current: [RowRecord] = []
     current.reserveCapacity(replacements.count)
     for replacement in replacements {
-      var found: RowRecord?
-      try forEachRow(
-        of: statement, arguments: [.blob(replacement.persistentID), .text(replacement.itemClass.rawValue)]
-      ) { row throws(SecStatus) in
-        found = try RowCodec.decode(row, fetch: ItemFetch(attributes: false, data: false, version: true), ring)
-        return false
+      var found = unchanged[replacement.persistentID]
+      if let record = found, record.item.itemClass != replacement.itemClass { found = nil }
+      if found == nil {
+        try forEachRow(
+          of: statement, arguments: [.blob(replacement.persistentID), .text(replacement.itemClass.rawValue)]
+        ) { row throws(SecStatus) in
+          found = try RowCodec.decode(row, fetch: ItemFetch(attributes: false, data: false, version: true), ring)
+          return false
+        }
       }
       guard let found, found.item.version == replacement.expected else { return .changedSinceRead }
       current.append(found)
