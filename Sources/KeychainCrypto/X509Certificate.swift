@@ -16,7 +16,7 @@ package enum X509Certificate {
     return consumed == bytes.count
   }
 
-  /// The fields Apple's certificate functions and certificate items read (keys-semantics.md
+  /// The fields Apple's certificate functions and certificate items read (KeysSemantics
   /// section 7), as OpenSSL parses them from the first certificate of `bytes`; nil when OpenSSL
   /// does not parse one. Names and the serial number keep their encoding as it was given
   /// (OpenSSL keeps a Name's original bytes; the serial is its DER content octets), because

@@ -4,7 +4,7 @@ import KeychainCrypto
 import Security
 
 // SecKey's primitives over OpenSSL 3's EVP interface (no deprecated RSA_* or EC_KEY_* call):
-// shared/spec/keys-implementation-notes.md lists the call behind each.
+// KeysImplementationNotes lists the call behind each.
 
 /// The failure of the libcrypto call `function`, with the reason at the head of its error queue
 /// (which is then emptied so that it cannot be mistaken for a later call's).
@@ -51,7 +51,7 @@ package final class OpenSSLKeyEngine: KeyEngine {
   /// The one engine: it holds no state, so every caller shares it.
   package static let shared = OpenSSLKeyEngine()
 
-  /// The NIST curve of each size Apple's EC keys have (rule 1.2, decision D4).
+  /// The NIST curve of each size Apple's EC keys have (keys rule 1.2, decision D4).
   static func curveName(bits: Int) -> String? {
     switch bits {
     case 192: "prime192v1"
@@ -107,7 +107,7 @@ package final class OpenSSLKeyEngine: KeyEngine {
       var cursor = buffer.baseAddress
       let count = buffer.count
       if isPrivate {
-        // PKCS#1 RSAPrivateKey only (rule 3.8): the "traditional" DER form d2i_PrivateKey reads.
+        // PKCS#1 RSAPrivateKey only (keys rule 3.8): the "traditional" DER form d2i_PrivateKey reads.
         let key = d2i_PrivateKey(EVP_PKEY_RSA, nil, &cursor, count)
         return cursor.map { $0 - buffer.baseAddress! } == count
           ? key
@@ -120,7 +120,7 @@ package final class OpenSSLKeyEngine: KeyEngine {
         EVP_PKEY_free(key)
         return nil
       }
-      // A SubjectPublicKeyInfo is accepted too (rule 3.8).
+      // A SubjectPublicKeyInfo is accepted too (keys rule 3.8).
       ERR_clear_error()
       cursor = buffer.baseAddress
       guard let key = d2i_PUBKEY(nil, &cursor, count) else { return nil }
@@ -166,7 +166,7 @@ package final class OpenSSLKeyEngine: KeyEngine {
   }
 
   private func importEC(isPrivate: Bool, data: [UInt8]) throws(KeyOperationFailure) -> any EngineKey {
-    // The curve follows from the length alone (rule 3.7); only uncompressed points.
+    // The curve follows from the length alone (keys rule 3.7); only uncompressed points.
     guard let bits = Self.curveBits(forLength: data.count, isPrivate: isPrivate), data.first == 0x04,
       let curve = Self.curveName(bits: bits)
     else {

@@ -6,7 +6,7 @@ import Security
 ///
 /// Locking drops the store key and the keys of WhenUnlocked items; metadata, index and the
 /// AfterFirstUnlock and Always keys stay, so metadata-only queries and those items keep working
-/// (shared/spec/README.md, "Lock state").
+/// (SpecificationDecisions, "Lock state").
 struct KeyRing: Sendable {
   private(set) var storeKey: [UInt8]?
   private(set) var metadataKey: [UInt8]?

@@ -2,7 +2,7 @@ import CSQLite
 import Foundation
 import Security
 
-/// SQLite's failures as errSec codes (the mapping of keychain-semantics.md 16.1), in one place for
+/// SQLite's failures as errSec codes (the mapping of rule 16.1), in one place for
 /// reads and writes.
 enum SQLiteErrors {
   /// Whether SQLite failed to write for want of space (ENOSPC is SQLITE_FULL; a file-size limit
@@ -27,7 +27,7 @@ enum SQLiteErrors {
     }
   }
 
-  /// SQLite's failures as errSec codes (the mapping of keychain-semantics.md 16.1).
+  /// SQLite's failures as errSec codes (the mapping of rule 16.1).
   static func status(for error: any Error) -> SecStatus {
     if let status = error as? SecStatus { return status }
     guard let failure = error as? SQLiteFailure else { return .notAvailable }
@@ -35,7 +35,7 @@ enum SQLiteErrors {
   }
 }
 
-/// SQLite's primary result codes as errSec codes (the mapping of keychain-semantics.md 16.1).
+/// SQLite's primary result codes as errSec codes (the mapping of rule 16.1).
 func secStatus(sqliteResultCode code: Int32) -> SecStatus {
   switch code & 0xFF {
   case SQLITE_CONSTRAINT: .duplicateItem

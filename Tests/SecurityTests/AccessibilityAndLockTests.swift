@@ -2,7 +2,7 @@ import Foundation
 import Security
 import Testing
 
-/// Section 12 and the Linux lock state of shared/spec/README.md.
+/// Section 12 and the Linux lock state of SpecificationDecisions.
 @Suite struct AccessibilityAndLockRules {
   @Test("Rule 12: when unlocked data is unreadable while locked but metadata is not")
   func whenUnlockedDataIsUnreadableWhileLockedButMetadataIsNot() throws {

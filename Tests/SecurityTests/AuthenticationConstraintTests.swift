@@ -2,14 +2,14 @@ import Foundation
 import Security
 import Testing
 
-/// keys-semantics.md 10.4 (second half) and keychain-semantics.md 6.7: an item whose access control
+/// keys rule 10.4 (second half) and keys rule 6.7: an item whose access control
 /// asks for user authentication keeps its secret, because Linux has no way to authenticate the user.
 @Suite struct AuthenticationConstraintRules {
   static func constraint(_ flags: SecAccessControlCreateFlags) throws -> SecAccessControl {
     try #require(SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleAfterFirstUnlock, flags, nil))
   }
 
-  @Test("Rule 10.4: a constrained item is stored and listed, but its data is errSecInteractionNotAllowed")
+  @Test("Keys rule 10.4: a constrained item is stored and listed, but its data is errSecInteractionNotAllowed")
   func aConstrainedItemIsStoredAndListedButItsDataIsInteractionNotAllowed() throws {
     try withFreshStore { _ in
       let control = try Self.constraint(.userPresence)
@@ -39,7 +39,7 @@ import Testing
     }
   }
 
-  @Test("Rule 10.4: key usage and combinators alone are no constraint")
+  @Test("Keys rule 10.4: key usage and combinators alone are no constraint")
   func keyUsageAndCombinatorsAloneAreNoConstraint() throws {
     try withFreshStore { _ in
       let control = try Self.constraint([.privateKeyUsage])
@@ -48,7 +48,7 @@ import Testing
     }
   }
 
-  @Test("Rule 10.4: a stored private key with a biometry constraint is no ref, while its public key is")
+  @Test("Keys rule 10.4: a stored private key with a biometry constraint is no ref, while its public key is")
   func aStoredPrivateKeyWithABiometryConstraintIsNoRef() throws {
     try withFreshStore { _ in
       let control = try Self.constraint([.privateKeyUsage, .biometryAny])
@@ -74,7 +74,7 @@ import Testing
     }
   }
 
-  @Test("Rule 6.7: authentication UI skip leaves constrained items out and does not count them")
+  @Test("Keys rule 6.7: authentication UI skip leaves constrained items out and does not count them")
   func authenticationUISkipLeavesConstrainedItemsOutAndDoesNotCountThem() throws {
     try withFreshStore { _ in
       let control = try Self.constraint(.devicePasscode)
@@ -109,7 +109,7 @@ import Testing
 /// 10.4 for identities: the private key's access control decides whether the identity's ref, which
 /// holds the key, is handed out.
 @Suite struct IdentityAuthenticationConstraint {
-  @Test("Rule 10.4: an identity whose key needs authentication is listed but is no ref")
+  @Test("Keys rule 10.4: an identity whose key needs authentication is listed but is no ref")
   func anIdentityWhoseKeyNeedsAuthenticationIsListedButIsNoRef() throws {
     let scratch = try ScratchDirectory()
     let file = try IdentityRules.pkcs12(passphrase: "p", name: "guarded", in: scratch)

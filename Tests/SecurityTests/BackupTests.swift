@@ -11,7 +11,7 @@ import Testing
   /// Every item of both password classes with all its attributes and data, in a stable order.
   ///
   /// Read through the store contract rather than SecItemCopyMatching: one item has an access control
-  /// with a constraint, whose data the API never hands out (keys-semantics.md 10.4), and the test
+  /// with a constraint, whose data the API never hands out (keys rule 10.4), and the test
   /// must still see that its secret came back.
   static func everything(in store: KeychainStore) -> [NSDictionary] {
     var items: [NSDictionary] = []

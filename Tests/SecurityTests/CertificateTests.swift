@@ -3,7 +3,7 @@ import Testing
 
 @testable import Security
 
-/// keys-semantics.md section 7: certificates and certificate items, on certificates the openssl
+/// KeysSemantics section 7: certificates and certificate items, on certificates the openssl
 /// command line makes.
 @Suite struct CertificateRules {
   /// A self-signed P-256 certificate with `subject`, extensions and serial, as DER.
@@ -25,7 +25,7 @@ import Testing
     try #require(SecCertificateCreateWithData(nil, der as CFData))
   }
 
-  @Test("Rules 7.1, 7.2 and 7.4: DER only; trailing bytes dropped; the data is the certificate's DER")
+  @Test("Keys rules 7.1, 7.2 and 7.4: DER only; trailing bytes dropped; the data is the certificate's DER")
   func derOnlyAndTrailingBytesDropped() throws {
     let scratch = try ScratchDirectory()
     let der = try Self.certificate(subject: "/CN=trailing", in: scratch)
@@ -36,7 +36,7 @@ import Testing
     #expect(SecCertificateCreateWithData(nil, der.dropLast(10) as CFData) == nil)
   }
 
-  @Test("Rules 7.5 and 7.6: the summary and the common name take the last CN, with its description")
+  @Test("Keys rules 7.5 and 7.6: the summary and the common name take the last CN, with its description")
   func summaryAndCommonName() throws {
     let scratch = try ScratchDirectory()
     let two = try Self.make(Self.certificate(subject: "/O=Example/CN=first/CN=second", in: scratch))
@@ -53,7 +53,7 @@ import Testing
     #expect(untouched as String? == "unchanged")
   }
 
-  @Test("Rules 7.5 and 7.7: without a CN the first email names the certificate; emails list SAN first")
+  @Test("Keys rules 7.5 and 7.7: without a CN the first email names the certificate; emails list SAN first")
   func emailsAndSummaryWithoutCommonName() throws {
     let scratch = try ScratchDirectory()
     let certificate = try Self.make(
@@ -69,7 +69,7 @@ import Testing
     #expect((emails as? [String])?.isEmpty == true)
   }
 
-  @Test("Rules 7.8 and 4.11: the certificate's key, whose application label is the certificate's key hash")
+  @Test("Keys rules 7.8 and 4.11: the certificate's key, whose application label is the certificate's key hash")
   func theCertificatesKey() throws {
     let scratch = try ScratchDirectory()
     let name = UUID().uuidString
@@ -91,14 +91,14 @@ import Testing
     }
   }
 
-  @Test("Rule 7.9: the serial number keeps its leading zero byte")
+  @Test("Keys rule 7.9: the serial number keeps its leading zero byte")
   func theSerialKeepsItsLeadingZero() throws {
     let scratch = try ScratchDirectory()
     let certificate = try Self.make(Self.certificate(subject: "/CN=serial", serial: "0x80AB", in: scratch))
     #expect(SecCertificateCopySerialNumberData(certificate, nil) as Data? == Data([0x00, 0x80, 0xab]))
   }
 
-  @Test("Rules 7.10 and 7.11: only PrintableString values are normalized")
+  @Test("Keys rules 7.10 and 7.11: only PrintableString values are normalized")
   func onlyPrintableStringsAreNormalized() throws {
     // SEQUENCE { SET { SEQUENCE { O, PrintableString "  ab   c " } } SET { SEQUENCE { CN, UTF8String " x y" } } }
     let printable = Array("  ab   c ".utf8)
@@ -116,7 +116,7 @@ import Testing
     #expect(NameNormalization.normalizedContent(Data(name)) == Data(expected.dropFirst(2)))
   }
 
-  @Test("Rules 7.13, 7.14 and 7.15: a certificate item gets its attributes from the DER, its label from the summary")
+  @Test("Keys rules 7.13, 7.14 and 7.15: a certificate item gets attributes from the DER, its label from the summary")
   func aCertificateItemGetsItsAttributes() throws {
     let scratch = try ScratchDirectory()
     let der = try Self.certificate(subject: "/CN=item", extensions: ["subjectKeyIdentifier=hash"], in: scratch)
@@ -134,7 +134,7 @@ import Testing
     }
   }
 
-  @Test("Rules 7.16 and 7.19: the same certificate twice is a duplicate; kSecReturnRef gives it back")
+  @Test("Keys rules 7.16 and 7.19: the same certificate twice is a duplicate; kSecReturnRef gives it back")
   func duplicatesAndReturnRef() throws {
     let scratch = try ScratchDirectory()
     let certificate = try Self.make(Self.certificate(subject: "/CN=unique", in: scratch))
@@ -154,7 +154,7 @@ import Testing
     }
   }
 
-  @Test("Rule 7.20: the validity dates")
+  @Test("Keys rule 7.20: the validity dates")
   func theValidityDates() throws {
     let scratch = try ScratchDirectory()
     let certificate = try Self.make(Self.certificate(subject: "/CN=dates", in: scratch))
@@ -165,9 +165,9 @@ import Testing
   }
 }
 
-/// Rule 7.17: an issuer given as a whole DN finds certificates by their normalized issuer.
+/// Keys rule 7.17: an issuer given as a whole DN finds certificates by their normalized issuer.
 @Suite struct CertificateIssuerQueries {
-  @Test("Rule 7.17: a raw issuer DN finds the certificate; a non-data issuer is errSecParam")
+  @Test("Keys rule 7.17: a raw issuer DN finds the certificate; a non-data issuer is errSecParam")
   func aRawIssuerFindsTheCertificate() throws {
     let scratch = try ScratchDirectory()
     let der = try CertificateRules.certificate(subject: "/CN=issuer test/O=Example", in: scratch)
@@ -184,9 +184,9 @@ import Testing
   }
 }
 
-/// Rule 7.18: kSecMatchIssuers keeps the certificates (and identities) of the issuers listed.
+/// Keys rule 7.18: kSecMatchIssuers keeps the certificates (and identities) of the issuers listed.
 @Suite struct CertificateIssuerMatching {
-  @Test("Rule 7.18: kSecMatchIssuers keeps certificates of the listed issuers")
+  @Test("Keys rule 7.18: kSecMatchIssuers keeps certificates of the listed issuers")
   func matchIssuersKeepsTheListedIssuers() throws {
     let scratch = try ScratchDirectory()
     let first = try CertificateRules.make(CertificateRules.certificate(subject: "/CN=first issuer", in: scratch))

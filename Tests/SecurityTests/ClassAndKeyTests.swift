@@ -14,7 +14,7 @@ import Testing
     }
   }
 
-  @Test("Rule 2 and keys-semantics.md 8.1: an identity is found as a join, never added without its parts")
+  @Test("Rule 2 and keys rule 8.1: an identity is found as a join, never added without its parts")
   func anIdentityIsAJoinNeverAddedWithoutItsParts() throws {
     try withFreshStore { _ in
       #expect(add([kSecClass as String: kSecClassIdentity]) == errSecUnimplemented)

@@ -3,7 +3,7 @@ import Testing
 
 @testable import Security
 
-/// The decisions of shared/spec/README.md where Apple is inconsistent.
+/// The decisions of SpecificationDecisions where Apple is inconsistent.
 @Suite struct SpecDecisions {
   @Test("Decision 1: match keys in add are param") func matchKeysInAddAreParam() throws {
     try withFreshStore { _ in

@@ -2,7 +2,7 @@ import Foundation
 import Security
 import Testing
 
-/// keys-semantics.md sections 8 and 9: identities and PKCS#12 import, on files the openssl
+/// KeysSemantics sections 8 and 9: identities and PKCS#12 import, on files the openssl
 /// command line makes.
 @Suite struct IdentityRules {
   /// A P-256 key and a self-signed certificate for it, exported as PKCS#12 with `passphrase`.
@@ -30,7 +30,7 @@ import Testing
     return (status, (items as? [[String: Any]]) ?? [])
   }
 
-  @Test("Rules 9.1, 9.4 and 8.9: a PKCS#12 file gives its identity, chain, label and key ID")
+  @Test("Keys rules 9.1, 9.4 and 8.9: a PKCS#12 file gives its identity, chain, label and key ID")
   func aPKCS12FileGivesItsIdentity() throws {
     let scratch = try ScratchDirectory()
     let file = try Self.pkcs12(passphrase: "user-one", name: "user one", in: scratch)
@@ -54,7 +54,7 @@ import Testing
     #expect(verify(SecCertificateCopyKey(certificate!)!, .ecdsaSignatureMessageX962SHA256, message, signature))
   }
 
-  @Test("Rules 9.1 and 9.2: a wrong or missing passphrase is errSecAuthFailed; junk is errSecDecode")
+  @Test("Keys rules 9.1 and 9.2: a wrong or missing passphrase is errSecAuthFailed; junk is errSecDecode")
   func passphraseAndDecodeErrors() throws {
     let scratch = try ScratchDirectory()
     let file = try Self.pkcs12(passphrase: "secret", in: scratch)
@@ -67,7 +67,7 @@ import Testing
     #expect(Self.importItems(truncated, [kSecImportExportPassphrase as String: "secret"]).0 == errSecDecode)
   }
 
-  @Test("Rule 9.3: legacy RC2/3DES files import as modern ones do")
+  @Test("Keys rule 9.3: legacy RC2/3DES files import as modern ones do")
   func legacyFilesImport() throws {
     let scratch = try ScratchDirectory()
     let file = try Self.pkcs12(passphrase: "old", legacy: true, in: scratch)
@@ -75,7 +75,7 @@ import Testing
     #expect(status == errSecSuccess && items.count == 1)
   }
 
-  @Test("Rules 8.10 and 8.11: an identity needs the certificate's own key; equal parts make equal identities")
+  @Test("Keys rules 8.10 and 8.11: an identity needs the certificate's own key; equal parts make equal identities")
   func anIdentityNeedsTheCertificatesKey() throws {
     let scratch = try ScratchDirectory()
     let items = Self.importItems(
@@ -91,7 +91,7 @@ import Testing
     #expect(SecIdentityCreate(nil, certificate!, SecKeyCopyPublicKey(key!)!) == nil)
   }
 
-  @Test("Rules 8.1 to 8.6 and 9.7: identities are stored as a certificate and a key, found joined, deleted")
+  @Test("Keys rules 8.1 to 8.6 and 9.7: identities are stored as a certificate and a key, found joined, deleted")
   func identitiesAreStoredFoundAndDeleted() throws {
     let scratch = try ScratchDirectory()
     let file = try Self.pkcs12(passphrase: "p", name: "stored", in: scratch)
@@ -165,7 +165,7 @@ import Testing
     }
   }
 
-  @Test("Rule 9.7 and decision D9: without kSecUseDataProtectionKeychain an import stores nothing")
+  @Test("Keys rule 9.7 and decision D9: without kSecUseDataProtectionKeychain an import stores nothing")
   func anImportStoresNothingByDefault() throws {
     let scratch = try ScratchDirectory()
     let file = try Self.pkcs12(passphrase: "p", in: scratch)
@@ -176,9 +176,9 @@ import Testing
   }
 }
 
-/// Rule 9.4: every key of a PKCS#12 file is paired with its certificate.
+/// Keys rule 9.4: every key of a PKCS#12 file is paired with its certificate.
 @Suite struct PKCS12Pairing {
-  @Test("Rule 9.4: two keys stored out of order are each paired with their own certificate")
+  @Test("Keys rule 9.4: two keys stored out of order are each paired with their own certificate")
   func everyKeyIsPairedWithItsCertificate() throws {
     let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
       .appendingPathComponent("Fixtures/pkcs12/two-identities.p12")

@@ -2,7 +2,7 @@ import Foundation
 import Security
 import Testing
 
-/// keys-semantics.md section 5: signatures, encryption and key exchange.
+/// KeysSemantics section 5: signatures, encryption and key exchange.
 @Suite struct KeyAlgorithmRules {
   static let message = Data("The quick brown fox jumps over the lazy dog".utf8)
 
@@ -18,7 +18,7 @@ import Testing
     .rsaSignatureMessagePSSSHA256, .rsaSignatureMessagePSSSHA512,
   ]
 
-  @Test("Rule 5.1.4: an algorithm the key does not support is errSecParam")
+  @Test("Keys rule 5.1.4: an algorithm the key does not support is errSecParam")
   func anUnsupportedAlgorithmIsErrSecParam() throws {
     let ec = try makeKey(bits: 256)
     var error: Unmanaged<CFError>?
@@ -29,7 +29,7 @@ import Testing
     #expect(errorCode(error) == Int(errSecParam))
   }
 
-  @Test("Rules 5.1.6, 5.2 and decision D5: support follows the natural class only")
+  @Test("Keys rules 5.1.6, 5.2 and decision D5: support follows the natural class only")
   func supportFollowsTheNaturalClass() throws {
     let ec = try makeKey(bits: 256)
     let ecPublic = SecKeyCopyPublicKey(ec)!
@@ -52,7 +52,7 @@ import Testing
     #expect(SecKeyIsAlgorithmSupported(rsa, .sign, .rsaSignatureMessagePSSSHA384))
   }
 
-  @Test("Rules 5.3.1, 5.3.2 and 5.3.7: ECDSA signs and verifies; a wrong signature is errSecVerifyFailed")
+  @Test("Keys rules 5.3.1, 5.3.2 and 5.3.7: ECDSA signs and verifies; a wrong signature is errSecVerifyFailed")
   func ecdsaSignsAndVerifies() throws {
     for bits in [256, 384, 521] {
       let key = try makeKey(bits: bits)
@@ -72,7 +72,7 @@ import Testing
     }
   }
 
-  @Test("Rules 5.3.3 and 5.3.4: digest algorithms check the digest length unless they name no hash")
+  @Test("Keys rules 5.3.3 and 5.3.4: digest algorithms check the digest length unless they name no hash")
   func digestAlgorithmsCheckTheLength() throws {
     let key = try makeKey(bits: 256)
     var error: Unmanaged<CFError>?
@@ -84,7 +84,7 @@ import Testing
     #expect(verify(SecKeyCopyPublicKey(key)!, .ecdsaSignatureDigestX962, Data(repeating: 7, count: 50), signature))
   }
 
-  @Test("Rule 5.3.5: an RFC 4754 digest signature verifies with the hash-named form")
+  @Test("Keys rule 5.3.5: an RFC 4754 digest signature verifies with the hash-named form")
   func rfc4754FormsAreBinaryCompatible() throws {
     let key = try makeKey(bits: 256)
     let digest = Data(repeating: 0xab, count: 32)
@@ -93,7 +93,7 @@ import Testing
     #expect(verify(SecKeyCopyPublicKey(key)!, .ecdsaSignatureRFC4754, digest, signature))
   }
 
-  @Test("Rules 5.4.1, 5.4.2, 5.4.4 and 5.4.5: RSA PKCS#1 v1.5 and PSS sign and verify")
+  @Test("Keys rules 5.4.1, 5.4.2, 5.4.4 and 5.4.5: RSA PKCS#1 v1.5 and PSS sign and verify")
   func rsaSignsAndVerifies() throws {
     let key = try makeKey(kSecAttrKeyTypeRSA, bits: 2048)
     let publicKey = SecKeyCopyPublicKey(key)!
@@ -114,7 +114,7 @@ import Testing
         == sign(key, .rsaSignatureMessagePKCS1v15SHA256, Self.message))
   }
 
-  @Test("Rules 5.4.3 and decision D6: raw RSA signatures, and digests of the wrong length refused")
+  @Test("Keys rules 5.4.3 and decision D6: raw RSA signatures, and digests of the wrong length refused")
   func rawRSASignaturesAndDigestLengths() throws {
     let key = try makeKey(kSecAttrKeyTypeRSA, bits: 1024)
     let block = Data([0, 0, 1, 2, 3])
@@ -130,7 +130,7 @@ import Testing
     #expect(verify(SecKeyCopyPublicKey(key)!, .rsaSignatureDigestPKCS1v15Raw, Data("any length".utf8), raw))
   }
 
-  @Test("Rules 5.5.1, 5.5.2 and 5.5.5: RSA encryption sizes at the border")
+  @Test("Keys rules 5.5.1, 5.5.2 and 5.5.5: RSA encryption sizes at the border")
   func rsaEncryptionSizesAtTheBorder() throws {
     let key = try makeKey(kSecAttrKeyTypeRSA, bits: 1024)
     let publicKey = SecKeyCopyPublicKey(key)!
@@ -154,7 +154,7 @@ import Testing
     }
   }
 
-  @Test("Rules 5.5.3 and 5.5.4: a damaged or overlong ciphertext is errSecParam")
+  @Test("Keys rules 5.5.3 and 5.5.4: a damaged or overlong ciphertext is errSecParam")
   func aDamagedCiphertextIsErrSecParam() throws {
     let key = try makeKey(kSecAttrKeyTypeRSA, bits: 1024)
     var ciphertext =
@@ -168,7 +168,7 @@ import Testing
     #expect(errorCode(error) == Int(errSecParam))
   }
 
-  @Test("Rule 5.5.6: OAEP with AES-GCM takes any length, its output is k + m + 16 bytes")
+  @Test("Keys rule 5.5.6: OAEP with AES-GCM takes any length, its output is k + m + 16 bytes")
   func oaepAESGCMTakesAnyLength() throws {
     let key = try makeKey(kSecAttrKeyTypeRSA, bits: 2048)
     let plaintext = Data(repeating: 0x5a, count: 1000)
@@ -185,7 +185,7 @@ import Testing
     #expect(errorCode(error) == Int(errSecParam))
   }
 
-  @Test("Rules 5.6.1 to 5.6.7: ECIES round trips with Apple's framing; tampering is errSecParam")
+  @Test("Keys rules 5.6.1 to 5.6.7: ECIES round trips with Apple's framing; tampering is errSecParam")
   func eciesRoundTrips() throws {
     let algorithms: [SecKeyAlgorithm] = [
       .eciesEncryptionStandardX963SHA256AESGCM, .eciesEncryptionCofactorX963SHA256AESGCM,
@@ -210,7 +210,7 @@ import Testing
     }
   }
 
-  @Test("Rules 5.7.2 to 5.7.5 and decision D7: ECDH agrees both ways, X963 needs a size, curves must match")
+  @Test("Keys rules 5.7.2 to 5.7.5 and decision D7: ECDH agrees both ways, X963 needs a size, curves must match")
   func ecdhAgreesBothWays() throws {
     let alice = try makeKey(bits: 256)
     let bob = try makeKey(bits: 256)

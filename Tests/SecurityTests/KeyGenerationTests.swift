@@ -2,22 +2,22 @@ import Foundation
 import Security
 import Testing
 
-/// keys-semantics.md sections 1 and 2: key types, sizes and SecKeyCreateRandomKey.
+/// KeysSemantics sections 1 and 2: key types, sizes and SecKeyCreateRandomKey.
 @Suite struct KeyGenerationRules {
-  @Test("Rule 1.1: EC and ECSECPrimeRandom are the same type string")
+  @Test("Keys rule 1.1: EC and ECSECPrimeRandom are the same type string")
   func ecAndECSECPrimeRandomAreTheSameTypeString() throws {
     #expect((kSecAttrKeyTypeEC as String) == (kSecAttrKeyTypeECSECPrimeRandom as String))
     let key = try makeKey(kSecAttrKeyTypeEC, bits: 256)
     #expect(SecKeyCopyAttributes(key)?[kSecAttrKeyType as String] as? String == "73")
   }
 
-  @Test("Rule 1.2: EC keys exist on the five NIST curves", arguments: [192, 224, 256, 384, 521])
+  @Test("Keys rule 1.2: EC keys exist on the five NIST curves", arguments: [192, 224, 256, 384, 521])
   func ecKeysExistOnTheFiveNISTCurves(bits: Int) throws {
     let key = try makeKey(bits: bits)
     #expect(SecKeyCopyAttributes(key)?[kSecAttrKeySizeInBits as String] as? Int == bits)
   }
 
-  @Test("Rule 1.3 and decision D2: RSA takes 1024 to 8192 bits, any count, exponent 65537")
+  @Test("Keys rule 1.3 and decision D2: RSA takes 1024 to 8192 bits, any count, exponent 65537")
   func rsaTakesSizesFrom1024Upward() throws {
     let key = try makeKey(kSecAttrKeyTypeRSA, bits: 1025)
     #expect(SecKeyGetBlockSize(key) == 129)
@@ -33,7 +33,7 @@ import Testing
     }
   }
 
-  @Test("Rule 1.4: a size may be a number or a decimal string, nothing else")
+  @Test("Keys rule 1.4: a size may be a number or a decimal string, nothing else")
   func aSizeMayBeANumberOrADecimalString() throws {
     _ = try makeKey(bits: 256, [kSecAttrKeySizeInBits as String: "384"])
     var error: Unmanaged<CFError>?
@@ -46,7 +46,7 @@ import Testing
     }
   }
 
-  @Test("Rule 2.2 and decision D1: an unknown or missing key type is errSecParam with an error")
+  @Test("Keys rule 2.2 and decision D1: an unknown or missing key type is errSecParam with an error")
   func anUnknownOrMissingKeyTypeIsErrSecParam() {
     for type: Any? in [nil, "99", 73, kSecAttrKeyTypeAES] {
       var parameters: [String: Any] = [kSecAttrKeySizeInBits as String: 256]
@@ -59,7 +59,7 @@ import Testing
     }
   }
 
-  @Test("Rule 2.3: a size the type does not have is errSecParam")
+  @Test("Keys rule 2.3: a size the type does not have is errSecParam")
   func aSizeTheTypeDoesNotHaveIsErrSecParam() {
     var error: Unmanaged<CFError>?
     #expect(
@@ -69,7 +69,7 @@ import Testing
     #expect(errorCode(error) == Int(errSecParam))
   }
 
-  @Test("Rules 2.4, 2.6, 2.7 and 2.10: permanent halves are stored with their own attributes")
+  @Test("Keys rules 2.4, 2.6, 2.7 and 2.10: permanent halves are stored with their own attributes")
   func permanentHalvesAreStoredWithTheirOwnAttributes() throws {
     try withFreshStore { _ in
       let key = try makeKey(
@@ -98,7 +98,7 @@ import Testing
     }
   }
 
-  @Test("Rule 2.6: keys are not stored unless permanent")
+  @Test("Keys rule 2.6: keys are not stored unless permanent")
   func keysAreNotStoredUnlessPermanent() throws {
     try withFreshStore { _ in
       _ = try makeKey(bits: 256, [kSecAttrIsPermanent as String: "yes"])
@@ -112,7 +112,7 @@ import Testing
     }
   }
 
-  @Test("Rule 2.8: a failed add returns nil with the add's status")
+  @Test("Keys rule 2.8: a failed add returns nil with the add's status")
   func aFailedAddReturnsNilWithTheAddsStatus() throws {
     try withFreshStore(accessGroups: ["mine"]) { _ in
       var error: Unmanaged<CFError>?
@@ -126,7 +126,7 @@ import Testing
     }
   }
 
-  @Test("Rule 10.1 and decision D10: a Secure Enclave key is errSecUnimplemented, never a software key")
+  @Test("Keys rule 10.1 and decision D10: a Secure Enclave key is errSecUnimplemented, never a software key")
   func aSecureEnclaveKeyIsErrSecUnimplemented() {
     var error: Unmanaged<CFError>?
     let key = SecKeyCreateRandomKey(
@@ -141,9 +141,9 @@ import Testing
   }
 }
 
-/// keys-semantics.md 10.4: the flag combinations SecAccessControlCreateWithFlags refuses.
+/// keys rule 10.4: the flag combinations SecAccessControlCreateWithFlags refuses.
 @Suite struct AccessControlFlagRules {
-  @Test("Rule 10.4: conflicting access-control flags are errSecParam")
+  @Test("Keys rule 10.4: conflicting access-control flags are errSecParam")
   func conflictingFlagsAreErrSecParam() {
     let refused: [SecAccessControlCreateFlags] = [
       [.or, .and, .devicePasscode], [.biometryAny, .biometryCurrentSet], [.userPresence, .devicePasscode],

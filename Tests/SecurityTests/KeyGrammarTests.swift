@@ -2,7 +2,7 @@ import Foundation
 import Security
 import Testing
 
-/// Section 1 of keychain-semantics.md: how a dictionary's keys and values are classified.
+/// Section 1 of KeychainSemantics: how a dictionary's keys and values are classified.
 @Suite struct KeyGrammarRules {
   @Test("Rule 1.1: non string key is param and number key is no such attr")
   func nonStringKeyIsParamAndNumberKeyIsNoSuchAttr() throws {

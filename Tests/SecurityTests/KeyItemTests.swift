@@ -2,7 +2,7 @@ import Foundation
 import Security
 import Testing
 
-/// keys-semantics.md section 6: key items in the keychain.
+/// KeysSemantics section 6: key items in the keychain.
 @Suite struct KeyItemRules {
   static func keyQuery(_ extra: [String: Any] = [:]) -> [String: Any] {
     var query: [String: Any] = [kSecClass as String: kSecClassKey]
@@ -10,7 +10,7 @@ import Testing
     return query
   }
 
-  @Test("Rules 6.3, 6.4 and 6.6: a key added by ref carries its derived attributes, numbers as numbers")
+  @Test("Keys rules 6.3, 6.4 and 6.6: a key added by ref carries its derived attributes, numbers as numbers")
   func aKeyAddedByRefCarriesItsDerivedAttributes() throws {
     try withFreshStore { _ in
       let key = try makeKey(bits: 256)
@@ -30,7 +30,7 @@ import Testing
     }
   }
 
-  @Test("Rule 6.2: the same key twice is a duplicate whatever its label; another tag is another item")
+  @Test("Keys rule 6.2: the same key twice is a duplicate whatever its label; another tag is another item")
   func theSameKeyTwiceIsADuplicate() throws {
     try withFreshStore { _ in
       let key = try makeKey(bits: 256)
@@ -41,7 +41,7 @@ import Testing
     }
   }
 
-  @Test("Rules 6.7 and 6.9: kSecReturnRef gives a SecKey equal to the stored one, found by application label")
+  @Test("Keys rules 6.7 and 6.9: kSecReturnRef gives a SecKey equal to the stored one, found by application label")
   func returnRefGivesAnEqualKey() throws {
     try withFreshStore { _ in
       let key = try makeKey(kSecAttrKeyTypeRSA, bits: 1024)
@@ -69,7 +69,7 @@ import Testing
     }
   }
 
-  @Test("Rule 6.8: a query by ref finds, updates and deletes exactly that key")
+  @Test("Keys rule 6.8: a query by ref finds, updates and deletes exactly that key")
   func aQueryByRefFindsUpdatesAndDeletesThatKey() throws {
     try withFreshStore { _ in
       let first = try makeKey(bits: 256)
@@ -86,7 +86,7 @@ import Testing
     }
   }
 
-  @Test("Rule 6.10: a kSecValueRef that is no key, certificate or identity is errSecParam")
+  @Test("Keys rule 6.10: a kSecValueRef that is no key, certificate or identity is errSecParam")
   func aValueRefThatIsNoKeyIsErrSecParam() throws {
     let key = try makeKey()
     try withFreshStore { _ in
@@ -95,7 +95,7 @@ import Testing
     }
   }
 
-  @Test("Rule 6.11: an application tag given as a string matches the same bytes as data")
+  @Test("Keys rule 6.11: an application tag given as a string matches the same bytes as data")
   func anApplicationTagStringMatchesItsBytes() throws {
     try withFreshStore { _ in
       add([kSecValueRef as String: try makeKey(), kSecAttrApplicationTag as String: "tag"])
@@ -103,7 +103,7 @@ import Testing
     }
   }
 
-  @Test("Rule 6.5: a key added as raw bytes comes back as a ref when its type and class make one")
+  @Test("Keys rule 6.5: a key added as raw bytes comes back as a ref when its type and class make one")
   func aKeyAddedAsRawBytesComesBackAsARef() throws {
     try withFreshStore { _ in
       let key = try makeKey(bits: 384)
@@ -132,7 +132,7 @@ import Testing
   }
 }
 
-/// Key rows altered or swapped on disk are refused, as password rows are (rule 3.8).
+/// Key rows altered or swapped on disk are refused, as password rows are (keys rule 3.8).
 @Suite struct KeyRowTampering {
   @Test func aKeyWhoseSealedBytesWereAlteredIsNeverReturned() throws {
     let temporary = try TemporaryStore()
@@ -204,9 +204,9 @@ import Testing
   }
 }
 
-/// Rules 4.10 and 10.3: what a key from the keychain carries, and token keys.
+/// Keys rules 4.10 and 10.3: what a key from the keychain carries, and token keys.
 @Suite struct KeyRefsFromTheKeychain {
-  @Test("Rule 4.10: a key returned by a search carries no label, tag or access group")
+  @Test("Keys rule 4.10: a key returned by a search carries no label, tag or access group")
   func aReturnedKeyCarriesNoItemAttributes() throws {
     try withFreshStore { _ in
       add([
@@ -220,7 +220,7 @@ import Testing
     }
   }
 
-  @Test("Rule 10.3: an item carrying a token ID is never returned as a software key")
+  @Test("Keys rule 10.3: an item carrying a token ID is never returned as a software key")
   func aTokenItemIsNeverAKeyRef() throws {
     try withFreshStore { _ in
       let key = try makeKey()

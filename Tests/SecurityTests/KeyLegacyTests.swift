@@ -2,7 +2,7 @@ import Foundation
 import Security
 import Testing
 
-/// keys-semantics.md 2.12 and 10.8: the deprecated functions libraries still call.
+/// keys rule 2.12 and 10.8: the deprecated functions libraries still call.
 @Suite struct KeyLegacyRules {
   @available(*, deprecated)
   static func rawSign(_ key: SecKey, _ padding: SecPadding, _ digest: [UInt8]) -> (OSStatus, [UInt8]) {
@@ -13,7 +13,7 @@ import Testing
   }
 
   @available(*, deprecated)
-  @Test("Rule 2.12: SecKeyGeneratePair gives both halves, or the CFError's code")
+  @Test("Keys rule 2.12: SecKeyGeneratePair gives both halves, or the CFError's code")
   func generatePairGivesBothHalves() {
     var publicKey: SecKey?
     var privateKey: SecKey?
@@ -27,7 +27,8 @@ import Testing
 
   @available(*, deprecated)
   @Test(
-    "Rule 10.8: SecKeyRawSign and SecKeyRawVerify map the padding onto the algorithm; a bad signature is errSSLCrypto")
+    "Keys rule 10.8: SecKeyRawSign and SecKeyRawVerify map the padding onto the algorithm; a bad signature is errSSLCrypto"
+  )
   func rawSignAndVerify() throws {
     let digest = [UInt8](repeating: 0x5a, count: 32)
     let rsa = try makeKey(kSecAttrKeyTypeRSA, bits: 2048)
@@ -50,7 +51,7 @@ import Testing
   }
 
   @available(*, deprecated)
-  @Test("Rule 10.8: SecKeyEncrypt and SecKeyDecrypt with PKCS#1 and OAEP")
+  @Test("Keys rule 10.8: SecKeyEncrypt and SecKeyDecrypt with PKCS#1 and OAEP")
   func encryptAndDecrypt() throws {
     let key = try makeKey(kSecAttrKeyTypeRSA, bits: 1024)
     let publicKey = SecKeyCopyPublicKey(key)!

@@ -2,7 +2,7 @@ import Foundation
 import Security
 import Testing
 
-/// keys-semantics.md sections 3 and 4: external representations, SecKeyCreateWithData, public
+/// KeysSemantics sections 3 and 4: external representations, SecKeyCreateWithData, public
 /// keys, block sizes, attributes and equality.
 @Suite struct KeyRepresentationRules {
   static let curves: [(bits: Int, field: Int)] = [(192, 24), (224, 28), (256, 32), (384, 48), (521, 66)]
@@ -14,7 +14,7 @@ import Testing
     return (key, errorCode(error))
   }
 
-  @Test("Rules 3.1, 3.2, 4.5 and 4.6: EC representations are 2n+1 and 3n+1 bytes, block size n")
+  @Test("Keys rules 3.1, 3.2, 4.5 and 4.6: EC representations are 2n+1 and 3n+1 bytes, block size n")
   func ecRepresentationsHaveApplesLengths() throws {
     for (bits, field) in Self.curves {
       let key = try makeKey(bits: bits)
@@ -27,11 +27,11 @@ import Testing
     }
   }
 
-  @Test("Rules 3.3 and 4.4: RSA representations are PKCS#1 DER, block size the modulus length")
+  @Test("Keys rules 3.3 and 4.4: RSA representations are PKCS#1 DER, block size the modulus length")
   func rsaRepresentationsArePKCS1() throws {
     let key = try makeKey(kSecAttrKeyTypeRSA, bits: 2048)
     let publicBytes = external(SecKeyCopyPublicKey(key)!)
-    #expect(publicBytes.count == 270)  // keys-implementation-notes.md: 2048-bit PKCS#1 public key
+    #expect(publicBytes.count == 270)  // KeysImplementationNotes: 2048-bit PKCS#1 public key
     #expect(publicBytes.prefix(4) == Data([0x30, 0x82, 0x01, 0x0a]))
     let privateBytes = external(key)
     // RSAPrivateKey ::= SEQUENCE { version 0, n, ... }
@@ -39,7 +39,7 @@ import Testing
     #expect(SecKeyGetBlockSize(key) == 256)
   }
 
-  @Test("Rules 3.4, 3.5 and 3.11: a key re-imported from its bytes equals the original")
+  @Test("Keys rules 3.4, 3.5 and 3.11: a key re-imported from its bytes equals the original")
   func aReimportedKeyEqualsTheOriginal() throws {
     for (type, bits) in [(kSecAttrKeyTypeECSECPrimeRandom, 384), (kSecAttrKeyTypeRSA, 1024)] {
       let key = try makeKey(type, bits: bits)
@@ -60,7 +60,7 @@ import Testing
     }
   }
 
-  @Test("Rules 3.4 and 3.5: type and class are required; symmetric keys are unimplemented")
+  @Test("Keys rules 3.4 and 3.5: type and class are required; symmetric keys are unimplemented")
   func typeAndClassAreRequired() throws {
     let bytes = external(try makeKey(bits: 256))
     var error: Unmanaged<CFError>?
@@ -73,7 +73,7 @@ import Testing
     #expect(Self.importKey(bytes, type: kSecAttrKeyTypeEC, keyClass: "7" as CFString).1 == Int(errSecParam))
   }
 
-  @Test("Rules 3.6 and 3.7: bytes that do not parse, compressed points and off-curve points fail")
+  @Test("Keys rules 3.6 and 3.7: bytes that do not parse, compressed points and off-curve points fail")
   func bytesThatDoNotParseFail() throws {
     let point = external(SecKeyCopyPublicKey(try makeKey(bits: 256))!)
     var compressed = Data([0x02]) + point.dropFirst().prefix(32)
@@ -89,7 +89,7 @@ import Testing
         == Int(errSecParam))
   }
 
-  @Test("Rule 3.8: an RSA public key may also be SubjectPublicKeyInfo DER")
+  @Test("Keys rule 3.8: an RSA public key may also be SubjectPublicKeyInfo DER")
   func anRSAPublicKeyMayBeSubjectPublicKeyInfo() throws {
     let scratch = try ScratchDirectory()
     let key = try makeKey(kSecAttrKeyTypeRSA, bits: 2048)
@@ -104,7 +104,7 @@ import Testing
     #expect(imported == SecKeyCopyPublicKey(key))
   }
 
-  @Test("Rules 4.1 and 4.3: the public key of a public key equals it; classes never compare equal")
+  @Test("Keys rules 4.1 and 4.3: the public key of a public key equals it; classes never compare equal")
   func publicKeysAndEquality() throws {
     let key = try makeKey(bits: 256)
     let publicKey = try #require(SecKeyCopyPublicKey(key))
@@ -114,7 +114,7 @@ import Testing
     #expect(Set([key, publicKey, SecKeyCopyPublicKey(key)!]).count == 2)
   }
 
-  @Test("Rules 4.7, 4.8 and 4.11: attributes, usage flags and the application label")
+  @Test("Keys rules 4.7, 4.8 and 4.11: attributes, usage flags and the application label")
   func attributesUsageFlagsAndApplicationLabel() throws {
     let ec = try makeKey(bits: 256)
     let rsa = try makeKey(kSecAttrKeyTypeRSA, bits: 1024)

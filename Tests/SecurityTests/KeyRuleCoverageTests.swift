@@ -2,9 +2,9 @@ import Foundation
 import Security
 import Testing
 
-/// keys-semantics.md rules that the topic suites do not name.
+/// KeysSemantics rules that the topic suites do not name.
 @Suite struct KeyRuleCoverage {
-  @Test("Rule 2.11: a query by type, size and label counts the stored halves")
+  @Test("Keys rule 2.11: a query by type, size and label counts the stored halves")
   func aQueryCountsTheStoredHalves() throws {
     try withFreshStore { _ in
       for (publicPermanent, privatePermanent, expected) in [(false, false, 0), (true, false, 1), (true, true, 2)] {
@@ -26,7 +26,7 @@ import Testing
     }
   }
 
-  @Test("Rule 3.9: SecKeyCreateWithData ignores a size that does not match the data")
+  @Test("Keys rule 3.9: SecKeyCreateWithData ignores a size that does not match the data")
   func createWithDataIgnoresTheSize() throws {
     let key = try makeKey(bits: 256)
     let imported = SecKeyCreateWithData(
@@ -39,7 +39,7 @@ import Testing
     #expect(SecKeyCopyAttributes(imported!)?[kSecAttrLabel as String] == nil)
   }
 
-  @Test("Rule 4.9: the attributes read with the four-character keys")
+  @Test("Keys rule 4.9: the attributes read with the four-character keys")
   func attributesReadWithFourCharacterKeys() throws {
     let attributes = try #require(SecKeyCopyAttributes(try makeKey(bits: 256)) as? [String: Any])
     #expect(
@@ -47,13 +47,13 @@ import Testing
     )
   }
 
-  @Test("Rule 5.1.5: the operation types have Apple's values")
+  @Test("Keys rule 5.1.5: the operation types have Apple's values")
   func operationTypesHaveApplesValues() {
     #expect(
       [SecKeyOperationType.sign, .verify, .encrypt, .decrypt, .keyExchange].map(\.rawValue) == [0, 1, 2, 3, 4])
   }
 
-  @Test("Rule 7.3: a serial number longer than 37 bytes is refused")
+  @Test("Keys rule 7.3: a serial number longer than 37 bytes is refused")
   func anOverlongSerialIsRefused() throws {
     let scratch = try ScratchDirectory()
     let long = "0x" + String(repeating: "7F", count: 38)
@@ -66,7 +66,7 @@ import Testing
 
   /// The version field now comes from OpenSSL's parser, which reads an explicit v1 as v1: the
   /// rule about its encoding is checked on the bytes (CertificateContents.hasExplicitVersionOne).
-  @Test("Rule 7.3: an explicit version must be v2 or v3")
+  @Test("Keys rule 7.3: an explicit version must be v2 or v3")
   func anExplicitVersionOneIsRefused() throws {
     let scratch = try ScratchDirectory()
     let der = try CertificateRules.certificate(subject: "/CN=version", in: scratch)
@@ -84,7 +84,7 @@ import Testing
     #expect(versions == [0: false, 1: true, 2: true, 3: false])
   }
 
-  @Test("Rule 9.3: a PKCS#12 file without a MAC is errSecDecode")
+  @Test("Keys rule 9.3: a PKCS#12 file without a MAC is errSecDecode")
   func aFileWithoutAMACIsErrSecDecode() throws {
     let scratch = try ScratchDirectory()
     try openssl(

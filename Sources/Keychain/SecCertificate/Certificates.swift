@@ -54,7 +54,7 @@ extension KeychainCertificate {
 
 extension KeychainIdentity {
   /// Stores `identity` as its certificate and its private key, each with this description's
-  /// attributes (keys-semantics.md 8.5).
+  /// attributes (keys rule 8.5).
   public func add(_ identity: Identity) -> Result<Void, KeychainError> { addReference(.identity(identity.secIdentity)) }
 
   /// The first matching identity, or nil.

@@ -86,7 +86,7 @@ extension PublicKey {
 
 extension KeychainKey {
   /// Stores `key`: its class, type, sizes and application label come from the key, the rest from
-  /// this description (keys-semantics.md 6.3).
+  /// this description (keys rule 6.3).
   public func add(_ key: PrivateKey) -> Result<Void, KeychainError> { addReference(.key(key.secKey)) }
 
   /// Stores a public key, as `add(_:)` stores a private one.

@@ -1,4 +1,4 @@
-// keys-semantics.md 10.4 and keychain-semantics.md 6.7: Linux has no LAContext, biometry or
+// keys rule 10.4 and rule 6.7: Linux has no LAContext, biometry or
 // passcode prompt, so an item whose access control asks for user authentication is stored and its
 // attributes are readable, but its secret (data, or the key a ref would carry) is never handed out:
 // the read answers errSecInteractionNotAllowed, as Apple does when it may not show the prompt

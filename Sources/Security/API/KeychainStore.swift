@@ -161,7 +161,7 @@ public struct KeychainIntegrityReport: Sendable, Equatable {
 }
 
 /// The access groups of this process, in order; the first is the default group of new items
-/// (rule 11, shared/spec/README.md "Access groups").
+/// (rule 11, SpecificationDecisions "Access groups").
 ///
 /// They come from `setAccessGroups(_:)`, else from `KEYCHAIN_BRIDGE_ACCESS_GROUPS`
 /// (comma-separated, read once, at the first call that needs it), else they are

@@ -59,7 +59,7 @@ public func SecAccessControlCreateWithFlags(
   return SecAccessControl(protection: value, flags: flags)
 }
 
-/// The flag combinations Apple refuses (keys-semantics.md 10.4), in words; nil for a valid set.
+/// The flag combinations Apple refuses (keys rule 10.4), in words; nil for a valid set.
 private func conflict(in flags: SecAccessControlCreateFlags) -> String? {
   if flags.contains(.or) && flags.contains(.and) { return "Or and And cannot be combined." }
   if flags.contains(.biometryAny) && flags.contains(.biometryCurrentSet) {

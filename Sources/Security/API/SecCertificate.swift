@@ -25,7 +25,7 @@ public final class SecCertificate: Hashable, Sendable, CustomStringConvertible {
   /// The subject summary, as Keychain Access shows a certificate.
   public var description: String { "<SecCertificate \(contents.subjectSummary ?? "without a subject summary")>" }
 
-  /// The attributes a certificate item gets from the certificate (keys-semantics.md 7.13): type,
+  /// The attributes a certificate item gets from the certificate (keys rule 7.13): type,
   /// encoding, normalized subject and issuer, serial number, subject key identifier and
   /// public-key hash.
   var itemAttributes: [String: AttributeValue] {
@@ -49,7 +49,7 @@ public final class SecCertificate: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// Creates a certificate from DER bytes, as Apple's `SecCertificateCreateWithData` does: nil for
-/// PEM, junk, or a certificate Apple's parser refuses (rules 7.1 to 7.3). Bytes after the first
+/// PEM, junk, or a certificate Apple's parser refuses (keys rules 7.1 to 7.3). Bytes after the first
 /// certificate are dropped. A program that links the Security target without its store has no
 /// X.509 parser: the result is nil.
 public func SecCertificateCreateWithData(_ allocator: CFAllocator?, _ data: CFData) -> SecCertificate? {
@@ -60,18 +60,18 @@ public func SecCertificateCreateWithData(_ allocator: CFAllocator?, _ data: CFDa
   return SecCertificate(contents: contents, publicKeyHash: publicKeyHash)
 }
 
-/// The certificate's DER bytes (rule 7.4).
+/// The certificate's DER bytes (keys rule 7.4).
 public func SecCertificateCopyData(_ certificate: SecCertificate) -> CFData {
   certificate.derBytes as NSData
 }
 
-/// A human-readable summary of the subject (rule 7.5): its common names, else an email address or
+/// A human-readable summary of the subject (keys rule 7.5): its common names, else an email address or
 /// DNS name, else its organizational units or organizations.
 public func SecCertificateCopySubjectSummary(_ certificate: SecCertificate) -> CFString? {
   certificate.contents.subjectSummary.map { $0 as NSString }
 }
 
-/// The subject's last common name (rule 7.6); errSecInternal when it has none.
+/// The subject's last common name (keys rule 7.6); errSecInternal when it has none.
 public func SecCertificateCopyCommonName(
   _ certificate: SecCertificate, _ commonName: UnsafeMutablePointer<CFString?>
 ) -> OSStatus {
@@ -80,7 +80,7 @@ public func SecCertificateCopyCommonName(
   return errSecSuccess
 }
 
-/// The subjectAltName email addresses, then the subject's (rule 7.7); an empty array when none.
+/// The subjectAltName email addresses, then the subject's (keys rule 7.7); an empty array when none.
 public func SecCertificateCopyEmailAddresses(
   _ certificate: SecCertificate, _ emailAddresses: UnsafeMutablePointer<CFArray?>
 ) -> OSStatus {
@@ -88,24 +88,24 @@ public func SecCertificateCopyEmailAddresses(
   return errSecSuccess
 }
 
-/// The issuer Name, normalized as Apple normalizes it (rules 7.10, 7.11), as a DER SEQUENCE.
+/// The issuer Name, normalized as Apple normalizes it (keys rules 7.10, 7.11), as a DER SEQUENCE.
 public func SecCertificateCopyNormalizedIssuerSequence(_ certificate: SecCertificate) -> CFData? {
   NameNormalization.normalizedSequence(certificate.contents.issuer).map { $0 as NSData }
 }
 
-/// The subject Name, normalized as Apple normalizes it (rules 7.10, 7.11), as a DER SEQUENCE.
+/// The subject Name, normalized as Apple normalizes it (keys rules 7.10, 7.11), as a DER SEQUENCE.
 public func SecCertificateCopyNormalizedSubjectSequence(_ certificate: SecCertificate) -> CFData? {
   NameNormalization.normalizedSequence(certificate.contents.subject).map { $0 as NSData }
 }
 
-/// The serial number's content octets, a leading zero byte kept (rule 7.9).
+/// The serial number's content octets, a leading zero byte kept (keys rule 7.9).
 public func SecCertificateCopySerialNumberData(
   _ certificate: SecCertificate, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
 ) -> CFData? {
   certificate.contents.serialNumber as NSData
 }
 
-/// The certificate's public key: RSA or EC on a NIST curve; nil for any other (rule 7.8).
+/// The certificate's public key: RSA or EC on a NIST curve; nil for any other (keys rule 7.8).
 public func SecCertificateCopyKey(_ certificate: SecCertificate) -> SecKey? {
   let contents = certificate.contents
   let type: KeyType
@@ -120,12 +120,12 @@ public func SecCertificateCopyKey(_ certificate: SecCertificate) -> SecKey? {
   return try? SecKey(material)
 }
 
-/// The start of the certificate's validity (rule 7.20).
+/// The start of the certificate's validity (keys rule 7.20).
 public func SecCertificateCopyNotValidBeforeDate(_ certificate: SecCertificate) -> CFDate? {
   certificate.contents.notBefore.map { $0 as NSDate }
 }
 
-/// The end of the certificate's validity (rule 7.20).
+/// The end of the certificate's validity (keys rule 7.20).
 public func SecCertificateCopyNotValidAfterDate(_ certificate: SecCertificate) -> CFDate? {
   certificate.contents.notAfter.map { $0 as NSDate }
 }

@@ -1,8 +1,8 @@
 import Foundation
 
-/// Apple's `SecIdentity`: a certificate and the private key that matches it (keys-semantics.md 8).
+/// Apple's `SecIdentity`: a certificate and the private key that matches it (keys rule 8).
 ///
-/// Two identities are equal when their certificates and their keys are (rule 8.11).
+/// Two identities are equal when their certificates and their keys are (keys rule 8.11).
 public final class SecIdentity: Hashable, Sendable, CustomStringConvertible {
   let certificate: SecCertificate
   let privateKey: SecKey
@@ -28,7 +28,7 @@ public final class SecIdentity: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// Makes an identity from a certificate and its private key, as Apple's `SecIdentityCreate`
-/// does: nil when the key is not private or its public key is not the certificate's (rule 8.10).
+/// does: nil when the key is not private or its public key is not the certificate's (keys rule 8.10).
 public func SecIdentityCreate(_ allocator: CFAllocator?, _ certificate: SecCertificate, _ privateKey: SecKey)
   -> SecIdentity?
 {
@@ -38,7 +38,7 @@ public func SecIdentityCreate(_ allocator: CFAllocator?, _ certificate: SecCerti
   return SecIdentity(certificate: certificate, privateKey: privateKey)
 }
 
-/// The identity's certificate (rule 8.9).
+/// The identity's certificate (keys rule 8.9).
 public func SecIdentityCopyCertificate(
   _ identityRef: SecIdentity, _ certificateRef: UnsafeMutablePointer<SecCertificate?>
 ) -> OSStatus {
@@ -46,7 +46,7 @@ public func SecIdentityCopyCertificate(
   return errSecSuccess
 }
 
-/// The identity's private key (rule 8.9).
+/// The identity's private key (keys rule 8.9).
 public func SecIdentityCopyPrivateKey(_ identityRef: SecIdentity, _ privateKeyRef: UnsafeMutablePointer<SecKey?>)
   -> OSStatus
 {
@@ -54,7 +54,7 @@ public func SecIdentityCopyPrivateKey(_ identityRef: SecIdentity, _ privateKeyRe
   return errSecSuccess
 }
 
-/// Reads the identities of a PKCS#12 file, as Apple's `SecPKCS12Import` does (rules 9.1 to 9.7).
+/// Reads the identities of a PKCS#12 file, as Apple's `SecPKCS12Import` does (keys rules 9.1 to 9.7).
 ///
 /// `options[kSecImportExportPassphrase]` is the passphrase (none means the empty one). `items`
 /// receives a dictionary per identity: kSecImportItemIdentity, kSecImportItemCertChain (the

@@ -7,7 +7,7 @@ import Foundation
 ///     return keys.
 ///   - result: receives the new item in the shape the return keys ask for; untouched without them.
 /// - Returns: errSecSuccess, or errSecDuplicateItem, errSecParam, errSecNoSuchAttr,
-///   errSecMissingEntitlement, errSecInteractionNotAllowed, ... (keychain-semantics.md section 5).
+///   errSecMissingEntitlement, errSecInteractionNotAllowed, ... (KeychainSemantics section 5).
 // The four SecItem functions and SecRandomCopyBytes are C functions on Apple's platforms, where
 // Swift never warns about an unused result; @discardableResult keeps code that ignores it building
 // under warnings-as-errors here too.
@@ -376,7 +376,7 @@ package func SecItemImport(_ items: [CFDictionary]) -> OSStatus {
 
 /// The steps shared by the SecItem calls: context, access-group policy and the add/update rules.
 enum SecItemCall {
-  /// SecItemCopyMatching for kSecClassIdentity (keys-semantics.md 8.1 to 8.5), with the return
+  /// SecItemCopyMatching for kSecClassIdentity (keys rule 8.1 to 8.5), with the return
   /// keys read as for any class.
   static func copyIdentities(
     _ query: NSDictionary, _ context: Context, _ result: UnsafeMutablePointer<CFTypeRef?>?
@@ -457,7 +457,7 @@ enum SecItemCall {
     filter.reference = request.reference
     var attributes = request.attributes
     if let key = request.keyReference {
-      // The ref stands for its identifying attributes (keys-semantics.md 6.8).
+      // The ref stands for its identifying attributes (keys rule 6.8).
       attributes.merge(try KeyItems.attributes(of: key, forQuery: true)) { given, _ in given }
     }
     if let certificate = request.certificateReference {
@@ -518,7 +518,7 @@ enum SecItemCall {
     var attributes = request.attributes
     var data = request.valueData
     if let key = request.keyReference {
-      // The key's own attributes, under the caller's (keys-semantics.md 6.3), and its bytes.
+      // The key's own attributes, under the caller's (keys rule 6.3), and its bytes.
       attributes.merge(try KeyItems.attributes(of: key, forQuery: false)) { given, _ in given }
       if data == nil { data = try KeyItems.data(of: key) }
     }

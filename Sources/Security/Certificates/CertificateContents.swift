@@ -1,7 +1,7 @@
 import Foundation
 
 /// What Apple's certificate functions and certificate items read from an X.509 certificate
-/// (keys-semantics.md section 7). OpenSSL's X509 API parses the certificate and reads its fields
+/// (KeysSemantics section 7). OpenSSL's X509 API parses the certificate and reads its fields
 /// (through the backend, `SecurityBackend.certificateContents`); the rules Apple states about the
 /// encoding itself are applied here: the explicit-version rule (7.3), the summary order (7.5) and
 /// the name normalization (7.11), which no library implements.
@@ -61,7 +61,7 @@ package struct CertificateContents: Sendable {
   }
 
   /// The first certificate of `bytes` as `backend` parses it, or nil when it does not parse or
-  /// breaks rule 7.3.
+  /// breaks keys rule 7.3.
   static func read(_ bytes: Data, with backend: any SecurityBackend) -> CertificateContents? {
     guard let contents = backend.certificateContents(bytes), (1...3).contains(contents.version),
       (1...37).contains(contents.serialNumber.count), !hasExplicitVersionOne(contents.der)
@@ -69,7 +69,7 @@ package struct CertificateContents: Sendable {
     return contents
   }
 
-  /// Rule 7.3: an explicit version must be v2 or v3; v1 is encoded by leaving the version out, and
+  /// Keys rule 7.3: an explicit version must be v2 or v3; v1 is encoded by leaving the version out, and
   /// a parser that reads an explicit v1 as v1 (OpenSSL does) cannot tell the two apart.
   static func hasExplicitVersionOne(_ der: Data) -> Bool {
     var outer = DERReader(Array(der))
@@ -82,7 +82,7 @@ package struct CertificateContents: Sendable {
     return inner.read(tag: 0x02) == [0]
   }
 
-  /// The subject summary of rule 7.5.
+  /// The subject summary of keys rule 7.5.
   var subjectSummary: String? {
     let names = subjectAttributes.filter { $0.oid == Self.commonName }.map(\.value)
     if !names.isEmpty {

@@ -558,7 +558,7 @@ SEC_PRIMARY_KEY(kSecClassInternetPassword, kSecAttrSyncViewHint, SEC_NO_DEFAULT)
 SEC_PRIMARY_KEY(kSecClassInternetPassword, kSecAttrTokenID, SEC_NO_DEFAULT);
 SEC_PRIMARY_KEY(kSecClassInternetPassword, kSecAttrSharingGroup, SEC_NO_DEFAULT);
 
-/* Certificates (keys-semantics.md 7.16): type, issuer and serial number. */
+/* Certificates (keys rule 7.16): type, issuer and serial number. */
 SEC_PRIMARY_KEY(kSecClassCertificate, kSecAttrCertificateType, 0);
 SEC_PRIMARY_KEY(kSecClassCertificate, kSecAttrIssuer, "");
 SEC_PRIMARY_KEY(kSecClassCertificate, kSecAttrSerialNumber, "");
@@ -566,7 +566,7 @@ SEC_PRIMARY_KEY(kSecClassCertificate, kSecAttrSyncViewHint, SEC_NO_DEFAULT);
 SEC_PRIMARY_KEY(kSecClassCertificate, kSecAttrTokenID, SEC_NO_DEFAULT);
 SEC_PRIMARY_KEY(kSecClassCertificate, kSecAttrSharingGroup, SEC_NO_DEFAULT);
 
-/* Keys (keys-semantics.md 6.2): the usage flags, label and protection are not part of it. */
+/* Keys (keys rule 6.2): the usage flags, label and protection are not part of it. */
 SEC_PRIMARY_KEY(kSecClassKey, kSecAttrKeyClass, 0);
 SEC_PRIMARY_KEY(kSecClassKey, kSecAttrApplicationLabel, "");
 SEC_PRIMARY_KEY(kSecClassKey, kSecAttrApplicationTag, "");

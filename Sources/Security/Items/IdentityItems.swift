@@ -1,6 +1,6 @@
 import Foundation
 
-/// kSecClassIdentity (keys-semantics.md 8): no table of its own, but the join of certificate items
+/// kSecClassIdentity (keys rule 8): no table of its own, but the join of certificate items
 /// and private-key items whose application label is the certificate's public-key hash.
 ///
 /// An identity dictionary is read twice, as a certificate dictionary and as a key dictionary, so

@@ -44,7 +44,7 @@ struct ItemRequest {
   var reference: ItemReference?
   /// kSecValueRef when it is a SecKey: the key an add stores or a query names (rules 6.3, 6.8).
   var keyReference: SecKey?
-  /// kSecValueRef when it is a SecCertificate (keys-semantics.md 7.13, 7.19).
+  /// kSecValueRef when it is a SecCertificate (keys rule 7.13, 7.19).
   var certificateReference: SecCertificate?
   var useKeys: [String: Any] = [:]
 
@@ -87,7 +87,7 @@ struct ItemRequest {
     if let (_, value) = entries.first(where: { $0.0 == SecConstantValue.valueRef }) {
       switch value {
       case let key as SecKey:
-        // The class may be left out: the ref says it (keys-semantics.md 6.3).
+        // The class may be left out: the ref says it (keys rule 6.3).
         if let itemClass, itemClass != .key {
           throw SecStatus.param.naming(SecConstantValue.valueRef, "is a SecKey but kSecClass is not kSecClassKey")
         }
@@ -205,7 +205,7 @@ struct ItemRequest {
       return
     }
     if key == SecConstantValue.attrIssuer && itemClass == .certificate {
-      // keys-semantics.md 7.17: a whole DN (a SEQUENCE) stands for its normalized content, which
+      // keys rule 7.17: a whole DN (a SEQUENCE) stands for its normalized content, which
       // is what certificate items store; normalized content passes through.
       guard let data = value as? Data else { throw SecStatus.param.naming(key, "Unexpected type: must be Data") }
       attributes[key] = .data(data.first == 0x30 ? NameNormalization.normalizedContent(data) ?? data : data)

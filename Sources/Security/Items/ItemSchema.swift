@@ -75,7 +75,7 @@ package enum ItemSchema {
   package static let defaultAccessibility = ItemSchemaDefinitions.defaultProtection
 }
 
-/// What an item's protection class means for the lock state (shared/spec/README.md).
+/// What an item's protection class means for the lock state (SpecificationDecisions).
 package enum Accessibility: Sendable {
   case whenUnlocked, afterFirstUnlock, always, whenPasscodeSet
 

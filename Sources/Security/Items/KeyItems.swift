@@ -1,6 +1,6 @@
 import Foundation
 
-/// What a SecKey given as kSecValueRef contributes to a dictionary (keys-semantics.md 6.3 to 6.8),
+/// What a SecKey given as kSecValueRef contributes to a dictionary (keys rule 6.3 to 6.8),
 /// and the SecKey a key item's kSecReturnRef gives back (6.7).
 enum KeyItems {
   /// The attributes that describe a key's usage rather than identify it: a query by ref leaves
@@ -12,7 +12,7 @@ enum KeyItems {
     SecConstantValue.attrIsPermanent,
   ]
 
-  /// The key's attributes as stored attribute values (rule 4.7 without class and v_Data).
+  /// The key's attributes as stored attribute values (keys rule 4.7 without class and v_Data).
   static func attributes(of key: SecKey, forQuery: Bool) throws(SecStatus) -> [String: AttributeValue] {
     let dictionary: [String: Any]
     do {

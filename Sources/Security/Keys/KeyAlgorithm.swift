@@ -1,6 +1,6 @@
 import Foundation
 
-/// A SecKeyAlgorithm read from its string: what the operation does (keys-semantics.md 5).
+/// A SecKeyAlgorithm read from its string: what the operation does (keys rule 5).
 package enum KeyAlgorithm: Sendable, Equatable {
   /// ECDSA; `digest` nil for the Digest forms that name no hash (any input length).
   case ecdsa(input: SignatureInput, format: ECDSASignatureFormat)

@@ -5,7 +5,7 @@ import Foundation
 // The engine (KeychainCryptoOpenSSL, the backend's `SecurityBackend.keyEngine`) performs primitives
 // on key material it keeps: generate, import, export, sign, verify, encrypt, decrypt, derive.
 
-/// The key types Apple's software keys have (keys-semantics.md 1.1).
+/// The key types Apple's software keys have (keys rule 1.1).
 package enum KeyType: Sendable, Equatable {
   /// RSA, kSecAttrKeyTypeRSA ("42").
   case rsa

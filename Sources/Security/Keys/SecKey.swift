@@ -1,6 +1,6 @@
 import Foundation
 
-/// The operations SecKeyIsAlgorithmSupported asks about (keys-semantics.md 5.1.5).
+/// The operations SecKeyIsAlgorithmSupported asks about (keys rule 5.1.5).
 public enum SecKeyOperationType: Int, Sendable {
   /// SecKeyCreateSignature.
   case sign = 0
@@ -17,7 +17,7 @@ public enum SecKeyOperationType: Int, Sendable {
 /// Apple's `SecKey`: one half of an RSA or elliptic-curve key pair, kept by the key engine.
 ///
 /// Two keys are equal when they are of the same class (public or private) and hold the same key
-/// (rule 4.3): a key re-imported from its external representation equals the original.
+/// (keys rule 4.3): a key re-imported from its external representation equals the original.
 public final class SecKey: Hashable, Sendable, CustomStringConvertible {
   package let material: any EngineKey
   /// The public half's external representation: what equality and the application label use.
@@ -35,15 +35,15 @@ public final class SecKey: Hashable, Sendable, CustomStringConvertible {
 
   package var keyType: KeyType { material.type }
   package var isPrivate: Bool { material.isPrivate }
-  /// kSecAttrKeySizeInBits (rule 4.6).
+  /// kSecAttrKeySizeInBits (keys rule 4.6).
   package var bits: Int { material.bits }
-  /// SecKeyGetBlockSize: the modulus length, or the field size (rules 4.4, 4.5).
+  /// SecKeyGetBlockSize: the modulus length, or the field size (keys rules 4.4, 4.5).
   package var blockSize: Int { (material.bits + 7) / 8 }
 
-  /// kSecAttrApplicationLabel: SHA-1 of the public key's raw bytes (rule 4.11).
+  /// kSecAttrApplicationLabel: SHA-1 of the public key's raw bytes (keys rule 4.11).
   package let applicationLabel: Data
 
-  /// Keys are equal when class and key are (rule 4.3).
+  /// Keys are equal when class and key are (keys rule 4.3).
   public static func == (lhs: SecKey, rhs: SecKey) -> Bool {
     lhs.isPrivate == rhs.isPrivate && lhs.keyType == rhs.keyType && lhs.publicBytes == rhs.publicBytes
   }
@@ -60,7 +60,7 @@ public final class SecKey: Hashable, Sendable, CustomStringConvertible {
     return "<SecKey \(type) \(bits) bits, \(isPrivate ? "private" : "public")>"
   }
 
-  /// The attribute dictionary of rule 4.7, with the usage flags of rule 4.8; v_Data (the external
+  /// The attribute dictionary of keys rule 4.7, with the usage flags of keys rule 4.8; v_Data (the external
   /// representation, which exports the key) only when `includingData`.
   package func attributeDictionary(includingData: Bool = true) throws(KeyOperationFailure) -> [String: Any] {
     let ec = keyType == .ec
@@ -103,7 +103,7 @@ func linkedKeyEngine() throws(KeyOperationFailure) -> any KeyEngine {
   return engine
 }
 
-/// Writes a CFError for `failure` into `error` (rule 5.1.1), in Apple's domain with the status as code.
+/// Writes a CFError for `failure` into `error` (keys rule 5.1.1), in Apple's domain with the status as code.
 func report(_ failure: KeyOperationFailure, to error: UnsafeMutablePointer<Unmanaged<CFError>?>?) {
   guard let error else { return }
   error.pointee = Unmanaged.passRetained(SecurityErrors.error(failure.status, failure.reason))
@@ -128,7 +128,7 @@ func keyCall<T>(_ errorOut: UnsafeMutablePointer<Unmanaged<CFError>?>?, _ body: 
 /// `kSecAttrKeyType` is kSecAttrKeyTypeECSECPrimeRandom (kSecAttrKeySizeInBits 192, 224, 256, 384
 /// or 521) or kSecAttrKeyTypeRSA (1024 to 8192 bits). With kSecAttrIsPermanent true (at the top
 /// level or in kSecPublicKeyAttrs / kSecPrivateKeyAttrs), each such half is added to the keychain,
-/// the public one first (rules 2.4 to 2.8). A token ID (the Secure Enclave) is errSecUnimplemented.
+/// the public one first (keys rules 2.4 to 2.8). A token ID (the Secure Enclave) is errSecUnimplemented.
 public func SecKeyCreateRandomKey(_ parameters: CFDictionary, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?)
   -> SecKey?
 {
@@ -174,7 +174,7 @@ public func SecKeyCreateRandomKey(_ parameters: CFDictionary, _ error: UnsafeMut
 ///
 /// `attributes` must give kSecAttrKeyType and kSecAttrKeyClass (public or private); the bytes are
 /// X9.63 for EC keys and PKCS#1 for RSA keys (an RSA public key may also be SubjectPublicKeyInfo
-/// DER). The key is not stored (rules 3.4 to 3.9).
+/// DER). The key is not stored (keys rules 3.4 to 3.9).
 public func SecKeyCreateWithData(
   _ keyData: CFData, _ attributes: CFDictionary, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
 ) -> SecKey? {
@@ -213,14 +213,14 @@ public func SecKeyCopyPublicKey(_ key: SecKey) -> SecKey? {
   return try? SecKey(try key.material.publicKey())
 }
 
-/// The key's external representation (rules 3.1 to 3.3, 3.12).
+/// The key's external representation (keys rules 3.1 to 3.3, 3.12).
 public func SecKeyCopyExternalRepresentation(_ key: SecKey, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?)
   -> CFData?
 {
   keyCall(error) { () throws(KeyOperationFailure) -> CFData in try key.material.externalRepresentation() as NSData }
 }
 
-/// The key's attributes (rule 4.7): class, type, sizes, application label, usage flags and v_Data.
+/// The key's attributes (keys rule 4.7): class, type, sizes, application label, usage flags and v_Data.
 public func SecKeyCopyAttributes(_ key: SecKey) -> CFDictionary? {
   (try? key.attributeDictionary()).map { $0 as NSDictionary }
 }
@@ -228,7 +228,7 @@ public func SecKeyCopyAttributes(_ key: SecKey) -> CFDictionary? {
 /// The block size in bytes: the modulus length of an RSA key, the field size of an EC key.
 public func SecKeyGetBlockSize(_ key: SecKey) -> Int { key.blockSize }
 
-/// Whether `key` can perform `operation` with `algorithm` (rule 5.1.6); never an error.
+/// Whether `key` can perform `operation` with `algorithm` (keys rule 5.1.6); never an error.
 public func SecKeyIsAlgorithmSupported(
   _ key: SecKey, _ operation: SecKeyOperationType, _ algorithm: SecKeyAlgorithm
 ) -> Bool {
@@ -237,7 +237,7 @@ public func SecKeyIsAlgorithmSupported(
 
 // MARK: - Parameters
 
-/// A parameters dictionary with its sub-dictionaries (rule 2.4).
+/// A parameters dictionary with its sub-dictionaries (keys rule 2.4).
 struct KeyParameters {
   var top: [String: Any]
 
@@ -274,19 +274,19 @@ struct KeyParameters {
     }
   }
 
-  /// A CFNumber, or a CFString that is a decimal number (rules 1.4, 3.4).
+  /// A CFNumber, or a CFString that is a decimal number (keys rules 1.4, 3.4).
   static func integer(_ value: Any?) -> Int? {
     if let number = value as? NSNumber { return number.intValue }
     if let text = value as? String, let number = Int(text), String(number) == text { return number }
     return nil
   }
 
-  /// A CFBoolean (or a number); anything else is ignored (rule 2.6).
+  /// A CFBoolean (or a number); anything else is ignored (keys rule 2.6).
   static func boolean(_ value: Any?) -> Bool? {
     (value as? NSNumber)?.boolValue
   }
 
-  /// The sizes decision D2 and rule 1.2 allow.
+  /// The sizes decision D2 and keys rule 1.2 allow.
   static func isAllowedSize(_ bits: Int, for type: KeyType) -> Bool {
     switch type {
     case .ec: [192, 224, 256, 384, 521].contains(bits)

@@ -1,11 +1,11 @@
 import Foundation
 
-// The deprecated iOS functions that libraries still call (keys-semantics.md 10.8), each mapped
+// The deprecated iOS functions that libraries still call (keys rule 10.8), each mapped
 // onto the modern function as Apple maps them: a padding names an algorithm, and the buffers are
 // the caller's.
 
 /// Makes a key pair, as Apple's deprecated `SecKeyGeneratePair` does: SecKeyCreateRandomKey, then
-/// its public key; the status is the CFError's code (rule 2.12).
+/// its public key; the status is the CFError's code (keys rule 2.12).
 @available(*, deprecated, message: "Use SecKeyCreateRandomKey")
 public func SecKeyGeneratePair(
   _ parameters: CFDictionary, _ publicKey: UnsafeMutablePointer<SecKey?>?, _ privateKey: UnsafeMutablePointer<SecKey?>?

@@ -1,12 +1,12 @@
 import Foundation
 
-// Signing, verifying, encrypting, decrypting and key exchange (keys-semantics.md 5): Apple's
+// Signing, verifying, encrypting, decrypting and key exchange (keys rule 5): Apple's
 // rules on top of the engine's primitives.
 
 /// Signs `dataToSign` with a private key, as Apple's `SecKeyCreateSignature` does.
 ///
-/// Fails with errSecParam when the key does not support the algorithm for signing (rule 5.1.4) or
-/// the input does not fit it (a digest of the wrong length, rules 5.3.3 and D6).
+/// Fails with errSecParam when the key does not support the algorithm for signing (keys rule 5.1.4) or
+/// the input does not fit it (a digest of the wrong length, keys rules 5.3.3 and D6).
 public func SecKeyCreateSignature(
   _ key: SecKey, _ algorithm: SecKeyAlgorithm, _ dataToSign: CFData,
   _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
@@ -18,7 +18,7 @@ public func SecKeyCreateSignature(
 }
 
 /// Verifies a signature with a public key, as Apple's `SecKeyVerifySignature` does: false with
-/// errSecVerifyFailed for a signature that does not verify (rules 5.3.7, 5.4.5).
+/// errSecVerifyFailed for a signature that does not verify (keys rules 5.3.7, 5.4.5).
 public func SecKeyVerifySignature(
   _ key: SecKey, _ algorithm: SecKeyAlgorithm, _ signedData: CFData, _ signature: CFData,
   _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
@@ -55,7 +55,7 @@ public func SecKeyCreateDecryptedData(
 }
 
 /// Performs ECDH between a private key and a peer's public key, as Apple's
-/// `SecKeyCopyKeyExchangeResult` does (rule 5.7): the raw shared secret, or for the X963 forms
+/// `SecKeyCopyKeyExchangeResult` does (keys rule 5.7): the raw shared secret, or for the X963 forms
 /// kSecKeyKeyExchangeParameterRequestedSize bytes derived with the optional SharedInfo.
 public func SecKeyCopyKeyExchangeResult(
   _ privateKey: SecKey, _ algorithm: SecKeyAlgorithm, _ publicKey: SecKey, _ parameters: CFDictionary,
@@ -89,7 +89,7 @@ public func SecKeyCopyKeyExchangeResult(
 enum KeyOperations {
   static let unsupported = KeyOperationFailure(errSecParam, "algorithm not supported by the key")
 
-  /// The parsed algorithm when `key` supports it for `operation` (rule 5.1.4).
+  /// The parsed algorithm when `key` supports it for `operation` (keys rule 5.1.4).
   static func supported(_ key: SecKey, _ operation: SecKeyOperationType, _ algorithm: SecKeyAlgorithm)
     throws(KeyOperationFailure) -> KeyAlgorithm
   {
@@ -166,7 +166,7 @@ enum KeyOperations {
     }
   }
 
-  /// The largest plaintext an RSA padding takes (rules 5.5.1, 5.5.2).
+  /// The largest plaintext an RSA padding takes (keys rules 5.5.1, 5.5.2).
   static func maximumPlaintext(_ padding: RSAEncryptionPadding, blockSize: Int) -> Int {
     switch padding {
     case .raw: blockSize

@@ -52,7 +52,7 @@ package struct ItemFilter: Sendable {
   package var primaryKey: [IndexedAttribute]?
   /// kSecMatchHostOrSubdomainOfHost (rule 6.5): the server must be this host or a subdomain of it.
   package var hostOrSubdomain: String?
-  /// kSecMatchIssuers (keys-semantics.md 7.18): the issuer must be one of these normalized names.
+  /// kSecMatchIssuers (keys rule 7.18): the issuer must be one of these normalized names.
   package var issuers: Set<Data>?
 
   /// Whether `matches` checks more than `attributes`, so a store must always ask it.
@@ -98,7 +98,7 @@ package struct ItemFetch: Sendable, Equatable {
   package var attributes: Bool
   package var data: Bool
   /// Whether each item's access control is read even when its attributes are not: the API must see
-  /// it before it hands out a secret (keys-semantics.md 10.4). Reading attributes reads it too.
+  /// it before it hands out a secret (keys rule 10.4). Reading attributes reads it too.
   package var accessControl: Bool
   /// Whether each item's version is read, for a `replace` of what was read. Such a read comes just
   /// before that write, so a storage may serve it where its writes run.
