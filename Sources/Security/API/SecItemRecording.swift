@@ -1,7 +1,10 @@
 import Foundation
 
-/// The SecItem functions a recording can name.
-package enum SecItemFunction: String, Sendable, CaseIterable {
+/// The SecItem functions a recording can name, by their C names (`rawValue`).
+///
+/// Public for the typed `Keychain` module, whose recorded calls (`KeychainCall`) name their
+/// function with it (as `KeychainFunction`): one enum for both sides of the equivalence proof.
+public enum SecItemFunction: String, Sendable, CaseIterable {
   /// `SecItemAdd`.
   case add = "SecItemAdd"
   /// `SecItemCopyMatching`.

@@ -1,0 +1,228 @@
+import Foundation
+@_spi(KeychainBridge) import Security
+
+extension KeychainRequest {
+  // MARK: Adding
+
+  /// Adds the described item, with `data` as its secret when given.
+  public func add(_ data: Data? = nil) -> Result<Void, KeychainError> {
+    let dictionary = attributes.removingKeys(searchOnlyKeys).setting(kSecValueData, data.map { .data($0) })
+    return Self.status(perform(.add, dictionary))
+  }
+
+  /// Adds the described item with a UTF-8 string as its secret.
+  public func add(_ string: String) -> Result<Void, KeychainError> { add(Data(string.utf8)) }
+
+  /// Adds the described item with `value`, encoded as JSON, as its secret.
+  public func add<Value: Encodable>(json value: Value) -> Result<Void, KeychainError> {
+    Self.encodeJSON(value).flatMap { add($0) }
+  }
+
+  /// Adds the described item and returns its persistent reference.
+  public func addReturningReference(_ data: Data? = nil) -> Result<PersistentReference, KeychainError> {
+    var dictionary = attributes.removingKeys(searchOnlyKeys).setting(kSecValueData, data.map { .data($0) })
+    dictionary[kSecReturnPersistentRef] = .boolean(true)
+    var result: CFTypeRef?
+    let status = perform(.add, dictionary, result: &result)
+    guard status == errSecSuccess else { return .failure(KeychainError(status: status)) }
+    guard let reference = result as? Data else { return .failure(KeychainError(status: errSecDecode)) }
+    return .success(PersistentReference(reference))
+  }
+
+  /// Stores `data` as the secret of the described item, updating it or adding it, in one
+  /// transaction: unlike delete-then-add, a failure leaves the old item as it was.
+  ///
+  /// The item is found by its identity, the attributes that make two items the same item on Apple's
+  /// keychain: the class's primary key (for generic passwords the account and service, for internet
+  /// passwords the account, security domain, server, protocol, authentication type, port and path),
+  /// with the value an add would give the ones this description leaves out, plus the access group
+  /// and the synchronizable flag. Every other attribute of the description (label, accessibility,
+  /// comment...) is applied as a change, so `token.label("x").set("new")` relabels the existing
+  /// item instead of failing as a duplicate. A description made from a persistent reference
+  /// finds exactly that item.
+  public func set(_ data: Data) -> Result<Void, KeychainError> {
+    let (query, descriptive) = identityAndDescription
+    return Self.status(perform(.upsert, query, changes: descriptive.setting(kSecValueData, .data(data))))
+  }
+
+  /// `set(_:)` that also applies the attributes `changes` sets (its class and primary key aside).
+  public func set(_ data: Data, changing changes: Self) -> Result<Void, KeychainError> {
+    let (query, descriptive) = identityAndDescription
+    var attributesToUpdate = descriptive
+    for (key, value) in changes.attributes.removingKeys(identityAndSearchKeys).entries {
+      attributesToUpdate[key] = value
+    }
+    attributesToUpdate[kSecValueData] = .data(data)
+    return Self.status(perform(.upsert, query, changes: attributesToUpdate))
+  }
+
+  /// The description split into the query that identifies one item and the attributes that only
+  /// describe it (see `set(_:)`).
+  var identityAndDescription: (identity: KeychainDictionary, description: KeychainDictionary) {
+    let entries = attributes.removingKeys(searchOnlyKeys).entries
+    guard case .string(let className)? = entries[kSecClass as String],
+      let schema = SecItemClassSchema(itemClass: className)
+    else { return (KeychainDictionary(entries), KeychainDictionary()) }
+    if entries[kSecValuePersistentRef as String] != nil {
+      // A reference identifies the item alone: every attribute becomes a change (rule 6.8).
+      return (
+        KeychainDictionary(entries.filter { !schema.attributes.contains($0.key) }),
+        KeychainDictionary(entries.filter { schema.attributes.contains($0.key) })
+      )
+    }
+    let describesOnly = { (key: String) in
+      schema.attributes.contains(key) && key != kSecAttrAccessGroup as String
+        && key != kSecAttrSynchronizable as String && !schema.primaryKey.contains(key)
+    }
+    var identity = entries.filter { !describesOnly($0.key) }
+    for (key, value) in schema.primaryKeyDefaults where identity[key] == nil {
+      switch value {
+      case let text as String: identity[key] = .string(text)
+      case let number as Int: identity[key] = .integer(number)
+      case let bytes as Data: identity[key] = .data(bytes)
+      default: break
+      }
+    }
+    return (KeychainDictionary(identity), KeychainDictionary(entries.filter { describesOnly($0.key) }))
+  }
+
+  /// `set(_:)` with a UTF-8 string.
+  public func set(_ string: String) -> Result<Void, KeychainError> { set(Data(string.utf8)) }
+
+  /// `set(_:)` with `value` encoded as JSON.
+  public func set<Value: Encodable>(json value: Value) -> Result<Void, KeychainError> {
+    Self.encodeJSON(value).flatMap { set($0) }
+  }
+
+  // MARK: Reading
+
+  /// The secret of the first matching item, or nil when nothing matches.
+  public func data() -> Result<Data?, KeychainError> {
+    copyMatching(search([kSecReturnData], limit: .string(kSecMatchLimitOne.description))).flatMap { result in
+      guard let result else { return .success(nil) }
+      guard let data = result as? Data else { return .failure(KeychainError(status: errSecDecode)) }
+      return .success(data)
+    }
+  }
+
+  /// The secret of the first matching item as UTF-8 text, or nil when nothing matches.
+  public func string() -> Result<String?, KeychainError> {
+    data().flatMap { data in
+      guard let data else { return .success(nil) }
+      guard let string = String(data: data, encoding: .utf8) else {
+        return .failure(KeychainError(status: errSecDecode))
+      }
+      return .success(string)
+    }
+  }
+
+  /// The secret of the first matching item decoded from JSON, or nil when nothing matches.
+  public func decode<Value: Decodable>(_ type: Value.Type) -> Result<Value?, KeychainError> {
+    data().flatMap { data in
+      guard let data else { return .success(nil) }
+      do {
+        return .success(try JSONDecoder().decode(type, from: data))
+      } catch {
+        return .failure(.decodingFailed(KeychainCodingFailure(error, valueType: type)))
+      }
+    }
+  }
+
+  /// The first matching item with its attributes and reference (and data when asked), or nil.
+  public func item(includingData: Bool = false) -> Result<Item?, KeychainError> {
+    var returning = [kSecReturnAttributes, kSecReturnPersistentRef]
+    if includingData { returning.append(kSecReturnData) }
+    if Self.returnsReferences { returning.append(kSecReturnRef) }
+    return copyMatching(search(returning, limit: .string(kSecMatchLimitOne.description))).flatMap { result in
+      guard let result else { return .success(nil) }
+      return Self.item(from: result).map { .success($0) } ?? .failure(KeychainError(status: errSecDecode))
+    }
+  }
+
+  /// One result element as a typed item: a typed search's `SearchedItem`, or what SecItemCopyMatching
+  /// hands out (an NSDictionary, or an array element swift-corelibs-foundation already bridged to a
+  /// Swift dictionary); nil for anything else.
+  private static func item(from element: Any) -> Item? {
+    switch element {
+    case let searched as SearchedItem: Item(result: ItemAttributes(searched))
+    case let dictionary as [AnyHashable: Any]: Item(result: ItemAttributes(dictionary))
+    case let dictionary as NSDictionary: Item(result: ItemAttributes(dictionary))
+    default: nil
+    }
+  }
+
+  /// Every matching item in insertion order (at most `limit`), with data when asked.
+  public func all(includingData: Bool = false, limit: Int? = nil) -> Result<[Item], KeychainError> {
+    var returning = [kSecReturnAttributes, kSecReturnPersistentRef]
+    if includingData { returning.append(kSecReturnData) }
+    if Self.returnsReferences { returning.append(kSecReturnRef) }
+    let matchLimit: KeychainValue = limit.map { .integer($0) } ?? .string(kSecMatchLimitAll.description)
+    return copyMatching(search(returning, limit: matchLimit)).flatMap { result in
+      guard let result else { return .success([]) }
+      // The typed search's Swift array; a query by ref or persistent reference answers through
+      // SecItemCopyMatching, with an NSArray (which casts to [Any] too, and a Swift array to
+      // NSArray, so the dynamic type decides).
+      // `result as? [NSDictionary]` would bridge each element to a Swift dictionary and back.
+      let elements: [Any]
+      if type(of: result) == [Any].self, let values = result as? [Any] {
+        elements = values
+      } else if let array = result as? NSArray {
+        elements = (0..<array.count).map { array.object(at: $0) }
+      } else {
+        return .failure(KeychainError(status: errSecDecode))
+      }
+      var items: [Item] = []
+      items.reserveCapacity(elements.count)
+      for element in elements {
+        guard let item = Self.item(from: element) else { return .failure(KeychainError(status: errSecDecode)) }
+        items.append(item)
+      }
+      return .success(items)
+    }
+  }
+
+  /// The persistent reference of the first matching item, or nil.
+  public func reference() -> Result<PersistentReference?, KeychainError> {
+    copyMatching(search([kSecReturnPersistentRef], limit: .string(kSecMatchLimitOne.description))).flatMap { result in
+      guard let result else { return .success(nil) }
+      guard let data = result as? Data else { return .failure(KeychainError(status: errSecDecode)) }
+      return .success(PersistentReference(data))
+    }
+  }
+
+  /// Whether any item matches.
+  public func exists() -> Result<Bool, KeychainError> {
+    let status = perform(.copyMatching, search([], limit: nil))
+    switch status {
+    case errSecSuccess: return .success(true)
+    case errSecItemNotFound: return .success(false)
+    default: return .failure(KeychainError(status: status))
+    }
+  }
+
+  // MARK: Changing
+
+  /// Changes every matching item: the attributes `changes` sets, and the secret when `data` is
+  /// given. Returns false when nothing matched.
+  public func update(_ changes: Self? = nil, data: Data? = nil) -> Result<Bool, KeychainError> {
+    var attributesToUpdate = (changes?.attributes ?? KeychainDictionary())
+      .removingKeys(identityAndSearchKeys)
+    attributesToUpdate[kSecValueData] = data.map { .data($0) }
+    let status = perform(.update, attributes.removingKeys(searchOnlyKeys), changes: attributesToUpdate)
+    switch status {
+    case errSecSuccess: return .success(true)
+    case errSecItemNotFound: return .success(false)
+    default: return .failure(KeychainError(status: status))
+    }
+  }
+
+  /// Deletes every matching item. Returns false when nothing matched.
+  public func delete() -> Result<Bool, KeychainError> {
+    let status = perform(.delete, attributes.removingKeys(searchOnlyKeys))
+    switch status {
+    case errSecSuccess: return .success(true)
+    case errSecItemNotFound: return .success(false)
+    default: return .failure(KeychainError(status: status))
+    }
+  }
+}

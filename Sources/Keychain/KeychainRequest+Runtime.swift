@@ -1,0 +1,114 @@
+import Foundation
+@_spi(KeychainBridge) import Security
+
+// How a request reaches the runtime: the one call per operation, and the dictionaries each
+// operation derives from a request.
+
+/// Performs one call through the wrappers secgen generates from the headers (KeychainFunctions),
+/// as the status the callers here decide on.
+///
+/// A search's wrapper folds errSecItemNotFound into `.success(nil)`, which cannot tell "nothing
+/// found" from "found, and nothing asked to be returned": `exists()` needs that difference, so
+/// searches without a return key call SecItemCopyMatching itself. The upsert is the runtime's own
+/// SPI, which no header declares.
+func perform(
+  _ function: KeychainFunction, _ dictionary: KeychainDictionary, changes: KeychainDictionary? = nil,
+  result: UnsafeMutablePointer<CFTypeRef?>? = nil
+) -> OSStatus {
+  func status<Value>(_ outcome: Result<Value, KeychainError>, _ deliver: (Value) -> Void = { _ in }) -> OSStatus {
+    switch outcome {
+    case .success(let value):
+      deliver(value)
+      return errSecSuccess
+    case .failure(let error): return error.status
+    }
+  }
+  switch function {
+  case .add where result == nil:
+    // The typed entry point: the same rules without building an NSDictionary (unless recording).
+    return SecItemCallEntries(.add, dictionary.swiftEntries, foundationDictionary: { dictionary.cfDictionary })
+  case .add:
+    return status(KeychainFunctions.itemAdd(dictionary.cfDictionary)) { value in result?.pointee = value }
+  case .copyMatching where result != nil:
+    return status(KeychainFunctions.itemCopyMatching(dictionary.cfDictionary)) { value in
+      result?.pointee = value
+    }
+  case .copyMatching: return SecItemCopyMatching(dictionary.cfDictionary, nil)
+  case .update:
+    return SecItemCallEntries(
+      .update, dictionary.swiftEntries, changes: changes!.swiftEntries,
+      foundationDictionary: { dictionary.cfDictionary }, foundationChanges: { changes!.cfDictionary })
+  case .delete:
+    return SecItemCallEntries(.delete, dictionary.swiftEntries, foundationDictionary: { dictionary.cfDictionary })
+  case .upsert: return SecItemUpsert(dictionary.cfDictionary, changes!.cfDictionary)
+  case .importItems: return errSecUnimplemented  // the DSL never imports; the case names recorded imports
+  }
+}
+
+/// The keys that say what a search returns; they never belong in an add or in attributesToUpdate.
+/// Built once: every operation removes them.
+let searchOnlyKeys: Set<String> = Set(
+  [kSecReturnData, kSecReturnAttributes, kSecReturnRef, kSecReturnPersistentRef, kSecMatchLimit].map { $0 as String })
+
+/// searchOnlyKeys plus the keys that identify rather than describe an item.
+let identityAndSearchKeys: Set<String> = searchOnlyKeys.union([
+  kSecClass as String, kSecValuePersistentRef as String,
+])
+
+extension KeychainRequest {
+  /// This description with another entry.
+  func with(_ key: CFString, _ value: KeychainValue?) -> Self {
+    Self(lowered: attributes.setting(key, value))
+  }
+
+  func search(_ returning: [CFString], limit: KeychainValue?) -> KeychainDictionary {
+    var query = attributes.removingKeys(searchOnlyKeys)
+    for key in returning { query[key] = .boolean(true) }
+    query[kSecMatchLimit] = limit
+    return query
+  }
+
+  /// A search through the runtime's typed entry point: the query's entries and the results stay
+  /// Swift values (no Foundation dictionary on either side, the largest cost of a lookup on Linux),
+  /// while the runtime applies SecItemCopyMatching's rules and records the same dictionary.
+  func copyMatching(_ query: KeychainDictionary) -> Result<Any?, KeychainError> {
+    let (status, result) = SecItemCopyMatchingEntries(query.swiftEntries) { query.cfDictionary }
+    switch status {
+    case errSecSuccess: return .success(result)
+    case errSecItemNotFound: return .success(nil)
+    default: return .failure(KeychainError(status: status))
+    }
+  }
+
+  /// Adds the item `reference` (kSecValueRef) stands for; the class comes from the ref.
+  func addReference(_ reference: KeychainValue) -> Result<Void, KeychainError> {
+    var dictionary = attributes.removingKeys([kSecClass as String])
+    dictionary[kSecValueRef] = reference
+    return Self.status(perform(.add, dictionary))
+  }
+
+  /// The first match's ref as a `Reference` (SecKey, SecCertificate, SecIdentity), or nil when
+  /// nothing matches.
+  func firstReference<Reference>(as type: Reference.Type) -> Result<Reference?, KeychainError> {
+    copyMatching(search([kSecReturnRef], limit: .string(kSecMatchLimitOne.description))).flatMap { result in
+      guard let result else { return .success(nil) }
+      guard let reference = result as? Reference else { return .failure(KeychainError(status: errSecDecode)) }
+      return .success(reference)
+    }
+  }
+
+  static func status(_ status: OSStatus) -> Result<Void, KeychainError> {
+    status == errSecSuccess ? .success(()) : .failure(KeychainError(status: status))
+  }
+
+  static func encodeJSON<T: Encodable>(_ value: T) -> Result<Data, KeychainError> {
+    // Sorted keys: the same value always gives the same bytes (Foundation's order is not stable).
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = .sortedKeys
+    do {
+      return .success(try encoder.encode(value))
+    } catch {
+      return .failure(.encodingFailed(KeychainCodingFailure(error, valueType: T.self)))
+    }
+  }
+}

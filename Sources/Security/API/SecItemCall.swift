@@ -1,0 +1,245 @@
+import Foundation
+
+/// The steps shared by the SecItem calls: context, access-group policy and the add/update rules.
+enum SecItemCall {
+  /// SecItemCopyMatching for kSecClassIdentity (keys rule 8.1 to 8.5), with the return
+  /// keys read as for any class.
+  static func copyIdentities(
+    _ query: NSDictionary, _ context: Context, _ result: UnsafeMutablePointer<CFTypeRef?>?
+  ) throws(SecStatus) {
+    let returns = try ItemRequest(
+      IdentityItems.half(
+        query, itemClass: SecConstantValue.classCertificate, reference: nil,
+        dropping: Array(IdentityItems.keyOnlyAttributes(in: query).keys) + [SecConstantValue.valuePersistentRef]))
+    let limit = returns.limit ?? .one
+    // Identities have no class of their own here; their ref always carries the private key.
+    let readsSecrets = AuthenticationPolicy.readsSecrets(returns.returnFlags, of: nil)
+    let skipsConstrained = readsSecrets && AuthenticationPolicy.skipsConstrainedItems(returns)
+    var pairs = try IdentityItems.pairs(query, context, limit: skipsConstrained ? nil : limit.rowLimit)
+    if readsSecrets {
+      // An identity's ref and data carry its private key: the key item's access control decides.
+      let admittedKeys = Set(
+        try AuthenticationPolicy.admit(pairs.map(\.key), skipping: skipsConstrained, limit: nil).map(\.persistentID))
+      pairs = pairs.filter { admittedKeys.contains($0.key.persistentID) }
+      if let rowLimit = limit.rowLimit { pairs = Array(pairs.prefix(rowLimit)) }
+    }
+    guard !pairs.isEmpty else { throw .itemNotFound }
+    guard let result else { return }
+    if limit.isOne {
+      if let shaped = IdentityItems.shaped(pairs[0], returns.returnFlags), !returns.returnFlags.isEmpty {
+        result.pointee = shaped
+      }
+    } else {
+      result.pointee =
+        (returns.returnFlags.isEmpty ? [] : pairs.compactMap { IdentityItems.shaped($0, returns.returnFlags) })
+        as NSArray
+    }
+  }
+
+  struct Context {
+    var store: KeychainStore
+    var accessGroups: [String]
+  }
+
+  /// Runs one call: every failure becomes its status, and nothing escapes as a crash. The call is
+  /// recorded when a recorder is installed (withSecItemCallRecording).
+  static func run(
+    _ function: SecItemFunction, _ dictionary: @autoclosure () -> NSDictionary,
+    _ changes: @autoclosure () -> NSDictionary? = nil, _ body: (Context) throws(SecStatus) -> Void
+  ) -> OSStatus {
+    let status: OSStatus
+    SecItemFailureDetail.clear()
+    do throws(SecStatus) {
+      let current = KeychainContext.current
+      let groups = current.resolvedAccessGroups
+      guard !groups.isEmpty else { throw SecStatus.missingEntitlement }  // rule 11
+      try body(Context(store: try current.resolvedStore(), accessGroups: groups))
+      status = errSecSuccess
+    } catch {
+      status = error.code
+      SecItemFailureDetail.record(error)
+    }
+    SecItemCallRecorder.record(function, dictionary, changes, status)
+    return status
+  }
+
+  private static let tokenGroup = "com.apple.token"
+
+  /// Checks that the caller may use `group` (rule 3.4).
+  static func checkGroup(_ group: String, _ context: Context, writing: Bool) throws(SecStatus) {
+    if writing && group == tokenGroup { throw .missingEntitlement }
+    guard context.accessGroups.contains(group) || context.accessGroups.contains("*") else {
+      throw .missingEntitlement
+    }
+  }
+
+  /// Builds the store filter of a search, update or delete query (rule 3).
+  static func filter(from request: ItemRequest, _ context: Context, ignoringMatchAndReturn: Bool = false)
+    throws(SecStatus) -> ItemFilter
+  {
+    let itemClass = try request.requiredClass()
+    if request.useKeys[SecConstantValue.useItemList] != nil { throw .param }
+    var filter = ItemFilter(itemClass: itemClass)
+    filter.reference = request.reference
+    var attributes = request.attributes
+    if let key = request.keyReference {
+      // The ref stands for its identifying attributes (keys rule 6.8).
+      attributes.merge(try KeyItems.attributes(of: key, forQuery: true)) { given, _ in given }
+    }
+    if let certificate = request.certificateReference {
+      // A certificate is identified by its type, issuer and serial number (7.16).
+      let identity = certificate.itemAttributes.filter {
+        [SecConstantValue.attrCertificateType, SecConstantValue.attrIssuer, SecConstantValue.attrSerialNumber]
+          .contains($0.key)
+      }
+      attributes.merge(identity) { given, _ in given }
+    }
+    // Data and access control never filter (rule 9.7); the dates are system values but do filter.
+    attributes[SecConstantValue.attrAccessControl] = nil
+    if request.reference != nil {
+      guard attributes.isEmpty, !request.synchronizableAny else { throw .param }  // rule 6.8
+      filter.synchronizable = nil
+    } else if request.synchronizableAny {
+      filter.synchronizable = nil
+    } else if case .integer(let sync)? = attributes[SecConstantValue.attrSynchronizable] {
+      filter.synchronizable = sync
+    } else {
+      filter.synchronizable = 0
+    }
+    attributes[SecConstantValue.attrSynchronizable] = nil
+    if case .string(let group)? = attributes[SecConstantValue.attrAccessGroup] {
+      try checkGroup(group, context, writing: false)
+      filter.accessGroups = [group]
+    } else if context.accessGroups.contains("*") {
+      filter.accessGroups = nil
+    } else {
+      filter.accessGroups = context.accessGroups
+    }
+    attributes[SecConstantValue.attrAccessGroup] = nil
+    let constraints = ItemRows.comparable(itemClass, attributes)
+    filter.attributes = constraints
+    filter.primaryKey = ItemRows.primaryKey(itemClass, naming: constraints)
+    if !ignoringMatchAndReturn {
+      filter.hostOrSubdomain = request.hostOrSubdomain
+      filter.issuers = request.issuers
+    }
+    return filter
+  }
+
+  /// Builds a new item from an add dictionary (rule 5), with defaults for what it leaves out.
+  static func newItem(from request: ItemRequest, _ context: Context) throws(SecStatus) -> NewItem {
+    let itemClass = try request.requiredClass()
+    if let key = request.matchKeys.sorted().first {
+      throw SecStatus.param.naming(key, "match keys have no meaning in SecItemAdd (decision 1)")
+    }
+    if request.reference != nil || request.useKeys[SecConstantValue.useItemList] != nil {
+      throw .param
+    }
+    if request.synchronizableAny { throw .param }
+    if request.useKeys[SecConstantValue.useAuthenticationUI].flatMap(ValueConversion.string)
+      == SecConstantValue.useAuthenticationUISkip
+    {
+      throw .param
+    }  // rule 1.11
+    var attributes = request.attributes
+    var data = request.valueData
+    if let key = request.keyReference {
+      // The key's own attributes, under the caller's (keys rule 6.3), and its bytes.
+      attributes.merge(try KeyItems.attributes(of: key, forQuery: false)) { given, _ in given }
+      if data == nil { data = try KeyItems.data(of: key) }
+    }
+    if let certificate = request.certificateReference {
+      // The certificate's own attributes (7.13) and, when the caller gives none, its subject
+      // summary as the label (7.15); the data is its DER.
+      attributes.merge(certificate.itemAttributes) { given, _ in given }
+      if attributes[SecConstantValue.attrLabel] == nil, let summary = certificate.contents.subjectSummary {
+        attributes[SecConstantValue.attrLabel] = .string(summary)
+      }
+      if data == nil { data = certificate.derBytes }
+    }
+    for key in [
+      SecConstantValue.attrCreationDate, SecConstantValue.attrModificationDate, SecConstantValue.attrTombstone,
+      SecConstantValue.attrMultiUser, SecConstantValue.attrSHA1, SecConstantValue.attrUUID,
+    ] { attributes[key] = nil }  // store-set (2.2)
+    for (key, value) in ItemSchema.primaryKeyDefaults(of: itemClass) where attributes[key] == nil {
+      attributes[key] = value
+    }
+    let protection = try request.protection() ?? ItemSchema.defaultAccessibility
+    attributes[SecConstantValue.attrAccessible] = .string(protection)
+    if attributes[SecConstantValue.attrSynchronizable] == nil {
+      attributes[SecConstantValue.attrSynchronizable] = .integer(0)
+    }
+    try validate(attributes, request.accessControl)
+    if ItemSchema.accessibilityValues[protection] == .whenPasscodeSet && !context.store.hasPassphrase {
+      throw .authFailed  // rule 5.13: no passcode is set
+    }
+    if case .string(let group)? = attributes[SecConstantValue.attrAccessGroup] {
+      try checkGroup(group, context, writing: true)
+    } else {
+      guard let group = context.accessGroups.first(where: { $0 != "*" }) else { throw .missingEntitlement }
+      attributes[SecConstantValue.attrAccessGroup] = .string(group)
+    }
+    let complete = try ItemRows.completed(attributes, at: Date())
+    return NewItem(
+      itemClass: itemClass, attributes: complete, accessControl: request.accessControl, data: data,
+      index: try ItemRows.index(itemClass, complete))
+  }
+
+  /// Rules that concern an item as a whole, on add and after an update.
+  static func validate(_ attributes: [String: AttributeValue], _ accessControl: SecAccessControl?) throws(SecStatus) {
+    // Decision 4: synchronizable with a ThisDeviceOnly protection is stored as given (rule 5.12).
+    guard case .integer(1)? = attributes[SecConstantValue.attrSynchronizable] else { return }
+    if let accessControl, accessControl.flags.hasConstraints { throw .param }  // rule 1.13
+  }
+
+  /// What an update does to each matching item, for the store to run inside its transaction.
+  /// Parses attributesToUpdate (rules 7.6 to 7.8, decisions 5 and 7).
+  static func change(from dictionary: NSDictionary, itemClass: ItemClass, _ context: Context) throws(SecStatus)
+    -> ItemChange
+  {
+    try change(from: try dictionary.keychainEntries(), itemClass: itemClass, context)
+  }
+
+  /// attributesToUpdate's entries as a change (rules 7.x and decisions 5 and 7).
+  static func change(from entries: [(String, Any)], itemClass: ItemClass, _ context: Context) throws(SecStatus)
+    -> ItemChange
+  {
+    var change = ItemChange()
+    for (name, value) in entries {
+      if name == SecConstantValue.valueData {
+        guard let data = value as? Data else {
+          throw SecStatus.param.naming(name, "must be Data, not \(describeType(value))")
+        }
+        change.data = data
+        continue
+      }
+      guard name.utf8.count == 4, let definition = ItemSchema.attribute(name, of: itemClass) else {
+        throw SecStatus.noSuchAttribute.naming(name, "cannot be changed by SecItemUpdate (decision 5)")
+      }
+      if value is NSNull { throw .param }
+      switch (definition.ownership, name) {
+      case (.storeDates, _), (.unsupported, _), (_, SecConstantValue.attrSharingGroup): throw .param
+      case (.system, _): continue  // musr and the other system values are ignored
+      default: break
+      }
+      if definition.kind == .accessControl {
+        guard let accessControl = value as? SecAccessControl else { throw .param }
+        change.accessControl = accessControl
+        continue
+      }
+      guard let converted = ValueConversion.attributeValue(value, kind: definition.kind) else { throw .param }
+      change.attributes[name] = converted
+    }
+    try checkItemSize(data: change.data, attributes: change.attributes)
+    if let accessControl = change.accessControl,
+      case .string(let protection)? = change.attributes[SecConstantValue.attrAccessible],
+      protection != accessControl.protection
+    {
+      throw .param
+    }
+    if case .string(let group)? = change.attributes[SecConstantValue.attrAccessGroup] {
+      try checkGroup(group, context, writing: true)  // rule 7.8
+    }
+    return change
+  }
+}

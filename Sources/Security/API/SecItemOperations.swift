@@ -1,0 +1,85 @@
+import Foundation
+
+// The bodies of SecItemCopyMatching, SecItemUpdate and SecItemDelete for every class but
+// identities, shared by the CF functions (SecItem.swift) and the typed entry points
+// (SecItemEntries.swift).
+
+extension SecItemCall {
+  /// What a caller's query is about: identities, which have a path of their own, or items.
+  enum QueryTarget {
+    case identities
+    case items(ItemRequest)
+  }
+
+  /// Reads a caller's query once: its entries decide whether it is about identities and are then
+  /// parsed, so the NSDictionary is not searched by key first (three bridged lookups, 5% of a raw
+  /// lookup). A dictionary whose entries cannot be read is judged as before, so its error is the same.
+  static func read(_ query: NSDictionary) throws(SecStatus) -> QueryTarget {
+    guard let entries = try? query.keychainEntries() else {
+      return IdentityItems.isIdentityQuery(query) ? .identities : .items(try ItemRequest(query))
+    }
+    return IdentityItems.isIdentityQuery(entries) ? .identities : .items(try ItemRequest(entries: entries))
+  }
+
+  /// Whether a typed call must take the CFDictionary path: identities, refs and persistent
+  /// references (which may name an identity) are handled there only.
+  static func namesIdentityOrReference(_ entries: [(String, Any)]) -> Bool {
+    entries.contains {
+      $0.0 == SecConstantValue.valueRef || $0.0 == SecConstantValue.valuePersistentRef
+        || ($0.0 == SecConstantValue.`class` && ($0.1 as? String) == SecConstantValue.classIdentity)
+    }
+  }
+
+  /// SecItemUpdate's body for every class but identities.
+  static func update(_ request: ItemRequest, _ changeEntries: [(String, Any)], _ context: Context) throws(SecStatus) {
+    let itemClass = try request.requiredClass()
+    let filter = try SecItemCall.filter(from: request, context, ignoringMatchAndReturn: true)
+    let change = try SecItemCall.change(from: changeEntries, itemClass: itemClass, context)
+    _ = try StorageUpdates.update(context.store.backend, filter, change)
+  }
+
+  /// SecItemDelete's body for every class but identities.
+  static func delete(_ request: ItemRequest, _ context: Context) throws(SecStatus) {
+    _ = try request.requiredClass()
+    let filter = try SecItemCall.filter(from: request, context, ignoringMatchAndReturn: true)
+    _ = try context.store.backend.delete(filter)
+  }
+}
+
+extension SecItemCall {
+  /// SecItemCopyMatching's search for every class but identities, its result as Swift values: what
+  /// the return keys ask for, or nil when they ask for nothing to be written. Attribute values are
+  /// Foundation objects when `foundationValues` (they are bridged to a CFDictionary next), Swift
+  /// values otherwise.
+  static func copyMatching(_ request: ItemRequest, _ context: Context, foundationValues: Bool) throws(SecStatus)
+    -> Any?
+  {
+    let itemClass = try request.requiredClass()
+    if request.useKeys[SecConstantValue.useItemList] != nil
+      || request.matchKeys.contains(SecConstantValue.matchItemList)
+    {
+      throw .param
+    }
+    if request.matchKeys.contains(SecConstantValue.matchPolicy) { throw .unimplemented }
+    if request.issuers != nil && itemClass != .certificate {
+      throw SecStatus.unimplemented.naming(SecConstantValue.matchIssuers, "applies to certificates and identities")
+    }
+    if request.hostOrSubdomain != nil && itemClass != .internetPassword { throw .unimplemented }
+    let filter = try SecItemCall.filter(from: request, context)
+    let limit = request.limit ?? .one
+    let flags = request.returnFlags
+    var fetch = ResultShape.fetch(for: flags, itemClass)
+    let readsSecrets = AuthenticationPolicy.readsSecrets(flags, of: itemClass)
+    fetch.accessControl = readsSecrets
+    // Skipped items must not use up the limit, so a skipping search reads every match first.
+    let skipsConstrained = readsSecrets && AuthenticationPolicy.skipsConstrainedItems(request)
+    var items = try context.store.backend.find(
+      filter, limit: skipsConstrained ? nil : limit.rowLimit, fetch: fetch)
+    if readsSecrets {
+      items = try AuthenticationPolicy.admit(items, skipping: skipsConstrained, limit: limit.rowLimit)
+    }
+    guard !items.isEmpty else { throw .itemNotFound }
+    if limit.isOne { return ResultShape.value(items[0], flags, forAdd: false, foundationValues: foundationValues) }
+    return items.compactMap { ResultShape.value($0, flags, forAdd: false, foundationValues: foundationValues) }
+  }
+}
