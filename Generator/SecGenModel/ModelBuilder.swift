@@ -6,13 +6,13 @@ import SecGenParse
 /// Every statement it cannot understand is a diagnostic with file:line:column: a constant outside
 /// an `@enum` group, a class table entry that names nothing, an attribute of unknown type...
 public struct ModelBuilder {
-  private var diagnostics: [Diagnostic] = []
-  private var warnings: [Diagnostic] = []
-  private var otherFamilies: [ExcludedDeclarationModel] = []
-  private var sources = SourceTexts()
+  var diagnostics: [Diagnostic] = []
+  var warnings: [Diagnostic] = []
+  var otherFamilies: [ExcludedDeclarationModel] = []
+  var sources = SourceTexts()
   /// The CF_STRING_ENUM typedefs of the headers being modelled (their constants are strings too).
-  private var parsedStringEnums: Set<String> = []
-  private let notes: APINotes
+  var parsedStringEnums: Set<String> = []
+  let notes: APINotes
 
   /// Builds the model of `parsed`, with the sidecar's overrides.
   ///
@@ -79,7 +79,7 @@ public struct ModelBuilder {
     return model
   }
 
-  private let excludedNames: Set<String>
+  let excludedNames: Set<String>
 
   private init(notes: APINotes, excludedNames: Set<String>) {
     self.notes = notes
@@ -89,7 +89,7 @@ public struct ModelBuilder {
   // MARK: Groups
 
   /// An `@enum` group and the constants declared after it.
-  private struct ConstantGroup {
+  struct ConstantGroup {
     var title: String
     var comment: HeaderDocComment
     var members: [ConstantDeclaration] = []
@@ -101,15 +101,15 @@ public struct ModelBuilder {
     }
   }
 
-  private mutating func report(_ location: SourceLocation, _ message: String) {
+  mutating func report(_ location: SourceLocation, _ message: String) {
     diagnostics.append(Diagnostic(location: location, severity: .error, message: message))
   }
 
-  private mutating func comment(_ raw: String, before location: SourceLocation) -> HeaderDocComment {
+  mutating func comment(_ raw: String, before location: SourceLocation) -> HeaderDocComment {
     HeaderDocComment(raw: raw, file: location.file, line: sources.line(of: raw, before: location))
   }
 
-  private mutating func groups(_ constants: [ConstantDeclaration]) -> [ConstantGroup] {
+  mutating func groups(_ constants: [ConstantDeclaration]) -> [ConstantGroup] {
     var groups: [ConstantGroup] = []
     var currentFile = ""
     for constant in constants {
@@ -159,7 +159,7 @@ public struct ModelBuilder {
 
   // MARK: The model
 
-  private mutating func model(_ parsed: ParsedHeaders) -> SecurityModel {
+  mutating func model(_ parsed: ParsedHeaders) -> SecurityModel {
     parsedStringEnums = Set(parsed.stringEnums)
     let groups = groups(parsed.constants)
     let allConstants = Dictionary(parsed.constants.map { ($0.name, $0) }) { first, _ in first }
@@ -317,310 +317,5 @@ public struct ModelBuilder {
       inputs: parsed.files.map { URL(fileURLWithPath: $0).lastPathComponent }, itemClasses: itemClasses,
       attributes: attributes, valueGroups: valueGroups, keyGroups: keyGroups, statusCodes: statusCodes,
       functions: functions, typedEnums: typedEnums)
-  }
-
-  // MARK: Typed enums
-
-  private mutating func typedEnum(_ enumeration: EnumDeclaration) -> TypedEnumModel {
-    let name = enumeration.name ?? ""
-    let documented = enumeration.comment.map { comment($0, before: enumeration.location) }
-    let entries = Dictionary((documented?.all("constant") ?? []).map { ($0.argument, $0.text) }) { first, _ in first }
-    let names = enumeration.constants.map(\.name)
-    // As ClangImporter does, the cases drop the prefix every value shares (kSecAccessControl).
-    var shared = names.first ?? ""
-    for other in names.dropFirst() {
-      shared = String(zip(shared, other).prefix { $0 == $1 }.map(\.0))
-    }
-    if names.count < 2 { shared = "k" + name }
-    let cases = enumeration.constants.map { constant in
-      let documentation = constant.trailingComment ?? entries[constant.name] ?? ""
-      if documentation.isEmpty {
-        report(constant.location, "\(constant.name) of \(name) has no @constant entry or trailing comment")
-      }
-      return TypedEnumCaseModel(
-        constant: constant.name,
-        swiftName: notes.names[constant.name]
-          ?? SwiftNaming.lowerCamel(SwiftNaming.stripSharedPrefix(constant.name, key: shared)),
-        value: constant.value, documentation: documentation)
-    }
-    return TypedEnumModel(
-      name: name, underlyingType: enumeration.underlyingType ?? "int", isOptions: enumeration.isOptions,
-      documentation: documented.map { [$0.first("abstract")?.text, $0.first("discussion")?.text] }
-        .map { $0.compactMap { $0 }.joined(separator: " ") } ?? "",
-      cases: cases)
-  }
-
-  private func isPrivate(_ location: SourceLocation) -> Bool {
-    URL(fileURLWithPath: location.file).lastPathComponent.hasSuffix("Priv.h")
-  }
-
-  private mutating func valueCases(_ group: ConstantGroup, key: String) -> [ValueCaseModel] {
-    group.members.map { member in valueCase(member, key: key, documentation: group.entry(for: member.name)?.text ?? "")
-    }
-  }
-
-  /// One value of `key`'s group, named from the API notes or by what it adds to the key's name.
-  private mutating func valueCase(_ member: ConstantDeclaration, key: String, documentation: String)
-    -> ValueCaseModel
-  {
-    let name =
-      notes.names[member.name] ?? SwiftNaming.lowerCamel(SwiftNaming.stripSharedPrefix(member.name, key: key))
-    if !SwiftNaming.isIdentifier(name) {
-      report(
-        member.location,
-        "\(member.name) would be named '\(name)' in Swift, which is not an identifier; give it a name in the API notes"
-      )
-    }
-    return ValueCaseModel(
-      constant: member.name, swiftName: name, isPrivate: isPrivate(member.location), documentation: documentation)
-  }
-
-  /// The value group of `key`, named from the API notes (by its "<key> Value Constants" title) or
-  /// by the key without its prefix.
-  private func valueGroup(key: String, documentation: String, cases: [ValueCaseModel]) -> ValueGroupModel {
-    ValueGroupModel(
-      key: key,
-      swiftName: notes.names["\(key) Value Constants"]
-        ?? SwiftNaming.stripPrefix(key, ["kSecAttr", "kSecUse", "kSec"]),
-      documentation: documentation, cases: cases)
-  }
-
-  // MARK: Attributes
-
-  private static let cfTypes: [String: ValueType] = [
-    "CFStringRef": .string, "CFNumberRef": .number, "CFBooleanRef": .boolean, "CFDateRef": .date, "CFDataRef": .data,
-    "SecAccessControlRef": .accessControl, "SecAccessRef": .unsupported,
-  ]
-
-  private mutating func attribute(
-    _ declaration: ConstantDeclaration, in group: ConstantGroup, groups: [ValueGroupModel]
-  ) -> AttributeModel {
-    let name = declaration.name
-    let swiftName = notes.names[name] ?? SwiftNaming.lowerCamel(SwiftNaming.stripPrefix(name, ["kSecAttr", "kSec"]))
-    guard let entry = group.entry(for: name) else {
-      report(declaration.location, "\(name) has no @constant entry, so its value type is unknown")
-      return AttributeModel(
-        constant: name, swiftName: swiftName, valueType: .unsupported, valueGroup: nil, readOnly: false, classes: [],
-        isPrivate: isPrivate(declaration.location), documentation: "")
-    }
-    let location = SourceLocation(file: group.comment.file, line: entry.line, column: 5)
-    var text = entry.text
-    var readOnly = false
-    for marker in ["(read-only)", "(read only)"] where text.hasPrefix(marker) {
-      readOnly = true
-      text = text.dropFirst(marker.count).trimmingCharacters(in: .whitespaces)
-    }
-    var valueType = ValueType.unsupported
-    var valueGroup: String?
-    if let override = notes.types[name].flatMap(ValueType.init(rawValue:)) {
-      valueType = override
-    } else if groups.contains(where: { $0.key == name && $0.cases.contains { !$0.isPrivate } }),
-      text.contains("CFNumber") || text.contains("one of ")
-        || text.range(of: #"\b(CF|Sec)[A-Za-z]+"#, options: .regularExpression) == nil
-    {
-      // A "<key> Value Constants" group wins over a number or a missing type: legacy wording calls
-      // the values of kSecAttrProtocol a CFNumberRef, yet they are string constants. A string or
-      // boolean attribute whose group lists special values (kSecAttrAccessGroupToken,
-      // kSecAttrSynchronizableAny) keeps its type, and takes the constants in an extra setter; so
-      // does a number whose only listed values are Apple SPI (kSecAttrKeySizeInBits).
-      valueType = .valueConstant
-      valueGroup = name
-    } else if let range = text.range(of: #"(\S+) Value Constants"#, options: .regularExpression) {
-      // "listed in X Value Constants", "See the \"X Value Constants\" section", "(see \"X Value Constants\".)"
-      let key = text[range].dropLast(" Value Constants".count).trimmingCharacters(
-        in: CharacterSet(charactersIn: "\"(“"))
-      if groups.contains(where: { $0.key == key }) {
-        valueType = .valueConstant
-        valueGroup = String(key)
-      } else {
-        report(location, "\(name) refers to \"\(key) Value Constants\", which is not a group of the headers")
-      }
-    } else if let range = text.range(of: #"\b(CF|Sec)[A-Za-z]+\b"#, options: .regularExpression),
-      let known = Self.cfTypes[String(text[range])] ?? Self.cfTypes[String(text[range]) + "Ref"]
-    {
-      // CFDataRef, or written without Ref ("a CFData", "a SecAccessControl instance").
-      valueType = known
-    } else if let range = text.range(of: #"\b(CF|Sec)[A-Za-z]*Ref\b"#, options: .regularExpression) {
-      report(location, "\(name) has the value type \(text[range]), which secgen does not know")
-    } else {
-      report(
-        location,
-        "the @constant text of \(name) names no value type (a CF type such as CFStringRef, or a value-constants group); "
-          + "the API notes may give one")
-    }
-    return AttributeModel(
-      constant: name, swiftName: swiftName, valueType: valueType, valueGroup: valueGroup, readOnly: readOnly,
-      classes: [], isPrivate: isPrivate(declaration.location), documentation: text)
-  }
-
-  /// Reads the `kSecClassX item attributes:` tables of the attribute groups' discussions.
-  /// Shapes that parse but cannot be what the headers mean: a missing `@enum` line turns attribute
-  /// keys into item classes, or leaves every class without attributes.
-  private mutating func sanityChecks(
-    _ itemClasses: [ItemClassModel], attributes: [AttributeModel], attributeGroups: [ConstantGroup],
-    privateClasses: Set<String>, locations: [String: SourceLocation]
-  ) {
-    func place(_ name: String) -> SourceLocation { locations[name] ?? .none }
-    for itemClass in itemClasses where !itemClass.constant.hasPrefix("kSecClass") {
-      report(
-        place(itemClass.constant),
-        "\(itemClass.constant) is among the item classes (group \"Class Value Constants\"); is an @enum line "
-          + "missing above it?")
-    }
-    if attributeGroups.isEmpty, let first = itemClasses.first {
-      report(place(first.constant), "the headers declare item classes but no \"Attribute Key Constants\" group")
-    }
-    // Apple's SPI classes (kSecClassAppleSharePassword) may have no table; a public one without
-    // attributes would lose its builder without a word.
-    for itemClass in itemClasses
-    where itemClass.constant.hasPrefix("kSecClass") && itemClass.attributes.isEmpty
-      && !privateClasses.contains(itemClass.constant)
-    {
-      report(
-        place(itemClass.constant),
-        "\(itemClass.constant) has no attributes: the class table has no \"\(itemClass.constant) item attributes:\" "
-          + "section, or it names none")
-    }
-  }
-
-  private mutating func classTable(_ groups: [ConstantGroup], classes: Set<String>, attributes: Set<String>) -> (
-    [String: [String]], shared: [String: [String]]
-  ) {
-    var table: [String: [String]] = [:]
-    var shared: [String: [String]] = [:]
-    var prose: [String: String] = [:]
-    for group in groups {
-      // The table is in the @discussion, or straight under the @enum line when there is none.
-      let tableLines =
-        group.comment.first("discussion")?.lines ?? Array(group.comment.first("enum")?.lines.dropFirst() ?? [])
-      var currentClass: String?
-      for (rawLine, line) in tableLines {
-        let text = rawLine.trimmingCharacters(in: .whitespaces)
-        let column =
-          (rawLine.range(of: text).map { rawLine.distance(from: rawLine.startIndex, to: $0.lowerBound) } ?? 0) + 1
-        let location = SourceLocation(file: group.comment.file, line: line, column: column)
-        if text.hasSuffix(" item attributes:") {
-          let name = String(text.dropLast(" item attributes:".count))
-          guard classes.contains(name) else {
-            report(location, "the class table names \(name), which is not a declared item class")
-            currentClass = nil
-            continue
-          }
-          currentClass = name
-          if table[name] == nil { table[name] = [] }
-        } else if let current = currentClass,
-          let match = text.range(of: #"^k[A-Za-z0-9_]+"#, options: .regularExpression)
-        {
-          let name = String(text[match])
-          let rest = text[match.upperBound...].trimmingCharacters(in: .whitespaces)
-          if classes.contains(name) {
-            // A class named in the section's prose ("...shares attributes of\n kSecClassKey.").
-            prose[current, default: ""] += " " + text
-            continue
-          }
-          guard rest.isEmpty || (rest.hasPrefix("(") && rest.hasSuffix(")")) else {
-            currentClass = nil
-            continue
-          }
-          guard attributes.contains(name) else {
-            // An attribute of another platform (kSecAttrAccess is macOS's) is simply not there.
-            if !excludedNames.contains(name) {
-              report(location, "the class table of \(current) names \(name), which is not a declared attribute")
-            }
-            continue
-          }
-          if !table[current]!.contains(name) { table[current]!.append(name) }
-        } else if let current = currentClass, !text.isEmpty, !text.hasPrefix("k") {
-          // Prose inside a class's section ("Since an identity is ...") continues it.
-          prose[current, default: ""] += " " + text
-        } else if !text.isEmpty {
-          currentClass = nil
-        }
-      }
-    }
-    // "this class shares attributes of both kSecClassKey and kSecClassCertificate"
-    for (itemClass, text) in prose {
-      guard let phrase = text.range(of: "shares attributes of") else { continue }
-      var searchRange = phrase.upperBound..<text.endIndex
-      while let match = text.range(of: #"kSecClass[A-Za-z]+"#, options: .regularExpression, range: searchRange) {
-        let named = String(text[match])
-        if classes.contains(named) && named != itemClass { shared[itemClass, default: []].append(named) }
-        searchRange = match.upperBound..<text.endIndex
-      }
-    }
-    return (table, shared)
-  }
-
-  // MARK: Status codes and functions
-
-  private mutating func statusCodes(_ enumerations: [EnumDeclaration], returnedByFunctions: Set<String>)
-    -> [StatusCodeModel]
-  {
-    var codes: [StatusCodeModel] = []
-    var firstByValue: [Int64: String] = [:]
-    for enumeration in enumerations {
-      // Apple's own enum gives some codes no trailing comment; its @enum comment's @constant
-      // entries may still say what they mean.
-      let documented = enumeration.comment.map { comment($0, before: enumeration.location) }
-      let entries = Dictionary((documented?.all("constant") ?? []).map { ($0.argument, $0.text) }) { first, _ in first }
-      for constant in enumeration.constants {
-        guard constant.name.hasPrefix("errSec") || constant.name == "noErr" else {
-          // Another family of codes in the same enum: filtered out, on the record.
-          otherFamilies.append(
-            ExcludedDeclarationModel(
-              name: constant.name, reason: "not an errSec status code; only errSec codes become KeychainError cases"))
-          continue
-        }
-        let alias = firstByValue[constant.value].flatMap { name in codes.first { $0.name == name } }
-        var meaning = constant.trailingComment ?? ""
-        if meaning.isEmpty { meaning = entries[constant.name] ?? alias?.meaning ?? "" }
-        if meaning.isEmpty {
-          warnings.append(
-            Diagnostic(
-              location: constant.location, severity: .warning,
-              message: "\(constant.name) has no trailing comment or @constant entry giving its meaning"))
-        }
-        let swiftName =
-          notes.names[constant.name] ?? SwiftNaming.lowerCamel(SwiftNaming.stripPrefix(constant.name, ["errSec"]))
-        codes.append(
-          StatusCodeModel(
-            name: constant.name, swiftName: swiftName, value: constant.value, meaning: meaning,
-            aliasOf: firstByValue[constant.value],
-            returnedByFunctions: returnedByFunctions.contains(constant.name)))
-        if firstByValue[constant.value] == nil { firstByValue[constant.value] = constant.name }
-      }
-    }
-    return codes
-  }
-
-  private mutating func function(_ declaration: FunctionDeclaration, typedEnums: Set<String>) -> FunctionModel {
-    let parsed = declaration.comment.map { comment($0, before: declaration.location) }
-    if let parsed, let named = parsed.first("function"), named.text != declaration.name {
-      report(
-        SourceLocation(file: declaration.location.file, line: named.line, column: 5),
-        "@function \(named.text) documents \(declaration.name)")
-    }
-    let documented = Dictionary((parsed?.all("param") ?? []).map { ($0.argument, $0) }) { first, _ in first }
-    for (name, tag) in documented where !declaration.parameters.contains(where: { $0.name == name }) {
-      report(
-        SourceLocation(file: declaration.location.file, line: tag.line, column: 5),
-        "@param \(name) names no parameter of \(declaration.name)")
-    }
-    let result = parsed?.first("result")?.text ?? ""
-    var codes: [String] = []
-    var searchRange = result.startIndex..<result.endIndex
-    while let range = result.range(of: #"errSec[A-Za-z0-9]+"#, options: .regularExpression, range: searchRange) {
-      codes.append(String(result[range]))
-      searchRange = range.upperBound..<result.endIndex
-    }
-    var model = FunctionModel(
-      name: declaration.name, abstract: parsed?.first("abstract")?.text ?? "", resultType: declaration.resultType,
-      parameters: declaration.parameters.map {
-        ParameterModel(
-          name: $0.name, type: $0.type, nullable: $0.nullability == .nullable,
-          documentation: documented[$0.name]?.text ?? "")
-      }, result: result, resultCodes: codes)
-    model.wrapper = FunctionConventions.wrapper(model, typedEnums: typedEnums)
-    return model
   }
 }

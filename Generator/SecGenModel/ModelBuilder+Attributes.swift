@@ -1,0 +1,171 @@
+import Foundation
+import SecGenParse
+
+// Attributes and the class table: which item class carries which attribute, checked against
+// the header's declarations.
+
+extension ModelBuilder {
+  static let cfTypes: [String: ValueType] = [
+    "CFStringRef": .string, "CFNumberRef": .number, "CFBooleanRef": .boolean, "CFDateRef": .date, "CFDataRef": .data,
+    "SecAccessControlRef": .accessControl, "SecAccessRef": .unsupported,
+  ]
+
+  mutating func attribute(
+    _ declaration: ConstantDeclaration, in group: ConstantGroup, groups: [ValueGroupModel]
+  ) -> AttributeModel {
+    let name = declaration.name
+    let swiftName = notes.names[name] ?? SwiftNaming.lowerCamel(SwiftNaming.stripPrefix(name, ["kSecAttr", "kSec"]))
+    guard let entry = group.entry(for: name) else {
+      report(declaration.location, "\(name) has no @constant entry, so its value type is unknown")
+      return AttributeModel(
+        constant: name, swiftName: swiftName, valueType: .unsupported, valueGroup: nil, readOnly: false, classes: [],
+        isPrivate: isPrivate(declaration.location), documentation: "")
+    }
+    let location = SourceLocation(file: group.comment.file, line: entry.line, column: 5)
+    var text = entry.text
+    var readOnly = false
+    for marker in ["(read-only)", "(read only)"] where text.hasPrefix(marker) {
+      readOnly = true
+      text = text.dropFirst(marker.count).trimmingCharacters(in: .whitespaces)
+    }
+    var valueType = ValueType.unsupported
+    var valueGroup: String?
+    if let override = notes.types[name].flatMap(ValueType.init(rawValue:)) {
+      valueType = override
+    } else if groups.contains(where: { $0.key == name && $0.cases.contains { !$0.isPrivate } }),
+      text.contains("CFNumber") || text.contains("one of ")
+        || text.range(of: #"\b(CF|Sec)[A-Za-z]+"#, options: .regularExpression) == nil
+    {
+      // A "<key> Value Constants" group wins over a number or a missing type: legacy wording calls
+      // the values of kSecAttrProtocol a CFNumberRef, yet they are string constants. A string or
+      // boolean attribute whose group lists special values (kSecAttrAccessGroupToken,
+      // kSecAttrSynchronizableAny) keeps its type, and takes the constants in an extra setter; so
+      // does a number whose only listed values are Apple SPI (kSecAttrKeySizeInBits).
+      valueType = .valueConstant
+      valueGroup = name
+    } else if let range = text.range(of: #"(\S+) Value Constants"#, options: .regularExpression) {
+      // "listed in X Value Constants", "See the \"X Value Constants\" section", "(see \"X Value Constants\".)"
+      let key = text[range].dropLast(" Value Constants".count).trimmingCharacters(
+        in: CharacterSet(charactersIn: "\"(“"))
+      if groups.contains(where: { $0.key == key }) {
+        valueType = .valueConstant
+        valueGroup = String(key)
+      } else {
+        report(location, "\(name) refers to \"\(key) Value Constants\", which is not a group of the headers")
+      }
+    } else if let range = text.range(of: #"\b(CF|Sec)[A-Za-z]+\b"#, options: .regularExpression),
+      let known = Self.cfTypes[String(text[range])] ?? Self.cfTypes[String(text[range]) + "Ref"]
+    {
+      // CFDataRef, or written without Ref ("a CFData", "a SecAccessControl instance").
+      valueType = known
+    } else if let range = text.range(of: #"\b(CF|Sec)[A-Za-z]*Ref\b"#, options: .regularExpression) {
+      report(location, "\(name) has the value type \(text[range]), which secgen does not know")
+    } else {
+      report(
+        location,
+        "the @constant text of \(name) names no value type (a CF type such as CFStringRef, or a value-constants group); "
+          + "the API notes may give one")
+    }
+    return AttributeModel(
+      constant: name, swiftName: swiftName, valueType: valueType, valueGroup: valueGroup, readOnly: readOnly,
+      classes: [], isPrivate: isPrivate(declaration.location), documentation: text)
+  }
+
+  /// Reads the `kSecClassX item attributes:` tables of the attribute groups' discussions.
+  /// Shapes that parse but cannot be what the headers mean: a missing `@enum` line turns attribute
+  /// keys into item classes, or leaves every class without attributes.
+  mutating func sanityChecks(
+    _ itemClasses: [ItemClassModel], attributes: [AttributeModel], attributeGroups: [ConstantGroup],
+    privateClasses: Set<String>, locations: [String: SourceLocation]
+  ) {
+    func place(_ name: String) -> SourceLocation { locations[name] ?? .none }
+    for itemClass in itemClasses where !itemClass.constant.hasPrefix("kSecClass") {
+      report(
+        place(itemClass.constant),
+        "\(itemClass.constant) is among the item classes (group \"Class Value Constants\"); is an @enum line "
+          + "missing above it?")
+    }
+    if attributeGroups.isEmpty, let first = itemClasses.first {
+      report(place(first.constant), "the headers declare item classes but no \"Attribute Key Constants\" group")
+    }
+    // Apple's SPI classes (kSecClassAppleSharePassword) may have no table; a public one without
+    // attributes would lose its builder without a word.
+    for itemClass in itemClasses
+    where itemClass.constant.hasPrefix("kSecClass") && itemClass.attributes.isEmpty
+      && !privateClasses.contains(itemClass.constant)
+    {
+      report(
+        place(itemClass.constant),
+        "\(itemClass.constant) has no attributes: the class table has no \"\(itemClass.constant) item attributes:\" "
+          + "section, or it names none")
+    }
+  }
+
+  mutating func classTable(_ groups: [ConstantGroup], classes: Set<String>, attributes: Set<String>) -> (
+    [String: [String]], shared: [String: [String]]
+  ) {
+    var table: [String: [String]] = [:]
+    var shared: [String: [String]] = [:]
+    var prose: [String: String] = [:]
+    for group in groups {
+      // The table is in the @discussion, or straight under the @enum line when there is none.
+      let tableLines =
+        group.comment.first("discussion")?.lines ?? Array(group.comment.first("enum")?.lines.dropFirst() ?? [])
+      var currentClass: String?
+      for (rawLine, line) in tableLines {
+        let text = rawLine.trimmingCharacters(in: .whitespaces)
+        let column =
+          (rawLine.range(of: text).map { rawLine.distance(from: rawLine.startIndex, to: $0.lowerBound) } ?? 0) + 1
+        let location = SourceLocation(file: group.comment.file, line: line, column: column)
+        if text.hasSuffix(" item attributes:") {
+          let name = String(text.dropLast(" item attributes:".count))
+          guard classes.contains(name) else {
+            report(location, "the class table names \(name), which is not a declared item class")
+            currentClass = nil
+            continue
+          }
+          currentClass = name
+          if table[name] == nil { table[name] = [] }
+        } else if let current = currentClass,
+          let match = text.range(of: #"^k[A-Za-z0-9_]+"#, options: .regularExpression)
+        {
+          let name = String(text[match])
+          let rest = text[match.upperBound...].trimmingCharacters(in: .whitespaces)
+          if classes.contains(name) {
+            // A class named in the section's prose ("...shares attributes of\n kSecClassKey.").
+            prose[current, default: ""] += " " + text
+            continue
+          }
+          guard rest.isEmpty || (rest.hasPrefix("(") && rest.hasSuffix(")")) else {
+            currentClass = nil
+            continue
+          }
+          guard attributes.contains(name) else {
+            // An attribute of another platform (kSecAttrAccess is macOS's) is simply not there.
+            if !excludedNames.contains(name) {
+              report(location, "the class table of \(current) names \(name), which is not a declared attribute")
+            }
+            continue
+          }
+          if !table[current]!.contains(name) { table[current]!.append(name) }
+        } else if let current = currentClass, !text.isEmpty, !text.hasPrefix("k") {
+          // Prose inside a class's section ("Since an identity is ...") continues it.
+          prose[current, default: ""] += " " + text
+        } else if !text.isEmpty {
+          currentClass = nil
+        }
+      }
+    }
+    // "this class shares attributes of both kSecClassKey and kSecClassCertificate"
+    for (itemClass, text) in prose {
+      guard let phrase = text.range(of: "shares attributes of") else { continue }
+      var searchRange = phrase.upperBound..<text.endIndex
+      while let match = text.range(of: #"kSecClass[A-Za-z]+"#, options: .regularExpression, range: searchRange) {
+        let named = String(text[match])
+        if classes.contains(named) && named != itemClass { shared[itemClass, default: []].append(named) }
+        searchRange = match.upperBound..<text.endIndex
+      }
+    }
+    return (table, shared)
+  }
+}

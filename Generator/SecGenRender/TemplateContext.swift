@@ -1,0 +1,125 @@
+import Foundation
+import SecGenModel
+import SecGenParse
+
+/// The model seen from Swift: what the templates print.
+enum TemplateContext {
+  static let keywords: Set<String> = [
+    "associatedtype", "class", "deinit", "enum", "extension", "fileprivate", "func", "import", "init", "inout",
+    "internal", "let", "open", "operator", "private", "protocol", "public", "rethrows", "static", "struct",
+    "subscript", "typealias", "var", "break", "case", "continue", "default", "defer", "do", "else", "fallthrough",
+    "for", "guard", "if", "in", "repeat", "return", "switch", "where", "while", "as", "Any", "catch", "false", "is",
+    "nil", "super", "self", "Self", "throw", "throws", "true", "try",
+  ]
+
+  static func escaped(_ name: String) -> String { keywords.contains(name) ? "`\(name)`" : name }
+
+  /// Members every builder and item has besides the attributes; an attribute may not take their names.
+  static let reservedMembers: Set<String> = [
+    "attributes", "data", "persistentReference", "request", "add", "set", "string", "decode", "item", "all",
+    "reference", "exists", "update", "delete", "with", "result", "addReturningReference",
+  ]
+
+  /// Attributes whose Swift name would collide with a member the templates always generate.
+  static func nameCollisions(_ model: SecurityModel) -> [Diagnostic] {
+    model.attributes.filter { reservedMembers.contains($0.swiftName) && !$0.classes.isEmpty }.map {
+      Diagnostic(
+        location: .none, severity: .error,
+        message: "\($0.constant) would be named '\($0.swiftName)', which the generated types already use; "
+          + "give it another name in the API notes")
+    }
+  }
+
+  /// Wraps prose into `///` lines of at most `width` characters, indented by `indent`.
+  static func docComment(_ text: String, indent: String = "", width: Int = 100) -> String {
+    var lines: [String] = []
+    var current = ""
+    for word in text.split(separator: " ") {
+      if !current.isEmpty && current.count + 1 + word.count > width {
+        lines.append(current)
+        current = String(word)
+      } else {
+        current = current.isEmpty ? String(word) : current + " " + word
+      }
+    }
+    if !current.isEmpty { lines.append(current) }
+    if lines.isEmpty { lines = [""] }
+    return lines.map { $0.isEmpty ? "\(indent)///" : "\(indent)/// \($0)" }.joined(separator: "\n")
+  }
+
+  /// A sentence for the documentation of a deprecated declaration that generated code itself
+  /// refers to (enum cases, item fields), where an attribute would make the build warn.
+  static func deprecationNote(_ deprecation: String?) -> String {
+    guard let deprecation else { return "" }
+    return deprecation.isEmpty ? " Deprecated." : " Deprecated: \(deprecation)"
+  }
+
+  /// `@available(*, deprecated, message: "...")` on its own line after a doc comment, for a
+  /// builder method the headers deprecate on the target platform; empty otherwise.
+  static func deprecationAttribute(_ deprecation: String?, indent: String) -> String {
+    guard let deprecation else { return "" }
+    if deprecation.isEmpty { return "\n\(indent)@available(*, deprecated)" }
+    let escaped = deprecation.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+    return "\n\(indent)@available(*, deprecated, message: \"\(escaped)\")"
+  }
+
+  static func swiftType(_ attribute: AttributeModel, groups: [String: ValueGroupModel]) -> String? {
+    switch attribute.valueType {
+    case .string: "String"
+    case .number: "Int"
+    case .boolean: "Bool"
+    case .date: "Date"
+    case .data: "Data"
+    case .accessControl: "SecAccessControl"
+    case .valueConstant: attribute.valueGroup.flatMap { groups[$0]?.swiftName }
+    case .unsupported: nil
+    }
+  }
+
+  static func lowering(_ attribute: AttributeModel) -> String {
+    switch attribute.valueType {
+    case .string: ".string(value)"
+    case .number: ".integer(value)"
+    case .boolean: ".boolean(value)"
+    case .date: ".date(value)"
+    case .data: ".data(value)"
+    case .accessControl: ".accessControl(value)"
+    case .valueConstant, .unsupported: ".string(value.constant.description)"
+    }
+  }
+
+  static func reading(_ attribute: AttributeModel, type: String) -> String {
+    let key = attribute.constant
+    switch attribute.valueType {
+    case .string: return "result.string(\(key))"
+    case .number: return "result.integer(\(key))"
+    case .boolean: return "result.boolean(\(key))"
+    case .date: return "result.date(\(key))"
+    case .data: return "result.data(\(key))"
+    case .accessControl: return "result.accessControl(\(key))"
+    case .valueConstant, .unsupported: return "result.constant(\(key)).flatMap(\(type).init(constant:))"
+    }
+  }
+
+  /// A Swift string literal of `text`.
+  static func literal(_ text: String) -> String {
+    var escaped = ""
+    for character in text.unicodeScalars {
+      switch character {
+      case "\\": escaped += "\\\\"
+      case "\"": escaped += "\\\""
+      case "\n": escaped += "\\n"
+      default: escaped.unicodeScalars.append(character)
+      }
+    }
+    return "\"\(escaped)\""
+  }
+
+  /// A status code's comment as the sentence SecCopyErrorMessageString returns: capitalized, with
+  /// a full stop (Apple builds its messages from the same comments).
+  static func message(_ meaning: String) -> String {
+    guard let first = meaning.first else { return "The operation failed." }
+    let sentence = first.uppercased() + meaning.dropFirst()
+    return [".", "!", "?"].contains(sentence.last) ? sentence : sentence + "."
+  }
+}
