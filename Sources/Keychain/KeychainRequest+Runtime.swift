@@ -10,7 +10,8 @@ import Foundation
 /// A search's wrapper folds errSecItemNotFound into `.success(nil)`, which cannot tell "nothing
 /// found" from "found, and nothing asked to be returned": `exists()` needs that difference, so
 /// searches without a return key call SecItemCopyMatching itself. The upsert is the runtime's own
-/// SPI, which no header declares.
+/// function, declared in SecItemPriv.h, so it has a generated wrapper too. An update or upsert
+/// without its changes is errSecParam.
 func perform(
   _ function: KeychainFunction, _ dictionary: KeychainDictionary, changes: KeychainDictionary? = nil,
   result: UnsafeMutablePointer<CFTypeRef?>? = nil
@@ -35,12 +36,15 @@ func perform(
     }
   case .copyMatching: return SecItemCopyMatching(dictionary.cfDictionary, nil)
   case .update:
+    guard let changes else { return errSecParam }
     return SecItemCallEntries(
-      .update, dictionary.swiftEntries, changes: changes!.swiftEntries,
-      foundationDictionary: { dictionary.cfDictionary }, foundationChanges: { changes!.cfDictionary })
+      .update, dictionary.swiftEntries, changes: changes.swiftEntries,
+      foundationDictionary: { dictionary.cfDictionary }, foundationChanges: { changes.cfDictionary })
   case .delete:
     return SecItemCallEntries(.delete, dictionary.swiftEntries, foundationDictionary: { dictionary.cfDictionary })
-  case .upsert: return SecItemUpsert(dictionary.cfDictionary, changes!.cfDictionary)
+  case .upsert:
+    guard let changes else { return errSecParam }
+    return status(KeychainFunctions.itemUpsert(dictionary.cfDictionary, changes.cfDictionary))
   case .importItems: return errSecUnimplemented  // the DSL never imports; the case names recorded imports
   }
 }

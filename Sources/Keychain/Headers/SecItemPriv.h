@@ -388,6 +388,16 @@ extern const CFStringRef kSOSInternalAccessGroup
 extern const CFStringRef kSecAttrSharingGroupNone
     API_AVAILABLE(macos(10.6), ios(2.0));
 
+/*!
+    @function SecItemUpsert
+    @abstract Changes every keychain item that matches a search query, or adds one when none does, in one transaction.
+    @discussion KeychainBridge's own: the typed API's set lowers to it, so that another writer cannot add the item between a failed update and the add. The added item is the query merged with attributesToUpdate.
+    @param query A dictionary with the item class and the attributes of the items to change; with attributesToUpdate, the item to add.
+    @param attributesToUpdate A dictionary with the new attribute values and, optionally, new data.
+    @result A result code: errSecSuccess, errSecUnimplemented, errSecParam, errSecAllocate, errSecIO, errSecWrPerm, errSecNotAvailable, errSecReadOnly, errSecAuthFailed, errSecInvalidKeychain, errSecDuplicateItem, errSecNoSuchAttr, errSecNoSuchClass, errSecInteractionNotAllowed, errSecInternalComponent, errSecDecode, errSecMissingEntitlement.
+*/
+OSStatus SecItemUpsert(CFDictionaryRef query, CFDictionaryRef attributesToUpdate)
+    API_AVAILABLE(macos(10.6), ios(2.0));
 
 CF_IMPLICIT_BRIDGING_DISABLED
 CF_ASSUME_NONNULL_END

@@ -81,4 +81,13 @@ OSStatus SecItemUpdate(CFDictionaryRef query, CFDictionaryRef attributesToUpdate
 */
 OSStatus SecItemDelete(CFDictionaryRef query);
 
+/*!
+    @function SecItemUpsert
+    @abstract Changes the matching items, or adds one.
+    @param query What to change, and with the changes what to add.
+    @param attributesToUpdate The changes.
+    @result errSecSuccess or a failure.
+*/
+OSStatus SecItemUpsert(CFDictionaryRef query, CFDictionaryRef attributesToUpdate);
+
 CF_ASSUME_NONNULL_END

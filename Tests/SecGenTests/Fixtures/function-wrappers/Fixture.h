@@ -36,6 +36,16 @@ OSStatus SecItemDelete(CFDictionaryRef query)
     API_AVAILABLE(macos(10.6), ios(2.0));
 
 /*!
+    @function SecItemUpsert
+    @abstract Changes the matching items, or adds one.
+    @param query What to change, and with the changes what to add.
+    @param attributesToUpdate The changes.
+    @result errSecSuccess or a failure.
+*/
+OSStatus SecItemUpsert(CFDictionaryRef query, CFDictionaryRef attributesToUpdate)
+    API_AVAILABLE(macos(10.6), ios(2.0));
+
+/*!
     @function SecCopyErrorMessageString
     @abstract Describes a status.
     @param status The status.

@@ -46,4 +46,13 @@ public enum KeychainFunctions {
     let status = SecItemDelete(query)
     return status == errSecSuccess ? .success(()) : .failure(KeychainError(status: status))
   }
+
+  /// `SecItemUpsert`: Changes the matching items, or adds one. Success, or the status as a
+  /// `KeychainError`.
+  public static func itemUpsert(_ query: CFDictionary, _ attributesToUpdate: CFDictionary)
+    -> Result<Void, KeychainError>
+  {
+    let status = SecItemUpsert(query, attributesToUpdate)
+    return status == errSecSuccess ? .success(()) : .failure(KeychainError(status: status))
+  }
 }

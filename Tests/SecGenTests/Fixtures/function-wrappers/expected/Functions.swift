@@ -28,6 +28,15 @@ public enum KeychainFunctions {
     return status == errSecSuccess ? .success(()) : .failure(KeychainError(status: status))
   }
 
+  /// `SecItemUpsert`: Changes the matching items, or adds one. Success, or the status as a
+  /// `KeychainError`.
+  public static func itemUpsert(_ query: CFDictionary, _ attributesToUpdate: CFDictionary)
+    -> Result<Void, KeychainError>
+  {
+    let status = SecItemUpsert(query, attributesToUpdate)
+    return status == errSecSuccess ? .success(()) : .failure(KeychainError(status: status))
+  }
+
   /// `SecCopyErrorMessageString`: Describes a status. nil where the C function returns NULL.
   public static func copyErrorMessageString(_ status: OSStatus, _ reserved: UnsafeMutableRawPointer?) -> CFString? {
     SecCopyErrorMessageString(status, reserved)
