@@ -129,7 +129,8 @@ import Testing
     #expect(copyMatching.resultType == "OSStatus")
     #expect(
       Set(functions.keys) == [
-        "SecItemAdd", "SecItemCopyMatching", "SecItemUpdate", "SecItemDelete", "SecItemUpsert", "SecCopyErrorMessageString",
+        "SecItemAdd", "SecItemCopyMatching", "SecItemUpdate", "SecItemDelete", "SecItemUpsert",
+        "SecCopyErrorMessageString",
         "SecAccessControlCreateWithFlags", "SecKeyCreateRandomKey", "SecKeyCreateWithData", "SecKeyGetBlockSize",
         "SecKeyCopyExternalRepresentation", "SecKeyCopyAttributes", "SecKeyCopyPublicKey", "SecKeyCreateSignature",
         "SecKeyVerifySignature", "SecKeyCreateEncryptedData", "SecKeyCreateDecryptedData",
