@@ -36,6 +36,12 @@ public enum Ownership: String, Codable, Sendable {
 /// 5. Parameters keep their order and nullability (`T?` for nullable ones); CF types map to their
 ///    Swift names (`CFDictionaryRef` to `CFDictionary`), typed enums keep theirs. A function with a type the runtime has no
 ///    Swift type for gets no wrapper, and the model says why.
+/// 6. A Copy function with such an out-parameter also gets an existence test, `<name>Exists`: the
+///    same call with NULL for the out-parameter, which its nullability allows and which asks only
+///    whether something matches; errSecSuccess is `.success(true)`, errSecItemNotFound
+///    `.success(false)`. A search's wrapper (rule 2) cannot tell those apart when the query asks for
+///    nothing to be returned. Apple's own `@result` ("A result code. See ...") lists no codes, so
+///    this rule reads the prototype and the name only.
 public struct WrapperModel: Codable, Equatable, Sendable {
   /// The Swift name: the C name without `Sec`, lower camel case (`itemCopyMatching`).
   public var swiftName: String
@@ -50,6 +56,8 @@ public struct WrapperModel: Codable, Equatable, Sendable {
   public var resultOwnership: Ownership
   /// Rule 2: errSecItemNotFound is `.success(nil)`.
   public var notFoundIsNil: Bool
+  /// Rule 6: the Swift name of the function's existence test; nil for a function without one.
+  public var existenceTestName: String? = nil
   /// The Swift parameters: name and type, in order.
   public var parameters: [WrapperParameter]
   /// The Swift return type.
@@ -137,6 +145,9 @@ enum FunctionConventions {
     } else {
       convention = .none
     }
+    let isCopyWithResult =
+      convention == .status && resultParameter != nil && resultParameterType == nil
+      && function.name.contains("Copy")
     let notFoundIsNil =
       resultParameter != nil && function.name.contains("Copy") && function.resultCodes.contains("errSecItemNotFound")
     var unavailable: String?
@@ -175,6 +186,7 @@ enum FunctionConventions {
     return WrapperModel(
       swiftName: swiftName, convention: convention, resultParameter: resultParameter,
       resultParameterType: resultParameterType, resultOwnership: ownership,
-      notFoundIsNil: notFoundIsNil, parameters: swiftParameters, returnType: returnType, unavailableReason: unavailable)
+      notFoundIsNil: notFoundIsNil, existenceTestName: isCopyWithResult ? swiftName + "Exists" : nil,
+      parameters: swiftParameters, returnType: returnType, unavailableReason: unavailable)
   }
 }

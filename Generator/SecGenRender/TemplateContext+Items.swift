@@ -130,8 +130,8 @@ extension TemplateContext {
       ]
     }
 
-    let functions: [[String: Any]] = model.functions.compactMap { function in
-      guard let wrapper = function.wrapper, wrapper.unavailableReason == nil else { return nil }
+    let functions: [[String: Any]] = model.functions.flatMap { function -> [[String: Any]] in
+      guard let wrapper = function.wrapper, wrapper.unavailableReason == nil else { return [] }
       var lines = ["`\(function.name)`: \(function.abstract)"]
       switch (wrapper.convention, wrapper.resultParameter) {
       case (.status, nil): lines.append("Success, or the status as a `KeychainError`.")
@@ -148,14 +148,29 @@ extension TemplateContext {
       case (.none, _): break
       }
       let signature = wrapper.parameters.map { "_ \($0.name): \($0.type)" }.joined(separator: ", ")
-      return [
-        "name": wrapper.swiftName,
-        "doc": docComment(lines.joined(separator: " "), indent: "  ")
-          + (function.deprecation.map { deprecationAttribute($0, indent: "  ") } ?? ""),
-        "opening": opening(
-          "public static func \(wrapper.swiftName)", parameters: signature, returns: wrapper.returnType),
-        "body": wrapperBody(function, wrapper),
+      let deprecation = function.deprecation.map { deprecationAttribute($0, indent: "  ") } ?? ""
+      var entries: [[String: Any]] = [
+        [
+          "name": wrapper.swiftName,
+          "doc": docComment(lines.joined(separator: " "), indent: "  ") + deprecation,
+          "opening": opening(
+            "public static func \(wrapper.swiftName)", parameters: signature, returns: wrapper.returnType),
+          "body": wrapperBody(function, wrapper),
+        ]
       ]
+      if let existence = wrapper.existenceTestName, let parameter = wrapper.resultParameter {
+        let text =
+          "`\(function.name)` with NULL for `\(parameter)`: whether anything matches. errSecItemNotFound is "
+          + "`.success(false)`; any other failure is the status as a `KeychainError`."
+        entries.append([
+          "name": existence,
+          "doc": docComment(text, indent: "  ") + deprecation,
+          "opening": opening(
+            "public static func \(existence)", parameters: signature, returns: "Result<Bool, KeychainError>"),
+          "body": existenceTestBody(function, wrapper),
+        ])
+      }
+      return entries
     }
 
     let references: [[String: Any]] = model.typedReferences.map { reference in

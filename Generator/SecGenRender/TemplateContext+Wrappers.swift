@@ -101,6 +101,20 @@ extension TemplateContext {
     return [String(statement[...open]), "  \(inside))"]
   }
 
+  /// The statements of a search's existence test (rule 6), indented for the template.
+  static func existenceTestBody(_ function: FunctionModel, _ wrapper: WrapperModel) -> String {
+    let arguments = wrapper.parameters.map(\.name) + ["nil"]
+    let lines = [
+      "let status = \(function.name)(\(arguments.joined(separator: ", ")))",
+      "switch status {",
+      "case errSecSuccess: return .success(true)",
+      "case errSecItemNotFound: return .success(false)",
+      "default: return .failure(KeychainError(status: status))",
+      "}",
+    ]
+    return lines.map { "    " + $0 }.joined(separator: "\n")
+  }
+
   /// The statements of a wrapper's body, indented for the template.
   static func wrapperBody(_ function: FunctionModel, _ wrapper: WrapperModel) -> String {
     let arguments = wrapper.parameters.map(\.name)

@@ -192,12 +192,7 @@ extension KeychainRequest {
 
   /// Whether any item matches.
   public func exists() -> Result<Bool, KeychainError> {
-    let status = perform(.copyMatching, search([], limit: nil))
-    switch status {
-    case errSecSuccess: return .success(true)
-    case errSecItemNotFound: return .success(false)
-    default: return .failure(KeychainError(status: status))
-    }
+    KeychainFunctions.itemCopyMatchingExists(search([], limit: nil).cfDictionary)
   }
 
   // MARK: Changing

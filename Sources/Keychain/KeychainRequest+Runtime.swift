@@ -7,11 +7,9 @@ import Foundation
 /// Performs one call through the wrappers secgen generates from the headers (KeychainFunctions),
 /// as the status the callers here decide on.
 ///
-/// A search's wrapper folds errSecItemNotFound into `.success(nil)`, which cannot tell "nothing
-/// found" from "found, and nothing asked to be returned": `exists()` needs that difference, so
-/// searches without a return key call SecItemCopyMatching itself. The upsert is the runtime's own
-/// function, declared in SecItemPriv.h, so it has a generated wrapper too. An update or upsert
-/// without its changes is errSecParam.
+/// The upsert is the runtime's own function, declared in SecItemPriv.h, so it has a generated
+/// wrapper too. An update or upsert without its changes is errSecParam; a search without a result
+/// to write to is the existence test's job (`KeychainFunctions.itemCopyMatchingExists`).
 func perform(
   _ function: KeychainFunction, _ dictionary: KeychainDictionary, changes: KeychainDictionary? = nil,
   result: UnsafeMutablePointer<CFTypeRef?>? = nil
@@ -30,11 +28,10 @@ func perform(
     return SecItemCallEntries(.add, dictionary.swiftEntries, foundationDictionary: { dictionary.cfDictionary })
   case .add:
     return status(KeychainFunctions.itemAdd(dictionary.cfDictionary)) { value in result?.pointee = value }
-  case .copyMatching where result != nil:
+  case .copyMatching:
     return status(KeychainFunctions.itemCopyMatching(dictionary.cfDictionary)) { value in
       result?.pointee = value
     }
-  case .copyMatching: return SecItemCopyMatching(dictionary.cfDictionary, nil)
   case .update:
     guard let changes else { return errSecParam }
     return SecItemCallEntries(

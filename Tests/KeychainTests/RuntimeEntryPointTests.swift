@@ -5,12 +5,9 @@ import Testing
 /// The hand-written Keychain sources may call a SecItem entry point directly only where issue 29's
 /// engine work has not replaced the call yet; this list only shrinks, and a new direct call fails.
 @Suite struct RuntimeEntryPoints {
-  /// The entry points the hand-written code still calls: the typed entry points (no header
-  /// declares them yet) and SecItemCopyMatching for `exists()` (the search wrapper folds
-  /// errSecItemNotFound into nil, which cannot tell "found, nothing returned" from "not found").
-  static let remainingDirectCalls: Set<String> = [
-    "SecItemCallEntries", "SecItemCopyMatchingEntries", "SecItemCopyMatching",
-  ]
+  /// The entry points the hand-written code still calls: the typed entry points, which no header
+  /// declares yet.
+  static let remainingDirectCalls: Set<String> = ["SecItemCallEntries", "SecItemCopyMatchingEntries"]
 
   @Test func theHandWrittenKeychainCodeCallsNoOtherEntryPoint() throws {
     let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

@@ -33,6 +33,17 @@ public enum KeychainFunctions {
     }
   }
 
+  /// `SecItemCopyMatching` with NULL for `result`: whether anything matches. errSecItemNotFound is
+  /// `.success(false)`; any other failure is the status as a `KeychainError`.
+  public static func itemCopyMatchingExists(_ query: CFDictionary) -> Result<Bool, KeychainError> {
+    let status = SecItemCopyMatching(query, nil)
+    switch status {
+    case errSecSuccess: return .success(true)
+    case errSecItemNotFound: return .success(false)
+    default: return .failure(KeychainError(status: status))
+    }
+  }
+
   /// `SecItemUpdate`: Changes items. Success, or the status as a `KeychainError`.
   public static func itemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDictionary)
     -> Result<Void, KeychainError>

@@ -22,6 +22,17 @@ public enum KeychainFunctions {
     }
   }
 
+  /// `SecItemCopyMatching` with NULL for `result`: whether anything matches. errSecItemNotFound is
+  /// `.success(false)`; any other failure is the status as a `KeychainError`.
+  public static func itemCopyMatchingExists(_ query: CFDictionary) -> Result<Bool, KeychainError> {
+    let status = SecItemCopyMatching(query, nil)
+    switch status {
+    case errSecSuccess: return .success(true)
+    case errSecItemNotFound: return .success(false)
+    default: return .failure(KeychainError(status: status))
+    }
+  }
+
   /// `SecItemDelete`: Deletes items. Success, or the status as a `KeychainError`.
   public static func itemDelete(_ query: CFDictionary) -> Result<Void, KeychainError> {
     let status = SecItemDelete(query)

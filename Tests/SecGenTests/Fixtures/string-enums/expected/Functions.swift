@@ -54,6 +54,17 @@ public enum KeychainFunctions {
     }
   }
 
+  /// `SecItemCopyMatching` with NULL for `result`: whether anything matches. errSecItemNotFound is
+  /// `.success(false)`; any other failure is the status as a `KeychainError`.
+  public static func itemCopyMatchingExists(_ query: CFDictionary) -> Result<Bool, KeychainError> {
+    let status = SecItemCopyMatching(query, nil)
+    switch status {
+    case errSecSuccess: return .success(true)
+    case errSecItemNotFound: return .success(false)
+    default: return .failure(KeychainError(status: status))
+    }
+  }
+
   /// `SecItemAdd`: Adds an item. The value the C function writes to `result`, or the status as a
   /// `KeychainError`.
   public static func itemAdd(_ attributes: CFDictionary) -> Result<CFTypeRef?, KeychainError> {
