@@ -81,7 +81,7 @@ enum FunctionConventions {
     "CFTypeRef": "CFTypeRef", "CFNumberRef": "CFNumber", "CFBooleanRef": "CFBoolean", "CFDateRef": "CFDate",
     "CFErrorRef": "CFError", "CFAllocatorRef": "CFAllocator", "CFIndex": "CFIndex", "OSStatus": "OSStatus",
     "SecAccessControlRef": "SecAccessControl", "SecCertificateRef": "SecCertificate", "SecKeyRef": "SecKey",
-    "SecIdentityRef": "SecIdentity",
+    "SecIdentityRef": "SecIdentity", "SecItemEntriesRef": "SecItemEntries",
     "void *": "UnsafeMutableRawPointer",
     "size_t": "Int", "Boolean": "Bool", "_Bool": "Bool", "bool": "Bool", "int": "Int32", "uint32_t": "UInt32",
     "UInt32": "UInt32", "SInt32": "Int32",

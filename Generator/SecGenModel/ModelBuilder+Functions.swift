@@ -69,6 +69,7 @@ extension ModelBuilder {
           name: $0.name, type: $0.type, nullable: $0.nullability == .nullable,
           documentation: documented[$0.name]?.text ?? "")
       }, result: result, resultCodes: codes)
+    model.isPrivate = isPrivate(declaration.location)
     model.wrapper = FunctionConventions.wrapper(model, typedEnums: typedEnums)
     return model
   }

@@ -173,6 +173,9 @@ public struct FunctionModel: Codable, Equatable, Sendable {
   public var wrapper: WrapperModel? = nil
   /// The deprecation message on the platform ("" without a message), or nil.
   public var deprecation: String? = nil
+  /// Declared in a private header (`…Priv.h`, as Apple's SPI): its wrapper is `package`, for this
+  /// package's own modules, never public API.
+  public var isPrivate = false
 }
 
 /// A function parameter.

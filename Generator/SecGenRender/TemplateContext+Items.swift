@@ -149,12 +149,14 @@ extension TemplateContext {
       }
       let signature = wrapper.parameters.map { "_ \($0.name): \($0.type)" }.joined(separator: ", ")
       let deprecation = function.deprecation.map { deprecationAttribute($0, indent: "  ") } ?? ""
+      // An SPI function's wrapper is for this package's modules only, as its declaration is.
+      let access = function.isPrivate ? "package" : "public"
       var entries: [[String: Any]] = [
         [
           "name": wrapper.swiftName,
           "doc": docComment(lines.joined(separator: " "), indent: "  ") + deprecation,
           "opening": opening(
-            "public static func \(wrapper.swiftName)", parameters: signature, returns: wrapper.returnType),
+            "\(access) static func \(wrapper.swiftName)", parameters: signature, returns: wrapper.returnType),
           "body": wrapperBody(function, wrapper),
         ]
       ]
@@ -166,7 +168,7 @@ extension TemplateContext {
           "name": existence,
           "doc": docComment(text, indent: "  ") + deprecation,
           "opening": opening(
-            "public static func \(existence)", parameters: signature, returns: "Result<Bool, KeychainError>"),
+            "\(access) static func \(existence)", parameters: signature, returns: "Result<Bool, KeychainError>"),
           "body": existenceTestBody(function, wrapper),
         ])
       }

@@ -192,7 +192,7 @@ extension KeychainRequest {
 
   /// Whether any item matches.
   public func exists() -> Result<Bool, KeychainError> {
-    KeychainFunctions.itemCopyMatchingExists(search([], limit: nil).cfDictionary)
+    KeychainFunctions.itemCopyMatchingEntriesExists(search([], limit: nil).runtimeEntries)
   }
 
   // MARK: Changing

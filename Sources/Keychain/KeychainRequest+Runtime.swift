@@ -25,7 +25,7 @@ func perform(
   switch function {
   case .add where result == nil:
     // The typed entry point: the same rules without building an NSDictionary (unless recording).
-    return SecItemCallEntries(.add, dictionary.swiftEntries, foundationDictionary: { dictionary.cfDictionary })
+    return status(KeychainFunctions.itemAddEntries(dictionary.runtimeEntries))
   case .add:
     return status(KeychainFunctions.itemAdd(dictionary.cfDictionary)) { value in result?.pointee = value }
   case .copyMatching:
@@ -34,11 +34,9 @@ func perform(
     }
   case .update:
     guard let changes else { return errSecParam }
-    return SecItemCallEntries(
-      .update, dictionary.swiftEntries, changes: changes.swiftEntries,
-      foundationDictionary: { dictionary.cfDictionary }, foundationChanges: { changes.cfDictionary })
+    return status(KeychainFunctions.itemUpdateEntries(dictionary.runtimeEntries, changes.runtimeEntries))
   case .delete:
-    return SecItemCallEntries(.delete, dictionary.swiftEntries, foundationDictionary: { dictionary.cfDictionary })
+    return status(KeychainFunctions.itemDeleteEntries(dictionary.runtimeEntries))
   case .upsert:
     guard let changes else { return errSecParam }
     return status(KeychainFunctions.itemUpsert(dictionary.cfDictionary, changes.cfDictionary))
@@ -73,12 +71,7 @@ extension KeychainRequest {
   /// Swift values (no Foundation dictionary on either side, the largest cost of a lookup on Linux),
   /// while the runtime applies SecItemCopyMatching's rules and records the same dictionary.
   func copyMatching(_ query: KeychainDictionary) -> Result<Any?, KeychainError> {
-    let (status, result) = SecItemCopyMatchingEntries(query.swiftEntries) { query.cfDictionary }
-    switch status {
-    case errSecSuccess: return .success(result)
-    case errSecItemNotFound: return .success(nil)
-    default: return .failure(KeychainError(status: status))
-    }
+    KeychainFunctions.itemCopyMatchingEntries(query.runtimeEntries).map { $0 }
   }
 
   /// Adds the item `reference` (kSecValueRef) stands for; the class comes from the ref.
@@ -112,4 +105,10 @@ extension KeychainRequest {
       return .failure(.encodingFailed(KeychainCodingFailure(error, valueType: T.self)))
     }
   }
+}
+
+extension KeychainDictionary {
+  /// This dictionary as the runtime's typed entry points take it: its Swift entries, and the
+  /// CFDictionary made only when the runtime needs one.
+  var runtimeEntries: SecItemEntries { SecItemEntries(swiftEntries, dictionary: { self.cfDictionary }) }
 }

@@ -72,9 +72,9 @@ import Testing
             let dictionary = KeychainDictionary(query)
             var raw: CFTypeRef?
             let rawStatus = SecItemCopyMatching(dictionary.cfDictionary, &raw)
-            let (status, typed) = SecItemCopyMatchingEntries(dictionary.swiftEntries) {
-              dictionary.cfDictionary as NSDictionary
-            }
+            var typed: CFTypeRef?
+            let status = SecItemCopyMatchingEntries(
+              SecItemEntries(dictionary.swiftEntries) { dictionary.cfDictionary as NSDictionary }, &typed)
             #expect(status == rawStatus, "\(dictionary)")
             #expect(
               Self.same(typed, raw), "\(dictionary): \(String(describing: typed)) against \(String(describing: raw))")
@@ -86,7 +86,7 @@ import Testing
         kSecClass as String: .string(kSecClassGenericPassword as String), kSecMatchIssuers as String: .data(Data()),
       ])
       #expect(
-        SecItemCopyMatchingEntries(wrong.swiftEntries) { wrong.cfDictionary as NSDictionary }.status
+        SecItemCopyMatchingEntries(SecItemEntries(wrong.swiftEntries) { wrong.cfDictionary as NSDictionary }, nil)
           == SecItemCopyMatching(wrong.cfDictionary, nil))
     }
   }

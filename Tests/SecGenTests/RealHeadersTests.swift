@@ -129,7 +129,8 @@ import Testing
     #expect(copyMatching.resultType == "OSStatus")
     #expect(
       Set(functions.keys) == [
-        "SecItemAdd", "SecItemCopyMatching", "SecItemUpdate", "SecItemDelete", "SecItemUpsert",
+        "SecItemAdd", "SecItemCopyMatching", "SecItemUpdate", "SecItemDelete", "SecItemUpsert", "SecItemAddEntries",
+        "SecItemCopyMatchingEntries", "SecItemUpdateEntries", "SecItemDeleteEntries",
         "SecCopyErrorMessageString",
         "SecAccessControlCreateWithFlags", "SecKeyCreateRandomKey", "SecKeyCreateWithData", "SecKeyGetBlockSize",
         "SecKeyCopyExternalRepresentation", "SecKeyCopyAttributes", "SecKeyCopyPublicKey", "SecKeyCreateSignature",
@@ -172,7 +173,7 @@ import Testing
     let lines = result.output.split(separator: "\n").map(String.init)
     #expect(lines.contains("errSec status codes: \(Self.specification.errors.count)"), "\(lines)")
     // The deprecated raw-buffer functions (SecKeyRawSign...) and SecKeyGeneratePair get no wrapper.
-    #expect(lines.contains { $0.hasPrefix("functions: 37; with wrappers: 32") })
+    #expect(lines.contains { $0.hasPrefix("functions: 41; with wrappers: 36") })
     #expect(lines.contains("typed enums: 3 (2 option sets) with 28 values"), "\(lines)")
     // Every public kSecAttr constant but the two with no Swift type (kSecAttrAccess, Apple's
     // misspelled persistent-reference alias) is typed and in a class.

@@ -399,6 +399,50 @@ extern const CFStringRef kSecAttrSharingGroupNone
 OSStatus SecItemUpsert(CFDictionaryRef query, CFDictionaryRef attributesToUpdate)
     API_AVAILABLE(macos(10.6), ios(2.0));
 
+/*!
+    @typedef SecItemEntriesRef
+    @abstract A SecItem dictionary as a typed caller holds it: its entries as values of the calling language, and the CFDictionary they stand for, made only when needed (to record the call, or for a path that reads dictionaries).
+*/
+typedef struct CF_BRIDGED_TYPE(id) __SecItemEntries *SecItemEntriesRef;
+
+/*!
+    @function SecItemAddEntries
+    @abstract SecItemAdd for a typed caller: adds one item, with no result.
+    @param attributes The item's class, attributes and data, as SecItemAdd reads them.
+    @result A result code: errSecSuccess, errSecUnimplemented, errSecParam, errSecAllocate, errSecIO, errSecWrPerm, errSecNotAvailable, errSecReadOnly, errSecAuthFailed, errSecInvalidKeychain, errSecDuplicateItem, errSecItemNotFound, errSecNoSuchAttr, errSecNoSuchClass, errSecInteractionNotAllowed, errSecInternalComponent, errSecDecode, errSecMissingEntitlement.
+*/
+OSStatus SecItemAddEntries(SecItemEntriesRef attributes)
+    API_AVAILABLE(macos(10.6), ios(2.0));
+
+/*!
+    @function SecItemCopyMatchingEntries
+    @abstract SecItemCopyMatching for a typed caller: the found items in the shape the return type keys ask for, as values of the calling language.
+    @param query The item class, the attributes to match, the search keys and the return type keys.
+    @param result On return, the found items. Pass NULL to test for existence.
+    @result A result code: errSecSuccess, errSecUnimplemented, errSecParam, errSecAllocate, errSecIO, errSecWrPerm, errSecNotAvailable, errSecReadOnly, errSecAuthFailed, errSecInvalidKeychain, errSecDuplicateItem, errSecItemNotFound, errSecNoSuchAttr, errSecNoSuchClass, errSecInteractionNotAllowed, errSecInternalComponent, errSecDecode, errSecMissingEntitlement.
+*/
+OSStatus SecItemCopyMatchingEntries(SecItemEntriesRef query, CFTypeRef __nullable * __nullable CF_RETURNS_RETAINED result)
+    API_AVAILABLE(macos(10.6), ios(2.0));
+
+/*!
+    @function SecItemUpdateEntries
+    @abstract SecItemUpdate for a typed caller: changes every item that matches a search query.
+    @param query The item class and the attributes of the items to change.
+    @param attributesToUpdate The new attribute values and, optionally, new data.
+    @result A result code: errSecSuccess, errSecUnimplemented, errSecParam, errSecAllocate, errSecIO, errSecWrPerm, errSecNotAvailable, errSecReadOnly, errSecAuthFailed, errSecInvalidKeychain, errSecDuplicateItem, errSecItemNotFound, errSecNoSuchAttr, errSecNoSuchClass, errSecInteractionNotAllowed, errSecInternalComponent, errSecDecode, errSecMissingEntitlement.
+*/
+OSStatus SecItemUpdateEntries(SecItemEntriesRef query, SecItemEntriesRef attributesToUpdate)
+    API_AVAILABLE(macos(10.6), ios(2.0));
+
+/*!
+    @function SecItemDeleteEntries
+    @abstract SecItemDelete for a typed caller: deletes every item that matches a search query.
+    @param query The item class and the attributes of the items to delete.
+    @result A result code: errSecSuccess, errSecUnimplemented, errSecParam, errSecAllocate, errSecIO, errSecWrPerm, errSecNotAvailable, errSecReadOnly, errSecAuthFailed, errSecInvalidKeychain, errSecDuplicateItem, errSecItemNotFound, errSecNoSuchAttr, errSecNoSuchClass, errSecInteractionNotAllowed, errSecInternalComponent, errSecDecode, errSecMissingEntitlement.
+*/
+OSStatus SecItemDeleteEntries(SecItemEntriesRef query)
+    API_AVAILABLE(macos(10.6), ios(2.0));
+
 CF_IMPLICIT_BRIDGING_DISABLED
 CF_ASSUME_NONNULL_END
 

@@ -1,12 +1,62 @@
 import Foundation
 
-/// SecItemAdd, SecItemUpdate and SecItemDelete for the typed `Keychain` module, with the
-/// dictionaries as entries of Swift values (see `SecItemCopyMatchingEntries`). A call that names a
-/// ref or a persistent reference, or asks for a result, takes the CFDictionary path, which handles
-/// identities and shapes results; the others run the same bodies without a Foundation dictionary.
-/// `foundationDictionary` and `foundationChanges` build the CFDictionary forms, for that path and for
-/// the recorder.
-package func SecItemCallEntries(
+// The typed entry points SecItemPriv.h declares (SecItemAddEntries, SecItemCopyMatchingEntries,
+// SecItemUpdateEntries, SecItemDeleteEntries): secgen wraps them like every other function, and the
+// typed `Keychain` module calls only those wrappers. They apply the same rules as the four CF
+// functions, in the same bodies, without building or reading a Foundation dictionary.
+
+/// A SecItem dictionary as the typed `Keychain` module holds it (`SecItemEntriesRef` in
+/// SecItemPriv.h): its entries as Swift values, and the CFDictionary they stand for, made only when
+/// a recorder is installed or a path reads dictionaries (identities, refs, add results).
+package final class SecItemEntries: @unchecked Sendable {
+  // @unchecked: the entries are immutable values and refs; the closure only builds a dictionary.
+  /// The dictionary's keys and values, in the caller's order.
+  package let entries: [(String, Any)]
+  private let makeDictionary: () -> NSDictionary
+
+  /// Entries and the way to make the CFDictionary they stand for.
+  package init(_ entries: [(String, Any)], dictionary: @escaping () -> NSDictionary) {
+    self.entries = entries
+    self.makeDictionary = dictionary
+  }
+
+  /// The same dictionary as a CFDictionary.
+  package func dictionary() -> NSDictionary { makeDictionary() }
+}
+
+/// SecItemAdd, with no result, for `attributes` as entries.
+package func SecItemAddEntries(_ attributes: SecItemEntries) -> OSStatus {
+  callEntries(.add, attributes.entries, foundationDictionary: attributes.dictionary)
+}
+
+/// SecItemUpdate for a query and changes as entries.
+package func SecItemUpdateEntries(_ query: SecItemEntries, _ attributesToUpdate: SecItemEntries) -> OSStatus {
+  callEntries(
+    .update, query.entries, changes: attributesToUpdate.entries, foundationDictionary: query.dictionary,
+    foundationChanges: attributesToUpdate.dictionary)
+}
+
+/// SecItemDelete for a query as entries.
+package func SecItemDeleteEntries(_ query: SecItemEntries) -> OSStatus {
+  callEntries(.delete, query.entries, foundationDictionary: query.dictionary)
+}
+
+/// SecItemCopyMatching for a query as entries; `result` receives the found items as Swift values
+/// (see `copyMatchingEntries`), untouched when the search fails. NULL tests for existence.
+package func SecItemCopyMatchingEntries(_ query: SecItemEntries, _ result: UnsafeMutablePointer<CFTypeRef?>?)
+  -> OSStatus
+{
+  let (status, found) = copyMatchingEntries(query.entries, query: query.dictionary)
+  if let result, status == errSecSuccess { result.pointee = found.map { $0 as AnyObject } }
+  return status
+}
+
+/// SecItemAdd, SecItemUpdate and SecItemDelete with the dictionaries as entries of Swift values
+/// (see `copyMatchingEntries`). A call that names a ref or a persistent reference, or asks for a
+/// result, takes the CFDictionary path, which handles identities and shapes results; the others run
+/// the same bodies without a Foundation dictionary. `foundationDictionary` and `foundationChanges`
+/// build the CFDictionary forms, for that path and for the recorder.
+func callEntries(
   _ function: SecItemFunction, _ entries: [(String, Any)], changes changeEntries: [(String, Any)]? = nil,
   foundationDictionary dictionary: () -> NSDictionary, foundationChanges changes: () -> NSDictionary? = { nil }
 ) -> OSStatus {
@@ -35,7 +85,7 @@ package func SecItemCallEntries(
   case .delete:
     return SecItemDelete(dictionary())
   case .copyMatching:
-    return SecItemCopyMatchingEntries(entries, query: dictionary).status
+    return copyMatchingEntries(entries, query: dictionary).status
   case .upsert:
     guard let changes = changes() else { return errSecParam }
     return SecItemUpsert(dictionary(), changes)
@@ -44,12 +94,12 @@ package func SecItemCallEntries(
   }
 }
 
-/// SecItemCopyMatching for the typed `Keychain` module: the query as entries of Swift values and the
-/// result as Swift values (`Data`, a `SearchedItem`, a ref, or `[Any]` of them), so neither side
-/// builds or reads a Foundation dictionary. The rules, the store and the result are SecItemCopyMatching's;
-/// `query` is the same dictionary as a `CFDictionary`, built only when a recorder is installed (or for
+/// SecItemCopyMatching with the query as entries of Swift values and the result as Swift values
+/// (`Data`, a `SearchedItem`, a ref, or `[Any]` of them), so neither side builds or reads a
+/// Foundation dictionary. The rules, the store and the result are SecItemCopyMatching's; `query` is
+/// the same dictionary as a `CFDictionary`, built only when a recorder is installed (or for
 /// identity searches, which take the CFDictionary path).
-package func SecItemCopyMatchingEntries(_ entries: [(String, Any)], query: () -> NSDictionary) -> (
+func copyMatchingEntries(_ entries: [(String, Any)], query: () -> NSDictionary) -> (
   status: OSStatus, result: Any?
 ) {
   if SecItemCall.namesIdentityOrReference(entries) {
