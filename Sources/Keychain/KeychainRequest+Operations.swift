@@ -7,7 +7,7 @@ extension KeychainRequest {
   /// Adds the described item, with `data` as its secret when given.
   public func add(_ data: Data? = nil) -> Result<Void, KeychainError> {
     let dictionary = attributes.removingKeys(searchOnlyKeys).setting(kSecValueData, data.map { .data($0) })
-    return Self.status(perform(.add, dictionary))
+    return KeychainFunctions.itemAddEntries(dictionary.runtimeEntries)
   }
 
   /// Adds the described item with a UTF-8 string as its secret.
@@ -22,11 +22,11 @@ extension KeychainRequest {
   public func addReturningReference(_ data: Data? = nil) -> Result<PersistentReference, KeychainError> {
     var dictionary = attributes.removingKeys(searchOnlyKeys).setting(kSecValueData, data.map { .data($0) })
     dictionary[kSecReturnPersistentRef] = .boolean(true)
-    var result: CFTypeRef?
-    let status = perform(.add, dictionary, result: &result)
-    guard status == errSecSuccess else { return .failure(KeychainError(status: status)) }
-    guard let reference = result as? Data else { return .failure(KeychainError(status: errSecDecode)) }
-    return .success(PersistentReference(reference))
+    // A result is shaped from a CFDictionary: the add goes through SecItemAdd's own wrapper.
+    return KeychainFunctions.itemAdd(dictionary.cfDictionary).flatMap { result in
+      guard let reference = result as? Data else { return .failure(KeychainError(status: errSecDecode)) }
+      return .success(PersistentReference(reference))
+    }
   }
 
   /// Stores `data` as the secret of the described item, updating it or adding it, in one
@@ -42,7 +42,8 @@ extension KeychainRequest {
   /// finds exactly that item.
   public func set(_ data: Data) -> Result<Void, KeychainError> {
     let (query, descriptive) = identityAndDescription
-    return Self.status(perform(.upsert, query, changes: descriptive.setting(kSecValueData, .data(data))))
+    return KeychainFunctions.itemUpsert(
+      query.cfDictionary, descriptive.setting(kSecValueData, .data(data)).cfDictionary)
   }
 
   /// `set(_:)` that also applies the attributes `changes` sets (its class and primary key aside).
@@ -53,7 +54,7 @@ extension KeychainRequest {
       attributesToUpdate[key] = value
     }
     attributesToUpdate[kSecValueData] = .data(data)
-    return Self.status(perform(.upsert, query, changes: attributesToUpdate))
+    return KeychainFunctions.itemUpsert(query.cfDictionary, attributesToUpdate.cfDictionary)
   }
 
   /// The description split into the query that identifies one item and the attributes that only
@@ -203,21 +204,13 @@ extension KeychainRequest {
     var attributesToUpdate = (changes?.attributes ?? KeychainDictionary())
       .removingKeys(identityAndSearchKeys)
     attributesToUpdate[kSecValueData] = data.map { .data($0) }
-    let status = perform(.update, attributes.removingKeys(searchOnlyKeys), changes: attributesToUpdate)
-    switch status {
-    case errSecSuccess: return .success(true)
-    case errSecItemNotFound: return .success(false)
-    default: return .failure(KeychainError(status: status))
-    }
+    return Self.changedAny(
+      KeychainFunctions.itemUpdateEntries(
+        attributes.removingKeys(searchOnlyKeys).runtimeEntries, attributesToUpdate.runtimeEntries))
   }
 
   /// Deletes every matching item. Returns false when nothing matched.
   public func delete() -> Result<Bool, KeychainError> {
-    let status = perform(.delete, attributes.removingKeys(searchOnlyKeys))
-    switch status {
-    case errSecSuccess: return .success(true)
-    case errSecItemNotFound: return .success(false)
-    default: return .failure(KeychainError(status: status))
-    }
+    Self.changedAny(KeychainFunctions.itemDeleteEntries(attributes.removingKeys(searchOnlyKeys).runtimeEntries))
   }
 }

@@ -1,48 +1,8 @@
 import Foundation
 @_spi(KeychainBridge) import Security
 
-// How a request reaches the runtime: the one call per operation, and the dictionaries each
-// operation derives from a request.
-
-/// Performs one call through the wrappers secgen generates from the headers (KeychainFunctions),
-/// as the status the callers here decide on.
-///
-/// The upsert is the runtime's own function, declared in SecItemPriv.h, so it has a generated
-/// wrapper too. An update or upsert without its changes is errSecParam; a search without a result
-/// to write to is the existence test's job (`KeychainFunctions.itemCopyMatchingExists`).
-func perform(
-  _ function: KeychainFunction, _ dictionary: KeychainDictionary, changes: KeychainDictionary? = nil,
-  result: UnsafeMutablePointer<CFTypeRef?>? = nil
-) -> OSStatus {
-  func status<Value>(_ outcome: Result<Value, KeychainError>, _ deliver: (Value) -> Void = { _ in }) -> OSStatus {
-    switch outcome {
-    case .success(let value):
-      deliver(value)
-      return errSecSuccess
-    case .failure(let error): return error.status
-    }
-  }
-  switch function {
-  case .add where result == nil:
-    // The typed entry point: the same rules without building an NSDictionary (unless recording).
-    return status(KeychainFunctions.itemAddEntries(dictionary.runtimeEntries))
-  case .add:
-    return status(KeychainFunctions.itemAdd(dictionary.cfDictionary)) { value in result?.pointee = value }
-  case .copyMatching:
-    return status(KeychainFunctions.itemCopyMatching(dictionary.cfDictionary)) { value in
-      result?.pointee = value
-    }
-  case .update:
-    guard let changes else { return errSecParam }
-    return status(KeychainFunctions.itemUpdateEntries(dictionary.runtimeEntries, changes.runtimeEntries))
-  case .delete:
-    return status(KeychainFunctions.itemDeleteEntries(dictionary.runtimeEntries))
-  case .upsert:
-    guard let changes else { return errSecParam }
-    return status(KeychainFunctions.itemUpsert(dictionary.cfDictionary, changes.cfDictionary))
-  case .importItems: return errSecUnimplemented  // the DSL never imports; the case names recorded imports
-  }
-}
+// How a request reaches the runtime: the dictionaries each operation derives from a request, and
+// the generated wrappers (KeychainFunctions) it calls, the only way in.
 
 /// The keys that say what a search returns; they never belong in an add or in attributesToUpdate.
 /// Built once: every operation removes them.
@@ -78,7 +38,7 @@ extension KeychainRequest {
   func addReference(_ reference: KeychainValue) -> Result<Void, KeychainError> {
     var dictionary = attributes.removingKeys([kSecClass as String])
     dictionary[kSecValueRef] = reference
-    return Self.status(perform(.add, dictionary))
+    return KeychainFunctions.itemAddEntries(dictionary.runtimeEntries)
   }
 
   /// The first match's ref as a `Reference` (SecKey, SecCertificate, SecIdentity), or nil when
@@ -91,8 +51,14 @@ extension KeychainRequest {
     }
   }
 
-  static func status(_ status: OSStatus) -> Result<Void, KeychainError> {
-    status == errSecSuccess ? .success(()) : .failure(KeychainError(status: status))
+  /// An update's or a delete's outcome as the DSL answers it: whether anything matched, with
+  /// errSecItemNotFound as false rather than an error.
+  static func changedAny(_ outcome: Result<Void, KeychainError>) -> Result<Bool, KeychainError> {
+    switch outcome {
+    case .success: .success(true)
+    case .failure(let error) where error.status == errSecItemNotFound: .success(false)
+    case .failure(let error): .failure(error)
+    }
   }
 
   static func encodeJSON<T: Encodable>(_ value: T) -> Result<Data, KeychainError> {
