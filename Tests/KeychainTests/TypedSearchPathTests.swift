@@ -75,9 +75,11 @@ import Testing
             var typed: CFTypeRef?
             let status = SecItemCopyMatchingEntries(
               SecItemEntries(dictionary.swiftEntries) { dictionary.cfDictionary as NSDictionary }, &typed)
+            let typedValue = (typed as? SecItemFoundValues)?.value
             #expect(status == rawStatus, "\(dictionary)")
             #expect(
-              Self.same(typed, raw), "\(dictionary): \(String(describing: typed)) against \(String(describing: raw))")
+              Self.same(typedValue, raw),
+              "\(dictionary): \(String(describing: typedValue)) against \(String(describing: raw))")
           }
         }
       }
