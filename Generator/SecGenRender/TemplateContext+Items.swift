@@ -56,6 +56,7 @@ extension TemplateContext {
       let attributes = itemClass.attributes.compactMap { attributesByConstant[$0] }
       guard !attributes.isEmpty else { return nil }
       var setters: [[String: Any]] = []
+      var changeSetters: [[String: Any]] = []
       var fields: [[String: Any]] = []
       for attribute in attributes {
         guard let type = swiftType(attribute, groups: groups) else { continue }
@@ -77,8 +78,17 @@ extension TemplateContext {
             "Adds, or matches on, `\(attribute.constant)`: \(attribute.documentation)", indent: "  ")
             + deprecationAttribute(attribute.deprecation, indent: "  "),
         ])
+        changeSetters.append([
+          "name": escaped(attribute.swiftName),
+          "constant": attribute.constant,
+          "type": type,
+          "lowering": lowering(attribute),
+          "changeDoc": docComment("Changes `\(attribute.constant)`: \(attribute.documentation)", indent: "    ")
+            + deprecationAttribute(attribute.deprecation, indent: "    "),
+        ])
         // A key with a value group but another value type also takes the group's constants
-        // (kSecAttrSynchronizable takes a Bool, or kSecAttrSynchronizableAny in searches).
+        // (kSecAttrSynchronizable takes a Bool, or kSecAttrSynchronizableAny in searches). Only
+        // searches: a change sets the value itself.
         if attribute.valueType != .valueConstant, let group = groups[attribute.constant] {
           setters.append([
             "name": escaped(attribute.swiftName),
@@ -105,7 +115,10 @@ extension TemplateContext {
       }
       return [
         "name": itemClass.swiftName,
-        "itemName": itemClass.swiftName + "Item",
+        // A builder named "...Query" (KeyQuery) has "...Item" results (KeyItem).
+        "itemName":
+          (itemClass.swiftName.hasSuffix("Query")
+          ? String(itemClass.swiftName.dropLast("Query".count)) : itemClass.swiftName) + "Item",
         "references": references,
         "constant": itemClass.constant,
         "doc": docComment(
@@ -113,6 +126,7 @@ extension TemplateContext {
             + "Each method returns a changed copy; the operations lower to one SecItem call each."),
         "itemDoc": docComment("A `\(itemClass.constant)` item as a search returns it, every attribute typed."),
         "setters": setters,
+        "changeSetters": changeSetters,
         "fields": fields,
       ]
     }

@@ -137,12 +137,6 @@ public struct KeychainDictionary: Hashable, Sendable, CustomStringConvertible {
     return copy
   }
 
-  /// A copy without the given keys.
-  func removingKeys(_ keys: Set<String>) -> KeychainDictionary {
-    guard entries.keys.contains(where: keys.contains) else { return self }
-    return KeychainDictionary(entries.filter { !keys.contains($0.key) })
-  }
-
   /// The entries as Swift values, for the runtime's typed search.
   var swiftEntries: [(String, Any)] {
     entries.map { key, value in (key, value.swiftValue) }

@@ -6,8 +6,7 @@ extension KeychainRequest {
 
   /// Adds the described item, with `data` as its secret when given.
   public func add(_ data: Data? = nil) -> Result<Void, KeychainError> {
-    let dictionary = attributes.removingKeys(searchOnlyKeys).setting(kSecValueData, data.map { .data($0) })
-    return KeychainFunctions.itemAddEntries(dictionary.runtimeEntries)
+    KeychainFunctions.itemAddEntries(dictionary.setting(kSecValueData, data.map { .data($0) }).runtimeEntries)
   }
 
   /// Adds the described item with a UTF-8 string as its secret.
@@ -20,7 +19,7 @@ extension KeychainRequest {
 
   /// Adds the described item and returns its persistent reference.
   public func addReturningReference(_ data: Data? = nil) -> Result<PersistentReference, KeychainError> {
-    var dictionary = attributes.removingKeys(searchOnlyKeys).setting(kSecValueData, data.map { .data($0) })
+    var dictionary = dictionary.setting(kSecValueData, data.map { .data($0) })
     dictionary[kSecReturnPersistentRef] = .boolean(true)
     // A result is shaped from a CFDictionary: the add goes through SecItemAdd's own wrapper.
     return KeychainFunctions.itemAdd(dictionary.cfDictionary).flatMap { result in
@@ -46,13 +45,11 @@ extension KeychainRequest {
       query.cfDictionary, descriptive.setting(kSecValueData, .data(data)).cfDictionary)
   }
 
-  /// `set(_:)` that also applies the attributes `changes` sets (its class and primary key aside).
-  public func set(_ data: Data, changing changes: Self) -> Result<Void, KeychainError> {
+  /// `set(_:)` that also applies `changes`, to the item found or to the one added.
+  public func set(_ data: Data, changing changes: Changes) -> Result<Void, KeychainError> {
     let (query, descriptive) = identityAndDescription
     var attributesToUpdate = descriptive
-    for (key, value) in changes.attributes.removingKeys(identityAndSearchKeys).entries {
-      attributesToUpdate[key] = value
-    }
+    for (key, value) in changes.attributes.entries { attributesToUpdate[key] = value }
     attributesToUpdate[kSecValueData] = .data(data)
     return KeychainFunctions.itemUpsert(query.cfDictionary, attributesToUpdate.cfDictionary)
   }
@@ -60,7 +57,7 @@ extension KeychainRequest {
   /// The description split into the query that identifies one item and the attributes that only
   /// describe it (see `set(_:)`).
   var identityAndDescription: (identity: KeychainDictionary, description: KeychainDictionary) {
-    let entries = attributes.removingKeys(searchOnlyKeys).entries
+    let entries = dictionary.entries
     guard case .string(let className)? = entries[kSecClass as String],
       let schema = SecItemClassSchema(itemClass: className)
     else { return (KeychainDictionary(entries), KeychainDictionary()) }
@@ -200,17 +197,15 @@ extension KeychainRequest {
 
   /// Changes every matching item: the attributes `changes` sets, and the secret when `data` is
   /// given. Returns false when nothing matched.
-  public func update(_ changes: Self? = nil, data: Data? = nil) -> Result<Bool, KeychainError> {
-    var attributesToUpdate = (changes?.attributes ?? KeychainDictionary())
-      .removingKeys(identityAndSearchKeys)
+  public func update(_ changes: Changes? = nil, data: Data? = nil) -> Result<Bool, KeychainError> {
+    var attributesToUpdate = changes?.attributes ?? KeychainDictionary()
     attributesToUpdate[kSecValueData] = data.map { .data($0) }
     return Self.changedAny(
-      KeychainFunctions.itemUpdateEntries(
-        attributes.removingKeys(searchOnlyKeys).runtimeEntries, attributesToUpdate.runtimeEntries))
+      KeychainFunctions.itemUpdateEntries(dictionary.runtimeEntries, attributesToUpdate.runtimeEntries))
   }
 
   /// Deletes every matching item. Returns false when nothing matched.
   public func delete() -> Result<Bool, KeychainError> {
-    Self.changedAny(KeychainFunctions.itemDeleteEntries(attributes.removingKeys(searchOnlyKeys).runtimeEntries))
+    Self.changedAny(KeychainFunctions.itemDeleteEntries(dictionary.runtimeEntries))
   }
 }

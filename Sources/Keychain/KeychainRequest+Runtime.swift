@@ -4,24 +4,15 @@ import Foundation
 // How a request reaches the runtime: the dictionaries each operation derives from a request, and
 // the generated wrappers (KeychainFunctions) it calls, the only way in.
 
-/// The keys that say what a search returns; they never belong in an add or in attributesToUpdate.
-/// Built once: every operation removes them.
-let searchOnlyKeys: Set<String> = Set(
-  [kSecReturnData, kSecReturnAttributes, kSecReturnRef, kSecReturnPersistentRef, kSecMatchLimit].map { $0 as String })
-
-/// searchOnlyKeys plus the keys that identify rather than describe an item.
-let identityAndSearchKeys: Set<String> = searchOnlyKeys.union([
-  kSecClass as String, kSecValuePersistentRef as String,
-])
-
 extension KeychainRequest {
-  /// This description with another entry.
+  /// This description with one more attribute (the generated attribute methods call it).
   func with(_ key: CFString, _ value: KeychainValue?) -> Self {
-    Self(lowered: attributes.setting(key, value))
+    Self(attributes: attributes.setting(key, value), persistentReference: persistentReference)
   }
 
+  /// The search dictionary: the description, the return keys, the match limit.
   func search(_ returning: [CFString], limit: KeychainValue?) -> KeychainDictionary {
-    var query = attributes.removingKeys(searchOnlyKeys)
+    var query = dictionary
     for key in returning { query[key] = .boolean(true) }
     query[kSecMatchLimit] = limit
     return query
@@ -36,7 +27,8 @@ extension KeychainRequest {
 
   /// Adds the item `reference` (kSecValueRef) stands for; the class comes from the ref.
   func addReference(_ reference: KeychainValue) -> Result<Void, KeychainError> {
-    var dictionary = attributes.removingKeys([kSecClass as String])
+    var dictionary = dictionary
+    dictionary[kSecClass] = nil
     dictionary[kSecValueRef] = reference
     return KeychainFunctions.itemAddEntries(dictionary.runtimeEntries)
   }
@@ -70,6 +62,13 @@ extension KeychainRequest {
     } catch {
       return .failure(.encodingFailed(KeychainCodingFailure(error, valueType: T.self)))
     }
+  }
+}
+
+extension KeychainChanges {
+  /// These changes with one more attribute (the generated attribute methods call it).
+  func with(_ key: CFString, _ value: KeychainValue?) -> Self {
+    Self(attributes: attributes.setting(key, value))
   }
 }
 

@@ -32,7 +32,7 @@ func deleteFirst<Request: KeychainRequest>(
     guard let item = try request.item().orFail("SecKeychainSearchCopyNext"), let reference = item.persistentReference
     else { throw notFound("SecKeychainSearchCopyNext") }
     printLines(lines(item, opened.directory.path))
-    _ = try Request(lowered: KeychainDictionary([kSecValuePersistentRef as String: .data(reference.data)])).delete()
+    _ = try Request(reference: reference).delete()
       .orFail("SecKeychainItemDelete")
     print("password has been deleted.")
   }
@@ -77,16 +77,18 @@ struct ItemAttributeOptions: ParsableArguments {
     }
   }
 
-  /// `request` narrowed, or extended, by these attributes: the same keys for either class.
-  func applied<Request: KeychainRequest>(to request: Request) -> Request {
-    var added: [String: KeychainValue] = [:]
-    if let code = creator.flatMap(fourCharacterCode) { added[kSecAttrCreator as String] = .integer(code) }
-    if let code = type.flatMap(fourCharacterCode) { added[kSecAttrType as String] = .integer(code) }
-    if let kind { added[kSecAttrDescription as String] = .string(kind) }
-    if let comment { added[kSecAttrComment as String] = .string(comment) }
-    if added.isEmpty { return request }
-    return Request(lowered: KeychainDictionary(request.attributes.entries.merging(added) { $1 }))
+  /// These attributes as changes: the same keys for either class.
+  func changes<Changes: KeychainChanges>(_ changeType: Changes.Type = Changes.self) -> Changes {
+    var added = KeychainDictionary()
+    added[kSecAttrCreator] = creator.flatMap(fourCharacterCode).map { .integer($0) }
+    added[kSecAttrType] = type.flatMap(fourCharacterCode).map { .integer($0) }
+    added[kSecAttrDescription] = kind.map { .string($0) }
+    added[kSecAttrComment] = comment.map { .string($0) }
+    return Changes(attributes: added)
   }
+
+  /// `request` narrowed, or extended, by these attributes.
+  func applied<Request: KeychainRequest>(to request: Request) -> Request { request.merging(changes()) }
 }
 
 /// `-w -X -T -A` of the add commands: the password as text or hexadecimal, and macOS's application
@@ -178,17 +180,14 @@ struct AddGenericPassword: ParsableCommand {
       if synchronizable { item = item.synchronizable(true) }
       // The default label (the service) is for new items; -U without -l keeps an item's label.
       let exists = update ? try item.exists().orFail("SecKeychainSearchCopyNext") : false
-      var changes = attributes.applied(to: GenericPassword())
+      var changes = attributes.changes(GenericPassword.Changes.self)
       if let label = label ?? (exists ? nil : service) { changes = changes.label(label) }
       if let generic { changes = changes.generic(Data(generic.utf8)) }
       let data = password.data
       if update {
         try item.set(data, changing: changes).orFail("SecKeychainItemModifyContent")
       } else {
-        try GenericPassword(
-          lowered: KeychainDictionary(item.attributes.entries.merging(changes.attributes.entries) { $1 })
-        )
-        .add(data).orFail("SecKeychainItemCreateFromContent")
+        try item.merging(changes).add(data).orFail("SecKeychainItemCreateFromContent")
       }
     }
   }
@@ -324,16 +323,13 @@ struct AddInternetPassword: ParsableCommand {
       if options.server == nil { item = item.server("") }
       if synchronizable { item = item.synchronizable(true) }
       let exists = update ? try item.exists().orFail("SecKeychainSearchCopyNext") : false
-      var changes = attributes.applied(to: InternetPassword())
+      var changes = attributes.changes(InternetPassword.Changes.self)
       if let label = label ?? (exists ? nil : options.server) { changes = changes.label(label) }
       let data = password.data
       if update {
         try item.set(data, changing: changes).orFail("SecKeychainItemModifyContent")
       } else {
-        try InternetPassword(
-          lowered: KeychainDictionary(item.attributes.entries.merging(changes.attributes.entries) { $1 })
-        )
-        .add(data).orFail("SecKeychainItemCreateFromContent")
+        try item.merging(changes).add(data).orFail("SecKeychainItemCreateFromContent")
       }
     }
   }

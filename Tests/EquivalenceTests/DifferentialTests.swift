@@ -160,7 +160,7 @@ import Testing
   static func dslStep(_ operation: Operation, _ side: Side) -> String {
     func labelled<Request: KeychainRequest>(_ request: Request, _ label: String?) -> Request {
       guard let label else { return request }
-      return Request(lowered: request.attributes.setting(kSecAttrLabel, .string(label)))
+      return request.merging(Request.Changes(attributes: KeychainDictionary([kSecAttrLabel as String: .string(label)])))
     }
     func reference(_ index: Int) -> PersistentReference? {
       side.references.indices.contains(index) ? PersistentReference(side.references[index]) : nil
@@ -170,7 +170,9 @@ import Testing
       case .add(_, let data, let label): return outcome(labelled(request, label).add(data)) { "ok" }
       case .read(_, let shape): return dslRead(request, shape, side)
       case .update(_, let label, let data):
-        let changes = label.map { Request(lowered: KeychainDictionary([kSecAttrLabel as String: .string($0)])) }
+        let changes = label.map {
+          Request.Changes(attributes: KeychainDictionary([kSecAttrLabel as String: .string($0)]))
+        }
         return outcome(request.update(changes, data: data)) { "updated \($0)" }
       case .upsert(_, let data): return outcome(request.set(data)) { "ok" }
       case .delete: return outcome(request.delete()) { "deleted \($0)" }
@@ -370,10 +372,17 @@ extension DifferentialTests.Key {
 /// the query holds only `kSecValuePersistentRef`, as the raw side passes it.
 struct GenericPasswordOrInternet: KeychainRequest {
   typealias Item = GenericPasswordItem
+  typealias Changes = GenericPassword.Changes
+  static var itemClass: CFString { kSecClassGenericPassword }
   let attributes: KeychainDictionary
-  init(lowered attributes: KeychainDictionary) { self.attributes = attributes }
-  init(reference: PersistentReference) {
-    attributes = KeychainDictionary([kSecValuePersistentRef as String: .data(reference.data)])
+  let persistentReference: PersistentReference?
+  init(attributes: KeychainDictionary, persistentReference: PersistentReference?) {
+    self.attributes = attributes
+    self.persistentReference = persistentReference
+  }
+  /// No kSecClass: the reference alone says which class.
+  var dictionary: KeychainDictionary {
+    attributes.setting(kSecValuePersistentRef, persistentReference.map { .data($0.data) })
   }
 }
 

@@ -3,7 +3,7 @@ import Keychain
 import Security
 import Testing
 
-/// `SecurityCertificate`, `Identity` and the `KeychainCertificate` / `KeychainIdentity` builders.
+/// `SecurityCertificate`, `Identity` and the `CertificateQuery` / `IdentityQuery` builders.
 @Suite struct CertificateDSL {
   /// A PKCS#12 file of a P-256 key and a self-signed certificate, made by the openssl command line.
   static func pkcs12(subject: String, passphrase: String) throws -> Data {
@@ -57,18 +57,18 @@ import Testing
         .get()
     }
     try withStore { _ throws in
-      try KeychainIdentity().add(imported.identity).get()
-      #expect(try KeychainIdentity().label("Typed Client").identity().get() == imported.identity)
-      #expect(try KeychainCertificate().label("Typed Client").certificate().get() == certificate)
-      #expect(KeychainCertificate().add(certificate).failure == .duplicateItem)
+      try IdentityQuery().add(imported.identity).get()
+      #expect(try IdentityQuery().label("Typed Client").identity().get() == imported.identity)
+      #expect(try CertificateQuery().label("Typed Client").certificate().get() == certificate)
+      #expect(CertificateQuery().add(certificate).failure == .duplicateItem)
       // Typed items carry their refs, and the builders update and delete.
-      #expect(try KeychainCertificate().item().get()?.certificate == certificate)
-      let identityItem = try #require(try KeychainIdentity().item().get())
+      #expect(try CertificateQuery().item().get()?.certificate == certificate)
+      let identityItem = try #require(try IdentityQuery().item().get())
       #expect(identityItem.identity == imported.identity && identityItem.label == "Typed Client")
-      #expect(try KeychainIdentity().update(KeychainIdentity().label("Renamed")).get())
-      #expect(try KeychainIdentity().label("Renamed").identity().get() == imported.identity)
-      #expect(try KeychainIdentity().delete().get())
-      #expect(try KeychainIdentity().all().get().isEmpty && KeychainCertificate().all().get().isEmpty)
+      #expect(try IdentityQuery().update(.init().label("Renamed")).get())
+      #expect(try IdentityQuery().label("Renamed").identity().get() == imported.identity)
+      #expect(try IdentityQuery().delete().get())
+      #expect(try IdentityQuery().all().get().isEmpty && CertificateQuery().all().get().isEmpty)
     }
   }
 }

@@ -3,7 +3,7 @@ import Keychain
 import Security
 import Testing
 
-/// The typed keys (`PrivateKey`, `PublicKey`) and the `KeychainKey` builder.
+/// The typed keys (`PrivateKey`, `PublicKey`) and the `KeyQuery` builder.
 @Suite struct KeyDSL {
   let message = Data("signed through the typed API".utf8)
 
@@ -68,7 +68,7 @@ import Testing
   @Test func theKeyBuilderStoresFindsAndDeletesKeys() throws {
     try withStore { _ throws in
       let key = try PrivateKey.generate(.p256).get()
-      let tagged = KeychainKey().applicationTag(Data("com.example.signing".utf8))
+      let tagged = KeyQuery().applicationTag(Data("com.example.signing".utf8))
       try tagged.label("Signing key").add(key).get()
       #expect(tagged.add(key).failure == .duplicateItem)
       let found = try #require(try tagged.privateKey().get())
@@ -84,10 +84,10 @@ import Testing
       // The typed item carries its key.
       #expect(item.privateKey == key && item.publicKey == nil)
       #expect(try tagged.publicKey().get() == nil)
-      try KeychainKey().add(key.publicKey!).get()
-      let listed = try KeychainKey().all().get()
+      try KeyQuery().add(key.publicKey!).get()
+      let listed = try KeyQuery().all().get()
       #expect(listed.compactMap(\.privateKey) == [key] && listed.compactMap(\.publicKey) == [key.publicKey!])
-      #expect(try tagged.update(KeychainKey().label("Renamed key")).get())
+      #expect(try tagged.update(.init().label("Renamed key")).get())
       #expect(try tagged.item().get()?.label == "Renamed key")
       #expect(try tagged.delete().get())
       #expect(try tagged.privateKey().get() == nil)

@@ -147,12 +147,12 @@ struct Token: Codable, Equatable {
   @Test func descriptionsShowApplesConstantNamesOnOneLine() throws {
     let builder = GenericPassword().service("svc").account("alice").accessibility(.afterFirstUnlock)
     #expect(
-      "\(builder.attributes)"
+      "\(builder.dictionary)"
         == "[kSecClass: kSecClassGenericPassword, kSecAttrAccessible: kSecAttrAccessibleAfterFirstUnlock, "
         + "kSecAttrAccount: \"alice\", kSecAttrService: \"svc\"]")
     #expect("\(builder)".contains("kSecAttrAccount: \"alice\""))
     // An account that happens to spell a constant's string is the caller's text, not the constant.
-    #expect("\(GenericPassword().account("acct").attributes)".contains("kSecAttrAccount: \"acct\""))
+    #expect("\(GenericPassword().account("acct").dictionary)".contains("kSecAttrAccount: \"acct\""))
     try withStore { _ throws in
       let (_, calls) = recordingKeychainCalls { _ = builder.add("pw") }
       #expect(calls.first?.description.hasPrefix("SecItemAdd([") == true)
@@ -200,7 +200,7 @@ struct Token: Codable, Equatable {
   @Test func updateChangesAttributesAndDataAndReportsMisses() throws {
     try withStore { _ throws in
       _ = item.add("old")
-      #expect(try item.update(GenericPassword().label("renamed"), data: Data("new".utf8)).get() == true)
+      #expect(try item.update(.init().label("renamed"), data: Data("new".utf8)).get() == true)
       #expect(try item.item().get()?.label == "renamed")
       #expect(try item.string().get() == "new")
       #expect(try GenericPassword().service("nothing").update(data: Data()).get() == false)
@@ -261,12 +261,31 @@ struct Token: Codable, Equatable {
 
   @Test func theLoweredDictionaryIsVisibleAndTyped() {
     let query = InternetPassword().server("example.com").port(443).protocol(.https).isInvisible(true)
-    #expect(query.attributes[kSecClass] == .string("inet"))
-    #expect(query.attributes[kSecAttrServer] == .string("example.com"))
-    #expect(query.attributes[kSecAttrPort] == .integer(443))
-    #expect(query.attributes[kSecAttrProtocol] == .string(kSecAttrProtocolHTTPS as String))
-    #expect(query.attributes[kSecAttrIsInvisible] == .boolean(true))
+    #expect(query.dictionary[kSecClass] == .string("inet"))
+    #expect(query.dictionary[kSecAttrServer] == .string("example.com"))
+    #expect(query.dictionary[kSecAttrPort] == .integer(443))
+    #expect(query.dictionary[kSecAttrProtocol] == .string(kSecAttrProtocolHTTPS as String))
+    #expect(query.dictionary[kSecAttrIsInvisible] == .boolean(true))
     #expect(query == InternetPassword().server("example.com").port(443).protocol(.https).isInvisible(true))
+    // `attributes` holds the attributes only: the class is the type's, a reference is its own.
+    #expect(query.attributes.entries.keys.sorted() == ["invi", "port", "ptcl", "srvr"])
+    #expect(query.attributes[kSecClass] == nil && InternetPassword.itemClass == kSecClassInternetPassword)
+    let reference = PersistentReference(Data([1, 2, 3]))
+    let byReference = GenericPassword(reference: reference).label("x")
+    #expect(byReference.attributes == KeychainDictionary([kSecAttrLabel as String: .string("x")]))
+    #expect(byReference.persistentReference == reference)
+    #expect(byReference.dictionary[kSecValuePersistentRef] == .data(reference.data))
+  }
+
+  @Test func changesSetAttributesAndMergeIntoADescription() {
+    let changes = GenericPassword.Changes().label("new").comment("note")
+    #expect(changes.attributes.entries.keys.sorted() == ["icmt", "labl"])
+    let merged = GenericPassword().account("alice").label("old").merging(changes)
+    #expect(merged == GenericPassword().account("alice").label("new").comment("note"))
+    // A description keeps its reference through a merge.
+    let reference = PersistentReference(Data([9]))
+    #expect(GenericPassword(reference: reference).merging(changes).persistentReference == reference)
+    #expect(GenericPassword().merging(GenericPassword.Changes()) == GenericPassword())
   }
 }
 

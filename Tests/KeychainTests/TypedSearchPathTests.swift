@@ -29,7 +29,7 @@ import Testing
         [kSecClass: kSecClassGenericPassword, kSecAttrAccount: "empty", kSecAttrService: "svc"] as NSDictionary, nil)
         == errSecSuccess)
     let key = try PrivateKey.generate(.p256).get()
-    try KeychainKey().label("a key").add(key).get()
+    try KeyQuery().label("a key").add(key).get()
     return key
   }
 
@@ -100,7 +100,7 @@ import Testing
       let (_, calls) = recordingKeychainCalls { _ = search.item(includingData: true) }
       #expect(calls.count == 1)
       #expect(calls.first?.function == .copyMatching && calls.first?.status == errSecSuccess)
-      var expected = search.attributes
+      var expected = search.dictionary
       expected[kSecReturnAttributes] = .boolean(true)
       expected[kSecReturnPersistentRef] = .boolean(true)
       expected[kSecReturnData] = .boolean(true)

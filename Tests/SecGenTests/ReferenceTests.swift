@@ -7,6 +7,8 @@ import Testing
 /// Reference tests in the manner of rust-bindgen and swift-openapi-generator: each folder of
 /// Fixtures/ holds headers (and optionally API notes), the model they must give
 /// (expected-model.json) and the Swift they must render (expected/). `SECGEN_RECORD=1` re-records.
+/// Every fixture also reads Fixtures/FixturePriv.h, the private header that declares the runtime's
+/// typed entry points (as SecItemPriv.h does beside the real headers), so it is written once.
 @Suite struct ReferenceTests {
   static let cases = [
     "generic-password", "added-attribute", "value-groups", "sdk-layout", "function-wrappers", "real-conventions",
@@ -23,7 +25,9 @@ import Testing
       let folder = Paths.fixtures.appendingPathComponent(name)
       let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
       self.folder = folder
-      headers = names.filter { $0.hasSuffix(".h") }.map { folder.appendingPathComponent($0) }
+      headers =
+        names.filter { $0.hasSuffix(".h") }.map { folder.appendingPathComponent($0) }
+        + [Paths.fixtures.appendingPathComponent("FixturePriv.h")]
       notes = names.first { $0.hasSuffix(".apinotes.json") }.map { folder.appendingPathComponent($0) }
     }
 

@@ -13,9 +13,9 @@ public enum ClientIdentityExample: KeychainExample {
     else { return log + ["import: failed"] }
     log.append("import: \(imported.count) identity, label \(first.label ?? "none")")
     log.append("certificate: \((try? first.identity.certificate().get())?.subjectSummary ?? "no summary")")
-    let stored = KeychainIdentity().label("Example Client")
-    log.append("store: \(describe(KeychainIdentity().add(first.identity)))")
-    log.append("store again: \(describe(KeychainIdentity().add(first.identity)))")
+    let stored = IdentityQuery().label("Example Client")
+    log.append("store: \(describe(IdentityQuery().add(first.identity)))")
+    log.append("store again: \(describe(IdentityQuery().add(first.identity)))")
     guard case .success(let found?) = stored.identity() else { return log + ["find: failed"] }
     log.append("found the same identity: \(found == first.identity)")
     return log

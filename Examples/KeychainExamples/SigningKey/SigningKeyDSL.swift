@@ -7,7 +7,7 @@ public enum SigningKeyExample: KeychainExample {
   public static let title = "Store a signing key (P-256) and sign with it after finding it by its tag"
   public static let dslSource = #filePath
 
-  static let stored = KeychainKey().applicationTag(Data("com.example.signing".utf8))
+  static let stored = KeyQuery().applicationTag(Data("com.example.signing".utf8))
   static let message = Data("POST /v1/orders".utf8)
 
   public static func dsl(_ environment: ExampleEnvironment) -> [String] {

@@ -8,7 +8,7 @@ import Security
 // folder of their own for the reason Keys.swift does.
 
 extension Identity {
-  /// The identities of a PKCS#12 file, kept in memory (store one with `KeychainIdentity().add(_:)`).
+  /// The identities of a PKCS#12 file, kept in memory (store one with `IdentityQuery().add(_:)`).
   /// A wrong passphrase is `.authFailed`; a file that is not PKCS#12 or whose key does not match
   /// its certificate is `.decode`.
   public static func importPKCS12(_ data: Data, passphrase: String) -> Result<[ImportedIdentity], KeychainError> {
@@ -39,7 +39,7 @@ public struct ImportedIdentity: Hashable, Sendable {
   public let keyID: Data?
 }
 
-extension KeychainCertificate {
+extension CertificateQuery {
   /// Stores `certificate`: its attributes come from its DER, its label from its subject summary
   /// unless this description gives one.
   public func add(_ certificate: SecurityCertificate) -> Result<Void, KeychainError> {
@@ -52,7 +52,7 @@ extension KeychainCertificate {
   }
 }
 
-extension KeychainIdentity {
+extension IdentityQuery {
   /// Stores `identity` as its certificate and its private key, each with this description's
   /// attributes (keys rule 8.5).
   public func add(_ identity: Identity) -> Result<Void, KeychainError> { addReference(.identity(identity.secIdentity)) }

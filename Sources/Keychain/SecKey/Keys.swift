@@ -84,7 +84,7 @@ extension PublicKey {
   }
 }
 
-extension KeychainKey {
+extension KeyQuery {
   /// Stores `key`: its class, type, sizes and application label come from the key, the rest from
   /// this description (keys rule 6.3).
   public func add(_ key: PrivateKey) -> Result<Void, KeychainError> { addReference(.key(key.secKey)) }

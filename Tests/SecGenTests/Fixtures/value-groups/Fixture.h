@@ -61,6 +61,7 @@ extern const CFStringRef kSecAttrAccessibleAfterFirstUnlock;
 CF_ENUM(OSStatus)
 {
     errSecSuccess = 0, /* It worked. */
+    errSecItemNotFound = -25300, /* The item is not there. */
     errSecInteractionNotAllowed = -25308, /* Locked. */
 };
 

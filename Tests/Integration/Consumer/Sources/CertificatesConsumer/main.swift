@@ -1,7 +1,7 @@
 // Uses swift-certificates' Security bridge (Certificate.init(SecCertificate) and
 // SecCertificate.makeWithCertificate), which exist only when X509 saw a Security module. It also
 // imports Keychain, whose public names must not clash with X509's: `Certificate` below, unqualified,
-// is X509's, and the keychain's certificate builder is KeychainCertificate.
+// is X509's, and the keychain's certificate builder is CertificateQuery.
 import Crypto
 import Foundation
 import Keychain
@@ -16,7 +16,7 @@ guard let secCertificate = SecCertificateCreateWithData(nil, der as CFData) else
   fatalError("the test certificate was not accepted")
 }
 let certificate: Certificate = try Certificate(secCertificate)
-let keychainCertificates = KeychainCertificate().label("pinned")
+let keychainCertificates = CertificateQuery().label("pinned")
 guard keychainCertificates.attributes[kSecAttrLabel] == .string("pinned") else {
   fatalError("the keychain's certificate builder lost its label")
 }

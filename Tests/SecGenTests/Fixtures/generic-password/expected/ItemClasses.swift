@@ -10,25 +10,19 @@ public struct GenericPassword: KeychainRequest {
   /// The typed item a search returns.
   public typealias Item = GenericPasswordItem
 
-  /// The dictionary this description lowers to, `kSecClass` included.
+  /// `kSecClassGenericPassword`.
+  public static var itemClass: CFString { kSecClassGenericPassword }
+
+  /// The attributes this description sets.
   public let attributes: KeychainDictionary
 
-  /// Every `kSecClassGenericPassword` item; the attribute methods narrow it.
-  public init() {
-    attributes = KeychainDictionary([kSecClass.description: .string(kSecClassGenericPassword.description)])
-  }
+  /// The one item this description stands for, when it was made from a persistent reference.
+  public let persistentReference: PersistentReference?
 
-  /// The one item `reference` identifies.
-  public init(reference: PersistentReference) {
-    attributes = KeychainDictionary([
-      kSecClass.description: .string(kSecClassGenericPassword.description),
-      kSecValuePersistentRef.description: .data(reference.data),
-    ])
-  }
-
-  /// Wraps a lowered dictionary.
-  public init(lowered attributes: KeychainDictionary) {
+  /// A description with these attributes, for the one item `persistentReference` finds when given.
+  public init(attributes: KeychainDictionary, persistentReference: PersistentReference?) {
     self.attributes = attributes
+    self.persistentReference = persistentReference
   }
 
   /// Adds, or matches on, `kSecAttrAccount`: The account, a CFStringRef.
@@ -39,6 +33,28 @@ public struct GenericPassword: KeychainRequest {
   /// Adds, or matches on, `kSecAttrService`: The service, a CFStringRef.
   public func service(_ value: String) -> Self {
     with(kSecAttrService, .string(value))
+  }
+
+  /// Attribute changes for `kSecClassGenericPassword` items: `update(_:data:)`, `set(_:changing:)` and
+  /// `merging(_:)` take them.
+  public struct Changes: KeychainChanges {
+    /// The attributes these changes set.
+    public let attributes: KeychainDictionary
+
+    /// Changes that set these attributes.
+    public init(attributes: KeychainDictionary) {
+      self.attributes = attributes
+    }
+
+    /// Changes `kSecAttrAccount`: The account, a CFStringRef.
+    public func account(_ value: String) -> Self {
+      with(kSecAttrAccount, .string(value))
+    }
+
+    /// Changes `kSecAttrService`: The service, a CFStringRef.
+    public func service(_ value: String) -> Self {
+      with(kSecAttrService, .string(value))
+    }
   }
 }
 

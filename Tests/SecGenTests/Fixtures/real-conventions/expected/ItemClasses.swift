@@ -10,25 +10,19 @@ public struct InternetPassword: KeychainRequest {
   /// The typed item a search returns.
   public typealias Item = InternetPasswordItem
 
-  /// The dictionary this description lowers to, `kSecClass` included.
+  /// `kSecClassInternetPassword`.
+  public static var itemClass: CFString { kSecClassInternetPassword }
+
+  /// The attributes this description sets.
   public let attributes: KeychainDictionary
 
-  /// Every `kSecClassInternetPassword` item; the attribute methods narrow it.
-  public init() {
-    attributes = KeychainDictionary([kSecClass.description: .string(kSecClassInternetPassword.description)])
-  }
+  /// The one item this description stands for, when it was made from a persistent reference.
+  public let persistentReference: PersistentReference?
 
-  /// The one item `reference` identifies.
-  public init(reference: PersistentReference) {
-    attributes = KeychainDictionary([
-      kSecClass.description: .string(kSecClassInternetPassword.description),
-      kSecValuePersistentRef.description: .data(reference.data),
-    ])
-  }
-
-  /// Wraps a lowered dictionary.
-  public init(lowered attributes: KeychainDictionary) {
+  /// A description with these attributes, for the one item `persistentReference` finds when given.
+  public init(attributes: KeychainDictionary, persistentReference: PersistentReference?) {
     self.attributes = attributes
+    self.persistentReference = persistentReference
   }
 
   /// Adds, or matches on, `kSecAttrAccessible`: When the item can be read: one of
@@ -61,6 +55,44 @@ public struct InternetPassword: KeychainRequest {
   /// Matches on `kSecAttrSynchronizable` with one of its constants.
   public func synchronizable(_ value: Synchronizable) -> Self {
     with(kSecAttrSynchronizable, .string(value.constant.description))
+  }
+
+  /// Attribute changes for `kSecClassInternetPassword` items: `update(_:data:)`, `set(_:changing:)` and
+  /// `merging(_:)` take them.
+  public struct Changes: KeychainChanges {
+    /// The attributes these changes set.
+    public let attributes: KeychainDictionary
+
+    /// Changes that set these attributes.
+    public init(attributes: KeychainDictionary) {
+      self.attributes = attributes
+    }
+
+    /// Changes `kSecAttrAccessible`: When the item can be read: one of kSecAttrAccessibleWhenUnlocked or
+    /// kSecAttrAccessibleAfterFirstUnlock.
+    public func accessible(_ value: Accessible) -> Self {
+      with(kSecAttrAccessible, .string(value.constant.description))
+    }
+
+    /// Changes `kSecAttrServer`: The server's name, a CFString.
+    public func server(_ value: String) -> Self {
+      with(kSecAttrServer, .string(value))
+    }
+
+    /// Changes `kSecAttrProtocol`: The protocol, a CFNumberRef (see "kSecAttrProtocol Value Constants".)
+    public func `protocol`(_ value: Protocol) -> Self {
+      with(kSecAttrProtocol, .string(value.constant.description))
+    }
+
+    /// Changes `kSecAttrGeneric`: User data, a CFData.
+    public func generic(_ value: Data) -> Self {
+      with(kSecAttrGeneric, .data(value))
+    }
+
+    /// Changes `kSecAttrSynchronizable`: Whether the item syncs, a CFBooleanRef.
+    public func synchronizable(_ value: Bool) -> Self {
+      with(kSecAttrSynchronizable, .boolean(value))
+    }
   }
 }
 
@@ -103,25 +135,19 @@ public struct Key: KeychainRequest {
   /// The typed item a search returns.
   public typealias Item = KeyItem
 
-  /// The dictionary this description lowers to, `kSecClass` included.
+  /// `kSecClassKey`.
+  public static var itemClass: CFString { kSecClassKey }
+
+  /// The attributes this description sets.
   public let attributes: KeychainDictionary
 
-  /// Every `kSecClassKey` item; the attribute methods narrow it.
-  public init() {
-    attributes = KeychainDictionary([kSecClass.description: .string(kSecClassKey.description)])
-  }
+  /// The one item this description stands for, when it was made from a persistent reference.
+  public let persistentReference: PersistentReference?
 
-  /// The one item `reference` identifies.
-  public init(reference: PersistentReference) {
-    attributes = KeychainDictionary([
-      kSecClass.description: .string(kSecClassKey.description),
-      kSecValuePersistentRef.description: .data(reference.data),
-    ])
-  }
-
-  /// Wraps a lowered dictionary.
-  public init(lowered attributes: KeychainDictionary) {
+  /// A description with these attributes, for the one item `persistentReference` finds when given.
+  public init(attributes: KeychainDictionary, persistentReference: PersistentReference?) {
     self.attributes = attributes
+    self.persistentReference = persistentReference
   }
 
   /// Adds, or matches on, `kSecAttrKeyClass`: The class of a key. See the "kSecAttrKeyClass Value
@@ -133,6 +159,28 @@ public struct Key: KeychainRequest {
   /// Adds, or matches on, `kSecAttrApplicationTag`: A tag, a CFDataRef.
   public func applicationTag(_ value: Data) -> Self {
     with(kSecAttrApplicationTag, .data(value))
+  }
+
+  /// Attribute changes for `kSecClassKey` items: `update(_:data:)`, `set(_:changing:)` and
+  /// `merging(_:)` take them.
+  public struct Changes: KeychainChanges {
+    /// The attributes these changes set.
+    public let attributes: KeychainDictionary
+
+    /// Changes that set these attributes.
+    public init(attributes: KeychainDictionary) {
+      self.attributes = attributes
+    }
+
+    /// Changes `kSecAttrKeyClass`: The class of a key. See the "kSecAttrKeyClass Value Constants" section.
+    public func keyClass(_ value: KeyClass) -> Self {
+      with(kSecAttrKeyClass, .string(value.constant.description))
+    }
+
+    /// Changes `kSecAttrApplicationTag`: A tag, a CFDataRef.
+    public func applicationTag(_ value: Data) -> Self {
+      with(kSecAttrApplicationTag, .data(value))
+    }
   }
 }
 
@@ -165,25 +213,19 @@ public struct Identity: KeychainRequest {
   /// The typed item a search returns.
   public typealias Item = IdentityItem
 
-  /// The dictionary this description lowers to, `kSecClass` included.
+  /// `kSecClassIdentity`.
+  public static var itemClass: CFString { kSecClassIdentity }
+
+  /// The attributes this description sets.
   public let attributes: KeychainDictionary
 
-  /// Every `kSecClassIdentity` item; the attribute methods narrow it.
-  public init() {
-    attributes = KeychainDictionary([kSecClass.description: .string(kSecClassIdentity.description)])
-  }
+  /// The one item this description stands for, when it was made from a persistent reference.
+  public let persistentReference: PersistentReference?
 
-  /// The one item `reference` identifies.
-  public init(reference: PersistentReference) {
-    attributes = KeychainDictionary([
-      kSecClass.description: .string(kSecClassIdentity.description),
-      kSecValuePersistentRef.description: .data(reference.data),
-    ])
-  }
-
-  /// Wraps a lowered dictionary.
-  public init(lowered attributes: KeychainDictionary) {
+  /// A description with these attributes, for the one item `persistentReference` finds when given.
+  public init(attributes: KeychainDictionary, persistentReference: PersistentReference?) {
     self.attributes = attributes
+    self.persistentReference = persistentReference
   }
 
   /// Adds, or matches on, `kSecAttrKeyClass`: The class of a key. See the "kSecAttrKeyClass Value
@@ -195,6 +237,28 @@ public struct Identity: KeychainRequest {
   /// Adds, or matches on, `kSecAttrApplicationTag`: A tag, a CFDataRef.
   public func applicationTag(_ value: Data) -> Self {
     with(kSecAttrApplicationTag, .data(value))
+  }
+
+  /// Attribute changes for `kSecClassIdentity` items: `update(_:data:)`, `set(_:changing:)` and
+  /// `merging(_:)` take them.
+  public struct Changes: KeychainChanges {
+    /// The attributes these changes set.
+    public let attributes: KeychainDictionary
+
+    /// Changes that set these attributes.
+    public init(attributes: KeychainDictionary) {
+      self.attributes = attributes
+    }
+
+    /// Changes `kSecAttrKeyClass`: The class of a key. See the "kSecAttrKeyClass Value Constants" section.
+    public func keyClass(_ value: KeyClass) -> Self {
+      with(kSecAttrKeyClass, .string(value.constant.description))
+    }
+
+    /// Changes `kSecAttrApplicationTag`: A tag, a CFDataRef.
+    public func applicationTag(_ value: Data) -> Self {
+      with(kSecAttrApplicationTag, .data(value))
+    }
   }
 }
 

@@ -73,12 +73,13 @@ public enum KeychainFunctions {
   }
 
   /// `SecItemCopyMatchingEntries`: Finds items. The value the C function writes to `result`, or the
-  /// status as a `KeychainError`.
+  /// status as a `KeychainError`; nothing found (errSecItemNotFound) is `.success(nil)`.
   package static func itemCopyMatchingEntries(_ query: SecItemEntries) -> Result<CFTypeRef?, KeychainError> {
     var result: CFTypeRef?
     let status = SecItemCopyMatchingEntries(query, &result)
     switch status {
     case errSecSuccess: return .success(result)
+    case errSecItemNotFound: return .success(nil)
     default: return .failure(KeychainError(status: status))
     }
   }

@@ -10,25 +10,19 @@ public struct InternetPassword: KeychainRequest {
   /// The typed item a search returns.
   public typealias Item = InternetPasswordItem
 
-  /// The dictionary this description lowers to, `kSecClass` included.
+  /// `kSecClassInternetPassword`.
+  public static var itemClass: CFString { kSecClassInternetPassword }
+
+  /// The attributes this description sets.
   public let attributes: KeychainDictionary
 
-  /// Every `kSecClassInternetPassword` item; the attribute methods narrow it.
-  public init() {
-    attributes = KeychainDictionary([kSecClass.description: .string(kSecClassInternetPassword.description)])
-  }
+  /// The one item this description stands for, when it was made from a persistent reference.
+  public let persistentReference: PersistentReference?
 
-  /// The one item `reference` identifies.
-  public init(reference: PersistentReference) {
-    attributes = KeychainDictionary([
-      kSecClass.description: .string(kSecClassInternetPassword.description),
-      kSecValuePersistentRef.description: .data(reference.data),
-    ])
-  }
-
-  /// Wraps a lowered dictionary.
-  public init(lowered attributes: KeychainDictionary) {
+  /// A description with these attributes, for the one item `persistentReference` finds when given.
+  public init(attributes: KeychainDictionary, persistentReference: PersistentReference?) {
     self.attributes = attributes
+    self.persistentReference = persistentReference
   }
 
   /// Adds, or matches on, `kSecAttrServer`: The server, a CFStringRef.
@@ -56,6 +50,45 @@ public struct InternetPassword: KeychainRequest {
   /// Adds, or matches on, `kSecAttrIsInvisible`: Whether the item is hidden, a CFBooleanRef.
   public func isInvisible(_ value: Bool) -> Self {
     with(kSecAttrIsInvisible, .boolean(value))
+  }
+
+  /// Attribute changes for `kSecClassInternetPassword` items: `update(_:data:)`, `set(_:changing:)` and
+  /// `merging(_:)` take them.
+  public struct Changes: KeychainChanges {
+    /// The attributes these changes set.
+    public let attributes: KeychainDictionary
+
+    /// Changes that set these attributes.
+    public init(attributes: KeychainDictionary) {
+      self.attributes = attributes
+    }
+
+    /// Changes `kSecAttrServer`: The server, a CFStringRef.
+    public func server(_ value: String) -> Self {
+      with(kSecAttrServer, .string(value))
+    }
+
+    /// Changes `kSecAttrPort`: The port, a CFNumberRef.
+    public func port(_ value: Int) -> Self {
+      with(kSecAttrPort, .integer(value))
+    }
+
+    /// Changes `kSecAttrProtocol`: The protocol, one of the values listed in kSecAttrProtocol Value
+    /// Constants.
+    public func `protocol`(_ value: InternetProtocol) -> Self {
+      with(kSecAttrProtocol, .string(value.constant.description))
+    }
+
+    /// Changes `kSecAttrAccessible`: When the item can be read, one of the values listed in
+    /// kSecAttrAccessible Value Constants.
+    public func accessibility(_ value: Accessible) -> Self {
+      with(kSecAttrAccessible, .string(value.constant.description))
+    }
+
+    /// Changes `kSecAttrIsInvisible`: Whether the item is hidden, a CFBooleanRef.
+    public func isInvisible(_ value: Bool) -> Self {
+      with(kSecAttrIsInvisible, .boolean(value))
+    }
   }
 }
 

@@ -7,6 +7,8 @@ import Security
 /// A failed keychain operation: a case per status code the SecItem functions return, `unknown` for
 /// any other, and the two failures of the JSON convenience methods, which carry their cause.
 public enum KeychainError: Error, Hashable, Sendable, LocalizedError, CustomStringConvertible {
+  /// `errSecItemNotFound` (-25300): The item is not there.
+  case itemNotFound
   /// `errSecInteractionNotAllowed` (-25308): Locked.
   case interactionNotAllowed
   /// A status code without a case of its own.
@@ -20,6 +22,7 @@ public enum KeychainError: Error, Hashable, Sendable, LocalizedError, CustomStri
   /// The error for a status code other than `errSecSuccess`.
   public init(status: OSStatus) {
     switch status {
+    case errSecItemNotFound: self = .itemNotFound
     case errSecInteractionNotAllowed: self = .interactionNotAllowed
     default: self = .unknown(status)
     }
@@ -28,6 +31,7 @@ public enum KeychainError: Error, Hashable, Sendable, LocalizedError, CustomStri
   /// The status code.
   public var status: OSStatus {
     switch self {
+    case .itemNotFound: errSecItemNotFound
     case .interactionNotAllowed: errSecInteractionNotAllowed
     case .unknown(let status): status
     case .decodingFailed: errSecDecode
