@@ -3,7 +3,7 @@
 
 HEADERS := Sources/Keychain/Headers
 SECGEN_INPUTS := $(foreach header,$(sort $(wildcard $(HEADERS)/*.h)),--header $(header)) \
-	--api-notes $(HEADERS)/Security.apinotes.json
+	--api-notes $(HEADERS)/Security.apinotes.json --strict
 
 setup:
 	@scripts/setup.sh

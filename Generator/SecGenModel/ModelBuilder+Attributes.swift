@@ -16,10 +16,16 @@ extension ModelBuilder {
     let name = declaration.name
     let swiftName = notes.names[name] ?? SwiftNaming.lowerCamel(SwiftNaming.stripPrefix(name, ["kSecAttr", "kSec"]))
     guard let entry = group.entry(for: name) else {
-      report(declaration.location, "\(name) has no @constant entry, so its value type is unknown")
+      // The declaration says only that it is a key: the API notes may give its value type.
+      let noted = notes.types[name].flatMap(ValueType.init(rawValue:))
+      warn(
+        declaration.location, .undocumentedAttribute,
+        "\(name) has no @constant entry; "
+          + (noted.map { "its value type (\($0.rawValue)) comes from the API notes" }
+            ?? "its value type is unknown (the API notes may give one), so it gets no typed setter"))
       return AttributeModel(
-        constant: name, swiftName: swiftName, valueType: .unsupported, valueGroup: nil, readOnly: false, classes: [],
-        isPrivate: isPrivate(declaration.location), documentation: "")
+        constant: name, swiftName: swiftName, valueType: noted ?? .unsupported, valueGroup: nil, readOnly: false,
+        classes: [], isPrivate: isPrivate(declaration.location), documentation: "")
     }
     let location = SourceLocation(file: group.comment.file, line: entry.line, column: 5)
     var text = entry.text

@@ -24,10 +24,9 @@ extension ModelBuilder {
         var meaning = constant.trailingComment ?? ""
         if meaning.isEmpty { meaning = entries[constant.name] ?? alias?.meaning ?? "" }
         if meaning.isEmpty {
-          warnings.append(
-            Diagnostic(
-              location: constant.location, severity: .warning,
-              message: "\(constant.name) has no trailing comment or @constant entry giving its meaning"))
+          warn(
+            constant.location, .undocumentedStatusCode,
+            "\(constant.name) has no trailing comment or @constant entry giving its meaning")
         }
         let swiftName =
           notes.names[constant.name] ?? SwiftNaming.lowerCamel(SwiftNaming.stripPrefix(constant.name, ["errSec"]))

@@ -18,7 +18,10 @@ extension ModelBuilder {
     let cases = enumeration.constants.map { constant in
       let documentation = constant.trailingComment ?? entries[constant.name] ?? ""
       if documentation.isEmpty {
-        report(constant.location, "\(constant.name) of \(name) has no @constant entry or trailing comment")
+        warn(
+          constant.location, .undocumentedEnumCase,
+          "\(constant.name) of \(name) has no @constant entry or trailing comment; it is imported without documentation"
+        )
       }
       return TypedEnumCaseModel(
         constant: constant.name,

@@ -105,6 +105,13 @@ public struct ModelBuilder {
     diagnostics.append(Diagnostic(location: location, severity: .error, message: message))
   }
 
+  /// A gap in the documentation that leaves the output correct, only less informed: the
+  /// declaration is modelled with what it says itself, as ClangImporter imports an undocumented
+  /// declaration.
+  mutating func warn(_ location: SourceLocation, _ kind: WarningKind, _ message: String) {
+    warnings.append(Diagnostic(location: location, severity: .warning, message: message, kind: kind.rawValue))
+  }
+
   mutating func comment(_ raw: String, before location: SourceLocation) -> HeaderDocComment {
     HeaderDocComment(raw: raw, file: location.file, line: sources.line(of: raw, before: location))
   }

@@ -220,3 +220,16 @@ public struct TypedEnumCaseModel: Codable, Equatable, Sendable {
   /// is replaced by `kSecAccessControlBiometryAny`).
   public var replacement: String?
 }
+
+/// The kinds of warning the model stage gives: documentation the headers lack, which leaves the
+/// output correct but less informed. `secgen dump --summary` counts them by kind; `--strict`
+/// makes them errors (the project's own headers are generated strictly).
+public enum WarningKind: String, CaseIterable, Sendable {
+  /// A value of a `CF_ENUM`/`CF_OPTIONS` with no trailing comment or `@constant` entry.
+  case undocumentedEnumCase = "undocumented enum case"
+  /// An attribute key under an attribute group with no `@constant` entry: typed by the API notes,
+  /// or left without a typed setter.
+  case undocumentedAttribute = "undocumented attribute"
+  /// An errSec code with no trailing comment or `@constant` entry.
+  case undocumentedStatusCode = "undocumented status code"
+}

@@ -23,7 +23,8 @@ public struct SourceLocation: Codable, Hashable, Sendable, CustomStringConvertib
 
 /// A problem found in the input, reported as `file:line:column: error: message`.
 public struct Diagnostic: Error, Codable, Hashable, Sendable, CustomStringConvertible {
-  /// How bad the problem is; secgen fails on either.
+  /// How bad the problem is: secgen fails on an error; a warning is printed (and fails with
+  /// `--strict`).
   public enum Severity: String, Codable, Sendable {
     case warning, error
   }
@@ -34,12 +35,15 @@ public struct Diagnostic: Error, Codable, Hashable, Sendable, CustomStringConver
   public var severity: Severity
   /// What is wrong, in words.
   public var message: String
+  /// For a warning, what kind of gap it is ("undocumented enum case"...): summaries count by it.
+  public var kind: String?
 
   /// Creates a diagnostic.
-  public init(location: SourceLocation, severity: Severity, message: String) {
+  public init(location: SourceLocation, severity: Severity, message: String, kind: String? = nil) {
     self.location = location
     self.severity = severity
     self.message = message
+    self.kind = kind
   }
 
   /// The diagnostic in the compiler's format (`secgen: error: ...` when it has no place).

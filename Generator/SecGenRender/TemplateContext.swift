@@ -44,6 +44,9 @@ enum TemplateContext {
     }
     if !current.isEmpty { lines.append(current) }
     if lines.isEmpty { lines = [""] }
+    // "`kSecAttrLabel`: " with no documentation after it (an undocumented declaration) ends the
+    // sentence instead.
+    if let last = lines.last, last.hasSuffix(":") { lines[lines.count - 1] = String(last.dropLast()) + "." }
     return lines.map { $0.isEmpty ? "\(indent)///" : "\(indent)/// \($0)" }.joined(separator: "\n")
   }
 

@@ -39,10 +39,20 @@ struct HeaderOptions: ParsableArguments {
   @Option(name: .customLong("include-dir"), help: "A folder to search for includes (repeat for several).")
   var includeDirectories: [String] = []
 
+  @Flag(help: "Treat warnings (documentation the headers lack) as errors.")
+  var strict = false
+
   var includeURLs: [URL] { includeDirectories.map { URL(fileURLWithPath: $0).standardizedFileURL } }
 
-  /// Prints the model's warnings, and what it left out when --verbose is given.
-  func reportLeftOut(_ model: SecurityModel) {
+  /// Prints the model's warnings (failing with them as errors when --strict is given), and what
+  /// it left out when --verbose is given.
+  func reportLeftOut(_ model: SecurityModel) throws {
+    if strict, !model.warnings.isEmpty {
+      throw failure(
+        DiagnosticsError(
+          model.warnings.map { Diagnostic(location: $0.location, severity: .error, message: $0.message, kind: $0.kind) }
+        ))
+    }
     for warning in model.warnings {
       FileHandle.standardError.write(Data((warning.description + "\n").utf8))
     }
@@ -97,12 +107,17 @@ struct Generate: ParsableCommand {
   func run() throws {
     options.reportLibrary()
     var timings = Pipeline.Timings()
-    let outputs: [SecGenOutput]
+    let model: SecurityModel
     do throws(DiagnosticsError) {
-      let model = try Pipeline.model(
+      model = try Pipeline.model(
         headers: options.headerURLs, definitions: options.definitionURLs, apiNotes: options.apiNotesURL,
         platform: options.platform, includeDirectories: options.includeURLs, timings: &timings)
-      options.reportLeftOut(model)
+    } catch {
+      throw failure(error)
+    }
+    try options.reportLeftOut(model)
+    let outputs: [SecGenOutput]
+    do throws(DiagnosticsError) {
       outputs = try Pipeline.render(
         model, templates: URL(fileURLWithPath: templates).standardizedFileURL, timings: &timings
       ).map { SecGenOutput(fileName: $0.fileName, contents: $0.contents) }
@@ -142,10 +157,10 @@ struct Dump: ParsableCommand {
       model = try Pipeline.model(
         headers: options.headerURLs, definitions: options.definitionURLs, apiNotes: options.apiNotesURL,
         platform: options.platform, includeDirectories: options.includeURLs, timings: &timings)
-      options.reportLeftOut(model)
     } catch {
       throw failure(error)
     }
+    try options.reportLeftOut(model)
     if summary {
       print(Self.summary(of: model))
       options.report(timings)
@@ -161,6 +176,15 @@ struct Dump: ParsableCommand {
 extension TargetPlatform: ExpressibleByArgument {}
 
 extension Dump {
+  /// " (undocumented enum case: 4, ...)", in WarningKind's order; empty without warnings.
+  static func warningsByKind(_ model: SecurityModel) -> String {
+    let counts = WarningKind.allCases.compactMap { kind -> String? in
+      let count = model.warnings.filter { $0.kind == kind.rawValue }.count
+      return count == 0 ? nil : "\(kind.rawValue): \(count)"
+    }
+    return counts.isEmpty ? "" : " (" + counts.joined(separator: ", ") + ")"
+  }
+
   /// The counts that say how much of the headers the model holds.
   static func summary(of model: SecurityModel) -> String {
     let attributes = model.attributes.filter { $0.constant.hasPrefix("kSecAttr") }
@@ -193,6 +217,7 @@ extension Dump {
         + "\(model.typedReferences.map(\.members.count).reduce(0, +)) members imported from functions "
         + "(\(model.typedReferences.map(\.name).joined(separator: ", ")))",
       "skipped by kind: \(model.skipped.count); left out for the platform: \(model.excluded.count)",
+      "warnings: \(model.warnings.count)" + warningsByKind(model),
       "errors: 0",
     ].joined(separator: "\n")
   }

@@ -26,7 +26,8 @@ struct SecGenPlugin: BuildToolPlugin {
     }
     var arguments = headers.flatMap { ["--header", $0.path] }
     if let notes = apiNotes.first { arguments += ["--api-notes", notes.path] }
-    arguments += ["--templates", templatesFolder.path, "--output", outputFolder.path]
+    // The project's headers are kept free of warnings: a gap in their documentation fails the build.
+    arguments += ["--strict", "--templates", templatesFolder.path, "--output", outputFolder.path]
     return [
       .buildCommand(
         displayName: "secgen: generating \(target.name) from \(headers.count) headers",

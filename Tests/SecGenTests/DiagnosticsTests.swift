@@ -75,23 +75,6 @@ import Testing
       name: "attribute keys without their @enum line",
       contents: Data(header("extern const CFStringRef kSecAttrAccount;").utf8), line: 8,
       message: "kSecAttrAccount is among the item classes"),
-    Case(
-      name: "option value without documentation",
-      contents: Data(
-        header(
-          attributeGroup + """
-
-            /*!
-                @enum SecWidgetFlags
-                @abstract Flags.
-                @constant kSecWidgetOne The first.
-            */
-            typedef CF_OPTIONS(CFOptionFlags, SecWidgetFlags) {
-                kSecWidgetOne = 1u << 0,
-                kSecWidgetTwo = 1u << 1,
-            };
-            """
-        ).utf8), line: 25, message: "kSecWidgetTwo of SecWidgetFlags has no @constant entry"),
     Case(name: "empty file", contents: Data("  \n\n".utf8), line: 1, message: "the header is empty"),
     Case(
       name: "binary file", contents: Data([0x7F, 0x45, 0x4C, 0x46, 0, 1, 2, 0xFF, 0xFE]), line: 1,
