@@ -25,19 +25,24 @@ public enum HeaderParser {
     case .success(let loaded): library = loaded
     case .failure(let diagnostic): throw DiagnosticsError([diagnostic])
     }
-    let compat: URL
-    let frameworks: URL
+    // One private folder per run (0700, a name no one can guess): the stand-ins and the
+    // Security/ link that the includes resolve through are read from nowhere else.
+    let work = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "secgen-\(UUID().uuidString)", isDirectory: true)
+    let compat = work.appendingPathComponent("sdk", isDirectory: true)
+    let frameworks = work.appendingPathComponent("frameworks", isDirectory: true)
     do {
-      compat = try SDKCompat.folder()
-      frameworks = FileManager.default.temporaryDirectory.appendingPathComponent(
-        "secgen-frameworks-\(UUID().uuidString)", isDirectory: true)
+      try FileManager.default.createDirectory(
+        at: work, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
       try FileManager.default.createDirectory(at: frameworks, withIntermediateDirectories: false)
+      try SDKCompat.write(into: compat)
     } catch {
+      try? FileManager.default.removeItem(at: work)
       throw DiagnosticsError([
         Diagnostic(location: .none, severity: .error, message: "cannot write secgen's SDK stand-ins: \(error)")
       ])
     }
-    defer { try? FileManager.default.removeItem(at: frameworks) }
+    defer { try? FileManager.default.removeItem(at: work) }
     var result = ParsedHeaders(files: (files + definitions).map(\.path))
     var diagnostics: [Diagnostic] = []
     let headerFolder = files.first?.deletingLastPathComponent()

@@ -285,30 +285,16 @@ enum SDKCompat {
     """,
   ]
 
-  /// A folder holding the stand-ins, written once per content version and reused.
-  static func folder() throws -> URL {
-    var hasher = 5381 as UInt64
-    for (path, text) in files.sorted(by: { $0.key < $1.key }) {
-      for byte in (path + "\u{0}" + text).utf8 { hasher = (hasher &* 33) ^ UInt64(byte) }
-    }
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "secgen-sdk-\(String(hasher, radix: 16))-\(getuid())", isDirectory: true)
-    if FileManager.default.fileExists(atPath: folder.appendingPathComponent("secgen-prelude.h").path) {
-      return folder
-    }
-    // Written beside, then renamed into place: concurrent secgen runs never see half a folder.
-    let staging = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "secgen-sdk-staging-\(UUID().uuidString)", isDirectory: true)
-    defer { try? FileManager.default.removeItem(at: staging) }
+  /// Writes the stand-ins into `folder`, which the caller created for this run alone.
+  ///
+  /// Never a folder shared between runs: one in the temporary directory under a predictable name
+  /// could be made first by another user, and its headers would then decide what is generated.
+  static func write(into folder: URL) throws {
     for (path, text) in files {
-      let file = staging.appendingPathComponent(path)
+      let file = folder.appendingPathComponent(path)
       try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
       try Data(text.utf8).write(to: file)
     }
-    if rename(staging.path, folder.path) != 0 && !FileManager.default.fileExists(atPath: folder.path) {
-      throw CocoaError(.fileWriteUnknown)
-    }
-    return folder
   }
 }
 

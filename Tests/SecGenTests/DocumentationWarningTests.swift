@@ -70,3 +70,25 @@ import Testing
     #expect(model.warnings.isEmpty, "\(model.warnings)")
   }
 }
+
+/// The stand-in SDK headers decide what is generated, so they are read only from a folder the run
+/// made for itself.
+@Suite struct StandInHeaders {
+  @Test func aStandInFolderInTheTemporaryDirectoryIsNeverReadAgain() throws {
+    var timings = Pipeline.Timings()
+    let first = try Pipeline.model(headers: Paths.realHeaders, apiNotes: Paths.realNotes, timings: &timings)
+    // secgen used to keep its stand-ins in secgen-sdk-<hash>-<uid>, a name anyone could predict
+    // and create first. Every such folder is poisoned here, as another user could have; a run must
+    // not read them (it did before: the second model failed on the planted #error).
+    let temporary = FileManager.default.temporaryDirectory
+    for name in try FileManager.default.contentsOfDirectory(atPath: temporary.path) where name.hasPrefix("secgen-sdk-")
+    {
+      let folder = temporary.appendingPathComponent(name)
+      for path in FileManager.default.subpaths(atPath: folder.path) ?? [] where path.hasSuffix(".h") {
+        try? Data("#error \"a planted stand-in was read\"\n".utf8).write(to: folder.appendingPathComponent(path))
+      }
+    }
+    let second = try Pipeline.model(headers: Paths.realHeaders, apiNotes: Paths.realNotes, timings: &timings)
+    #expect(second == first)
+  }
+}
