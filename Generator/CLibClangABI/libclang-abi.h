@@ -69,6 +69,11 @@ enum CXChildVisitResult { CXChildVisit_Break = 0, CXChildVisit_Continue = 1, CXC
 
 typedef enum CXChildVisitResult (*CXCursorVisitor)(CXCursor cursor, CXCursor parent, CXClientData client_data);
 
+// clang_getInclusions calls it once per file of the translation unit, with the #include locations
+// that led to it, innermost first (an empty stack for the main file).
+typedef void (*CXInclusionVisitor)(
+  CXFile included_file, CXSourceLocation *inclusion_stack, unsigned include_len, CXClientData client_data);
+
 enum CXDiagnosticSeverity {
   CXDiagnostic_Ignored = 0,
   CXDiagnostic_Note = 1,

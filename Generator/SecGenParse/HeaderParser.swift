@@ -67,7 +67,8 @@ public enum HeaderParser {
     for file: URL, compat: URL, frameworks: URL, platform: TargetPlatform, includeDirectories: [URL]
   ) -> [String] {
     // -fparse-all-comments: a group opened with a plain /* (not /*!) still introduces its constants.
-    ["-x", "c", "-std=gnu11", "-ferror-limit=0", "-nostdlibinc", "-fparse-all-comments"]
+    // -fblocks: SecTrust's and dispatch's callback types are blocks.
+    ["-x", "c", "-std=gnu11", "-ferror-limit=0", "-nostdlibinc", "-fparse-all-comments", "-fblocks"]
       + ["-D", SDKCompat.platformDefine(platform)]
       + ["-isystem", compat.path, "-I", frameworks.path, "-I", file.deletingLastPathComponent().path]
       + includeDirectories.flatMap { ["-I", $0.path] }
@@ -125,7 +126,15 @@ public enum HeaderParser {
     }
     defer { library.disposeTranslationUnit(unit) }
 
-    var diagnostics = compilerDiagnostics(unit, library)
+    var diagnostics = compilerDiagnostics(unit, library) { path in
+      // The temporary folder's paths would name nothing once the run is over.
+      if path.hasPrefix(compat.path + "/") { return "secgen's stand-in <\(path.dropFirst(compat.path.count + 1))>" }
+      let linked = security.path + "/"
+      if path.hasPrefix(linked) {
+        return securityFolder.appendingPathComponent(String(path.dropFirst(linked.count))).path
+      }
+      return path
+    }
     let collector = DeclarationCollector(library: library, mainFile: path, source: Array(text.utf8))
     let context = Unmanaged.passUnretained(collector).toOpaque()
     _ = library.visitChildren(library.getTranslationUnitCursor(unit), topLevelVisitor, context)
@@ -139,19 +148,58 @@ public enum HeaderParser {
     result.definitions += collector.definitions
   }
 
-  private static func compilerDiagnostics(_ unit: CXTranslationUnit, _ library: LibClang) -> [Diagnostic] {
-    (0..<library.getNumDiagnostics(unit)).compactMap { number in
+  private static func compilerDiagnostics(
+    _ unit: CXTranslationUnit, _ library: LibClang, displayPath: @escaping (String) -> String
+  ) -> [Diagnostic] {
+    var chains: [String: String]?
+    return (0..<library.getNumDiagnostics(unit)).compactMap { number in
       guard let diagnostic = library.getDiagnostic(unit, number) else { return nil }
       defer { library.disposeDiagnostic(diagnostic) }
       let severity = library.getDiagnosticSeverity(diagnostic)
       guard severity.rawValue >= CXDiagnostic_Warning.rawValue else { return nil }
       let place = library.expansion(library.getDiagnosticLocation(diagnostic))
+      var message = library.string(library.getDiagnosticSpelling(diagnostic))
+      // A problem inside an included header (a missing include, most often) says how that header
+      // was reached, as clang's own "In file included from" lines do.
+      if chains == nil { chains = includeChains(unit, library, displayPath) }
+      if let chain = chains?[place.file] { message += "; \(displayPath(place.file)) \(chain)" }
       return Diagnostic(
         location: SourceLocation(
-          file: place.file.isEmpty ? "<command line>" : place.file, line: place.line, column: place.column),
+          file: place.file.isEmpty ? "<command line>" : displayPath(place.file), line: place.line,
+          column: place.column),
         severity: severity == CXDiagnostic_Warning ? .warning : .error,
-        message: library.string(library.getDiagnosticSpelling(diagnostic)))
+        message: message)
     }
+  }
+
+  /// For each header the translation unit included, how it was reached: "is included from
+  /// A.h:3:10, which is included from Main.h:5:10".
+  private static func includeChains(
+    _ unit: CXTranslationUnit, _ library: LibClang, _ displayPath: @escaping (String) -> String
+  ) -> [String: String] {
+    final class Chains {
+      let library: LibClang
+      let displayPath: (String) -> String
+      var byFile: [String: String] = [:]
+      init(_ library: LibClang, _ displayPath: @escaping (String) -> String) {
+        self.library = library
+        self.displayPath = displayPath
+      }
+    }
+    let chains = Chains(library, displayPath)
+    library.getInclusions(
+      unit,
+      { file, stack, depth, data in
+        guard let data, let stack, depth > 0 else { return }
+        let chains = Unmanaged<Chains>.fromOpaque(data).takeUnretainedValue()
+        let places = (0..<Int(depth)).map { index -> String in
+          let place = chains.library.expansion(stack[index])
+          return "\(chains.displayPath(place.file)):\(place.line):\(place.column)"
+        }
+        let name = chains.library.string(chains.library.getFileName(file))
+        chains.byFile[name] = "is included from " + places.joined(separator: ", which is included from ")
+      }, Unmanaged.passUnretained(chains).toOpaque())
+    return chains.byFile
   }
 
   private static func withCStrings<T>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> T) -> T {

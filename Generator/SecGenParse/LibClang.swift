@@ -52,6 +52,7 @@ struct LibClang: @unchecked Sendable {
   let getArgument: @convention(c) (CXCursor, UInt32) -> CXCursor
   let getCursorResultType: @convention(c) (CXCursor) -> CXType
   let getNullability: @convention(c) (CXType) -> CXTypeNullabilityKind
+  let getInclusions: @convention(c) (CXTranslationUnit?, CXInclusionVisitor?, CXClientData?) -> Void
 
   /// Where the loaded library came from, for `--verbose`.
   enum Origin: String, Sendable {
@@ -186,7 +187,10 @@ struct LibClang: @unchecked Sendable {
       getArgument: try symbol("clang_Cursor_getArgument", as: (@convention(c) (CXCursor, UInt32) -> CXCursor).self),
       getCursorResultType: try symbol("clang_getCursorResultType", as: (@convention(c) (CXCursor) -> CXType).self),
       getNullability: try symbol(
-        "clang_Type_getNullability", as: (@convention(c) (CXType) -> CXTypeNullabilityKind).self)
+        "clang_Type_getNullability", as: (@convention(c) (CXType) -> CXTypeNullabilityKind).self),
+      getInclusions: try symbol(
+        "clang_getInclusions",
+        as: (@convention(c) (CXTranslationUnit?, CXInclusionVisitor?, CXClientData?) -> Void).self)
     )
   }
 

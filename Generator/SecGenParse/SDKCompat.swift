@@ -198,6 +198,10 @@ enum SDKCompat {
     typedef const struct __CFAllocator *CFAllocatorRef;
     typedef struct __CFError *CFErrorRef;
     typedef const struct __CFURL *CFURLRef;
+    typedef const struct __CFSet *CFSetRef;
+    typedef struct __CFSet *CFMutableSetRef;
+    typedef struct __CFRunLoop *CFRunLoopRef;
+    typedef const struct __CFAttributedString *CFAttributedStringRef;
     typedef double CFTimeInterval;
     typedef CFTimeInterval CFAbsoluteTime;
     typedef struct { CFIndex location; CFIndex length; } CFRange;
@@ -258,6 +262,66 @@ enum SDKCompat {
     "CoreFoundation/CFNumber.h": "#include <CoreFoundation/CFBase.h>\n",
     "CoreFoundation/CFString.h": "#include <CoreFoundation/CFBase.h>\n",
     "CoreFoundation/CFAvailability.h": "#include <CoreFoundation/CFBase.h>\n",
+    "CoreFoundation/CFSet.h": "#include <CoreFoundation/CFBase.h>\n",
+    "CoreFoundation/CFURL.h": "#include <CoreFoundation/CFBase.h>\n",
+    "CoreFoundation/CFRunLoop.h": "#include <CoreFoundation/CFBase.h>\n",
+    "CoreFoundation/CFAttributedString.h": "#include <CoreFoundation/CFBase.h>\n",
+    "CoreFoundation/CFCalendar.h": "#include <CoreFoundation/CFBase.h>\n",
+    "sys/types.h": """
+    /* secgen's stand-in: the POSIX types SecKey.h and SecTrust.h's includes bring in. */
+    #ifndef SECGEN_SYS_TYPES_H
+    #define SECGEN_SYS_TYPES_H
+    #include <stddef.h>
+    #include <stdint.h>
+    typedef long ssize_t;
+    typedef long long off_t;
+    typedef int pid_t;
+    typedef unsigned int uid_t;
+    typedef unsigned int gid_t;
+    typedef unsigned short mode_t;
+    #endif
+    """,
+    "stdbool.h": """
+    /* secgen's stand-in: C99's bool. */
+    #ifndef SECGEN_STDBOOL_H
+    #define SECGEN_STDBOOL_H
+    #define bool _Bool
+    #define true 1
+    #define false 0
+    #endif
+    """,
+    "libkern/OSTypes.h": """
+    /* secgen's stand-in: the kernel's spelling of MacTypes' integer types. */
+    #include <MacTypes.h>
+    """,
+    "os/base.h": """
+    /* secgen's stand-in: the attribute macros of os/ headers, as nothing. */
+    #ifndef SECGEN_OS_BASE_H
+    #define SECGEN_OS_BASE_H
+    #define OS_EXPORT extern
+    #define OS_NOTHROW
+    #define OS_WARN_RESULT
+    #define OS_OBJECT_RETURNS_RETAINED
+    #endif
+    """,
+    "dispatch/dispatch.h": """
+    /* secgen's stand-in: the queue and block types that asynchronous Security functions take
+       (SecTrustEvaluateAsyncWithError's queue), as opaque types. */
+    #ifndef SECGEN_DISPATCH_H
+    #define SECGEN_DISPATCH_H
+    #include <os/base.h>
+    typedef struct dispatch_queue_s *dispatch_queue_t;
+    typedef void (^dispatch_block_t)(void);
+    #endif
+    """,
+    "AvailabilityVersions.h": """
+    /* secgen's stand-in: the version numbers Availability.h's variants compare against. */
+    #include <Availability.h>
+    """,
+    "AvailabilityInternal.h": """
+    /* secgen's stand-in. */
+    #include <Availability.h>
+    """,
     "secgen-prelude.h": """
     /* secgen's prelude, included before every header: the CoreFoundation base, and the Security
        types a header written without SecBase.h's typedefs still uses. */

@@ -91,4 +91,23 @@ import Testing
     let second = try Pipeline.model(headers: Paths.realHeaders, apiNotes: Paths.realNotes, timings: &timings)
     #expect(second == first)
   }
+
+  @Test func aMissingIncludeIsOneDiagnosticNamingHowItsHeaderWasReached() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("secgen-test-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let main = folder.appendingPathComponent("Main.h")
+    try Data("#include <CoreFoundation/CoreFoundation.h>\n\n#include \"Nested.h\"\n".utf8).write(to: main)
+    try Data("/* nested */\n#include <nowhere/missing.h>\n".utf8).write(to: folder.appendingPathComponent("Nested.h"))
+    var timings = Pipeline.Timings()
+    let error = #expect(throws: DiagnosticsError.self) {
+      _ = try Pipeline.model(headers: [main], apiNotes: nil, timings: &timings)
+    }
+    let diagnostics = try #require(error?.diagnostics)
+    #expect(diagnostics.count == 1, "\(diagnostics)")
+    let diagnostic = try #require(diagnostics.first)
+    #expect(diagnostic.location.file.hasSuffix("/Nested.h") && diagnostic.location.line == 2, "\(diagnostic)")
+    #expect(diagnostic.message.contains("'nowhere/missing.h' file not found"), "\(diagnostic)")
+    #expect(diagnostic.message.contains("Nested.h is included from \(main.path):3:10"), "\(diagnostic)")
+  }
 }
