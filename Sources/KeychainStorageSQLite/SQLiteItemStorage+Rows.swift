@@ -116,8 +116,17 @@ extension SQLiteItemStorage {
       } else {
         _ = try ring.classKey(for: record.identity.protection)
       }
-      let identity = try digests(ring).identity(
-        record.item.itemClass, revision.index, persistentID: record.item.persistentID, hasSecret: data != nil)
+      let identity: RowIdentity
+      if revision.keepsAttributes {
+        // A new secret only: the row's key, group, protection and search digests stay what they
+        // are (none covers the dates or the fingerprint), so they are not derived again (six HMACs).
+        var kept = record.identity
+        kept.hasSecret = data != nil
+        identity = kept
+      } else {
+        identity = try digests(ring).identity(
+          record.item.itemClass, revision.index, persistentID: record.item.persistentID, hasSecret: data != nil)
+      }
       let sealed = try RowCodec.seal(
         ring, identity, attributes: revision.attributes, accessControl: revision.accessControl, data: data)
       let arguments = Self.rowColumns(identity, sealed) + [.integer(record.id)]

@@ -180,6 +180,35 @@ import Testing
     }
   }
 
+  /// A new secret alone (the common update: a changed password) may keep the row's key and search
+  /// columns; the row must still be found by each of them, hold the new secret, and read back sound.
+  @Test(arguments: StoreKind.allCases)
+  func aNewSecretAloneKeepsTheItemFoundByEverySearchAndSound(kind: StoreKind) throws {
+    let (store, cleanUp) = try kind.make()
+    defer { cleanUp() }
+    let stored = try store.insert(try Self.row(account: "alice"))
+    var newSecret = ItemChange()
+    newSecret.data = Data("changed".utf8)
+    #expect(try StorageUpdates.update(store, Self.filter(["acct": .string("alice")]), newSecret) == 1)
+    for constraints: [String: AttributeValue] in [
+      ["acct": .string("alice")], ["svce": .string("svc")], ["acct": .string("alice"), "svce": .string("svc")], [:],
+    ] {
+      let found = try store.find(Self.filter(constraints), limit: nil, fetch: Self.everything)
+      #expect(found.map(\.persistentID) == [stored.persistentID], "\(constraints)")
+      #expect(found.first?.data == Data("changed".utf8))
+    }
+    // The revision still moved the modification date.
+    let item = try #require(try store.find(Self.filter(), limit: nil, fetch: Self.everything).first)
+    #expect(item.attributes["mdat"] != stored.attributes["mdat"])
+    // A second add of the same key is still a duplicate: the primary key column was kept.
+    #expect(throws: SecStatus.duplicateItem) { _ = try store.insert(try Self.row(account: "alice")) }
+    // An item stored without a secret gets one.
+    _ = try store.insert(try Self.row(account: "bob", data: nil))
+    #expect(try StorageUpdates.update(store, Self.filter(["acct": .string("bob")]), newSecret) == 1)
+    let bob = try store.find(Self.filter(["acct": .string("bob")]), limit: nil, fetch: Self.everything)
+    #expect(bob.first?.data == Data("changed".utf8))
+  }
+
   @Test(arguments: StoreKind.allCases)
   func anUpdateOntoATakenKeyChangesNothing(kind: StoreKind) throws {
     let (store, cleanUp) = try kind.make()

@@ -117,7 +117,8 @@ package enum ItemRows {
     attributes[SecConstantValue.attrSHA1] = .data(try fingerprint(attributes))
     return ItemRevision(
       attributes: attributes, accessControl: accessControl, data: change.data,
-      index: try index(item.itemClass, attributes))
+      index: try index(item.itemClass, attributes),
+      keepsAttributes: change.attributes.isEmpty && change.accessControl == nil)
   }
 
   /// The verdict on a candidate item: every equality constraint (already reduced to comparable

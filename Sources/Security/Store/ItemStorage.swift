@@ -91,6 +91,11 @@ package struct ItemRevision: Sendable {
   /// The new secret; nil keeps the item's own.
   package var data: Data?
   package var index: ItemIndex
+  /// Whether every attribute but the modification date and the fingerprint (`mdat`, `sha1`), and
+  /// the access control, are as the item had them: a new secret only. A storage whose identity and
+  /// search columns cover neither of those two may keep the row's as they are, rather than derive
+  /// them again from `index`.
+  package var keepsAttributes: Bool = false
 }
 
 /// What a search reads of each item.
