@@ -10,7 +10,7 @@ public struct InternetPassword: KeychainRequest {
   /// The typed item a search returns.
   public typealias Item = InternetPasswordItem
 
-  /// `kSecClassInternetPassword`.
+  /// The class of these items: `kSecClassInternetPassword`.
   public static var itemClass: CFString { kSecClassInternetPassword }
 
   /// The attributes this description sets.
@@ -135,7 +135,7 @@ public struct Key: KeychainRequest {
   /// The typed item a search returns.
   public typealias Item = KeyItem
 
-  /// `kSecClassKey`.
+  /// The class of these items: `kSecClassKey`.
   public static var itemClass: CFString { kSecClassKey }
 
   /// The attributes this description sets.
@@ -213,7 +213,7 @@ public struct Identity: KeychainRequest {
   /// The typed item a search returns.
   public typealias Item = IdentityItem
 
-  /// `kSecClassIdentity`.
+  /// The class of these items: `kSecClassIdentity`.
   public static var itemClass: CFString { kSecClassIdentity }
 
   /// The attributes this description sets.

@@ -10,7 +10,7 @@ public struct GenericPassword: KeychainRequest {
   /// The typed item a search returns.
   public typealias Item = GenericPasswordItem
 
-  /// `kSecClassGenericPassword`.
+  /// The class of these items: `kSecClassGenericPassword`.
   public static var itemClass: CFString { kSecClassGenericPassword }
 
   /// The attributes this description sets.

@@ -10,7 +10,7 @@ public struct InternetPassword: KeychainRequest {
   /// The typed item a search returns.
   public typealias Item = InternetPasswordItem
 
-  /// `kSecClassInternetPassword`.
+  /// The class of these items: `kSecClassInternetPassword`.
   public static var itemClass: CFString { kSecClassInternetPassword }
 
   /// The attributes this description sets.
