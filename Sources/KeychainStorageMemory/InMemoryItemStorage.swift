@@ -355,7 +355,7 @@ package final class InMemoryItemStorage: ItemStorage {
 
   /// errSecInteractionNotAllowed when the lock state withholds the key of this protection's secrets.
   private static func requireSecretKey(_ protection: String, _ state: State) throws(SecStatus) {
-    guard let accessibility = ItemSchema.accessibilityValues[protection] else { throw .decode }
+    guard let accessibility = ItemIndex.protectionClasses[protection] else { throw .decode }
     guard accessibility.isAvailable(locked: state.locked, everUnlocked: state.everUnlocked) else {
       throw .interactionNotAllowed
     }

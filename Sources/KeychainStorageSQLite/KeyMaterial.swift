@@ -31,7 +31,7 @@ struct KeyRing: Sendable {
     self.indexKey = indexKey
     indexMAC = try HMAC.Prepared(key: indexKey)
     keyCheck = try HKDF.subkey(of: storeKey, label: "keychain-bridge/key-check/v1")
-    for protection in ItemSchema.accessibilityValues.keys {
+    for protection in ItemIndex.protectionClasses.keys {
       classKeys[protection] = try HKDF.subkey(of: storeKey, label: "keychain-bridge/class/\(protection)/v1")
     }
     locked = false
@@ -41,7 +41,7 @@ struct KeyRing: Sendable {
   /// The key that seals the data of items with this protection, or errSecInteractionNotAllowed when
   /// the lock state makes it unavailable.
   func classKey(for protection: String) throws(SecStatus) -> [UInt8] {
-    guard let accessibility = ItemSchema.accessibilityValues[protection] else { throw .decode }
+    guard let accessibility = ItemIndex.protectionClasses[protection] else { throw .decode }
     guard accessibility.isAvailable(locked: locked, everUnlocked: everUnlocked),
       let key = classKeys[protection]
     else { throw .interactionNotAllowed }
@@ -53,7 +53,7 @@ struct KeyRing: Sendable {
     if storeKey != nil { SecureBytes.wipe(&storeKey!) }
     storeKey = nil
     keyCheck = nil
-    for (protection, accessibility) in ItemSchema.accessibilityValues
+    for (protection, accessibility) in ItemIndex.protectionClasses
     where accessibility == .whenUnlocked || accessibility == .whenPasscodeSet {
       if classKeys[protection] != nil { SecureBytes.wipe(&classKeys[protection]!) }
       classKeys[protection] = nil

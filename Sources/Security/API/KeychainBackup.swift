@@ -214,7 +214,7 @@ package struct BackupPayload: Codable {
       }
       // WhenPasscodeSet exists only as ThisDeviceOnly, so this also keeps out items that need a passcode.
       guard case .string(let protection)? = values[SecConstantValue.attrAccessible],
-        ItemSchema.accessibilityValues[protection] != nil
+        ItemIndex.protectionClasses[protection] != nil
       else { throw SecStatus(errSecDecode, detail: "it has no valid accessibility") }
       if BackupPayload.deviceOnlyProtections.contains(protection) {
         throw SecStatus(errSecParam, detail: "its accessibility is ThisDeviceOnly, which never restores elsewhere")

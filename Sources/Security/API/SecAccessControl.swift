@@ -46,7 +46,7 @@ public func SecAccessControlCreateWithFlags(
   _ allocator: CFAllocator?, _ protection: CFTypeRef, _ flags: SecAccessControlCreateFlags,
   _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
 ) -> SecAccessControl? {
-  guard let value = ValueConversion.string(protection), ItemSchema.accessibilityValues[value] != nil else {
+  guard let value = ValueConversion.string(protection), ItemIndex.protectionClasses[value] != nil else {
     let failure = SecurityErrors.error(errSecParam, "The protection is not a kSecAttrAccessible value.")
     error?.pointee = Unmanaged.passRetained(failure)
     return nil

@@ -170,7 +170,7 @@ enum SecItemCall {
       attributes[SecConstantValue.attrSynchronizable] = .integer(0)
     }
     try validate(attributes, request.accessControl)
-    if ItemSchema.accessibilityValues[protection] == .whenPasscodeSet && !context.store.hasPassphrase {
+    if ItemIndex.protectionClasses[protection] == .whenPasscodeSet && !context.store.hasPassphrase {
       throw .authFailed  // rule 5.13: no passcode is set
     }
     if case .string(let group)? = attributes[SecConstantValue.attrAccessGroup] {

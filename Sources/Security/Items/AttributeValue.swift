@@ -146,7 +146,7 @@ package enum ValueConversion {
     case .date:
       return (value as? Date).map { .date($0) }
     case .accessibility:
-      guard let string = string(value), ItemSchema.accessibilityValues[string] != nil else { return nil }
+      guard let string = string(value), ItemIndex.protectionClasses[string] != nil else { return nil }
       return .string(string)
     case .accessControl:
       return nil

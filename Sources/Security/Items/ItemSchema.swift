@@ -41,7 +41,7 @@ package struct AttributeDefinition: Sendable {
   package let ownership: AttributeOwnership
 }
 
-/// The per-class attribute tables, primary keys and protection classes, which secgen renders from
+/// The per-class attribute tables and primary keys, which secgen renders from
 /// Sources/Security/Definitions/SecItemDefinitions.c and the headers (Generated/SecItemSchema.swift).
 package enum ItemSchema {
   private static let tables: [ItemClass: [String: AttributeDefinition]] = ItemSchemaDefinitions.attributes
@@ -68,25 +68,8 @@ package enum ItemSchema {
     ItemSchemaDefinitions.primaryKeyDefaults[itemClass] ?? [:]
   }
 
-  /// The accessibility values (rule 12), and when each makes data available.
-  package static let accessibilityValues: [String: Accessibility] = ItemSchemaDefinitions.protections
-
   /// The default protection of new items (rule 2.2).
   package static let defaultAccessibility = ItemSchemaDefinitions.defaultProtection
-}
-
-/// What an item's protection class means for the lock state (SpecificationDecisions).
-package enum Accessibility: Sendable {
-  case whenUnlocked, afterFirstUnlock, always, whenPasscodeSet
-
-  /// Whether data of this class can be read or written in the given lock state.
-  package func isAvailable(locked: Bool, everUnlocked: Bool) -> Bool {
-    switch self {
-    case .whenUnlocked, .whenPasscodeSet: !locked
-    case .afterFirstUnlock: everUnlocked
-    case .always: true
-    }
-  }
 }
 
 extension String {

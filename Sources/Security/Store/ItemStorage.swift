@@ -36,6 +36,33 @@ package struct ItemIndex: Sendable, Equatable {
   package var attributes: [String: ComparableValue]
 }
 
+extension ItemIndex {
+  /// The protection classes (`pdmn`, rule 12) and when each makes data available. A storage keeps
+  /// one key per class, and drops those of the classes a lock makes unavailable.
+  package static let protectionClasses: [String: Accessibility] = ItemSchemaDefinitions.protections
+
+  /// The API's index of an item whose attributes are complete (agrp, sync and pdmn set). A storage
+  /// needs it only when it derives an index again from a row it holds (a row format upgrade); the
+  /// API hands it one with every new item and revision.
+  package init(of itemClass: ItemClass, attributes: [String: AttributeValue]) throws(SecStatus) {
+    self = try ItemRows.index(itemClass, attributes)
+  }
+}
+
+/// What an item's protection class means for the lock state (SpecificationDecisions).
+package enum Accessibility: Sendable {
+  case whenUnlocked, afterFirstUnlock, always, whenPasscodeSet
+
+  /// Whether data of this class can be read or written in the given lock state.
+  package func isAvailable(locked: Bool, everUnlocked: Bool) -> Bool {
+    switch self {
+    case .whenUnlocked, .whenPasscodeSet: !locked
+    case .afterFirstUnlock: everUnlocked
+    case .always: true
+    }
+  }
+}
+
 /// Which items a search, update or delete addresses. Every field narrows the search.
 package struct ItemFilter: Sendable {
   package var itemClass: ItemClass
