@@ -8,6 +8,16 @@ struct RowRecord {
   var item: StoredItem
   var identity: RowIdentity
   var sealedSecret: [UInt8]?
+  /// The associated data's fields, built once per row: a secret opened after the row was read
+  /// (`openSecret(of:)`) reuses them.
+  var associatedFields: RowIdentity.AssociatedFields
+
+  /// Opens the row's secret, if it has one, into `item.data`: errSecInteractionNotAllowed when the
+  /// lock state withholds its key, errSecDecode when the secret is not this row's.
+  mutating func openSecret(_ ring: KeyRing) throws(SecStatus) {
+    guard let sealedSecret else { return }
+    item.data = try RowCodec.openSecret(sealedSecret, of: identity, ring, fields: associatedFields)
+  }
 }
 
 /// Seals item rows and reads them back: the one place that knows the columns' order and what each
@@ -78,16 +88,16 @@ enum RowCodec {
       item.version = ItemVersion(
         Data(try row.bytes(ItemColumn.metadata.rawValue).suffix(AES.GCM.tagByteCount)))
     }
-    return RowRecord(id: id, item: item, identity: identity, sealedSecret: sealedSecret)
+    return RowRecord(
+      id: id, item: item, identity: identity, sealedSecret: sealedSecret, associatedFields: associatedFields)
   }
 
   /// A row's secret, opened under its protection class's key: errSecInteractionNotAllowed when the
   /// lock state withholds that key, errSecDecode when the secret is not this row's.
   static func openSecret(
-    _ sealedSecret: [UInt8], of identity: RowIdentity, _ ring: KeyRing, fields: RowIdentity.AssociatedFields? = nil
+    _ sealedSecret: [UInt8], of identity: RowIdentity, _ ring: KeyRing, fields: RowIdentity.AssociatedFields
   ) throws(SecStatus) -> Data {
     let key = try ring.classKey(for: identity.protection)
-    let fields = fields ?? identity.associatedFields()
     do {
       return Data(
         try AES.GCM.open(

@@ -106,7 +106,7 @@ extension SQLiteItemStorage {
       var data = revision.data
       if data == nil, let sealedSecret = record.sealedSecret {
         do throws(SecStatus) {
-          data = try RowCodec.openSecret(sealedSecret, of: record.identity, ring)
+          data = try RowCodec.openSecret(sealedSecret, of: record.identity, ring, fields: record.associatedFields)
         } catch .decode {
           // Its metadata is sound but its secret is not: the row is left as it is, like any
           // damaged row a search meets.

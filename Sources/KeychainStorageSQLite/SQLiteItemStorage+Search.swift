@@ -36,9 +36,8 @@ extension SQLiteItemStorage {
     var damaged = 0
     /// Opens a later-opened row's secret; false when it fails authentication (counted).
     func openSecret(_ record: inout RowRecord) throws(SecStatus) -> Bool {
-      guard let sealedSecret = record.sealedSecret else { return true }
       do throws(SecStatus) {
-        record.item.data = try RowCodec.openSecret(sealedSecret, of: record.identity, ring)
+        try record.openSecret(ring)
         return true
       } catch .decode {
         damaged += 1
@@ -70,12 +69,17 @@ extension SQLiteItemStorage {
     if plan.sortsInMemory {
       records.sort { $0.id < $1.id }
       if opensSecretsLater {
-        var answer: [RowRecord] = []
-        for var record in records {
-          if let limit, answer.count >= limit { break }
-          if try openSecret(&record) { answer.append(record) }
+        // In place: the rows whose secret opens move to the front, in order (the slots between
+        // `kept` and `index` hold only rows that failed), and the rest is cut off.
+        var kept = 0
+        for index in records.indices {
+          if let limit, kept >= limit { break }
+          if try openSecret(&records[index]) {
+            records.swapAt(kept, index)
+            kept += 1
+          }
         }
-        records = answer
+        records.removeSubrange(kept...)
       } else if let limit, records.count > limit {
         records.removeSubrange(limit...)
       }

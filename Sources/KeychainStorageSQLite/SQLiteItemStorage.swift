@@ -229,9 +229,9 @@ final class SQLiteItemStorage: ItemStorage {
       try forEachRow(of: statement, arguments: []) { row throws(SecStatus) in
         checked += 1
         do throws(SecStatus) {
-          let record = try RowCodec.decode(row, fetch: ItemFetch(attributes: true, data: false), ring)
-          if let sealedSecret = record.sealedSecret, (try? ring.classKey(for: record.identity.protection)) != nil {
-            _ = try RowCodec.openSecret(sealedSecret, of: record.identity, ring)
+          var record = try RowCodec.decode(row, fetch: ItemFetch(attributes: true, data: false), ring)
+          if record.sealedSecret != nil, (try? ring.classKey(for: record.identity.protection)) != nil {
+            try record.openSecret(ring)
           }
         } catch .decode {
           damaged += 1
