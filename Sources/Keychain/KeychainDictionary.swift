@@ -102,6 +102,13 @@ public struct KeychainDictionary: Hashable, Sendable, CustomStringConvertible {
   /// An empty dictionary.
   public init() { entries = [:] }
 
+  /// An empty dictionary with room for `capacity` entries. A builder's attributes are copied on
+  /// every method call; one that starts with room grows without rehashing what it holds.
+  init(minimumCapacity capacity: Int) { entries = Dictionary(minimumCapacity: capacity) }
+
+  /// Makes room for `count` more entries, so that the insertions that follow do not rehash.
+  mutating func reserveCapacity(adding count: Int) { entries.reserveCapacity(entries.count + count) }
+
   /// A dictionary with these entries.
   public init(_ entries: [String: KeychainValue]) { self.entries = entries }
 

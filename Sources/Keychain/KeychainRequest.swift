@@ -41,18 +41,20 @@ extension KeychainRequest {
   public static var returnsReferences: Bool { false }
 
   /// Every item of this class; the attribute methods narrow it.
-  public init() { self.init(attributes: KeychainDictionary(), persistentReference: nil) }
+  public init() { self.init(attributes: KeychainDictionary(minimumCapacity: 8), persistentReference: nil) }
 
   /// The one item `reference` identifies.
   public init(reference: PersistentReference) {
-    self.init(attributes: KeychainDictionary(), persistentReference: reference)
+    self.init(attributes: KeychainDictionary(minimumCapacity: 8), persistentReference: reference)
   }
 
   /// `kSecClass`, the persistent reference when there is one, and the attributes.
   public var dictionary: KeychainDictionary {
     var dictionary = attributes
+    // The class, the reference, and what an operation adds (return keys, the limit, the data).
+    dictionary.reserveCapacity(adding: 6)
     dictionary[kSecClass] = .string(Self.itemClass.description)
-    dictionary[kSecValuePersistentRef] = persistentReference.map { .data($0.data) }
+    if let persistentReference { dictionary[kSecValuePersistentRef] = .data(persistentReference.data) }
     return dictionary
   }
 
@@ -77,7 +79,7 @@ public protocol KeychainChanges: Sendable, Hashable {
 
 extension KeychainChanges {
   /// No change yet; the attribute methods add them.
-  public init() { self.init(attributes: KeychainDictionary()) }
+  public init() { self.init(attributes: KeychainDictionary(minimumCapacity: 8)) }
 }
 
 /// A typed item as a search returns it.
