@@ -2,13 +2,13 @@ import Foundation
 import SecGenParse
 
 /// The optional sidecar, in the spirit of Clang's API notes: it may rename a constant, a group or a
-/// status code in Swift, override an attribute's value type, declare the typed Swift types that
+/// status code in Swift, override an attribute's value type, add an attribute to item classes, declare the typed Swift types that
 /// stand for runtime references, and import functions as their members (as an API-notes SwiftName
 /// such as `getter:PrivateKey.publicKey(self:)` does for ClangImporter), and nothing more.
 ///
 /// ```json
 /// { "names": { "kSecAttrAccessible": "accessibility", "kSecAttrAccessible Value Constants": "Accessibility" },
-///   "types": { "kSecAttrAlias": "data" },
+///   "types": { "kSecAttrAlias": "data" }, "classes": { "kSecAttrTokenID": ["kSecClassKey"] },
 ///   "references": { "PrivateKey": { "type": "SecKeyRef", "property": "secKey", "when": "isPrivate",
 ///                                    "doc": "The private half of a key pair." } },
 ///   "methods": [ { "function": "SecKeyCreateSignature", "swiftName": "PrivateKey.signature(for:algorithm:)",
@@ -19,6 +19,8 @@ public struct APINotes: Codable, Equatable, Sendable {
   public var names: [String: String]
   /// Value types (`ValueType` raw values) by attribute constant.
   public var types: [String: String]
+  /// Item classes an attribute belongs to beyond what the headers say, by attribute constant.
+  public var classes: [String: [String]] = [:]
   /// Typed Swift types over runtime references, by Swift name.
   public var references: [String: ReferenceNote] = [:]
   /// Functions imported as members of those types, in the notes' order.
@@ -90,6 +92,16 @@ public struct APINotes: Codable, Equatable, Sendable {
           notes.methods.append(method)
         }
         continue
+      case ("classes", let entries as [String: Any]):
+        for (name, value) in entries {
+          guard let classes = value as? [String], !classes.isEmpty, classes.allSatisfy({ $0.hasPrefix("kSecClass") })
+          else {
+            report(name, "the classes of \(name) must be a list of item class constants (kSecClassKey...)")
+            continue
+          }
+          notes.classes[name] = classes
+        }
+        continue
       case ("names", let entries as [String: Any]), ("types", let entries as [String: Any]):
         for (name, override) in entries {
           guard let string = override as? String else {
@@ -110,7 +122,8 @@ public struct APINotes: Codable, Equatable, Sendable {
       default:
         report(
           key,
-          "API notes may only hold \"names\", \"types\" and \"references\" objects and a \"methods\" list; "
+          "API notes may only hold \"names\", \"types\", \"classes\" and \"references\" objects and a "
+            + "\"methods\" list; "
             + "\"\(key)\" is not allowed here")
       }
     }

@@ -162,6 +162,27 @@ extension ModelBuilder {
         }
       }
     }
+    // Membership the prose gives: an attribute's own entry ("Items of class kSecClassKey have this
+    // attribute", "(see kSecClassKey)"), a group's discussion ("Items of class kSecClassKey have
+    // these attributes"), then the API notes' `classes`. Each is added after the class's table, in
+    // declaration order.
+    for group in groups {
+      let groupClasses = Self.classes(namedIn: group.discussion, as: .group, among: classes)
+      for member in group.members where attributes.contains(member.name) {
+        let entryClasses = group.entry(for: member.name).map {
+          Self.classes(namedIn: $0.text, as: .entry, among: classes)
+        }
+        for itemClass in notes.classes[member.name] ?? [] where !classes.contains(itemClass) {
+          report(
+            member.location,
+            "the API notes give \(member.name) the class \(itemClass), which is not a declared item class")
+        }
+        for itemClass in groupClasses + (entryClasses ?? []) + (notes.classes[member.name] ?? []) {
+          guard classes.contains(itemClass) else { continue }
+          if !table[itemClass, default: []].contains(member.name) { table[itemClass, default: []].append(member.name) }
+        }
+      }
+    }
     // "this class shares attributes of both kSecClassKey and kSecClassCertificate"
     for (itemClass, text) in prose {
       guard let phrase = text.range(of: "shares attributes of") else { continue }
@@ -173,5 +194,39 @@ extension ModelBuilder {
       }
     }
     return (table, shared)
+  }
+
+  /// Where membership prose is written: an attribute's own entry speaks of "this attribute", a
+  /// group's discussion of "these attributes".
+  enum MembershipProse {
+    case entry, group
+  }
+
+  /// The item classes a sentence of `text` gives the attribute (or the group's attributes) to.
+  ///
+  /// A sentence counts when it names a declared class and says it is about membership: "Items of
+  /// class kSecClassKey have this attribute", "(see kSecClassKey)", "supported only for
+  /// kSecClassKey items", "applies to kSecClassKey" (for a group: "... have these attributes",
+  /// "these attributes apply to ..."). Any other mention of a class ("a value for kSecClassKey's
+  /// kSecAttrKeyClass") is not one.
+  static func classes(namedIn text: String, as place: MembershipProse, among classes: Set<String>) -> [String] {
+    let membership =
+      switch place {
+      case .entry:
+        #"(?i)\b(ha(ve|s) this attribute|see kSecClass|(supported|used|valid|only) (only )?(for|by|with|on)\b|appl(y|ies) (only )?to\b)"#
+      case .group:
+        #"(?i)\b(ha(ve|s) these attributes|these attributes (apply|belong) to|(are|is) (the )?attributes of)\b"#
+      }
+    var found: [String] = []
+    for sentence in text.split(whereSeparator: { ".;".contains($0) }) {
+      guard sentence.range(of: membership, options: .regularExpression) != nil else { continue }
+      var searchRange = sentence.startIndex..<sentence.endIndex
+      while let match = sentence.range(of: #"\bkSecClass[A-Za-z]+"#, options: .regularExpression, range: searchRange) {
+        let named = String(sentence[match])
+        if classes.contains(named) && !found.contains(named) { found.append(named) }
+        searchRange = match.upperBound..<sentence.endIndex
+      }
+    }
+    return found
   }
 }

@@ -166,6 +166,30 @@ import Testing
     #expect(error?.diagnostics.first?.message.contains("\"availability\" is not allowed") == true)
   }
 
+  /// The notes' `classes`: a value that is no list of class constants is diagnosed in the notes
+  /// file, a class the headers do not declare at the attribute's declaration.
+  @Test func badClassNotesAreDiagnosed() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("secgen-notes-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let notes = folder.appendingPathComponent("Bad.apinotes.json")
+    var timings = Pipeline.Timings()
+    try Data("{\n  \"classes\": {\n    \"kSecAttrLabel\": \"kSecClassKey\"\n  }\n}\n".utf8).write(to: notes)
+    let shape = #expect(throws: DiagnosticsError.self) {
+      _ = try Pipeline.model(headers: Paths.realHeaders, apiNotes: notes, timings: &timings)
+    }
+    #expect(shape?.diagnostics.first?.location == SourceLocation(file: notes.path, line: 3, column: 5))
+    #expect(shape?.diagnostics.first?.message.contains("must be a list of item class constants") == true)
+
+    try Data("{ \"classes\": { \"kSecAttrLabel\": [\"kSecClassSpaceship\"] } }\n".utf8).write(to: notes)
+    let undeclared = #expect(throws: DiagnosticsError.self) {
+      _ = try Pipeline.model(headers: Paths.realHeaders, apiNotes: notes, timings: &timings)
+    }
+    let diagnostic = try #require(undeclared?.diagnostics.first)
+    #expect(diagnostic.message.contains("kSecClassSpaceship, which is not a declared item class"), "\(diagnostic)")
+    #expect(diagnostic.location.file.hasSuffix("SecItem.h"), "\(diagnostic)")
+  }
+
   @Test(
     arguments: [
       // A getter cannot carry SecKeyCopyExternalRepresentation's error report.

@@ -12,7 +12,7 @@ import Testing
 @Suite struct ReferenceTests {
   static let cases = [
     "generic-password", "added-attribute", "value-groups", "sdk-layout", "function-wrappers", "real-conventions",
-    "typed-enums", "string-enums", "undocumented", "system-includes",
+    "typed-enums", "string-enums", "undocumented", "system-includes", "class-membership",
   ]
   static let recording = ProcessInfo.processInfo.environment["SECGEN_RECORD"] == "1"
 

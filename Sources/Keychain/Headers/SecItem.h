@@ -64,8 +64,6 @@ extern const CFStringRef kSecClassIdentity
         kSecAttrAccount
         kSecAttrService
         kSecAttrGeneric
-        kSecAttrSyncViewHint
-        kSecAttrTokenID
         kSecAttrSynchronizable
         kSecAttrPersistantReference
         kSecAttrPersistentReference
@@ -91,8 +89,6 @@ extern const CFStringRef kSecClassIdentity
         kSecAttrAuthenticationType
         kSecAttrPort
         kSecAttrPath
-        kSecAttrSyncViewHint
-        kSecAttrTokenID
         kSecAttrSynchronizable
         kSecAttrPersistantReference
         kSecAttrPersistentReference
@@ -112,8 +108,6 @@ extern const CFStringRef kSecClassIdentity
         kSecAttrPublicKeyHash
         kSecAttrCertificateType
         kSecAttrCertificateEncoding
-        kSecAttrSyncViewHint
-        kSecAttrTokenID
         kSecAttrSynchronizable
         kSecAttrPersistantReference
         kSecAttrPersistentReference
@@ -134,8 +128,6 @@ extern const CFStringRef kSecClassIdentity
         kSecAttrKeyType
         kSecAttrKeySizeInBits
         kSecAttrEffectiveKeySize
-        kSecAttrIsSensitive
-        kSecAttrIsExtractable
         kSecAttrCanEncrypt
         kSecAttrCanDecrypt
         kSecAttrCanDerive
@@ -143,8 +135,6 @@ extern const CFStringRef kSecClassIdentity
         kSecAttrCanVerify
         kSecAttrCanWrap
         kSecAttrCanUnwrap
-        kSecAttrSyncViewHint
-        kSecAttrTokenID
         kSecAttrSynchronizable
         kSecAttrPersistantReference
         kSecAttrPersistentReference
@@ -176,8 +166,6 @@ extern const CFStringRef kSecClassIdentity
         kSecAttrKeyType
         kSecAttrKeySizeInBits
         kSecAttrEffectiveKeySize
-        kSecAttrIsSensitive
-        kSecAttrIsExtractable
         kSecAttrCanEncrypt
         kSecAttrCanDecrypt
         kSecAttrCanDerive
@@ -185,8 +173,6 @@ extern const CFStringRef kSecClassIdentity
         kSecAttrCanVerify
         kSecAttrCanWrap
         kSecAttrCanUnwrap
-        kSecAttrSyncViewHint
-        kSecAttrTokenID
         kSecAttrSynchronizable
         kSecAttrPersistantReference
         kSecAttrPersistentReference
@@ -231,7 +217,9 @@ extern const CFStringRef kSecClassIdentity
     @constant kSecAttrKeySizeInBits A key whose value is the item's key size in bits, a value of type CFNumberRef.
     @constant kSecAttrEffectiveKeySize A key whose value is the item's effective key size, a value of type CFNumberRef.
     @constant kSecAttrIsSensitive A key whose value says whether the item is sensitive, a value of type CFBooleanRef.
-    @constant kSecAttrIsExtractable A key whose value says whether the item is extractable, a value of type CFBooleanRef.
+        Items of class kSecClassKey and kSecClassIdentity have this attribute.
+    @constant kSecAttrIsExtractable A key whose value says whether the item is extractable, a value of type CFBooleanRef
+        (see kSecClassKey and kSecClassIdentity).
     @constant kSecAttrCanEncrypt A key whose value is the item's can encrypt, a value of type CFBooleanRef.
     @constant kSecAttrCanDecrypt A key whose value is the item's can decrypt, a value of type CFBooleanRef.
     @constant kSecAttrCanDerive A key whose value is the item's can derive, a value of type CFBooleanRef.
@@ -239,8 +227,9 @@ extern const CFStringRef kSecClassIdentity
     @constant kSecAttrCanVerify A key whose value is the item's can verify, a value of type CFBooleanRef.
     @constant kSecAttrCanWrap A key whose value is the item's can wrap, a value of type CFBooleanRef.
     @constant kSecAttrCanUnwrap A key whose value is the item's can unwrap, a value of type CFBooleanRef.
-    @constant kSecAttrSyncViewHint A key whose value is the item's sync view hint, a value of type CFStringRef.
     @constant kSecAttrTokenID A key whose value is the item's token id, one of the values listed in kSecAttrTokenID Value Constants.
+        Supported for kSecClassGenericPassword, kSecClassInternetPassword, kSecClassCertificate, kSecClassKey and
+        kSecClassIdentity items.
     @constant kSecAttrSynchronizable A key whose value is the item's synchronizable, a value of type CFBooleanRef.
     @constant kSecAttrPersistantReference (read-only) A key whose value is the item's persistant reference, a value of type CFDataRef.
     @constant kSecAttrPersistentReference (read-only) A key whose value is the item's persistent reference, a value of type CFDataRef.
@@ -337,8 +326,6 @@ extern const CFStringRef kSecAttrCanWrap
     API_AVAILABLE(macos(10.6), ios(2.0));
 extern const CFStringRef kSecAttrCanUnwrap
     API_AVAILABLE(macos(10.6), ios(2.0));
-extern const CFStringRef kSecAttrSyncViewHint
-    API_AVAILABLE(macos(10.6), ios(2.0));
 extern const CFStringRef kSecAttrTokenID
     API_AVAILABLE(macos(10.6), ios(2.0));
 extern const CFStringRef kSecAttrSynchronizable
@@ -354,6 +341,15 @@ extern const CFStringRef kSecAttrPRF
 extern const CFStringRef kSecAttrSalt
     API_AVAILABLE(macos(10.6), ios(2.0));
 extern const CFStringRef kSecAttrRounds
+    API_AVAILABLE(macos(10.6), ios(2.0));
+
+/*!
+    @enum Attribute Key Constants
+    @discussion Attributes every item class has. Items of class kSecClassGenericPassword,
+    kSecClassInternetPassword, kSecClassCertificate, kSecClassKey and kSecClassIdentity have these attributes.
+    @constant kSecAttrSyncViewHint A key whose value is the item's sync view hint, a value of type CFStringRef.
+*/
+extern const CFStringRef kSecAttrSyncViewHint
     API_AVAILABLE(macos(10.6), ios(2.0));
 
 /*!
