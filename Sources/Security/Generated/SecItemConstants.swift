@@ -164,10 +164,12 @@ nonisolated(unsafe) public let kSecAttrKeySizeInBits: CFString = SecConstantStri
 /// `esiz`: A key whose value is the item's effective key size, a value of type CFNumberRef.
 nonisolated(unsafe) public let kSecAttrEffectiveKeySize: CFString = SecConstantString("esiz")
 
-/// `sens`: A key whose value says whether the item is sensitive, a value of type CFBooleanRef.
+/// `sens`: A key whose value says whether the item is sensitive, a value of type CFBooleanRef. Items of
+/// class kSecClassKey and kSecClassIdentity have this attribute.
 nonisolated(unsafe) public let kSecAttrIsSensitive: CFString = SecConstantString("sens")
 
-/// `extr`: A key whose value says whether the item is extractable, a value of type CFBooleanRef.
+/// `extr`: A key whose value says whether the item is extractable, a value of type CFBooleanRef (see
+/// kSecClassKey and kSecClassIdentity).
 nonisolated(unsafe) public let kSecAttrIsExtractable: CFString = SecConstantString("extr")
 
 /// `encr`: A key whose value is the item's can encrypt, a value of type CFBooleanRef.
@@ -191,11 +193,9 @@ nonisolated(unsafe) public let kSecAttrCanWrap: CFString = SecConstantString("wr
 /// `unwp`: A key whose value is the item's can unwrap, a value of type CFBooleanRef.
 nonisolated(unsafe) public let kSecAttrCanUnwrap: CFString = SecConstantString("unwp")
 
-/// `vwht`: A key whose value is the item's sync view hint, a value of type CFStringRef.
-nonisolated(unsafe) public let kSecAttrSyncViewHint: CFString = SecConstantString("vwht")
-
 /// `tkid`: A key whose value is the item's token id, one of the values listed in kSecAttrTokenID Value
-/// Constants.
+/// Constants. Supported for kSecClassGenericPassword, kSecClassInternetPassword, kSecClassCertificate,
+/// kSecClassKey and kSecClassIdentity items.
 nonisolated(unsafe) public let kSecAttrTokenID: CFString = SecConstantString("tkid")
 
 /// `sync`: A key whose value is the item's synchronizable, a value of type CFBooleanRef.
@@ -218,6 +218,9 @@ nonisolated(unsafe) public let kSecAttrSalt: CFString = SecConstantString("salt"
 
 /// `rounds`: A key whose value is the item's rounds, a value of type CFNumberRef.
 nonisolated(unsafe) public let kSecAttrRounds: CFString = SecConstantString("rounds")
+
+/// `vwht`: A key whose value is the item's sync view hint, a value of type CFStringRef.
+nonisolated(unsafe) public let kSecAttrSyncViewHint: CFString = SecConstantString("vwht")
 
 /// `com.apple.token`: The token value of kSecAttrAccessGroup.
 nonisolated(unsafe) public let kSecAttrAccessGroupToken: CFString = SecConstantString("com.apple.token")
@@ -1225,7 +1228,6 @@ nonisolated(unsafe) let secItemConstantTable: [(name: String, value: CFString)] 
   ("kSecAttrCanVerify", kSecAttrCanVerify),
   ("kSecAttrCanWrap", kSecAttrCanWrap),
   ("kSecAttrCanUnwrap", kSecAttrCanUnwrap),
-  ("kSecAttrSyncViewHint", kSecAttrSyncViewHint),
   ("kSecAttrTokenID", kSecAttrTokenID),
   ("kSecAttrSynchronizable", kSecAttrSynchronizable),
   ("kSecAttrPersistantReference", kSecAttrPersistantReference),
@@ -1234,6 +1236,7 @@ nonisolated(unsafe) let secItemConstantTable: [(name: String, value: CFString)] 
   ("kSecAttrPRF", kSecAttrPRF),
   ("kSecAttrSalt", kSecAttrSalt),
   ("kSecAttrRounds", kSecAttrRounds),
+  ("kSecAttrSyncViewHint", kSecAttrSyncViewHint),
   ("kSecAttrAccessGroupToken", kSecAttrAccessGroupToken),
   ("kSecMatchPolicy", kSecMatchPolicy),
   ("kSecMatchItemList", kSecMatchItemList),
@@ -1688,8 +1691,6 @@ package enum SecConstantValue {
   package static let attrCanWrap = "wrap"
   /// The value of `kSecAttrCanUnwrap`.
   package static let attrCanUnwrap = "unwp"
-  /// The value of `kSecAttrSyncViewHint`.
-  package static let attrSyncViewHint = "vwht"
   /// The value of `kSecAttrTokenID`.
   package static let attrTokenID = "tkid"
   /// The value of `kSecAttrSynchronizable`.
@@ -1706,6 +1707,8 @@ package enum SecConstantValue {
   package static let attrSalt = "salt"
   /// The value of `kSecAttrRounds`.
   package static let attrRounds = "rounds"
+  /// The value of `kSecAttrSyncViewHint`.
+  package static let attrSyncViewHint = "vwht"
   /// The value of `kSecAttrAccessGroupToken`.
   package static let attrAccessGroupToken = "com.apple.token"
   /// The value of `kSecMatchPolicy`.
