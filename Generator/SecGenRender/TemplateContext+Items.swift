@@ -161,30 +161,23 @@ extension TemplateContext {
       case (.nullableResult, _): lines.append("nil where the C function returns NULL.")
       case (.none, _): break
       }
-      let signature = wrapper.parameters.map { "_ \($0.name): \($0.type)" }.joined(separator: ", ")
       let deprecation = function.deprecation.map { deprecationAttribute($0, indent: "  ") } ?? ""
       // An SPI function's wrapper is for this package's modules only, as its declaration is.
       let access = function.isPrivate ? "package" : "public"
-      var entries: [[String: Any]] = [
-        [
-          "name": wrapper.swiftName,
-          "doc": docComment(lines.joined(separator: " "), indent: "  ") + deprecation,
-          "opening": opening(
-            "\(access) static func \(wrapper.swiftName)", parameters: signature, returns: wrapper.returnType),
-          "body": wrapperBody(function, wrapper),
-        ]
-      ]
+      var entry = wrapperContext(function, wrapper)
+      entry["name"] = wrapper.swiftName
+      entry["access"] = access
+      entry["doc"] = docComment(lines.joined(separator: " "), indent: "  ") + deprecation
+      var entries = [entry]
       if let existence = wrapper.existenceTestName, let parameter = wrapper.resultParameter {
         let text =
           "`\(function.name)` with NULL for `\(parameter)`: whether anything matches. errSecItemNotFound is "
           + "`.success(false)`; any other failure is the status as a `KeychainError`."
-        entries.append([
-          "name": existence,
-          "doc": docComment(text, indent: "  ") + deprecation,
-          "opening": opening(
-            "\(access) static func \(existence)", parameters: signature, returns: "Result<Bool, KeychainError>"),
-          "body": existenceTestBody(function, wrapper),
-        ])
+        entry["name"] = existence
+        entry["body"] = "existence"
+        entry["returnType"] = "Result<Bool, KeychainError>"
+        entry["doc"] = docComment(text, indent: "  ") + deprecation
+        entries.append(entry)
       }
       return entries
     }
@@ -206,13 +199,13 @@ extension TemplateContext {
             : "Wraps `\(reference.property)`; nil when it is not one of these (`\(check!)` is false).",
           indent: "  "),
         "members": reference.members.map { member in
-          [
-            "doc": docComment(member.documentation, indent: "  ")
-              + (model.functions.first { $0.name == member.function }?.deprecation.map {
-                deprecationAttribute($0, indent: "  ")
-              } ?? ""),
-            "code": memberCode(member, of: reference),
-          ]
+          var context = memberContext(member)
+          context["doc"] =
+            docComment(member.documentation, indent: "  ")
+            + (model.functions.first { $0.name == member.function }?.deprecation.map {
+              deprecationAttribute($0, indent: "  ")
+            } ?? "")
+          return context
         },
       ]
     }

@@ -12,7 +12,9 @@ public enum KeychainFunctions {
 
   /// `SecItemAdd`: Adds an item. The value the C function writes to `result`, or the status as a
   /// `KeychainError`.
-  public static func itemAdd(_ attributes: CFDictionary) -> Result<CFTypeRef?, KeychainError> {
+  public static func itemAdd(
+    _ attributes: CFDictionary
+  ) -> Result<CFTypeRef?, KeychainError> {
     var result: CFTypeRef?
     let status = SecItemAdd(attributes, &result)
     switch status {
@@ -23,7 +25,9 @@ public enum KeychainFunctions {
 
   /// `SecItemCopyMatching`: Finds items. The value the C function writes to `result`, or the status as a
   /// `KeychainError`; nothing found (errSecItemNotFound) is `.success(nil)`.
-  public static func itemCopyMatching(_ query: CFDictionary) -> Result<CFTypeRef?, KeychainError> {
+  public static func itemCopyMatching(
+    _ query: CFDictionary
+  ) -> Result<CFTypeRef?, KeychainError> {
     var result: CFTypeRef?
     let status = SecItemCopyMatching(query, &result)
     switch status {
@@ -35,7 +39,9 @@ public enum KeychainFunctions {
 
   /// `SecItemCopyMatching` with NULL for `result`: whether anything matches. errSecItemNotFound is
   /// `.success(false)`; any other failure is the status as a `KeychainError`.
-  public static func itemCopyMatchingExists(_ query: CFDictionary) -> Result<Bool, KeychainError> {
+  public static func itemCopyMatchingExists(
+    _ query: CFDictionary
+  ) -> Result<Bool, KeychainError> {
     let status = SecItemCopyMatching(query, nil)
     switch status {
     case errSecSuccess: return .success(true)
@@ -45,37 +51,43 @@ public enum KeychainFunctions {
   }
 
   /// `SecItemUpdate`: Changes items. Success, or the status as a `KeychainError`.
-  public static func itemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDictionary)
-    -> Result<Void, KeychainError>
-  {
+  public static func itemUpdate(
+    _ query: CFDictionary, _ attributesToUpdate: CFDictionary
+  ) -> Result<Void, KeychainError> {
     let status = SecItemUpdate(query, attributesToUpdate)
     return status == errSecSuccess ? .success(()) : .failure(KeychainError(status: status))
   }
 
   /// `SecItemDelete`: Deletes items. Success, or the status as a `KeychainError`.
-  public static func itemDelete(_ query: CFDictionary) -> Result<Void, KeychainError> {
+  public static func itemDelete(
+    _ query: CFDictionary
+  ) -> Result<Void, KeychainError> {
     let status = SecItemDelete(query)
     return status == errSecSuccess ? .success(()) : .failure(KeychainError(status: status))
   }
 
   /// `SecItemUpsert`: Changes the matching items, or adds one. Success, or the status as a
   /// `KeychainError`.
-  public static func itemUpsert(_ query: CFDictionary, _ attributesToUpdate: CFDictionary)
-    -> Result<Void, KeychainError>
-  {
+  public static func itemUpsert(
+    _ query: CFDictionary, _ attributesToUpdate: CFDictionary
+  ) -> Result<Void, KeychainError> {
     let status = SecItemUpsert(query, attributesToUpdate)
     return status == errSecSuccess ? .success(()) : .failure(KeychainError(status: status))
   }
 
   /// `SecItemAddEntries`: Adds an item. Success, or the status as a `KeychainError`.
-  package static func itemAddEntries(_ attributes: SecItemEntries) -> Result<Void, KeychainError> {
+  package static func itemAddEntries(
+    _ attributes: SecItemEntries
+  ) -> Result<Void, KeychainError> {
     let status = SecItemAddEntries(attributes)
     return status == errSecSuccess ? .success(()) : .failure(KeychainError(status: status))
   }
 
   /// `SecItemCopyMatchingEntries`: Finds items. The value the C function writes to `result`, or the
   /// status as a `KeychainError`; nothing found (errSecItemNotFound) is `.success(nil)`.
-  package static func itemCopyMatchingEntries(_ query: SecItemEntries) -> Result<CFTypeRef?, KeychainError> {
+  package static func itemCopyMatchingEntries(
+    _ query: SecItemEntries
+  ) -> Result<CFTypeRef?, KeychainError> {
     var result: CFTypeRef?
     let status = SecItemCopyMatchingEntries(query, &result)
     switch status {
@@ -87,7 +99,9 @@ public enum KeychainFunctions {
 
   /// `SecItemCopyMatchingEntries` with NULL for `result`: whether anything matches. errSecItemNotFound is
   /// `.success(false)`; any other failure is the status as a `KeychainError`.
-  package static func itemCopyMatchingEntriesExists(_ query: SecItemEntries) -> Result<Bool, KeychainError> {
+  package static func itemCopyMatchingEntriesExists(
+    _ query: SecItemEntries
+  ) -> Result<Bool, KeychainError> {
     let status = SecItemCopyMatchingEntries(query, nil)
     switch status {
     case errSecSuccess: return .success(true)
@@ -97,15 +111,17 @@ public enum KeychainFunctions {
   }
 
   /// `SecItemUpdateEntries`: Changes items. Success, or the status as a `KeychainError`.
-  package static func itemUpdateEntries(_ query: SecItemEntries, _ attributesToUpdate: SecItemEntries)
-    -> Result<Void, KeychainError>
-  {
+  package static func itemUpdateEntries(
+    _ query: SecItemEntries, _ attributesToUpdate: SecItemEntries
+  ) -> Result<Void, KeychainError> {
     let status = SecItemUpdateEntries(query, attributesToUpdate)
     return status == errSecSuccess ? .success(()) : .failure(KeychainError(status: status))
   }
 
   /// `SecItemDeleteEntries`: Deletes items. Success, or the status as a `KeychainError`.
-  package static func itemDeleteEntries(_ query: SecItemEntries) -> Result<Void, KeychainError> {
+  package static func itemDeleteEntries(
+    _ query: SecItemEntries
+  ) -> Result<Void, KeychainError> {
     let status = SecItemDeleteEntries(query)
     return status == errSecSuccess ? .success(()) : .failure(KeychainError(status: status))
   }

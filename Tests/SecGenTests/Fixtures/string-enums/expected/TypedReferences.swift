@@ -53,15 +53,19 @@ public struct VerifyingKey: Hashable, Sendable, RuntimeArgument {
   var runtimeArgument: SecKey { secKey }
 
   /// Checks a signature (`SecKeyVerifySignature`). Success, or the reason as a `KeychainError`.
-  public func isValidSignature(_ signature: Data, for signedData: Data, algorithm: SigningAlgorithm)
-    -> Result<Void, KeychainError>
-  {
-    KeychainFunctions.keyVerifySignature(secKey, algorithm.runtimeArgument, signedData as CFData, signature as CFData)
+  public func isValidSignature(
+    _ signature: Data, for signedData: Data, algorithm: SigningAlgorithm
+  ) -> Result<Void, KeychainError> {
+    KeychainFunctions.keyVerifySignature(
+      secKey, algorithm.runtimeArgument, signedData as CFData, signature as CFData)
   }
 
   /// Whether the key can perform the operation with the algorithm (`SecKeyIsAlgorithmSupported`). Here
   /// `operation` is always `.verify`.
-  public func canVerify(with algorithm: SigningAlgorithm) -> Bool {
-    KeychainFunctions.keyIsAlgorithmSupported(secKey, .verify, algorithm.runtimeArgument)
+  public func canVerify(
+    with algorithm: SigningAlgorithm
+  ) -> Bool {
+    KeychainFunctions.keyIsAlgorithmSupported(
+      secKey, .verify, algorithm.runtimeArgument)
   }
 }
