@@ -3,7 +3,7 @@
 
 HEADERS := Sources/Keychain/Headers
 SECGEN_INPUTS := $(foreach header,$(sort $(wildcard $(HEADERS)/*.h)),--header $(header)) \
-	--api-notes $(HEADERS)/Security.apinotes.json --strict
+	--api-notes $(HEADERS)/Security.apinotes --strict
 
 setup:
 	@scripts/setup.sh

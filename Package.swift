@@ -23,6 +23,8 @@ let package = Package(
     .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     .package(url: "https://github.com/stencilproject/Stencil", from: "0.15.1"),
+    // secgen reads the API notes in clang's YAML format (Security.apinotes).
+    .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     // `swift package generate-documentation` for the Security and Keychain catalogs (make docs).
     .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
@@ -108,7 +110,9 @@ let package = Package(
     // run time; this module declares the part of its C ABI secgen calls (no clang headers needed).
     .systemLibrary(name: "CLibClangABI", path: "Generator/CLibClangABI"),
     .target(name: "SecGenParse", dependencies: ["CLibClangABI"], path: "Generator/SecGenParse"),
-    .target(name: "SecGenModel", dependencies: ["SecGenParse"], path: "Generator/SecGenModel"),
+    .target(
+      name: "SecGenModel", dependencies: ["SecGenParse", .product(name: "Yams", package: "Yams")],
+      path: "Generator/SecGenModel"),
     .target(
       name: "SecGenRender",
       dependencies: ["SecGenModel", .product(name: "Stencil", package: "Stencil")],

@@ -1,19 +1,11 @@
 import Foundation
 import SecGenParse
 
-/// The optional sidecar, in the spirit of Clang's API notes: it may rename a constant, a group or a
-/// status code in Swift, override an attribute's value type, add an attribute to item classes, declare the typed Swift types that
-/// stand for runtime references, and import functions as their members (as an API-notes SwiftName
-/// such as `getter:PrivateKey.publicKey(self:)` does for ClangImporter), and nothing more.
-///
-/// ```json
-/// { "names": { "kSecAttrAccessible": "accessibility", "kSecAttrAccessible Value Constants": "Accessibility" },
-///   "types": { "kSecAttrAlias": "data" }, "classes": { "kSecAttrTokenID": ["kSecClassKey"] },
-///   "references": { "PrivateKey": { "type": "SecKeyRef", "property": "secKey", "when": "isPrivate",
-///                                    "doc": "The private half of a key pair." } },
-///   "methods": [ { "function": "SecKeyCreateSignature", "swiftName": "PrivateKey.signature(for:algorithm:)",
-///                  "arguments": ["dataToSign", "algorithm"], "types": { "algorithm": "SigningAlgorithm" } } ] }
-/// ```
+/// The API notes: what the headers cannot say about their Swift side. They are read from clang's
+/// YAML API notes format (`Security.apinotes`, see ``APINotes/load(_:)``): clang's keys in the first
+/// document (global and enumerator Swift names), secgen's additions in a second document under
+/// `SecGen` (group names, attribute value types and classes, typed references, functions imported
+/// as their members).
 public struct APINotes: Codable, Equatable, Sendable {
   /// Swift names by constant name, group title or status code name.
   public var names: [String: String]
@@ -39,107 +31,6 @@ public struct APINotes: Codable, Equatable, Sendable {
     self.references = references
     self.methods = methods
   }
-
-  /// Reads a notes file; anything but the four sections, each of its documented shape, is a
-  /// diagnostic naming the entry's line and column.
-  public static func load(_ file: URL) throws(DiagnosticsError) -> APINotes {
-    let start = SourceLocation(file: file.path, line: 1, column: 1)
-    guard let data = FileManager.default.contents(atPath: file.path) else {
-      throw DiagnosticsError([Diagnostic(location: start, severity: .error, message: "cannot read the API notes")])
-    }
-    guard let object = try? JSONSerialization.jsonObject(with: data), let top = object as? [String: Any] else {
-      throw DiagnosticsError([
-        Diagnostic(location: start, severity: .error, message: "the API notes are not a JSON object")
-      ])
-    }
-    let text = String(decoding: data, as: UTF8.self)
-    var diagnostics: [Diagnostic] = []
-    func report(_ key: String, _ message: String) {
-      diagnostics.append(
-        Diagnostic(location: location(of: key, in: text, file: file.path), severity: .error, message: message))
-    }
-    var notes = APINotes.empty
-    for (key, value) in top.sorted(by: { $0.key < $1.key }) {
-      switch (key, value) {
-      case ("references", let entries as [String: Any]):
-        for (name, entry) in entries.sorted(by: { $0.key < $1.key }) {
-          guard let reference = ReferenceNote(name, entry, location(of: name, in: text, file: file.path)) else {
-            report(
-              name,
-              "the reference type \(name) must be an object with string \"type\", \"property\" and \"doc\", "
-                + "and optionally \"when\" (a Boolean property of the reference, or its negation with !) and "
-                + "\"itemClass\" with \"itemField\" (the class whose items carry it, and the field's name)")
-            continue
-          }
-          notes.references[name] = reference
-        }
-        continue
-      case ("methods", let entries as [Any]):
-        for entry in entries {
-          let swiftName = (entry as? [String: Any])?["swiftName"] as? String
-          let at =
-            swiftName.map { location(of: $0, in: text, file: file.path) }
-            ?? location(of: key, in: text, file: file.path)
-          guard let method = MethodNote(entry, at) else {
-            diagnostics.append(
-              Diagnostic(
-                location: at, severity: .error,
-                message: "a method must be an object with string \"function\" and \"swiftName\", and optionally "
-                  + "\"arguments\" (a list of parameter names) and \"types\", \"fixed\" and \"defaults\" "
-                  + "(objects of strings)"))
-            continue
-          }
-          notes.methods.append(method)
-        }
-        continue
-      case ("classes", let entries as [String: Any]):
-        for (name, value) in entries {
-          guard let classes = value as? [String], !classes.isEmpty, classes.allSatisfy({ $0.hasPrefix("kSecClass") })
-          else {
-            report(name, "the classes of \(name) must be a list of item class constants (kSecClassKey...)")
-            continue
-          }
-          notes.classes[name] = classes
-        }
-        continue
-      case ("names", let entries as [String: Any]), ("types", let entries as [String: Any]):
-        for (name, override) in entries {
-          guard let string = override as? String else {
-            report(name, "the override of \(name) must be a string")
-            continue
-          }
-          if key == "names" {
-            notes.names[name] = string
-          } else if ValueType(rawValue: string) != nil {
-            notes.types[name] = string
-          } else {
-            report(
-              name,
-              "unknown value type \"\(string)\" for \(name); expected one of "
-                + ValueType.allCases.map(\.rawValue).joined(separator: ", "))
-          }
-        }
-      default:
-        report(
-          key,
-          "API notes may only hold \"names\", \"types\", \"classes\" and \"references\" objects and a "
-            + "\"methods\" list; "
-            + "\"\(key)\" is not allowed here")
-      }
-    }
-    guard diagnostics.isEmpty else { throw DiagnosticsError(diagnostics) }
-    return notes
-  }
-
-  private static func location(of key: String, in text: String, file: String) -> SourceLocation {
-    guard let range = text.range(of: "\"\(key)\"") else { return SourceLocation(file: file, line: 1, column: 1) }
-    let before = text[..<range.lowerBound]
-    let line = before.reduce(1) { $1 == "\n" ? $0 + 1 : $0 }
-    let column =
-      before.distance(
-        from: before.lastIndex(of: "\n").map { before.index(after: $0) } ?? before.startIndex, to: before.endIndex) + 1
-    return SourceLocation(file: file, line: line, column: column)
-  }
 }
 
 /// A typed Swift type over a runtime reference (`PrivateKey` over `SecKeyRef`).
@@ -162,27 +53,17 @@ public struct ReferenceNote: Codable, Equatable, Sendable {
   /// Where the notes declare it.
   public var location: SourceLocation
 
-  init?(_ name: String, _ entry: Any, _ location: SourceLocation) {
-    guard let entry = entry as? [String: Any], let type = entry["type"] as? String,
-      let property = entry["property"] as? String, let documentation = entry["doc"] as? String,
-      SwiftNaming.isIdentifier(name), SwiftNaming.isIdentifier(property)
-    else { return nil }
-    let condition = entry["when"] as? String
-    if let condition, !SwiftNaming.isIdentifier(condition.hasPrefix("!") ? String(condition.dropFirst()) : condition) {
-      return nil
-    }
-    if entry["when"] != nil && condition == nil { return nil }
-    itemClass = entry["itemClass"] as? String
-    itemField = entry["itemField"] as? String
-    // Both or neither, and the field must be a name.
-    guard (itemClass == nil) == (itemField == nil), itemField.map(SwiftNaming.isIdentifier) ?? true else { return nil }
-    let known: Set<String> = ["type", "property", "when", "doc", "itemClass", "itemField"]
-    guard Set(entry.keys).isSubset(of: known) else { return nil }
-    swiftName = name
-    cType = type
+  init(
+    swiftName: String, cType: String, property: String, condition: String?, documentation: String,
+    itemClass: String?, itemField: String?, location: SourceLocation
+  ) {
+    self.swiftName = swiftName
+    self.cType = cType
     self.property = property
     self.condition = condition
     self.documentation = documentation
+    self.itemClass = itemClass
+    self.itemField = itemField
     self.location = location
   }
 }
@@ -207,21 +88,10 @@ public struct MethodNote: Codable, Equatable, Sendable {
   /// Where the notes declare it.
   public var location: SourceLocation
 
-  init?(_ entry: Any, _ location: SourceLocation) {
-    guard let entry = entry as? [String: Any], let function = entry["function"] as? String,
-      let swiftName = entry["swiftName"] as? String
-    else { return nil }
-    func strings(_ key: String) -> [String: String]? {
-      guard let value = entry[key] else { return [:] }
-      return value as? [String: String]
-    }
-    guard let types = strings("types"), let fixed = strings("fixed"), let defaults = strings("defaults") else {
-      return nil
-    }
-    let arguments = entry["arguments"] ?? [String]()
-    guard let arguments = arguments as? [String] else { return nil }
-    let known: Set<String> = ["function", "swiftName", "arguments", "types", "fixed", "defaults"]
-    guard Set(entry.keys).isSubset(of: known) else { return nil }
+  init(
+    function: String, swiftName: String, arguments: [String], types: [String: String], fixed: [String: String],
+    defaults: [String: String], location: SourceLocation
+  ) {
     self.function = function
     self.swiftName = swiftName
     self.arguments = arguments

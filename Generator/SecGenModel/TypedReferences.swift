@@ -136,7 +136,7 @@ enum TypedReferenceBuilder {
         continue
       }
       guard let reference = references[parsed.type] else {
-        report(note.location, "\(parsed.type) is not one of the \"references\" of the notes")
+        report(note.location, "\(parsed.type) is not one of the References of the notes")
         continue
       }
       guard let function = functionsByName[note.function] else {
@@ -223,7 +223,7 @@ enum TypedReferenceBuilder {
       if conversion == .runtimeArgument, references[swiftBase] == nil, !typedEnumNames.contains(swiftBase),
         note.types[name] == nil
       {
-        return .failure(Problem("no Swift type is known for \(name) (\(base)); give one in \"types\""))
+        return .failure(Problem("no Swift type is known for \(name) (\(base)); give one in the member's Types"))
       }
       arguments.append(
         TypedArgumentModel(

@@ -17,7 +17,7 @@ struct HeaderOptions: ParsableArguments {
   @Option(name: .customLong("header"), help: "A header to read (repeat for several, in order).")
   var headers: [String] = []
 
-  @Option(help: "An API notes file (JSON) that renames constants or overrides value types.")
+  @Option(help: "An API notes file (clang's YAML format, with secgen's additions under SecGen).")
   var apiNotes: String?
 
   @Option(

@@ -1,8 +1,8 @@
 import Foundation
 import PackagePlugin
 
-/// Runs secgen on the target's `Headers/*.h` (and `Headers/*.apinotes.json`) with the package's
-/// `Templates/*.swift.stencil`, writing one Swift file per template into the plugin's work
+/// Runs secgen on the target's `Headers/*.h` (and `Headers/*.apinotes`, clang's YAML API notes) with the
+/// package's `Templates/*.swift.stencil`, writing one Swift file per template into the plugin's work
 /// folder. SwiftPM reruns it only when one of those inputs changes.
 @main
 struct SecGenPlugin: BuildToolPlugin {
@@ -11,7 +11,7 @@ struct SecGenPlugin: BuildToolPlugin {
     let templatesFolder = context.package.directoryURL.appending(path: "Templates")
     // Headers are never in target.sourceFiles, so the folders are listed here.
     let headers = try files(in: headersFolder, endingWith: ".h")
-    let apiNotes = try files(in: headersFolder, endingWith: ".apinotes.json")
+    let apiNotes = try files(in: headersFolder, endingWith: ".apinotes")
     let templates = try files(in: templatesFolder, endingWith: ".swift.stencil")
     let outputFolder = context.pluginWorkDirectoryURL.appending(path: "Generated")
     let outputs = templates.map {

@@ -152,40 +152,61 @@ import Testing
     #expect(!FileManager.default.fileExists(atPath: output.path), "no output may be written on failure")
   }
 
-  @Test func badAPINotesAreDiagnosedInTheNotesFile() throws {
+  /// Writes `text` as an API notes file and builds the real headers' model with it: the
+  /// diagnostics it fails with, and the file's path.
+  static func modelFailure(notes text: String) throws -> (diagnostics: [Diagnostic], file: String) {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("secgen-notes-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: folder) }
-    let notes = folder.appendingPathComponent("Bad.apinotes.json")
-    try Data("{\n  \"names\": {},\n  \"availability\": {}\n}\n".utf8).write(to: notes)
+    let notes = folder.appendingPathComponent("Bad.apinotes")
+    try Data(text.utf8).write(to: notes)
     var timings = Pipeline.Timings()
     let error = #expect(throws: DiagnosticsError.self) {
       _ = try Pipeline.model(headers: Paths.realHeaders, apiNotes: notes, timings: &timings)
     }
-    #expect(error?.diagnostics.first?.location.line == 3)
-    #expect(error?.diagnostics.first?.message.contains("\"availability\" is not allowed") == true)
+    return (error?.diagnostics ?? [], notes.path)
   }
 
-  /// The notes' `classes`: a value that is no list of class constants is diagnosed in the notes
-  /// file, a class the headers do not declare at the attribute's declaration.
-  @Test func badClassNotesAreDiagnosed() throws {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("secgen-notes-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: folder) }
-    let notes = folder.appendingPathComponent("Bad.apinotes.json")
-    var timings = Pipeline.Timings()
-    try Data("{\n  \"classes\": {\n    \"kSecAttrLabel\": \"kSecClassKey\"\n  }\n}\n".utf8).write(to: notes)
-    let shape = #expect(throws: DiagnosticsError.self) {
-      _ = try Pipeline.model(headers: Paths.realHeaders, apiNotes: notes, timings: &timings)
-    }
-    #expect(shape?.diagnostics.first?.location == SourceLocation(file: notes.path, line: 3, column: 5))
-    #expect(shape?.diagnostics.first?.message.contains("must be a list of item class constants") == true)
+  /// Each mistake in the notes' YAML is one diagnostic at the line and column of what is wrong.
+  @Test(
+    arguments: [
+      // A key of clang's format that secgen does not act on, and one of no format.
+      ("---\nName: Security\nAvailability: nonswift\n", 3, 1, "Availability is a key of clang's API notes"),
+      ("---\nName: Security\nGlobals:\n- Name: kSecAttrLabel\n  Colour: red\n", 5, 3, "unknown key Colour"),
+      ("---\nName: Security\nGlobals:\n- Name: kSecAttrLabel\n  SwiftPrivate: true\n", 5, 3, "SwiftPrivate is a key"),
+      ("---\nGlobals: []\n", 2, 1, "need the module's Name"),
+      ("---\nName: Security\nGlobals: kSecAttrLabel\n", 3, 10, "Globals must be a list"),
+      ("---\nName: Security\nGlobals:\n- SwiftName: label\n", 4, 3, "needs a Name"),
+      ("---\nName: Security\n  Globals: [\n", 3, 10, "not valid YAML"),
+      ("---\nName: Security\n---\nExtras: {}\n", 4, 1, "unknown key Extras"),
+      (
+        "---\nName: Security\n---\nSecGen:\n  Attributes:\n  - Name: kSecAttrLabel\n    ValueType: colour\n", 7, 16,
+        "unknown value type for kSecAttrLabel"
+      ),
+      (
+        "---\nName: Security\n---\nSecGen:\n  Attributes:\n  - Name: kSecAttrLabel\n    Classes: kSecClassKey\n", 7, 14,
+        "must be a list of item class constants"
+      ),
+      (
+        "---\nName: Security\n---\nSecGen:\n  References:\n  - SwiftName: Signer\n    Type: SecKeyRef\n", 6, 5,
+        "needs a Property"
+      ),
+      ("---\nName: Security\n---\nSecGen:\n  Methods: []\n", 5, 3, "Methods is a key of clang's API notes"),
+      ("---\nName: Security\n---\nSecGen: {}\n---\nMore: 1\n", 6, 1, "a third document"),
+    ] as [(String, Int, Int, String)])
+  func badAPINotesAreDiagnosedWhereTheyAreWrong(text: String, line: Int, column: Int, problem: String) throws {
+    let (diagnostics, file) = try Self.modelFailure(notes: text)
+    let diagnostic = try #require(diagnostics.first)
+    #expect(diagnostic.message.contains(problem), "\(diagnostic.message)")
+    #expect(diagnostic.location == SourceLocation(file: file, line: line, column: column), "\(diagnostic)")
+  }
 
-    try Data("{ \"classes\": { \"kSecAttrLabel\": [\"kSecClassSpaceship\"] } }\n".utf8).write(to: notes)
-    let undeclared = #expect(throws: DiagnosticsError.self) {
-      _ = try Pipeline.model(headers: Paths.realHeaders, apiNotes: notes, timings: &timings)
-    }
-    let diagnostic = try #require(undeclared?.diagnostics.first)
+  /// A class the headers do not declare, named by the notes' Classes, is diagnosed at the
+  /// attribute's declaration.
+  @Test func anUndeclaredClassInTheNotesIsDiagnosed() throws {
+    let notes =
+      "---\nName: Security\n---\nSecGen:\n  Attributes:\n  - Name: kSecAttrLabel\n    Classes: [kSecClassSpaceship]\n"
+    let diagnostic = try #require(try Self.modelFailure(notes: notes).diagnostics.first)
     #expect(diagnostic.message.contains("kSecClassSpaceship, which is not a declared item class"), "\(diagnostic)")
     #expect(diagnostic.location.file.hasSuffix("SecItem.h"), "\(diagnostic)")
   }
@@ -194,46 +215,38 @@ import Testing
     arguments: [
       // A getter cannot carry SecKeyCopyExternalRepresentation's error report.
       (
-        #"{ "function": "SecKeyCopyExternalRepresentation", "swiftName": "getter:Signer.bytes" }"#,
+        "{ Function: SecKeyCopyExternalRepresentation, SwiftName: \"getter:Signer.bytes\" }",
         "reports errors, so it cannot be the getter"
       ),
       // dataToSign is left over: neither an argument, a fixed value nor self.
       (
-        #"{ "function": "SecKeyCreateSignature", "swiftName": "Signer.sign(algorithm:)", "arguments": ["algorithm"], "types": { "algorithm": "SigningAlgorithm" } }"#,
+        "{ Function: SecKeyCreateSignature, SwiftName: \"Signer.sign(algorithm:)\", Arguments: [algorithm], Types: { algorithm: SigningAlgorithm } }",
         "exactly one parameter of type SecKey left for self"
       ),
-      (#"{ "function": "SecKeyMakeCoffee", "swiftName": "Signer.coffee()" }"#, "not a function the headers declare"),
-      (#"{ "function": "SecKeyCreateSignature", "swiftName": "Nobody.sign()" }"#, "not one of the \"references\""),
+      ("{ Function: SecKeyMakeCoffee, SwiftName: Signer.coffee() }", "not a function the headers declare"),
+      ("{ Function: SecKeyCreateSignature, SwiftName: Nobody.sign() }", "not one of the References"),
       (
-        #"{ "function": "SecKeyCreateSignature", "swiftName": "Signer.sign(_:)", "arguments": ["data"] }"#,
+        "{ Function: SecKeyCreateSignature, SwiftName: \"Signer.sign(_:)\", Arguments: [data] }",
         "data is not a parameter of SecKeyCreateSignature"
       ),
-      (#"{ "function": "SecKeyCreateSignature", "swiftName": "Signer sign" }"#, "is no member name"),
+      ("{ Function: SecKeyCreateSignature, SwiftName: Signer sign }", "is no member name"),
     ])
-  func badMethodNotesAreDiagnosedAtTheirEntry(entry: String, problem: String) throws {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("secgen-notes-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: folder) }
-    let notes = folder.appendingPathComponent("Bad.apinotes.json")
+  func badMemberNotesAreDiagnosedAtTheirEntry(entry: String, problem: String) throws {
     let text = """
-      {
-        "references": {
-          "Signer": { "type": "SecKeyRef", "property": "secKey", "doc": "A key." }
-        },
-        "methods": [
-          \(entry)
-        ]
-      }
+      ---
+      Name: Security
+      ---
+      SecGen:
+        References:
+        - { SwiftName: Signer, Type: SecKeyRef, Property: secKey, Doc: A key. }
+        Members:
+        - \(entry)
 
       """
-    try Data(text.utf8).write(to: notes)
-    var timings = Pipeline.Timings()
-    let error = #expect(throws: DiagnosticsError.self) {
-      _ = try Pipeline.model(headers: Paths.realHeaders, apiNotes: notes, timings: &timings)
-    }
-    let diagnostic = try #require(error?.diagnostics.first)
+    let (diagnostics, file) = try Self.modelFailure(notes: text)
+    let diagnostic = try #require(diagnostics.first)
     #expect(diagnostic.message.contains(problem), "\(diagnostic.message)")
-    #expect(diagnostic.location.file == notes.path && diagnostic.location.line == 6, "\(diagnostic)")
+    #expect(diagnostic.location.file == file && diagnostic.location.line == 8, "\(diagnostic)")
   }
 
   @Test func aMissingLibclangIsOneMessageSayingWhatToInstall() throws {

@@ -10,7 +10,7 @@ import Testing
 @Suite struct DocumentationWarnings {
   static let fixture = Paths.fixtures.appendingPathComponent("undocumented")
   static let header = fixture.appendingPathComponent("Fixture.h")
-  static let notes = fixture.appendingPathComponent("Fixture.apinotes.json")
+  static let notes = fixture.appendingPathComponent("Fixture.apinotes")
   static let arguments = [
     "--header", header.path, "--header", Paths.fixtures.appendingPathComponent("FixturePriv.h").path,
     "--api-notes", notes.path,

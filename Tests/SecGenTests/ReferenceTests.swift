@@ -28,7 +28,7 @@ import Testing
       headers =
         names.filter { $0.hasSuffix(".h") }.map { folder.appendingPathComponent($0) }
         + [Paths.fixtures.appendingPathComponent("FixturePriv.h")]
-      notes = names.first { $0.hasSuffix(".apinotes.json") }.map { folder.appendingPathComponent($0) }
+      notes = names.first { $0.hasSuffix(".apinotes") }.map { folder.appendingPathComponent($0) }
     }
 
     var expectedModel: URL { folder.appendingPathComponent("expected-model.json") }

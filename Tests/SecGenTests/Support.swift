@@ -10,7 +10,7 @@ enum Paths {
   /// The project's headers in the order the build plugin passes them (sorted by name).
   static let realHeaders = ((try? FileManager.default.contentsOfDirectory(atPath: headers.path)) ?? [])
     .filter { $0.hasSuffix(".h") }.sorted().map { headers.appendingPathComponent($0) }
-  static let realNotes = headers.appendingPathComponent("Security.apinotes.json")
+  static let realNotes = headers.appendingPathComponent("Security.apinotes")
   /// The build's products folder (beside the test bundle): the secgen binary and the modules.
   static let products = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
   /// The `-package-name` SwiftPM compiles this package's modules with: its identity (the root
