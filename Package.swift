@@ -128,10 +128,13 @@ let package = Package(
       dependencies: ["SecGen", .product(name: "ArgumentParser", package: "swift-argument-parser")],
       path: "Generator/secgen"
     ),
+    // What the plugin runs: secgen's generate step without a command-line parser, so that a
+    // package depending on Keychain builds no ArgumentParser for it.
+    .executableTarget(name: "SecGenBuildTool", dependencies: ["SecGen"], path: "Generator/SecGenBuildTool"),
     .plugin(
       name: "SecGenPlugin",
       capability: .buildTool(),
-      dependencies: ["secgen"],
+      dependencies: ["SecGenBuildTool"],
       path: "Plugins/SecGenPlugin"
     ),
     // The typed API: hand-written support plus what secgen generates from Headers/ and Templates/.

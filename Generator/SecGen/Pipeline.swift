@@ -69,4 +69,34 @@ public enum Pipeline {
   {
     try measure(&timings.render) { () throws(DiagnosticsError) in try Renderer.render(model, templates: templates) }
   }
+
+  /// The model's warnings as errors, for a `--strict` run: nil when it has none.
+  public static func warningsAsErrors(_ model: SecurityModel) -> DiagnosticsError? {
+    guard !model.warnings.isEmpty else { return nil }
+    return DiagnosticsError(
+      model.warnings.map { Diagnostic(location: $0.location, severity: .error, message: $0.message, kind: $0.kind) })
+  }
+
+  /// Renders `model` with the templates in `templates` and writes one file per template into
+  /// `folder` (created if missing). A file whose contents are unchanged is not written again, so
+  /// that it keeps its timestamp and the compiler does not rebuild it.
+  public static func write(
+    _ model: SecurityModel, templates: URL, to folder: URL, timings: inout Timings
+  ) throws(DiagnosticsError) {
+    let outputs = try render(model, templates: templates, timings: &timings)
+    do {
+      try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+      for file in outputs {
+        let destination = folder.appendingPathComponent(file.fileName)
+        if FileManager.default.contents(atPath: destination.path) == Data(file.contents.utf8) { continue }
+        try Data(file.contents.utf8).write(to: destination, options: .atomic)
+      }
+    } catch {
+      throw DiagnosticsError([
+        Diagnostic(
+          location: SourceLocation(file: folder.path, line: 1, column: 1), severity: .error,
+          message: "cannot write the generated files: \(error.localizedDescription)")
+      ])
+    }
+  }
 }

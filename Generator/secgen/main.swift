@@ -47,12 +47,7 @@ struct HeaderOptions: ParsableArguments {
   /// Prints the model's warnings (failing with them as errors when --strict is given), and what
   /// it left out when --verbose is given.
   func reportLeftOut(_ model: SecurityModel) throws {
-    if strict, !model.warnings.isEmpty {
-      throw failure(
-        DiagnosticsError(
-          model.warnings.map { Diagnostic(location: $0.location, severity: .error, message: $0.message, kind: $0.kind) }
-        ))
-    }
+    if strict, let errors = Pipeline.warningsAsErrors(model) { throw failure(errors) }
     for warning in model.warnings {
       FileHandle.standardError.write(Data((warning.description + "\n").utf8))
     }
@@ -116,29 +111,15 @@ struct Generate: ParsableCommand {
       throw failure(error)
     }
     try options.reportLeftOut(model)
-    let outputs: [SecGenOutput]
     do throws(DiagnosticsError) {
-      outputs = try Pipeline.render(
-        model, templates: URL(fileURLWithPath: templates).standardizedFileURL, timings: &timings
-      ).map { SecGenOutput(fileName: $0.fileName, contents: $0.contents) }
+      try Pipeline.write(
+        model, templates: URL(fileURLWithPath: templates).standardizedFileURL,
+        to: URL(fileURLWithPath: output, isDirectory: true), timings: &timings)
     } catch {
       throw failure(error)
     }
-    let folder = URL(fileURLWithPath: output, isDirectory: true)
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    for file in outputs {
-      let destination = folder.appendingPathComponent(file.fileName)
-      // Unchanged files keep their timestamps, so the compiler does not rebuild them.
-      if FileManager.default.contents(atPath: destination.path) == Data(file.contents.utf8) { continue }
-      try Data(file.contents.utf8).write(to: destination, options: .atomic)
-    }
     options.report(timings)
   }
-}
-
-struct SecGenOutput {
-  var fileName: String
-  var contents: String
 }
 
 struct Dump: ParsableCommand {

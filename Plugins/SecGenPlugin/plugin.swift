@@ -31,8 +31,8 @@ struct SecGenPlugin: BuildToolPlugin {
     return [
       .buildCommand(
         displayName: "secgen: generating \(target.name) from \(headers.count) headers",
-        executable: try context.tool(named: "secgen").url,
-        arguments: ["generate"] + arguments,
+        executable: try context.tool(named: "SecGenBuildTool").url,
+        arguments: arguments,
         environment: environment,
         inputFiles: headers + apiNotes + templates,
         outputFiles: outputs)
