@@ -18,13 +18,25 @@ package enum AES {
       let context = try CipherContext(key: key, nonceLength: nonce.count, encrypting: true)
       try nonce.withUnsafeBufferPointer { nonce throws(CryptoError) in try context.start(key: key, nonce: nonce) }
       try context.authenticate(associatedData[...])
-      // One buffer, written in place: rows are sealed on every write, so no intermediate copies.
-      var combined = nonce + [UInt8](repeating: 0, count: plaintext.count + tagByteCount)
-      try combined.withUnsafeMutableBufferPointer { buffer throws(CryptoError) in
-        let body = buffer.baseAddress! + standardNonceByteCount
-        try context.transform(plaintext[...], into: body)
-        try context.finishSealing(tagInto: body + plaintext.count)
+      // One buffer, written in place: rows are sealed on every write, so no intermediate copies
+      // (and no zero fill of what the cipher writes).
+      let total = standardNonceByteCount + plaintext.count + tagByteCount
+      var failure: CryptoError?
+      let combined = [UInt8](unsafeUninitializedCapacity: total) { buffer, count in
+        let start = buffer.baseAddress!
+        nonce.withUnsafeBufferPointer { start.initialize(from: $0.baseAddress!, count: standardNonceByteCount) }
+        // The rest is initialised before it is counted; a failure leaves it zeroed, not uninitialised.
+        (start + standardNonceByteCount).initialize(repeating: 0, count: total - standardNonceByteCount)
+        count = total
+        do throws(CryptoError) {
+          let body = start + standardNonceByteCount
+          try context.transform(plaintext[...], into: body)
+          try context.finishSealing(tagInto: body + plaintext.count)
+        } catch {
+          failure = error
+        }
       }
+      if let failure { throw failure }
       return combined
     }
 
@@ -108,6 +120,9 @@ package enum AES {
 private struct CipherContext: ~Copyable {
   let pointer: OpaquePointer
   let encrypting: Bool
+  /// The cipher `start` sets with the key and the nonce, in one EVP call; nil when `init` has set
+  /// it already (a nonce of another length must be declared before the key and nonce are given).
+  let pendingCipher: OpaquePointer?
 
   /// A context for AES-GCM with a key of `key`'s length (16 or 32 bytes) and a nonce of
   /// `nonceLength` bytes (any length from 1); `start` then gives the key and the nonce.
@@ -121,16 +136,22 @@ private struct CipherContext: ~Copyable {
     guard nonceLength > 0 else { throw .invalidParameter("an empty AES-GCM nonce") }
     let length = try cLength(nonceLength, for: "AES-GCM nonce")
     guard let context = EVP_CIPHER_CTX_new() else { throw .outOfMemory(operation: "AES-GCM") }
-    do throws(CryptoError) {
-      try check(
-        (encrypting ? EVP_EncryptInit_ex : EVP_DecryptInit_ex)(context, cipher, nil, nil, nil), "EVP_CipherInit_ex")
-      if nonceLength != AES.GCM.standardNonceByteCount {
+    // With the standard 12-byte nonce, the cipher, key and nonce go in with one initialisation
+    // (`start`): each row read or written seals or opens one or two boxes, and a second
+    // EVP_CipherInit_ex was a tenth of a seal's instructions.
+    if nonceLength == AES.GCM.standardNonceByteCount {
+      pendingCipher = cipher
+    } else {
+      do throws(CryptoError) {
+        try check(
+          (encrypting ? EVP_EncryptInit_ex : EVP_DecryptInit_ex)(context, cipher, nil, nil, nil), "EVP_CipherInit_ex")
         try check(EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_IVLEN, length, nil), "EVP_CIPHER_CTX_ctrl(IVLEN)")
+      } catch {
+        // The value is not made, so its deinit will not free the context.
+        EVP_CIPHER_CTX_free(context)
+        throw error
       }
-    } catch {
-      // The value is not made, so its deinit will not free the context.
-      EVP_CIPHER_CTX_free(context)
-      throw error
+      pendingCipher = nil
     }
     pointer = context
     self.encrypting = encrypting
@@ -139,7 +160,7 @@ private struct CipherContext: ~Copyable {
   /// Gives the key and the nonce (of the length the context was made for).
   func start(key: [UInt8], nonce: UnsafeBufferPointer<UInt8>) throws(CryptoError) {
     try check(
-      (encrypting ? EVP_EncryptInit_ex : EVP_DecryptInit_ex)(pointer, nil, nil, key, nonce.baseAddress),
+      (encrypting ? EVP_EncryptInit_ex : EVP_DecryptInit_ex)(pointer, pendingCipher, nil, key, nonce.baseAddress),
       "EVP_CipherInit_ex")
   }
 
