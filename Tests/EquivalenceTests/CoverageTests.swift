@@ -20,7 +20,7 @@ import Testing
     let folder = root.appendingPathComponent("Sources/Keychain/Headers")
     let headers = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".h") }
       .sorted().map { folder.appendingPathComponent($0) }
-    let notes = root.appendingPathComponent("Sources/Keychain/Headers/Security.apinotes.json")
+    let notes = root.appendingPathComponent("Sources/Keychain/Headers/Security.apinotes")
     var timings = Pipeline.Timings()
     let model = try Pipeline.model(headers: headers, apiNotes: notes, timings: &timings)
     let outputs = try Pipeline.generate(
