@@ -39,12 +39,24 @@ import Yams
 // ```
 
 extension APINotes {
+  /// The largest notes file secgen reads (1 MiB).
+  public static let maximumNotesBytes = 1 << 20
+
   /// Reads an API notes file (see the comment at the top of APINotesReader.swift for its shape).
   public static func load(_ file: URL) throws(DiagnosticsError) -> APINotes {
     var reader = APINotesReader(file: file.path)
     guard let data = FileManager.default.contents(atPath: file.path) else {
       throw DiagnosticsError([
         Diagnostic(location: reader.start, severity: .error, message: "cannot read the API notes")
+      ])
+    }
+    // A notes file is a few kilobytes; a larger one is not notes, and YAML's parser would build
+    // a tree of all of it.
+    guard data.count <= maximumNotesBytes else {
+      throw DiagnosticsError([
+        Diagnostic(
+          location: reader.start, severity: .error,
+          message: "the API notes are \(data.count) bytes; more than \(maximumNotesBytes) is not notes")
       ])
     }
     guard let text = String(data: data, encoding: .utf8) else {

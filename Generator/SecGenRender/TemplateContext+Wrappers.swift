@@ -58,11 +58,11 @@ extension TemplateContext {
     switch member.kind {
     case .initializer: declaration = member.returnType.hasSuffix("?") ? "public init?" : "public init"
     case .staticMethod: declaration = "public static func \(escaped(member.name))"
-    case .method, .property: declaration = "public func \(escaped(member.name))"
+    case .method: declaration = "public func \(escaped(member.name))"
+    case .property: declaration = "public var \(escaped(member.name))"
     }
     return [
       "kind": "\(member.kind)",
-      "name": escaped(member.name),
       "declaration": declaration,
       "returns": member.kind == .initializer ? "" : " -> \(member.returnType)",
       "parameters": parameters,

@@ -201,6 +201,13 @@ import Testing
     #expect(diagnostic.location == SourceLocation(file: file, line: line, column: column), "\(diagnostic)")
   }
 
+  @Test func notesLargerThanTheBoundAreRefusedUnread() throws {
+    let text = "---\nName: Security\n" + String(repeating: "# padding\n", count: 110_000)
+    let diagnostic = try #require(try Self.modelFailure(notes: text).diagnostics.first)
+    #expect(diagnostic.message.contains("more than 1048576 is not notes"), "\(diagnostic)")
+    #expect(diagnostic.location.line == 1)
+  }
+
   /// A class the headers do not declare, named by the notes' Classes, is diagnosed at the
   /// attribute's declaration.
   @Test func anUndeclaredClassInTheNotesIsDiagnosed() throws {
