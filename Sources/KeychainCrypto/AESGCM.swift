@@ -19,7 +19,7 @@ package enum AES {
       try nonce.withUnsafeBufferPointer { nonce throws(CryptoError) in try context.start(key: key, nonce: nonce) }
       try context.authenticate(associatedData[...])
       // One buffer, written in place: rows are sealed on every write, so no intermediate copies
-      // (and no zero fill of what the cipher writes).
+      // (the nonce is copied in once, not concatenated with a second array).
       let total = standardNonceByteCount + plaintext.count + tagByteCount
       var failure: CryptoError?
       let combined = [UInt8](unsafeUninitializedCapacity: total) { buffer, count in

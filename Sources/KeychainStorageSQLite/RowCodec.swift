@@ -9,7 +9,7 @@ struct RowRecord {
   var identity: RowIdentity
   var sealedSecret: [UInt8]?
   /// The associated data's fields, built once per row: a secret opened after the row was read
-  /// (`openSecret(of:)`) reuses them.
+  /// (`openSecret(_:)`) reuses them.
   var associatedFields: RowIdentity.AssociatedFields
 
   /// Opens the row's secret, if it has one, into `item.data`: errSecInteractionNotAllowed when the
