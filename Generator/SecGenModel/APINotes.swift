@@ -17,6 +17,10 @@ public struct APINotes: Codable, Equatable, Sendable {
   public var references: [String: ReferenceNote] = [:]
   /// Functions imported as members of those types, in the notes' order.
   public var methods: [MethodNote] = []
+  /// Declarations clang's `Availability: nonswift` (or `none`) keeps out of Swift, with the
+  /// reason (its `AvailabilityMsg`), by name: a function, constant, enumerator, or a typedef or tag
+  /// whose enumeration goes with it.
+  public var unavailable: [String: String] = [:]
 
   /// No overrides.
   public static let empty = APINotes(names: [:], types: [:])

@@ -83,8 +83,8 @@ struct APINotesReader {
   /// Keys of clang's API notes that secgen does not act on: naming one is an error rather than
   /// silence, since the notes would then say something the output does not honour.
   static let clangKeysNotRead: Set<String> = [
-    "Availability", "AvailabilityMsg", "SwiftInferImportAsMember", "Classes", "Protocols", "Functions", "Tags",
-    "Typedefs", "Namespaces", "SwiftVersions", "SwiftPrivate", "Nullability", "NullabilityOfRet", "Type",
+    "Availability", "AvailabilityMsg", "SwiftInferImportAsMember", "Classes", "Protocols", "Namespaces",
+    "SwiftVersions", "SwiftPrivate", "Nullability", "NullabilityOfRet", "Type",
     "ResultType", "Parameters", "SwiftBridge", "SwiftWrapper", "NSErrorDomain", "EnumExtensibility", "FlagEnum",
     "EnumKind", "SwiftImportAs", "SwiftRetainOp", "SwiftReleaseOp", "SwiftCopyable", "SwiftConformsTo",
     "SwiftReturnOwnership", "Methods", "Properties", "SwiftImportAsNonGeneric", "SwiftObjCMembers",
@@ -123,16 +123,59 @@ struct APINotesReader {
         hasName = scalar(value, "Name") != nil
       case "Globals", "Enumerators":
         for entry in entries(value, key.string ?? "") {
-          guard let fields = fields(entry, of: "an entry of \(key.string ?? "")", allowed: ["Name", "SwiftName"]),
-            let name = fields.required("Name", &self), let swiftName = fields.required("SwiftName", &self)
-          else { continue }
-          notes.names[name] = swiftName
+          readEntry(entry, of: key.string ?? "", allowed: ["Name", "SwiftName", "Availability", "AvailabilityMsg"])
+        }
+      case "Functions", "Typedefs", "Tags":
+        // clang's SwiftName of a function labels every parameter in order; the functions secgen
+        // imports as members reorder, fix or default them, so they are SecGen's Members instead.
+        for entry in entries(value, key.string ?? "") {
+          readEntry(entry, of: key.string ?? "", allowed: ["Name", "Availability", "AvailabilityMsg"])
         }
       case let other:
-        unknown(key, other, in: "clang's document", allowed: ["Name", "Globals", "Enumerators"])
+        unknown(
+          key, other, in: "clang's document",
+          allowed: ["Name", "Globals", "Enumerators", "Functions", "Typedefs", "Tags"])
       }
     }
     if !hasName { report(at: document.mark, "clang's API notes need the module's Name (Name: Security)") }
+  }
+
+  /// clang's `Availability` values: `available` (the default), `nonswift` (not imported into
+  /// Swift) and `none` (unavailable everywhere). The last two leave the declaration out.
+  static let availabilities: Set<String> = ["available", "nonswift", "none"]
+
+  /// One entry of Globals, Enumerators, Functions, Typedefs or Tags: a Swift name, an
+  /// availability with its message, or both.
+  private mutating func readEntry(_ entry: Node, of section: String, allowed: [String]) {
+    guard let fields = fields(entry, of: "an entry of \(section)", allowed: allowed),
+      let name = fields.required("Name", &self)
+    else { return }
+    let availability = fields.values["Availability"]
+    if availability == nil, let message = fields.values["AvailabilityMsg"] {
+      report(at: message.mark, "AvailabilityMsg of \(name) goes with an Availability")
+      return
+    }
+    if let swiftName = fields.string("SwiftName", &self) {
+      notes.names[name] = swiftName
+    } else if availability == nil {
+      report(
+        at: entry.mark,
+        allowed.contains("SwiftName")
+          ? "an entry of \(section) needs a SwiftName or an Availability"
+          : "an entry of \(section) needs an Availability: it is all secgen reads there")
+      return
+    }
+    guard let availability else { return }
+    guard let value = scalar(availability, "Availability"), Self.availabilities.contains(value) else {
+      report(
+        at: availability.mark,
+        "the Availability of \(name) must be one of \(Self.availabilities.sorted().joined(separator: ", "))")
+      return
+    }
+    if value != "available" {
+      notes.unavailable[name] =
+        fields.string("AvailabilityMsg", &self) ?? "unavailable in Swift (Availability: \(value) in the API notes)"
+    }
   }
 
   // MARK: secgen's document

@@ -90,12 +90,25 @@ public struct AvailabilityVerdict: Equatable, Sendable {
   }
 }
 
-/// A declaration left out of the model because it does not exist on the target platform.
+/// A declaration left out of the model, with the reason.
 public struct ExcludedDeclarationModel: Codable, Equatable, Sendable {
+  /// What left a declaration out.
+  public enum Cause: String, Codable, Sendable {
+    /// Its availability macros: it does not exist on the target platform.
+    case platform
+    /// clang's `Availability: nonswift` (or `none`) in the API notes: the runtime does not
+    /// implement it, so nothing in Swift may name it.
+    case apiNotes
+    /// A status code of another family than errSec in the same enum.
+    case otherFamily
+  }
+
   /// The declaration's name.
   public var name: String
-  /// Why it was left out (its availability on the platform).
+  /// Why it was left out (its availability on the platform, or the notes' AvailabilityMsg).
   public var reason: String
+  /// What left it out.
+  public var cause: Cause = .platform
 }
 
 /// A declaration of a kind the model has no use for (a typedef, a struct), recognised and skipped.
@@ -108,13 +121,21 @@ public struct SkippedDeclarationModel: Codable, Equatable, Sendable {
 
 extension ParsedHeaders {
   /// The declarations that exist on `platform`, and those that do not with the reason.
-  public func available(on platform: TargetPlatform) -> (
+  ///
+  /// `unavailable` names what the API notes keep out of Swift (clang's `Availability: nonswift`),
+  /// with the reason: functions, constants and enumerators by their names, and a whole enumeration
+  /// by its type's name.
+  public func available(on platform: TargetPlatform, unavailable: [String: String] = [:]) -> (
     headers: ParsedHeaders, excluded: [ExcludedDeclarationModel], deprecations: [String: String]
   ) {
     var headers = self
     var excluded: [ExcludedDeclarationModel] = []
     var deprecations: [String: String] = [:]
     func keep(_ name: String, _ macros: [String]) -> Bool {
+      if let reason = unavailable[name] {
+        excluded.append(ExcludedDeclarationModel(name: name, reason: reason, cause: .apiNotes))
+        return false
+      }
       let verdict = AvailabilityVerdict(macros, on: platform)
       if let reason = verdict.unavailable {
         excluded.append(ExcludedDeclarationModel(name: name, reason: reason))
@@ -125,7 +146,11 @@ extension ParsedHeaders {
     }
     headers.constants = constants.filter { keep($0.name, $0.availability) }
     headers.functions = functions.filter { keep($0.name, $0.availability) }
-    headers.enumerations = enumerations.map { enumeration in
+    headers.enumerations = enumerations.filter { enumeration in
+      guard let name = enumeration.name, let reason = unavailable[name] else { return true }
+      excluded.append(ExcludedDeclarationModel(name: name, reason: reason, cause: .apiNotes))
+      return false
+    }.map { enumeration in
       var enumeration = enumeration
       enumeration.constants = enumeration.constants.filter { keep($0.name, $0.availability) }
       return enumeration

@@ -42,6 +42,15 @@ public enum Ownership: String, Codable, Sendable {
 ///    `.success(false)`. A search's wrapper (rule 2) cannot tell those apart when the query asks for
 ///    nothing to be returned. Apple's own `@result` ("A result code. See ...") lists no codes, so
 ///    this rule reads the prototype and the name only.
+/// 7. Byte buffers: a `const uint8_t *` (or `const void *`) parameter followed by its `size_t`
+///    length becomes one `Data` parameter. An `uint8_t *` (or `void *`) the function writes,
+///    followed by a `size_t *` that gives its capacity and receives the length written, becomes a
+///    `<name>Capacity: Int` parameter; preceded by a `size_t` count, it is written whole. Either way
+///    the bytes written are the `Result`'s value (`Result<Data, KeychainError>`).
+/// 8. Two or more trailing object out-parameters returned retained (SecKeyGeneratePair's keys)
+///    become a tuple named after them: `Result<(publicKey: SecKey, privateKey: SecKey), ...>`.
+/// 9. An `int` result whose `@result` names errSecSuccess is a status, as an `OSStatus` is
+///    (SecRandomCopyBytes).
 public struct WrapperModel: Codable, Equatable, Sendable {
   /// The Swift name: the C name without `Sec`, lower camel case (`itemCopyMatching`).
   public var swiftName: String
@@ -64,6 +73,31 @@ public struct WrapperModel: Codable, Equatable, Sendable {
   public var returnType: String
   /// Why no wrapper is generated (a type without a Swift counterpart); nil when one is.
   public var unavailableReason: String?
+  /// Rule 7: the byte buffers among the C parameters, in their order.
+  public var buffers: [BufferModel] = []
+  /// Rule 8: the object out-parameters returned together, with their Swift types; empty unless
+  /// there are two or more (one is `resultParameter`).
+  public var resultObjects: [WrapperParameter] = []
+}
+
+/// A byte buffer of a C function and the `size_t` that goes with it (rule 7).
+public struct BufferModel: Codable, Equatable, Sendable {
+  /// What the function does with the buffer.
+  public enum Kind: String, Codable, Sendable {
+    /// It reads `length` bytes at `pointer`: the wrapper takes a `Data`.
+    case input
+    /// It writes at most `*length` bytes at `pointer` and sets `*length` to how many it wrote.
+    case outputWithCapacity
+    /// It writes exactly `length` bytes at `pointer` (`length` comes first, as a count).
+    case outputOfCount
+  }
+
+  /// What the function does with the buffer.
+  public var kind: Kind
+  /// The C pointer parameter.
+  public var pointer: String
+  /// The C `size_t` (or `size_t *`) parameter that gives its length, capacity or count.
+  public var length: String
 }
 
 /// One parameter of a wrapper.
@@ -79,9 +113,10 @@ enum FunctionConventions {
   private static let swiftTypes: [String: String] = [
     "CFDictionaryRef": "CFDictionary", "CFStringRef": "CFString", "CFDataRef": "CFData", "CFArrayRef": "CFArray",
     "CFTypeRef": "CFTypeRef", "CFNumberRef": "CFNumber", "CFBooleanRef": "CFBoolean", "CFDateRef": "CFDate",
-    "CFErrorRef": "CFError", "CFAllocatorRef": "CFAllocator", "CFIndex": "CFIndex", "OSStatus": "OSStatus",
+    "CFErrorRef": "CFError", "CFAllocatorRef": "CFAllocator", "CFIndex": "CFIndex", "CFTypeID": "CFTypeID",
+    "OSStatus": "OSStatus",
     "SecAccessControlRef": "SecAccessControl", "SecCertificateRef": "SecCertificate", "SecKeyRef": "SecKey",
-    "SecIdentityRef": "SecIdentity", "SecItemEntriesRef": "SecItemEntries",
+    "SecIdentityRef": "SecIdentity", "SecItemEntriesRef": "SecItemEntries", "SecRandomRef": "SecRandom",
     "void *": "UnsafeMutableRawPointer",
     "size_t": "Int", "Boolean": "Bool", "_Bool": "Bool", "bool": "Bool", "int": "Int32", "uint32_t": "UInt32",
     "UInt32": "UInt32", "SInt32": "Int32",
@@ -121,21 +156,25 @@ enum FunctionConventions {
     var resultParameter: String?
     var ownership = ownership(function.resultType, functionName: function.name)
     var resultParameterType: String?
-    if result == "OSStatus" {
+    var resultObjects: [WrapperParameter] = []
+    if result == "OSStatus" || (result == "int" && function.resultCodes.contains("errSecSuccess")) {
       convention = .status
       if let last = parameters.last, last.nullable, bare(last.type) == "CFTypeRef *" {
         resultParameter = last.name
         ownership = Self.ownership(last.type, functionName: function.name)
         parameters.removeLast()
-      } else if let last = parameters.last, bare(last.type).hasSuffix(" *"),
-        let type = swiftType(String(bare(last.type).dropLast(2)), typedEnums: typedEnums),
-        type != "CFTypeRef", last.type.contains("CF_RETURNS_RETAINED") || last.type.contains("cf_returns_retained")
-      {
-        // `SecCertificateRef * CF_RETURNS_RETAINED certificateRef`: an object the function hands back.
-        resultParameter = last.name
-        resultParameterType = type
-        ownership = .retained
-        parameters.removeLast()
+      } else {
+        // `SecCertificateRef * CF_RETURNS_RETAINED certificateRef`: objects the function hands back.
+        while let last = parameters.last, let type = handedBackObjectType(last, typedEnums: typedEnums) {
+          resultObjects.insert(WrapperParameter(name: last.name, type: type), at: 0)
+          parameters.removeLast()
+        }
+        if resultObjects.count == 1 {
+          resultParameter = resultObjects[0].name
+          resultParameterType = resultObjects[0].type
+          resultObjects = []
+        }
+        if resultParameterType != nil || !resultObjects.isEmpty { ownership = .retained }
       }
     } else if let last = parameters.last, bare(last.type) == "CFErrorRef *" {
       convention = .errorOutParameter
@@ -151,18 +190,21 @@ enum FunctionConventions {
     let notFoundIsNil =
       resultParameter != nil && function.name.contains("Copy") && function.resultCodes.contains("errSecItemNotFound")
     var unavailable: String?
-    var swiftParameters: [WrapperParameter] = []
-    for parameter in parameters {
-      guard let type = swiftType(parameter.type, typedEnums: typedEnums) else {
-        unavailable = "parameter \(parameter.name) has type \(bare(parameter.type)), which has no Swift type here"
-        break
-      }
-      swiftParameters.append(WrapperParameter(name: parameter.name, type: type + (parameter.nullable ? "?" : "")))
+    let (swiftParameters, buffers, bufferProblem) = Self.parameters(parameters, typedEnums: typedEnums)
+    unavailable = bufferProblem
+    let writesBuffer = buffers.contains { $0.kind != .input }
+    if writesBuffer && (convention != .status || resultParameter != nil || !resultObjects.isEmpty) {
+      unavailable = unavailable ?? "it writes a buffer but reports its result another way than a status alone"
     }
     let returnType: String
     switch convention {
     case .status:
-      if let type = resultParameterType {
+      if writesBuffer {
+        returnType = "Result<Data, KeychainError>"
+      } else if !resultObjects.isEmpty {
+        let tuple = resultObjects.map { "\($0.name): \($0.type)" }.joined(separator: ", ")
+        returnType = "Result<(\(tuple)), KeychainError>"
+      } else if let type = resultParameterType {
         returnType = "Result<\(type), KeychainError>"
       } else {
         returnType = resultParameter == nil ? "Result<Void, KeychainError>" : "Result<CFTypeRef?, KeychainError>"
@@ -187,6 +229,62 @@ enum FunctionConventions {
       swiftName: swiftName, convention: convention, resultParameter: resultParameter,
       resultParameterType: resultParameterType, resultOwnership: ownership,
       notFoundIsNil: notFoundIsNil, existenceTestName: isCopyWithResult ? swiftName + "Exists" : nil,
-      parameters: swiftParameters, returnType: returnType, unavailableReason: unavailable)
+      parameters: swiftParameters, returnType: returnType, unavailableReason: unavailable, buffers: buffers,
+      resultObjects: resultObjects)
+  }
+
+  /// The Swift type of an object the function hands back through a `CF_RETURNS_RETAINED`
+  /// out-parameter (`SecKeyRef * CF_RETURNS_RETAINED privateKey`), or nil for any other parameter.
+  private static func handedBackObjectType(_ parameter: ParameterModel, typedEnums: Set<String>) -> String? {
+    let type = bare(parameter.type)
+    guard type.hasSuffix(" *"),
+      parameter.type.contains("CF_RETURNS_RETAINED") || parameter.type.contains("cf_returns_retained"),
+      let swift = swiftType(String(type.dropLast(2)), typedEnums: typedEnums), swift != "CFTypeRef"
+    else { return nil }
+    return swift
+  }
+
+  /// The pointers rule 7 reads as bytes the function reads, and as bytes it writes.
+  private static let inputPointers: Set<String> = ["const uint8_t *", "const void *"]
+  private static let outputPointers: Set<String> = ["uint8_t *", "void *"]
+
+  /// The Swift parameters of the C parameters left once the result and error parameters are
+  /// taken, with the buffers among them (rule 7), or why they have no Swift form.
+  private static func parameters(_ parameters: [ParameterModel], typedEnums: Set<String>)
+    -> (swift: [WrapperParameter], buffers: [BufferModel], problem: String?)
+  {
+    var swift: [WrapperParameter] = []
+    var buffers: [BufferModel] = []
+    var index = parameters.startIndex
+    while index < parameters.endIndex {
+      let parameter = parameters[index]
+      // `bare` drops `const`; whether the pointee is const is read from the spelling.
+      let pointer = (parameter.type.hasPrefix("const ") ? "const " : "") + bare(parameter.type)
+      let next = index + 1 < parameters.endIndex ? parameters[index + 1] : nil
+      let previous = index > parameters.startIndex ? parameters[index - 1] : nil
+      if inputPointers.contains(pointer), let next, bare(next.type) == "size_t" {
+        buffers.append(BufferModel(kind: .input, pointer: parameter.name, length: next.name))
+        swift.append(WrapperParameter(name: parameter.name, type: "Data"))
+        index += 2
+      } else if outputPointers.contains(pointer), let next, bare(next.type) == "size_t *" {
+        buffers.append(BufferModel(kind: .outputWithCapacity, pointer: parameter.name, length: next.name))
+        swift.append(WrapperParameter(name: parameter.name + "Capacity", type: "Int"))
+        index += 2
+      } else if outputPointers.contains(pointer), !parameter.nullable, let previous, bare(previous.type) == "size_t" {
+        buffers.append(BufferModel(kind: .outputOfCount, pointer: parameter.name, length: previous.name))
+        index += 1
+      } else if let type = swiftType(parameter.type, typedEnums: typedEnums) {
+        swift.append(WrapperParameter(name: parameter.name, type: type + (parameter.nullable ? "?" : "")))
+        index += 1
+      } else {
+        return (
+          swift, buffers, "parameter \(parameter.name) has type \(bare(parameter.type)), which has no Swift type here"
+        )
+      }
+    }
+    if buffers.filter({ $0.kind != .input }).count > 1 {
+      return (swift, buffers, "it writes more than one buffer, and a wrapper returns one")
+    }
+    return (swift, buffers, nil)
   }
 }

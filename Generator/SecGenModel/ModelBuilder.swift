@@ -5,10 +5,19 @@ import SecGenParse
 ///
 /// Every statement it cannot understand is a diagnostic with file:line:column: a constant outside
 /// an `@enum` group, a class table entry that names nothing, an attribute of unknown type...
+///
+/// One file per declaration kind, as bindgen's `ir/` is: this one runs the stages in order and
+/// holds what they share; `+ConstantGroups` (the `@enum` blocks), `+Attributes` (attribute keys),
+/// `+ItemClasses` (the class table), `+ValueGroups` (values a key accepts), `+TypedEnums` (named
+/// CF_ENUM and CF_OPTIONS types), `+StatusCodes` (errSec codes), `+Functions` (prototypes, with
+/// `FunctionConventions` for their wrappers), `TypedReferences` (Swift types over references and
+/// their members) and `RuntimeDefinitions` (the runtime's values and schema).
 public struct ModelBuilder {
   var diagnostics: [Diagnostic] = []
   var warnings: [Diagnostic] = []
   var otherFamilies: [ExcludedDeclarationModel] = []
+  /// Constants that are not strings (object constants such as kSecRandomDefault): not modelled.
+  var otherConstants: [SkippedDeclarationModel] = []
   var sources = SourceTexts()
   /// The CF_STRING_ENUM typedefs of the headers being modelled (their constants are strings too).
   var parsedStringEnums: Set<String> = []
@@ -22,19 +31,20 @@ public struct ModelBuilder {
   public static func build(_ parsed: ParsedHeaders, notes: APINotes = .empty, platform: TargetPlatform = .ios)
     throws(DiagnosticsError) -> SecurityModel
   {
-    let (available, excluded, deprecations) = parsed.available(on: platform)
+    let (available, excluded, deprecations) = parsed.available(on: platform, unavailable: notes.unavailable)
     var builder = ModelBuilder(notes: notes, excludedNames: Set(excluded.map(\.name)))
     var model = builder.model(available)
     guard builder.diagnostics.isEmpty else { throw DiagnosticsError(builder.diagnostics) }
     if !parsed.definitions.isEmpty {
-      let (definitions, problems) = runtimeDefinitions(parsed, model: model)
+      let (definitions, problems) = runtimeDefinitions(parsed, model: model, unavailable: Set(notes.unavailable.keys))
       guard problems.isEmpty else { throw DiagnosticsError(problems) }
       model.definitions = definitions
     }
     model.platform = platform
     model.excluded = excluded + builder.otherFamilies
     model.warnings = builder.warnings
-    model.skipped = parsed.skipped.map { SkippedDeclarationModel(kind: $0.kind, name: $0.name) }
+    model.skipped =
+      parsed.skipped.map { SkippedDeclarationModel(kind: $0.kind, name: $0.name) } + builder.otherConstants
     for index in model.attributes.indices {
       model.attributes[index].deprecation = deprecations[model.attributes[index].constant]
     }
@@ -86,20 +96,7 @@ public struct ModelBuilder {
     self.excludedNames = excludedNames
   }
 
-  // MARK: Groups
-
-  /// An `@enum` group and the constants declared after it.
-  struct ConstantGroup {
-    var title: String
-    var comment: HeaderDocComment
-    var members: [ConstantDeclaration] = []
-
-    var discussion: String { comment.first("discussion")?.text ?? "" }
-
-    func entry(for name: String) -> HeaderDocTag? {
-      comment.all("constant").first { $0.argument == name }
-    }
-  }
+  // MARK: Diagnostics and shared readings
 
   mutating func report(_ location: SourceLocation, _ message: String) {
     diagnostics.append(Diagnostic(location: location, severity: .error, message: message))
@@ -116,55 +113,9 @@ public struct ModelBuilder {
     HeaderDocComment(raw: raw, file: location.file, line: sources.line(of: raw, before: location))
   }
 
-  mutating func groups(_ constants: [ConstantDeclaration]) -> [ConstantGroup] {
-    var groups: [ConstantGroup] = []
-    var currentFile = ""
-    for constant in constants {
-      if constant.location.file != currentFile {
-        currentFile = constant.location.file
-        if let last = groups.indices.last, groups[last].comment.file != currentFile {
-          // A group never continues into another file.
-          groups.append(ConstantGroup(title: "", comment: HeaderDocComment(raw: "", file: currentFile, line: 0)))
-        }
-      }
-      let type = constant.type.replacingOccurrences(of: " _Nonnull", with: "")
-      // A CF_STRING_ENUM type (SecKeyAlgorithm) is a CFStringRef too.
-      let stringEnum = type.hasPrefix("const ") && parsedStringEnums.contains(String(type.dropFirst("const ".count)))
-      if type != "const CFStringRef" && !stringEnum {
-        report(
-          constant.location,
-          "\(constant.name) is declared as '\(constant.type)'; constants must be 'extern const CFStringRef' "
-            + "or of a CF_STRING_ENUM type")
-      }
-      if let raw = constant.comment {
-        let parsed = comment(raw, before: constant.location)
-        if let title = parsed.first("enum") {
-          // The name is the rest of the @enum line; what follows it belongs to the discussion.
-          let name = title.lines.first?.0.trimmingCharacters(in: .whitespaces) ?? title.text
-          groups.append(ConstantGroup(title: name.isEmpty ? title.text : name, comment: parsed))
-        }
-      }
-      guard let last = groups.indices.last, !groups[last].title.isEmpty, groups[last].comment.file == currentFile else {
-        report(constant.location, "\(constant.name) is not inside an @enum group; every constant needs one")
-        continue
-      }
-      groups[last].members.append(constant)
-    }
-    groups.removeAll { $0.title.isEmpty }
-    for group in groups {
-      let declared = Set(group.members.map(\.name))
-      // A constant left out for the platform keeps its documentation entry: not an error.
-      for entry in group.comment.all("constant")
-      where !declared.contains(entry.argument) && !excludedNames.contains(entry.argument) {
-        report(
-          SourceLocation(file: group.comment.file, line: entry.line, column: 5),
-          "@constant \(entry.argument) names no constant declared in the group \"\(group.title)\"")
-      }
-    }
-    return groups
+  func isPrivate(_ location: SourceLocation) -> Bool {
+    URL(fileURLWithPath: location.file).lastPathComponent.hasSuffix("Priv.h")
   }
-
-  // MARK: The model
 
   mutating func model(_ parsed: ParsedHeaders) -> SecurityModel {
     parsedStringEnums = Set(parsed.stringEnums)

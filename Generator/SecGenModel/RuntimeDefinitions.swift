@@ -105,7 +105,7 @@ extension ModelBuilder {
 
   /// The runtime definitions of `parsed`, checked against the model of its headers; every problem
   /// is a located diagnostic.
-  static func runtimeDefinitions(_ parsed: ParsedHeaders, model: SecurityModel) -> (
+  static func runtimeDefinitions(_ parsed: ParsedHeaders, model: SecurityModel, unavailable: Set<String>) -> (
     RuntimeDefinitionsModel, [Diagnostic]
   ) {
     var diagnostics: [Diagnostic] = []
@@ -200,7 +200,12 @@ extension ModelBuilder {
 
     // Every declared constant needs its value; values name no undeclared constant (checked above).
     var constants: [ConstantDefinitionModel] = []
-    for constant in parsed.constants {
+    // Every declared string constant, on every platform, but those the API notes keep out of
+    // Swift: the runtime does not implement them, so it defines no value for them either.
+    let defined = parsed.constants.filter {
+      ModelBuilder.isString($0, stringEnums: Set(parsed.stringEnums)) && !unavailable.contains($0.name)
+    }
+    for constant in defined {
       guard let value = values[constant.name] else {
         report(constant.location, "\(constant.name) has no value: add SEC_CONST_DECL(\(constant.name), \"...\")")
         continue

@@ -147,7 +147,14 @@ extension TemplateContext {
     let functions: [[String: Any]] = model.functions.flatMap { function -> [[String: Any]] in
       guard let wrapper = function.wrapper, wrapper.unavailableReason == nil else { return [] }
       var lines = ["`\(function.name)`: \(function.abstract)"]
+      let written = wrapper.buffers.first { $0.kind != .input }
       switch (wrapper.convention, wrapper.resultParameter) {
+      case (.status, nil) where written != nil:
+        lines.append(
+          "The bytes the C function writes to `\(written?.pointer ?? "")`, or the status as a `KeychainError`.")
+      case (.status, nil) where !wrapper.resultObjects.isEmpty:
+        let names = wrapper.resultObjects.map { "`\($0.name)`" }.joined(separator: " and ")
+        lines.append("The objects the C function writes to \(names), or the status as a `KeychainError`.")
       case (.status, nil): lines.append("Success, or the status as a `KeychainError`.")
       case (.status, let parameter?) where wrapper.resultParameterType != nil:
         lines.append("The object the C function writes to `\(parameter)`, or the status as a `KeychainError`.")

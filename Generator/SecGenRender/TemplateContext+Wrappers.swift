@@ -82,10 +82,14 @@ extension TemplateContext {
   }
 
   /// A wrapper as the template lays it out: the C function, its arguments, and the convention that
-  /// decides the body (`status`, `statusObject`, `statusValue`, `errorOutVoid`, `errorOut`, `plain`).
+  /// decides the body (`status`, `statusObject`, `statusObjects`, `statusValue`, `statusBuffer`,
+  /// `errorOutVoid`, `errorOut`, `plain`).
   static func wrapperContext(_ function: FunctionModel, _ wrapper: WrapperModel) -> [String: Any] {
     let body: String
+    let written = wrapper.buffers.first { $0.kind != .input }
     switch wrapper.convention {
+    case .status where written != nil: body = "statusBuffer"
+    case .status where !wrapper.resultObjects.isEmpty: body = "statusObjects"
     case .status where wrapper.resultParameter != nil && wrapper.resultParameterType != nil: body = "statusObject"
     case .status where wrapper.resultParameter != nil: body = "statusValue"
     case .status: body = "status"
@@ -93,7 +97,24 @@ extension TemplateContext {
     case .errorOutParameter: body = "errorOut"
     case .nullableResult, .none: body = "plain"
     }
-    let arguments = wrapper.parameters.map(\.name)
+    // The C arguments in order: a Swift parameter by its name, a buffer as the pointer and length
+    // Swift passes for it (an array converts to a C pointer for the call). The result and error
+    // out-parameters come last and are added by the body's own argument list.
+    let swiftNames = Set(wrapper.parameters.map(\.name))
+    let arguments: [String] = function.parameters.compactMap { parameter in
+      if let buffer = wrapper.buffers.first(where: { $0.pointer == parameter.name }) {
+        return buffer.kind == .input ? "Array(\(parameter.name))" : "&\(parameter.name)"
+      }
+      if let buffer = wrapper.buffers.first(where: { $0.length == parameter.name }) {
+        switch buffer.kind {
+        case .input: return "\(buffer.pointer).count"
+        case .outputWithCapacity: return "&\(parameter.name)"
+        case .outputOfCount: return parameter.name
+        }
+      }
+      return swiftNames.contains(parameter.name) ? parameter.name : nil
+    }
+    let objects = wrapper.resultObjects.map(\.name)
     return [
       "body": body,
       "function": function.name,
@@ -106,6 +127,15 @@ extension TemplateContext {
       "resultParameter": wrapper.resultParameter ?? "",
       "resultParameterType": wrapper.resultParameterType ?? "",
       "notFoundIsNil": wrapper.notFoundIsNil,
+      "resultObjects": wrapper.resultObjects.map { ["name": $0.name, "type": $0.type] },
+      "argumentsAndResults": (arguments + objects.map { "&\($0)" }).joined(separator: ", "),
+      "boundObjects": objects.map { "let \($0)" }.joined(separator: ", "),
+      "tupleValue": objects.map { "\($0): \($0)" }.joined(separator: ", "),
+      "buffer": written?.pointer ?? "",
+      // How many bytes to make room for: the capacity the caller gives, or the count it asks for.
+      "bufferSize": written.map { $0.kind == .outputOfCount ? $0.length : $0.pointer + "Capacity" } ?? "",
+      // The variable the function sets to the length it wrote, when it sets one.
+      "bufferLength": written.flatMap { $0.kind == .outputWithCapacity ? $0.length : nil } ?? "",
     ]
   }
 }

@@ -30,7 +30,10 @@ struct HeaderOptions: ParsableArguments {
   @Flag(help: "Print how long parsing, modelling and rendering took.")
   var timings = false
 
-  @Flag(help: "Print which libclang is used, and the declarations skipped by kind or left out for the platform.")
+  @Flag(
+    help:
+      "Print which libclang is used, and the declarations skipped by kind or left out (for the platform, or by the API notes, with the reason)."
+  )
   var verbose = false
 
   @Option(help: "The platform whose conditional branches and availability are read.")
@@ -197,7 +200,9 @@ extension Dump {
       "typed references: \(model.typedReferences.count) with "
         + "\(model.typedReferences.map(\.members.count).reduce(0, +)) members imported from functions "
         + "(\(model.typedReferences.map(\.name).joined(separator: ", ")))",
-      "skipped by kind: \(model.skipped.count); left out for the platform: \(model.excluded.count)",
+      "skipped by kind: \(model.skipped.count); left out for the platform: "
+        + "\(model.excluded.filter { $0.cause == .platform }.count); left out by the API notes: "
+        + "\(model.excluded.filter { $0.cause == .apiNotes }.count)",
       "warnings: \(model.warnings.count)" + warningsByKind(model),
       "errors: 0",
     ].joined(separator: "\n")

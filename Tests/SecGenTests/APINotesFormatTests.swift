@@ -41,6 +41,40 @@ import Testing
     #expect(result.errors.contains("unknown key 'Colour'"), "\(result.errors)")
   }
 
+  /// `Availability: nonswift` means to secgen what it means to ClangImporter: the declaration is
+  /// not there for Swift. swiftc, importing a module whose notes say so, refuses a use of the
+  /// function with the notes' message, and accepts its neighbour that the notes leave alone.
+  @Test func swiftHonoursNonswiftAsSecgenDoes() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("secgen-swift-\(UUID().uuidString)")
+    let include = folder.appendingPathComponent("include")
+    try FileManager.default.createDirectory(at: include, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    try Data("module Security {\n  header \"Security.h\"\n  export *\n}\n".utf8)
+      .write(to: include.appendingPathComponent("module.modulemap"))
+    try Data("int SecTrustGetTypeID(void);\nint SecRandomGetTypeID(void);\n".utf8)
+      .write(to: include.appendingPathComponent("Security.h"))
+    try Data(
+      "---\nName: Security\nFunctions:\n- Name: SecTrustGetTypeID\n  Availability: nonswift\n  AvailabilityMsg: not implemented by the runtime\n"
+        .utf8
+    ).write(to: include.appendingPathComponent("Security.apinotes"))
+    func typecheck(_ call: String) throws -> (status: Int32, errors: String) {
+      let source = folder.appendingPathComponent("main.swift")
+      try Data("import Security\nlet value = \(call)()\n".utf8).write(to: source)
+      let result = try run(
+        URL(fileURLWithPath: "/usr/bin/env"),
+        [
+          "swiftc", "-typecheck", "-I", include.path, "-module-cache-path",
+          folder.appendingPathComponent("cache").path, source.path,
+        ])
+      return (result.status, result.errors)
+    }
+    let refused = try typecheck("SecTrustGetTypeID")
+    #expect(refused.status != 0)
+    #expect(refused.errors.contains("not implemented by the runtime"), "\(refused.errors)")
+    let accepted = try typecheck("SecRandomGetTypeID")
+    #expect(accepted.status == 0, "\(accepted.errors)")
+  }
+
   /// Every key secgen reads, each in a fixture of its own writing.
   @Test func everyKeyIsRead() throws {
     let text = """
@@ -49,9 +83,27 @@ import Testing
       Globals:
       - Name: kSecAttrAccount
         SwiftName: accountName
+      - Name: kSecPolicyOid
+        Availability: nonswift
       Enumerators:
       - Name: errSecParam
         SwiftName: badParameter
+      - Name: kSecRevocationCRLMethod
+        Availability: none
+        AvailabilityMsg: no revocation here
+      Functions:
+      - Name: SecTrustCopyKey
+        Availability: nonswift
+        AvailabilityMsg: not implemented by the runtime
+      - Name: SecItemAdd
+        Availability: available
+      Typedefs:
+      - Name: SecTrustResultType
+        Availability: nonswift
+      Tags:
+      - Name: SecPadding
+        Availability: nonswift
+        AvailabilityMsg: no padding
       ---
       SecGen:
         Groups:
@@ -85,6 +137,13 @@ import Testing
     let notes = try APINotes.load(file)
     #expect(notes.names["kSecAttrAccount"] == "accountName")
     #expect(notes.names["errSecParam"] == "badParameter")
+    #expect(
+      notes.unavailable == [
+        "kSecPolicyOid": "unavailable in Swift (Availability: nonswift in the API notes)",
+        "kSecRevocationCRLMethod": "no revocation here", "SecTrustCopyKey": "not implemented by the runtime",
+        "SecTrustResultType": "unavailable in Swift (Availability: nonswift in the API notes)",
+        "SecPadding": "no padding",
+      ])
     #expect(notes.names["kSecAttrAccessible Value Constants"] == "Protection")
     #expect(notes.types["kSecAttrAlias"] == "data")
     #expect(notes.classes["kSecAttrAlias"] == ["kSecClassGenericPassword", "kSecClassKey"])
@@ -97,6 +156,6 @@ import Testing
     #expect(member.arguments == ["algorithm"] && member.types == ["algorithm": "SigningAlgorithm"])
     #expect(member.fixed == ["operation": ".sign"])
     #expect(member.defaults == ["algorithm": ".ecdsaSignatureMessageX962SHA256"])
-    #expect(member.location.line == 28, "the member is located at its SwiftName")
+    #expect(member.location.line == 46, "the member is located at its SwiftName")
   }
 }

@@ -193,6 +193,17 @@ import Testing
       ),
       ("---\nName: Security\n---\nSecGen:\n  Methods: []\n", 5, 3, "Methods is a key of clang's API notes"),
       ("---\nName: Security\n---\nSecGen: {}\n---\nMore: 1\n", 6, 1, "a third document"),
+      // clang's availability: its three values, its message with it, and only it in Functions.
+      (
+        "---\nName: Security\nFunctions:\n- Name: SecItemAdd\n  Availability: sometimes\n", 5, 17,
+        "must be one of available, none, nonswift"
+      ),
+      ("---\nName: Security\nFunctions:\n- Name: SecItemAdd\n  SwiftName: add(_:)\n", 5, 3, "unknown key SwiftName"),
+      ("---\nName: Security\nTypedefs:\n- Name: SecPadding\n", 4, 3, "needs an Availability"),
+      (
+        "---\nName: Security\nGlobals:\n- Name: kSecAttrLabel\n  AvailabilityMsg: why\n", 5, 20,
+        "goes with an Availability"
+      ),
     ] as [(String, Int, Int, String)])
   func badAPINotesAreDiagnosedWhereTheyAreWrong(text: String, line: Int, column: Int, problem: String) throws {
     let (diagnostics, file) = try Self.modelFailure(notes: text)

@@ -1,6 +1,7 @@
 import Foundation
 import SecGen
 import SecGenModel
+import SecGenParse
 import Testing
 
 @testable import Security
@@ -140,10 +141,17 @@ import Testing
         "SecCertificateCopySubjectSummary", "SecCertificateCopyCommonName", "SecCertificateCopyEmailAddresses",
         "SecCertificateCopyKey", "SecCertificateCopySerialNumberData", "SecCertificateCopyNotValidBeforeDate",
         "SecCertificateCopyNotValidAfterDate", "SecKeyGeneratePair", "SecKeyRawSign", "SecKeyRawVerify",
-        "SecKeyEncrypt",
-        "SecKeyDecrypt",
+        "SecKeyEncrypt", "SecKeyDecrypt", "SecRandomCopyBytes", "SecKeyGetTypeID", "SecCertificateGetTypeID",
+        "SecIdentityGetTypeID", "SecAccessControlGetTypeID", "SecCertificateCopyNormalizedIssuerSequence",
+        "SecCertificateCopyNormalizedSubjectSequence",
       ])
-    #expect(functions["SecKeyRawSign"]?.wrapper?.unavailableReason?.contains("uint8_t") == true)
+    // The buffer shapes (rule 7), two objects at once (rule 8) and an int status (rule 9).
+    #expect(functions["SecKeyRawSign"]?.wrapper?.parameters.map(\.type) == ["SecKey", "SecPadding", "Data", "Int"])
+    #expect(functions["SecKeyRawSign"]?.wrapper?.returnType == "Result<Data, KeychainError>")
+    #expect(
+      functions["SecKeyGeneratePair"]?.wrapper?.returnType
+        == "Result<(publicKey: SecKey, privateKey: SecKey), KeychainError>")
+    #expect(functions["SecRandomCopyBytes"]?.wrapper?.parameters.map(\.type) == ["SecRandom?", "Int"])
     // An object handed back through a typed out-parameter is the Result's value.
     #expect(functions["SecIdentityCopyCertificate"]?.wrapper?.returnType == "Result<SecCertificate, KeychainError>")
     // A verdict with an error report is success or the error; a verdict without one stays a Bool.
@@ -154,6 +162,46 @@ import Testing
     let createWithFlags = try #require(functions["SecAccessControlCreateWithFlags"]?.wrapper)
     #expect(createWithFlags.convention == .errorOutParameter)
     #expect(createWithFlags.returnType == "Result<SecAccessControl, KeychainError>")
+  }
+
+  /// What the runtime implements and what Swift sees agree: each `Sec` function of the Security
+  /// module (public, or package for SecItemPriv.h's) is declared by the headers and wrapped, for
+  /// iOS or, for the macOS-only ones, for macOS; each wrapper calls a function the module has; and
+  /// each function the notes leave out ("not implemented by the runtime") is indeed not in the
+  /// module. The runtime's functions are read from its sources, so that a function implemented
+  /// later and not declared, or still left out by the notes, fails here.
+  @Test func theWrappedFunctionsAreExactlyTheOnesTheRuntimeImplements() throws {
+    let sources = Paths.root.appendingPathComponent("Sources/Security")
+    let walker = try #require(FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil))
+    var implemented: Set<String> = []
+    for case let url as URL in walker where url.pathExtension == "swift" {
+      let text = try String(contentsOf: url, encoding: .utf8)
+      for match in text.matches(of: #/(?:public|package) func (Sec[A-Z][A-Za-z0-9]+)\(/#) {
+        implemented.insert(String(match.1))
+      }
+    }
+    // Functions of the runtime that are not C API: the backup of the store, a status's name.
+    let notCAPI: Set<String> = [
+      "SecKeychainExportBackup", "SecKeychainImportBackup", "SecStatusCodeName", "SecItemImport",
+    ]
+    var timings = Pipeline.Timings()
+    var wrapped: Set<String> = []
+    for platform in [TargetPlatform.ios, .macos] {
+      let model = try Pipeline.model(
+        headers: Paths.realHeaders, apiNotes: Paths.realNotes, platform: platform, timings: &timings)
+      let platformWrapped = model.functions.filter { $0.wrapper?.unavailableReason == nil }.map(\.name)
+      #expect(platformWrapped.count == model.functions.count, "every modelled function is wrapped (\(platform))")
+      wrapped.formUnion(platformWrapped)
+      let leftOut = model.excluded.filter { $0.cause == .apiNotes && $0.name.wholeMatch(of: #/Sec[A-Z]\w+/#) != nil }
+      #expect(leftOut.count == 19, "\(leftOut.map(\.name))")
+      for function in leftOut {
+        #expect(!implemented.contains(function.name), "\(function.name) is implemented: take it out of the notes")
+        #expect(function.reason == "not implemented by the runtime")
+      }
+    }
+    #expect(wrapped.subtracting(implemented).isEmpty, "wrapped, not implemented: \(wrapped.subtracting(implemented))")
+    let unwrapped = implemented.subtracting(notCAPI).subtracting(wrapped)
+    #expect(unwrapped.isEmpty, "implemented, not declared and wrapped: \(unwrapped)")
   }
 
   @Test func theCommandDumpsTheModelAsJSON() throws {
@@ -172,8 +220,11 @@ import Testing
     #expect(result.status == 0, "\(result.errors)")
     let lines = result.output.split(separator: "\n").map(String.init)
     #expect(lines.contains("errSec status codes: \(Self.specification.errors.count)"), "\(lines)")
-    // The deprecated raw-buffer functions (SecKeyRawSign...) and SecKeyGeneratePair get no wrapper.
-    #expect(lines.contains { $0.hasPrefix("functions: 41; with wrappers: 36") })
+    // Every function the headers declare for Swift has a wrapper: the deprecated raw-buffer ones
+    // and SecKeyGeneratePair too. SecTrust.h's and SecPolicy.h's are left out by the notes.
+    #expect(lines.contains { $0.hasPrefix("functions: 48; with wrappers: 48") }, "\(lines)")
+    #expect(lines.contains { $0.hasSuffix("left out for the platform: 0; left out by the API notes: 40") }, "\(lines)")
+    #expect(lines.contains("warnings: 0"), "\(lines)")
     #expect(lines.contains("typed enums: 3 (2 option sets) with 28 values"), "\(lines)")
     // Every public kSecAttr constant but the two with no Swift type (kSecAttrAccess, Apple's
     // misspelled persistent-reference alias) is typed and in a class.

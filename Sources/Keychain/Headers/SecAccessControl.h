@@ -52,6 +52,14 @@ typedef CF_OPTIONS(CFOptionFlags, SecAccessControlCreateFlags) {
 } API_AVAILABLE(macos(10.10), ios(8.0));
 
 /*!
+    @function SecAccessControlGetTypeID
+    @abstract The Core Foundation type identifier of access control objects.
+    @result The type identifier.
+*/
+CFTypeID SecAccessControlGetTypeID(void)
+    API_AVAILABLE(macos(10.10), ios(8.0));
+
+/*!
     @function SecAccessControlCreateWithFlags
     @abstract Makes an access control object from a protection class and conditions.
     @param allocator The allocator to use; pass NULL (kCFAllocatorDefault).

@@ -45,6 +45,18 @@ typedef struct CF_BRIDGED_TYPE(id) __SecCertificate *SecCertificateRef;
 typedef struct CF_BRIDGED_TYPE(id) __SecIdentity *SecIdentityRef;
 
 /*!
+    @typedef SecPolicyRef
+    @abstract The rules a certificate chain is evaluated against (basic X.509, TLS...).
+*/
+typedef struct CF_BRIDGED_TYPE(id) __SecPolicy *SecPolicyRef;
+
+/*!
+    @typedef SecTrustRef
+    @abstract A certificate chain with the policies it is evaluated against, and the verdict.
+*/
+typedef struct CF_BRIDGED_TYPE(id) __SecTrust *SecTrustRef;
+
+/*!
     @typedef SecKeyRef
     @abstract A cryptographic key.
 */

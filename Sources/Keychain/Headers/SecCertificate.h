@@ -20,6 +20,14 @@ CF_ASSUME_NONNULL_BEGIN
 CF_IMPLICIT_BRIDGING_ENABLED
 
 /*!
+    @function SecCertificateGetTypeID
+    @abstract The Core Foundation type identifier of certificates.
+    @result The type identifier.
+*/
+CFTypeID SecCertificateGetTypeID(void)
+    API_AVAILABLE(macos(10.3), ios(2.0));
+
+/*!
     @function SecCertificateCreateWithData
     @abstract Makes a certificate from its DER bytes.
     @param allocator The allocator to use; pass NULL (kCFAllocatorDefault).
@@ -111,6 +119,26 @@ CFDateRef SecCertificateCopyNotValidBeforeDate(SecCertificateRef certificate)
 __nullable
 CFDateRef SecCertificateCopyNotValidAfterDate(SecCertificateRef certificate)
     API_AVAILABLE(macos(15.0), ios(18.0));
+
+/*!
+    @function SecCertificateCopyNormalizedIssuerSequence
+    @abstract The certificate's issuer name, normalized as the keychain compares names (kSecAttrIssuer).
+    @param certificate The certificate.
+    @result The DER of the normalized name, or NULL when it cannot be read.
+*/
+__nullable
+CFDataRef SecCertificateCopyNormalizedIssuerSequence(SecCertificateRef certificate)
+    API_AVAILABLE(macos(10.12.4), ios(10.3));
+
+/*!
+    @function SecCertificateCopyNormalizedSubjectSequence
+    @abstract The certificate's subject name, normalized as the keychain compares names (kSecAttrSubject).
+    @param certificate The certificate.
+    @result The DER of the normalized name, or NULL when it cannot be read.
+*/
+__nullable
+CFDataRef SecCertificateCopyNormalizedSubjectSequence(SecCertificateRef certificate)
+    API_AVAILABLE(macos(10.12.4), ios(10.3));
 
 CF_IMPLICIT_BRIDGING_DISABLED
 CF_ASSUME_NONNULL_END

@@ -17,6 +17,14 @@ CF_ASSUME_NONNULL_BEGIN
 CF_IMPLICIT_BRIDGING_ENABLED
 
 /*!
+    @function SecIdentityGetTypeID
+    @abstract The Core Foundation type identifier of identities.
+    @result The type identifier.
+*/
+CFTypeID SecIdentityGetTypeID(void)
+    API_AVAILABLE(macos(10.3), ios(2.0));
+
+/*!
     @function SecIdentityCreate
     @abstract Makes an identity from a certificate and the private key of its public key.
     @param allocator The allocator to use; pass NULL (kCFAllocatorDefault).
@@ -50,6 +58,20 @@ OSStatus SecIdentityCopyCertificate(SecIdentityRef identityRef,
 OSStatus SecIdentityCopyPrivateKey(SecIdentityRef identityRef,
     SecKeyRef * __nonnull CF_RETURNS_RETAINED privateKeyRef)
     API_AVAILABLE(macos(10.3), ios(2.0));
+
+#if SEC_OS_OSX
+/*!
+    @function SecIdentityCreateWithCertificate
+    @abstract Finds the private key of a certificate's public key in the keychain and makes the identity.
+    @param keychainOrArray The macOS file keychains to search; NULL for the keychain (the only value here).
+    @param certificateRef The certificate.
+    @param identityRef Receives the identity.
+    @result errSecSuccess, errSecItemNotFound when no key matches, or errSecParam for keychains given.
+*/
+OSStatus SecIdentityCreateWithCertificate(CFTypeRef __nullable keychainOrArray, SecCertificateRef certificateRef,
+    SecIdentityRef * __nonnull CF_RETURNS_RETAINED identityRef)
+    API_AVAILABLE(macos(10.5)) API_UNAVAILABLE(ios, watchos, tvos);
+#endif /* SEC_OS_OSX */
 
 CF_IMPLICIT_BRIDGING_DISABLED
 CF_ASSUME_NONNULL_END

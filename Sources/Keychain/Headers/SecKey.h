@@ -359,6 +359,14 @@ typedef CF_OPTIONS(uint32_t, SecPadding) {
 };
 
 /*!
+    @function SecKeyGetTypeID
+    @abstract The Core Foundation type identifier of keys.
+    @result The type identifier.
+*/
+CFTypeID SecKeyGetTypeID(void)
+    API_AVAILABLE(macos(10.3), ios(2.0));
+
+/*!
     @function SecKeyCreateRandomKey
     @abstract Makes a new key pair and returns its private key.
     @param parameters The key type (kSecAttrKeyType), size (kSecAttrKeySizeInBits) and, for keys to store, kSecAttrIsPermanent with the attributes of each half (kSecPublicKeyAttrs, kSecPrivateKeyAttrs).

@@ -20,6 +20,9 @@
 #include <Security/SecCertificate.h>
 #include <Security/SecIdentity.h>
 #include <Security/SecImportExport.h>
+#include <Security/SecPolicy.h>
+#include <Security/SecRandom.h>
+#include <Security/SecTrust.h>
 
 /*
     Constant values: the strings the constants stand for in dictionaries, grouped as the

@@ -82,6 +82,54 @@ public enum KeychainFunctions {
     return status == errSecSuccess ? .success(()) : .failure(KeychainError(status: status))
   }
 
+  /// `SecRandomCopyBytes`: Fills a buffer with random bytes. The bytes the C function writes to `bytes`,
+  /// or the status as a `KeychainError`.
+  public static func randomCopyBytes(
+    _ rnd: SecRandom?, _ count: Int
+  ) -> Result<Data, KeychainError> {
+    guard count >= 0 else { return .failure(KeychainError(status: errSecParam)) }
+    var bytes = [UInt8](repeating: 0, count: count)
+    let status = SecRandomCopyBytes(rnd, count, &bytes)
+    guard status == errSecSuccess else { return .failure(KeychainError(status: status)) }
+    return .success(Data(bytes))
+  }
+
+  /// `SecKeyGeneratePair`: Makes a key pair. The objects the C function writes to `publicKey` and
+  /// `privateKey`, or the status as a `KeychainError`.
+  public static func keyGeneratePair(
+    _ parameters: CFDictionary
+  ) -> Result<(publicKey: SecKey, privateKey: SecKey), KeychainError> {
+    var publicKey: SecKey?
+    var privateKey: SecKey?
+    let status = SecKeyGeneratePair(parameters, &publicKey, &privateKey)
+    guard status == errSecSuccess, let publicKey, let privateKey else {
+      return .failure(KeychainError(status: status == errSecSuccess ? errSecInternal : status))
+    }
+    return .success((publicKey: publicKey, privateKey: privateKey))
+  }
+
+  /// `SecKeyRawSign`: Signs a digest. The bytes the C function writes to `sig`, or the status as a
+  /// `KeychainError`.
+  public static func keyRawSign(
+    _ key: SecKey, _ padding: SecPadding, _ dataToSign: Data, _ sigCapacity: Int
+  ) -> Result<Data, KeychainError> {
+    guard sigCapacity >= 0 else { return .failure(KeychainError(status: errSecParam)) }
+    var sig = [UInt8](repeating: 0, count: sigCapacity)
+    var sigLen = sigCapacity
+    let status = SecKeyRawSign(key, padding, Array(dataToSign), dataToSign.count, &sig, &sigLen)
+    guard status == errSecSuccess else { return .failure(KeychainError(status: status)) }
+    // The length the function reports, kept within the buffer whatever it says.
+    return .success(Data(sig.prefix(max(0, sigLen))))
+  }
+
+  /// `SecKeyRawVerify`: Checks a signature. Success, or the status as a `KeychainError`.
+  public static func keyRawVerify(
+    _ key: SecKey, _ padding: SecPadding, _ signedData: Data, _ sig: Data
+  ) -> Result<Void, KeychainError> {
+    let status = SecKeyRawVerify(key, padding, Array(signedData), signedData.count, Array(sig), sig.count)
+    return status == errSecSuccess ? .success(()) : .failure(KeychainError(status: status))
+  }
+
   /// `SecItemAddEntries`: Adds an item. Success, or the status as a `KeychainError`.
   package static func itemAddEntries(
     _ attributes: SecItemEntries
