@@ -38,13 +38,13 @@ struct HeaderDocComment {
     if body.hasSuffix("*/") { body.removeLast(2) }
     var tags: [HeaderDocTag] = []
     for (offset, rawLine) in body.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-      var text = rawLine.trimmingCharacters(in: .whitespaces)
+      var text = rawLine.trimmingSpaces()
       if text.hasPrefix("*") && !text.hasPrefix("*/") {
-        text = String(text.dropFirst()).trimmingCharacters(in: .whitespaces)
+        text = text.dropFirst().trimmingSpaces()
       }
       let lineNumber = line + offset
       if text.hasPrefix("@"), let name = text.dropFirst().split(separator: " ", maxSplits: 1).first {
-        var rest = text.dropFirst(name.count + 1).trimmingCharacters(in: .whitespaces)
+        var rest = text.dropFirst(name.count + 1).trimmingSpaces()
         var argument = ""
         if Self.tagsWithArgument.contains(String(name)) {
           let parts = rest.split(separator: " ", maxSplits: 1)
@@ -57,7 +57,7 @@ struct HeaderDocComment {
             name: String(name), argument: argument, text: rest, lines: [(rest, lineNumber)], line: lineNumber))
       } else if !tags.isEmpty {
         tags[tags.count - 1].lines.append(
-          (rawLine.trimmingCharacters(in: .whitespaces) == "" ? "" : String(rawLine), lineNumber))
+          (rawLine.trimmingSpaces() == "" ? "" : String(rawLine), lineNumber))
         if !text.isEmpty {
           let current = tags[tags.count - 1].text
           tags[tags.count - 1].text = current.isEmpty ? text : current + " " + text
@@ -85,5 +85,18 @@ struct SourceTexts {
     while end >= 1, !fileLines[end - 1].contains("*/") { end -= 1 }
     guard end >= 1 else { return declaration.line }
     return max(1, end - breaks)
+  }
+}
+
+extension StringProtocol {
+  /// The text without the spaces and tabs around it. Foundation's `trimmingCharacters(in:)` goes
+  /// through NSString on Linux, and the comment parser trims every line of every comment: it was a
+  /// twentieth of the model stage (perf, release).
+  func trimmingSpaces() -> String {
+    let isSpace = { (character: Character) in character.isWhitespace && !character.isNewline }
+    guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else {
+      return ""
+    }
+    return String(self[first...last])
   }
 }

@@ -114,7 +114,9 @@ public struct ModelBuilder {
   }
 
   func isPrivate(_ location: SourceLocation) -> Bool {
-    URL(fileURLWithPath: location.file).lastPathComponent.hasSuffix("Priv.h")
+    // The file's name ends so exactly when its path does; a URL per call was a measurable share of
+    // the model stage.
+    location.file.hasSuffix("Priv.h")
   }
 
   mutating func model(_ parsed: ParsedHeaders) -> SecurityModel {

@@ -160,6 +160,16 @@ public struct ParsedHeaders: Codable, Sendable {
 
   /// Creates an empty result for `files`.
   public init(files: [String]) { self.files = files }
+
+  /// Adds what another file declares after what this one holds.
+  mutating func append(_ other: ParsedHeaders) {
+    constants += other.constants
+    enumerations += other.enumerations
+    functions += other.functions
+    stringEnums += other.stringEnums
+    skipped += other.skipped
+    definitions += other.definitions
+  }
 }
 
 /// A declaration the parse stage recognised and left out of the model, with the reason.

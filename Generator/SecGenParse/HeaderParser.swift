@@ -43,18 +43,49 @@ public enum HeaderParser {
       ])
     }
     defer { try? FileManager.default.removeItem(at: work) }
+    let headerFolder = files.first?.deletingLastPathComponent()
+    let sources =
+      files.map { ($0, $0.deletingLastPathComponent()) }
+      + definitions.map { ($0, headerFolder ?? $0.deletingLastPathComponent()) }
+    // <Security/X.h> names a header of the set being read: each folder of headers gets its own
+    // frameworks folder whose Security/ links to it, made before any parse starts.
+    var frameworksOf: [String: URL] = [:]
+    for (index, folder) in Set(sources.map(\.1.path)).sorted().enumerated() {
+      let linkFolder = frameworks.appendingPathComponent("\(index)", isDirectory: true)
+      do {
+        try FileManager.default.createDirectory(at: linkFolder, withIntermediateDirectories: false)
+        try FileManager.default.createSymbolicLink(
+          at: linkFolder.appendingPathComponent("Security"), withDestinationURL: URL(fileURLWithPath: folder))
+      } catch {
+        throw DiagnosticsError([
+          Diagnostic(location: .none, severity: .error, message: "cannot link secgen's Security/ folder: \(error)")
+        ])
+      }
+      frameworksOf[folder] = linkFolder
+    }
+    // Each header is a translation unit of its own, so they parse side by side (libclang may be
+    // used from several threads, each with its own index); what they declare is merged in the
+    // order the files were given, so the model does not depend on the schedule.
+    let results = ParseResults(count: sources.count)
+    let linkFolders = frameworksOf
+    DispatchQueue.concurrentPerform(iterations: sources.count) { index in
+      let (file, securityFolder) = sources[index]
+      var fragment = ParsedHeaders(files: [])
+      do throws(DiagnosticsError) {
+        try parseFile(
+          file, library, compat: compat, frameworks: linkFolders[securityFolder.path] ?? frameworks,
+          securityFolder: securityFolder, platform: platform, includeDirectories: includeDirectories, into: &fragment)
+        results.store(.success(fragment), at: index)
+      } catch {
+        results.store(.failure(error), at: index)
+      }
+    }
     var result = ParsedHeaders(files: (files + definitions).map(\.path))
     var diagnostics: [Diagnostic] = []
-    let headerFolder = files.first?.deletingLastPathComponent()
-    for (file, securityFolder) in files.map({ ($0, $0.deletingLastPathComponent()) })
-      + definitions.map({ ($0, headerFolder ?? $0.deletingLastPathComponent()) })
-    {
-      do {
-        try parseFile(
-          file, library, compat: compat, frameworks: frameworks, securityFolder: securityFolder, platform: platform,
-          includeDirectories: includeDirectories, into: &result)
-      } catch {
-        diagnostics += error.diagnostics
+    for outcome in results.all() {
+      switch outcome {
+      case .success(let fragment): result.append(fragment)
+      case .failure(let error): diagnostics += error.diagnostics
       }
     }
     guard diagnostics.isEmpty else { throw DiagnosticsError(diagnostics) }
@@ -95,10 +126,8 @@ public enum HeaderParser {
   ) throws(DiagnosticsError) {
     let text = try readableText(file)
     let path = file.standardizedFileURL.path
-    // <Security/X.h> names a header of the set being read: Security/ is the headers' folder.
+    // <Security/X.h> names a header of the set being read: Security/ links to the headers' folder.
     let security = frameworks.appendingPathComponent("Security")
-    try? FileManager.default.removeItem(at: security)
-    try? FileManager.default.createSymbolicLink(at: security, withDestinationURL: securityFolder)
     guard let index = library.createIndex(0, 0) else {
       throw DiagnosticsError([
         Diagnostic(location: .none, severity: .error, message: "libclang could not create an index")
@@ -236,8 +265,19 @@ private final class DeclarationCollector {
   func location(_ cursor: CXCursor) -> (location: SourceLocation, inMainFile: Bool) {
     let place = library.expansion(library.getCursorLocation(cursor))
     // Declarations made by macro expansion (CF_ENUM) belong to the file they are expanded in.
-    let inMain = URL(fileURLWithPath: place.file).standardizedFileURL.path == mainFile
+    let inMain = standardizedPath(place.file) == mainFile
     return (SourceLocation(file: place.file, line: place.line, column: place.column), inMain)
+  }
+
+  /// Each file's standardized path, computed once: every cursor of the translation unit asks
+  /// (those of the included headers too), and a standardized URL reads the file system.
+  private var standardizedPaths: [String: String] = [:]
+
+  func standardizedPath(_ file: String) -> String {
+    if let known = standardizedPaths[file] { return known }
+    let path = URL(fileURLWithPath: file).standardizedFileURL.path
+    standardizedPaths[file] = path
+    return path
   }
 
   func comment(_ cursor: CXCursor) -> String? {
@@ -414,4 +454,19 @@ private let enumVisitor: CXCursorVisitor = { cursor, _, context in
 private let attributeVisitor: CXCursorVisitor = { cursor, _, context in
   Unmanaged<DeclarationCollector>.fromOpaque(context!).takeUnretainedValue().visitAttribute(cursor)
   return CXChildVisit_Continue
+}
+
+/// The parse of each file, stored from the threads that parse them and read in the files' order.
+private final class ParseResults: @unchecked Sendable {
+  // @unchecked: every access to `results` holds `lock`.
+  private let lock = NSLock()
+  private var results: [Result<ParsedHeaders, DiagnosticsError>?]
+
+  init(count: Int) { results = Array(repeating: nil, count: count) }
+
+  func store(_ result: Result<ParsedHeaders, DiagnosticsError>, at index: Int) {
+    lock.withLock { results[index] = result }
+  }
+
+  func all() -> [Result<ParsedHeaders, DiagnosticsError>] { lock.withLock { results.compactMap { $0 } } }
 }
