@@ -16,6 +16,7 @@ let package = Package(
     .executable(name: "keychain-examples", targets: ["keychain-examples"]),
     .executable(name: "security", targets: ["SecurityTool"]),
     .executable(name: "keychain-bench", targets: ["keychain-bench"]),
+    .executable(name: "keychaind", targets: ["keychaind"]),
   ],
   dependencies: [
     // Test-only: an SQLite client independent of the store's own layer, with which tests alter
@@ -69,11 +70,29 @@ let package = Package(
       name: "KeychainBackend",
       dependencies: [
         "Security", "KeychainStorageSQLite", "KeychainCryptoOpenSSL", "KeychainCrypto", "CKeychainBackendInstaller",
+        "KeychainStorageAgent",
       ]
     ),
     // The storage contract kept in memory: the second implementation StoreContractTests and the
     // storage differential test run against (tests only; no C module, no file).
     .target(name: "KeychainStorageMemory", dependencies: ["Security"]),
+    // The agent's protocol (issue 31): frames over a Unix socket, the storage contract's values in
+    // TaggedBinaryForm. Plain POSIX sockets, not SwiftNIO: the contract is synchronous (a SecItem
+    // call blocks its caller), so a blocking client needs no event loop, and Security's users are
+    // spared NIO's build.
+    .target(name: "KeychainAgentWire", dependencies: ["Security"]),
+    // The storage contract served by keychaind: the third implementation of ItemStorage.
+    .target(name: "KeychainStorageAgent", dependencies: ["Security", "KeychainAgentWire"]),
+    // prctl(2) for keychaind (variadic, so not callable from Swift).
+    .target(name: "CKeychainAgent"),
+    // The per-user agent that alone opens the store and holds its keys (issue 31).
+    .executableTarget(
+      name: "keychaind",
+      dependencies: [
+        "Security", "KeychainBackend", "KeychainAgentWire", "CKeychainAgent",
+        .product(name: "Logging", package: "swift-log"),
+      ]
+    ),
     // The load-time constructor that installs KeychainBackend (C: Swift runs no code at load).
     .target(name: "CKeychainBackendInstaller"),
     // The store under the API: SQLite through its C API, every row sealed with OpenSSL.
@@ -194,6 +213,10 @@ let package = Package(
     ),
     // A PostgreSQL server made by initdb for the sync tests and the sync benchmark.
     .target(name: "LocalPostgres", path: "Tests/LocalPostgres"),
+    // keychaind started as a real process for a test, on a private socket (SecurityTests, SecurityToolTests).
+    .target(
+      name: "AgentProcess", dependencies: ["Security", "KeychainAgentWire", "KeychainStorageAgent"],
+      path: "Tests/AgentProcess"),
     // A store in a process of its own, for the sync convergence test (kills, restarts).
     .executableTarget(
       name: "keychain-sync-worker",
@@ -219,7 +242,10 @@ let package = Package(
     ),
     .testTarget(
       name: "SecurityToolTests",
-      dependencies: ["SecurityTool", "Keychain", "Security", .product(name: "GRDB", package: "GRDB.swift")]
+      dependencies: [
+        "SecurityTool", "Keychain", "Security", "AgentProcess", "keychaind",
+        .product(name: "GRDB", package: "GRDB.swift"),
+      ]
     ),
     .testTarget(
       name: "KeychainSyncTests",
@@ -240,8 +266,8 @@ let package = Package(
       name: "SecurityTests",
       dependencies: [
         "Security",
-        "KeychainStorageSQLite", "KeychainBackend", "KeychainStorageMemory",
-        "keychain-store-helper",
+        "KeychainStorageSQLite", "KeychainBackend", "KeychainStorageMemory", "KeychainStorageAgent",
+        "KeychainAgentWire", "AgentProcess", "keychain-store-helper", "keychaind",
         "security-alone",
         .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "Logging", package: "swift-log"),

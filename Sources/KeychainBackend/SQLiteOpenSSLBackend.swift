@@ -1,6 +1,7 @@
 import Foundation
 import KeychainCrypto
 import KeychainCryptoOpenSSL
+import KeychainStorageAgent
 import KeychainStorageSQLite
 import Security
 
@@ -10,6 +11,10 @@ import Security
 struct SQLiteOpenSSLBackend: SecurityBackend {
   func openStore(directory: URL, passphrase: String?) throws(KeychainStoreError) -> any ItemStorage {
     try SQLiteStorageEntry.open(directory: directory, passphrase: passphrase)
+  }
+
+  func connectAgent(socketPath: String) throws(SecStatus) -> any ItemStorage {
+    try AgentItemStorage(socketPath: socketPath)
   }
 
   var keyEngine: any KeyEngine { OpenSSLKeyEngine.shared }

@@ -1,3 +1,4 @@
+import AgentProcess
 import Foundation
 import KeychainStorageMemory
 import Testing
@@ -11,6 +12,8 @@ import Testing
   enum StoreKind: String, CaseIterable, CustomStringConvertible, Sendable {
     case sqlite
     case memory
+    /// The SQLite store as `keychaind` serves it: a real agent process, reached over its socket.
+    case agent
 
     var description: String { rawValue }
 
@@ -23,6 +26,10 @@ import Testing
         return (store.backend, { try? FileManager.default.removeItem(at: directory) })
       case .memory:
         return (InMemoryItemStorage(), {})
+      case .agent:
+        let agent = try RunningAgent()
+        let storage: any ItemStorage = try agent.connect()
+        return (storage, { agent.stop() })
       }
     }
   }

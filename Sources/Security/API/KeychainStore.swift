@@ -33,13 +33,32 @@ public final class KeychainStore: Sendable {
       throw KeychainStoreError(status: errSecNotAvailable, message: SecurityBackends.notLinkedMessage)
     }
     backend = try linked.openStore(directory: directory, passphrase: passphrase)
+    agentSocketPath = nil
   }
 
   /// A store over another implementation of the storage contract (the in-memory one, in tests that
   /// run the same SecItem calls over two storages); `directory` only names it.
-  package init(directory: URL, storage: any ItemStorage) {
+  package init(directory: URL, storage: any ItemStorage, agentSocketPath: String? = nil) {
     self.directory = directory
     backend = storage
+    self.agentSocketPath = agentSocketPath
+  }
+
+  /// The socket of the agent that serves this store, or nil for a store this process opened.
+  public let agentSocketPath: String?
+
+  /// The store the agent serves at `socketPath`; `directory` names the socket.
+  package static func agentStore(socketPath: String) throws(KeychainStoreError) -> KeychainStore {
+    guard let linked = SecurityBackends.current else {
+      throw KeychainStoreError(status: errSecNotAvailable, message: SecurityBackends.notLinkedMessage)
+    }
+    do {
+      return KeychainStore(
+        directory: URL(fileURLWithPath: socketPath), storage: try linked.connectAgent(socketPath: socketPath),
+        agentSocketPath: socketPath)
+    } catch {
+      throw KeychainStoreError(status: error.code, message: error.detail ?? error.description)
+    }
   }
 
   /// Whether the store is locked (its WhenUnlocked key material is not in memory).
@@ -122,14 +141,25 @@ public final class KeychainStore: Sendable {
   /// work. This is meant for test suites and CI written for a simulator with a passcode, which then
   /// run unchanged; a passphrase in the environment is readable by the process's children and by
   /// anyone who can read its environment, so applications should call `unlock(passphrase:)`.
+  ///
+  /// When `KEYCHAIN_BRIDGE_AGENT` names a socket (and no directory was set with
+  /// `setDefaultDirectory`), the default store is the one the agent `keychaind` serves there: this
+  /// process opens no store file and no key, and locks and unlocks act on the agent, for every
+  /// process it serves. An agent that does not answer is errSecNotAvailable, saying how to start
+  /// it; there is no fallback to a store in this process.
   public static func `default`() throws(KeychainStoreError) -> KeychainStore {
     let existing = defaultState.withLock { $0.store }
     if let existing { return existing }
-    let directory = defaultState.withLock { $0.directory } ?? defaultDirectory
-    let passphrase = ProcessInfo.processInfo.environment["KEYCHAIN_BRIDGE_PASSPHRASE"].flatMap { $0.isEmpty ? nil : $0 }
+    let chosen = defaultState.withLock { $0.directory }
+    let environment = ProcessInfo.processInfo.environment
     let opened: KeychainStore
     do {
-      opened = try KeychainStore(directory: directory, passphrase: passphrase)
+      if chosen == nil, let socket = environment["KEYCHAIN_BRIDGE_AGENT"], !socket.isEmpty {
+        opened = try agentStore(socketPath: socket)
+      } else {
+        let passphrase = environment["KEYCHAIN_BRIDGE_PASSPHRASE"].flatMap { $0.isEmpty ? nil : $0 }
+        opened = try KeychainStore(directory: chosen ?? defaultDirectory, passphrase: passphrase)
+      }
     } catch {
       defaultState.withLock { $0.failure = error }
       throw error

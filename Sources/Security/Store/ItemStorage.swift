@@ -34,6 +34,20 @@ package struct ItemIndex: Sendable, Equatable {
   package var spiKey: [ComparableValue?]
   /// Every attribute as it compares, for the store's search indexes.
   package var attributes: [String: ComparableValue]
+
+  /// An index as a storage in another process receives it (the agent's wire); the API derives
+  /// its own with `init(of:attributes:)`.
+  package init(
+    accessGroup: String, synchronizable: Int64, protection: String, primaryKey: [IndexedAttribute],
+    spiKey: [ComparableValue?], attributes: [String: ComparableValue]
+  ) {
+    self.accessGroup = accessGroup
+    self.synchronizable = synchronizable
+    self.protection = protection
+    self.primaryKey = primaryKey
+    self.spiKey = spiKey
+    self.attributes = attributes
+  }
 }
 
 extension ItemIndex {
@@ -108,6 +122,17 @@ package struct NewItem: Sendable {
   package var accessControl: SecAccessControl?
   package var data: Data?
   package var index: ItemIndex
+
+  package init(
+    itemClass: ItemClass, attributes: [String: AttributeValue], accessControl: SecAccessControl?, data: Data?,
+    index: ItemIndex
+  ) {
+    self.itemClass = itemClass
+    self.attributes = attributes
+    self.accessControl = accessControl
+    self.data = data
+    self.index = index
+  }
 }
 
 /// What an update makes of one matching item: its complete new row.
@@ -123,6 +148,17 @@ package struct ItemRevision: Sendable {
   /// search columns cover neither of those two may keep the row's as they are, rather than derive
   /// them again from `index`.
   package var keepsAttributes: Bool = false
+
+  package init(
+    attributes: [String: AttributeValue], accessControl: SecAccessControl?, data: Data?, index: ItemIndex,
+    keepsAttributes: Bool = false
+  ) {
+    self.attributes = attributes
+    self.accessControl = accessControl
+    self.data = data
+    self.index = index
+    self.keepsAttributes = keepsAttributes
+  }
 }
 
 /// What a search reads of each item.

@@ -22,6 +22,10 @@ package protocol SecurityBackend: Sendable {
   /// Opens (creating it if needed) the store in `directory`; see `KeychainStore.init`.
   func openStore(directory: URL, passphrase: String?) throws(KeychainStoreError) -> any ItemStorage
 
+  /// The store `keychaind` serves at `socketPath` (KEYCHAIN_BRIDGE_AGENT): errSecNotAvailable,
+  /// saying how to start the agent, when nothing answers there.
+  func connectAgent(socketPath: String) throws(SecStatus) -> any ItemStorage
+
   /// The engine SecKey performs its primitives with.
   var keyEngine: any KeyEngine { get }
 

@@ -1,0 +1,95 @@
+import Foundation
+import Security
+
+/// The agent's protocol, version 1: one request, then its answer, at a time on a connection.
+///
+/// A frame is a little-endian 32-bit length and that many bytes: the protocol version, a kind, and
+/// the payload (`WireWriter`'s form). A request's kind is its operation, one per method of the
+/// storage contract (`ItemStorage`); an answer's kind says whether the payload is the operation's
+/// result or a status (`SecStatus`: the code and its detail, never a value). A frame longer than
+/// `maximumFrameLength`, of another version or of an unknown kind ends the connection.
+package enum AgentFrame {
+  /// The protocol version every frame starts with.
+  package static let version: UInt8 = 1
+
+  /// The longest frame either side accepts: an item's secret may be 16 MiB and its attributes
+  /// 4 MiB (SecItemLimits), and a batch (an import, a restore) holds several.
+  package static let maximumFrameLength = 64 << 20
+
+  /// The operations, one per requirement of `ItemStorage`.
+  package enum Operation: UInt8, CaseIterable, Sendable {
+    case insert = 1
+    case insertBatch
+    case find
+    case findEach
+    case replace
+    case delete
+    case lock
+    case unlock
+    case state
+    case checkIntegrity
+    case changesAfter
+    case changesOf
+    case hasChanges
+    case applyReplication
+    case purgeDeletions
+    case replicationValue
+  }
+
+  /// What an answer's payload holds.
+  package enum Answer: UInt8, Sendable {
+    /// The operation's result.
+    case result = 0
+    /// The status the operation failed with.
+    case failure = 1
+  }
+
+  /// A request: the version, the operation and its arguments.
+  package static func request(_ operation: Operation, _ arguments: (inout WireWriter) -> Void = { _ in }) -> [UInt8] {
+    var writer = WireWriter()
+    writer.byte(version)
+    writer.byte(operation.rawValue)
+    arguments(&writer)
+    return writer.bytes
+  }
+
+  /// A successful answer and its result.
+  package static func result(_ write: (inout WireWriter) -> Void = { _ in }) -> [UInt8] {
+    var writer = WireWriter()
+    writer.byte(version)
+    writer.byte(Answer.result.rawValue)
+    write(&writer)
+    return writer.bytes
+  }
+
+  /// A failed answer.
+  package static func failure(_ status: SecStatus) -> [UInt8] {
+    var writer = WireWriter()
+    writer.byte(version)
+    writer.byte(Answer.failure.rawValue)
+    writer.status(status)
+    return writer.bytes
+  }
+
+  /// The operation of a request and a reader over its arguments; errSecDecode for another version
+  /// or an unknown operation.
+  package static func readRequest(_ body: [UInt8]) throws(SecStatus) -> (Operation, WireReader) {
+    var reader = WireReader(body)
+    guard try reader.byte() == version else { throw SecStatus(errSecDecode, detail: "another protocol version") }
+    guard let operation = Operation(rawValue: try reader.byte()) else {
+      throw SecStatus(errSecDecode, detail: "an unknown operation")
+    }
+    return (operation, reader)
+  }
+
+  /// A reader over an answer's result, or the status it failed with, thrown.
+  package static func readAnswer(_ body: [UInt8]) throws(SecStatus) -> WireReader {
+    var reader = WireReader(body)
+    guard try reader.byte() == version else { throw SecStatus(errSecDecode, detail: "another protocol version") }
+    switch Answer(rawValue: try reader.byte()) {
+    case .result: return reader
+    case .failure: throw try reader.status()
+    case nil: throw SecStatus(errSecDecode, detail: "an unknown answer")
+    }
+  }
+}

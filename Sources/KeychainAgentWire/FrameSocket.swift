@@ -1,0 +1,191 @@
+import Foundation
+import Security
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Why a connection's frames stopped.
+package enum FrameSocketError: Error, Equatable, CustomStringConvertible {
+  /// The peer closed the connection (or it broke) before a whole frame came.
+  case closed
+  /// The peer announced a frame longer than the protocol allows.
+  case tooLong(Int)
+  /// A system call failed: which, and errno.
+  case system(String, Int32)
+  /// The socket path does not fit a Unix socket address (107 bytes at most).
+  case pathTooLong(String)
+
+  package var description: String {
+    switch self {
+    case .closed: "the connection closed"
+    case .tooLong(let length): "a frame of \(length) bytes, longer than \(AgentFrame.maximumFrameLength)"
+    case .system(let call, let code): "\(call) failed: \(String(cString: strerror(code)))"
+    case .pathTooLong(let path): "the socket path \(path) is longer than a Unix socket address holds (107 bytes)"
+    }
+  }
+}
+
+/// The user and process at the other end of a Unix socket, as the kernel reports them
+/// (`SO_PEERCRED`): what the peer cannot lie about.
+package struct PeerCredentials: Sendable, Equatable {
+  package var pid: Int32
+  package var uid: UInt32
+  package var gid: UInt32
+}
+
+/// Frames over a connected Unix stream socket, with plain POSIX calls: the storage contract is
+/// synchronous (SecItem calls block their caller), so a blocking socket and one thread per
+/// connection in the agent serve it with no event loop to bridge.
+package enum FrameSocket {
+  /// `path` as a Unix socket address.
+  static func address(_ path: String) throws(FrameSocketError) -> sockaddr_un {
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    let bytes = Array(path.utf8)
+    let capacity = MemoryLayout.size(ofValue: address.sun_path)
+    guard !bytes.isEmpty, bytes.count < capacity, !bytes.contains(0) else { throw .pathTooLong(path) }
+    withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+      buffer.copyBytes(from: bytes)
+      buffer[bytes.count] = 0
+    }
+    return address
+  }
+
+  /// A new stream socket that is not inherited by programs this process runs.
+  static func makeSocket() throws(FrameSocketError) -> Int32 {
+    let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    guard descriptor >= 0 else { throw .system("socket", errno) }
+    return descriptor
+  }
+
+  /// A connection to the socket at `path`.
+  package static func connect(to path: String) throws(FrameSocketError) -> Int32 {
+    var address = try address(path)
+    let descriptor = try makeSocket()
+    let result = withUnsafePointer(to: &address) { pointer in
+      pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+      }
+    }
+    guard result == 0 else {
+      let code = errno
+      close(descriptor)
+      throw .system("connect", code)
+    }
+    return descriptor
+  }
+
+  /// A socket listening at `path` (which must not exist), readable and writable by its owner alone.
+  package static func listen(at path: String, backlog: Int32 = 64) throws(FrameSocketError) -> Int32 {
+    var address = try address(path)
+    let descriptor = try makeSocket()
+    // The socket file takes its mode from the umask: 0600 from the moment it exists.
+    let previous = umask(0o177)
+    let bound = withUnsafePointer(to: &address) { pointer in
+      pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+      }
+    }
+    let bindError = errno
+    umask(previous)
+    guard bound == 0 else {
+      close(descriptor)
+      throw .system("bind", bindError)
+    }
+    guard Glibc.listen(descriptor, backlog) == 0 else {
+      let code = errno
+      close(descriptor)
+      throw .system("listen", code)
+    }
+    return descriptor
+  }
+
+  /// The next connection on a listening socket, and its peer's credentials.
+  package static func accept(on listener: Int32) throws(FrameSocketError) -> (Int32, PeerCredentials) {
+    while true {
+      // accept4(SOCK_CLOEXEC) is not in Swift's Glibc module; the agent runs no program that
+      // could inherit the descriptor between the two calls.
+      let descriptor = Glibc.accept(listener, nil, nil)
+      if descriptor < 0 {
+        if errno == EINTR || errno == ECONNABORTED { continue }
+        throw .system("accept", errno)
+      }
+      _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+      guard let peer = credentials(of: descriptor) else {
+        let code = errno
+        close(descriptor)
+        throw .system("getsockopt(SO_PEERCRED)", code)
+      }
+      return (descriptor, peer)
+    }
+  }
+
+  /// The kernel's record of who is at the other end.
+  package static func credentials(of descriptor: Int32) -> PeerCredentials? {
+    // struct ucred's layout (pid_t, uid_t, gid_t), spelled out: Glibc declares it only for
+    // _GNU_SOURCE.
+    var credentials = PeerCredentials(pid: 0, uid: UInt32.max, gid: UInt32.max)
+    var length = socklen_t(MemoryLayout<PeerCredentials>.size)
+    guard getsockopt(descriptor, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0,
+      length == socklen_t(MemoryLayout<PeerCredentials>.size)
+    else { return nil }
+    return credentials
+  }
+
+  /// Sends one frame: its length, then `body`.
+  package static func send(_ body: [UInt8], on descriptor: Int32) throws(FrameSocketError) {
+    guard body.count <= AgentFrame.maximumFrameLength else { throw .tooLong(body.count) }
+    var frame: [UInt8] = []
+    frame.reserveCapacity(4 + body.count)
+    TaggedBinaryForm.appendLength(body.count, to: &frame)
+    frame.append(contentsOf: body)
+    var sent = 0
+    while sent < frame.count {
+      // MSG_NOSIGNAL: a peer that went away is an error here, not a SIGPIPE that ends the process.
+      let result = frame.withUnsafeBytes { buffer in
+        Glibc.send(descriptor, buffer.baseAddress! + sent, buffer.count - sent, Int32(MSG_NOSIGNAL))
+      }
+      if result < 0 {
+        if errno == EINTR { continue }
+        throw errno == EPIPE || errno == ECONNRESET ? .closed : .system("send", errno)
+      }
+      sent += result
+    }
+  }
+
+  /// Receives one frame's body; nil when the peer closed the connection between frames.
+  package static func receive(on descriptor: Int32) throws(FrameSocketError) -> [UInt8]? {
+    var header = [UInt8](repeating: 0, count: 4)
+    guard try read(into: &header, on: descriptor, allowEnd: true) else { return nil }
+    let length = header.reversed().reduce(0) { $0 << 8 | Int($1) }
+    // Bounded before anything is allocated for it.
+    guard length <= AgentFrame.maximumFrameLength else { throw .tooLong(length) }
+    var body = [UInt8](repeating: 0, count: length)
+    _ = try read(into: &body, on: descriptor, allowEnd: false)
+    return body
+  }
+
+  /// Fills `buffer`; false when the connection ended before its first byte and `allowEnd` is set.
+  private static func read(into buffer: inout [UInt8], on descriptor: Int32, allowEnd: Bool) throws(FrameSocketError)
+    -> Bool
+  {
+    var filled = 0
+    while filled < buffer.count {
+      let count = buffer.count
+      let result = buffer.withUnsafeMutableBytes { bytes in
+        recv(descriptor, bytes.baseAddress! + filled, count - filled, 0)
+      }
+      if result == 0 {
+        if filled == 0 && allowEnd { return false }
+        throw .closed
+      }
+      if result < 0 {
+        if errno == EINTR { continue }
+        throw errno == ECONNRESET ? .closed : .system("recv", errno)
+      }
+      filled += result
+    }
+    return true
+  }
+}

@@ -1,0 +1,231 @@
+import Foundation
+import KeychainAgentWire
+import Security
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The storage contract served by `keychaind` over its Unix socket: the third implementation of
+/// `ItemStorage`, beside the SQLite store the agent itself opens and the in-memory one.
+///
+/// The client never opens the store or its key file: every call is a request to the agent, which
+/// alone holds the keys and the lock state, so a lock by one process is a lock for all of them.
+/// One connection, one request at a time (the contract is synchronous). A call made while the
+/// agent cannot be reached answers errSecNotAvailable with a sentence saying how to start it; a
+/// connection found broken when a call begins is made again once, while one that breaks during a
+/// call is not retried (the agent may have done the write), and answers errSecNotAvailable too.
+package final class AgentItemStorage: ItemStorage {
+  /// The agent's socket.
+  package let socketPath: String
+  private let connection = Mutex<Int32?>(nil)
+  private let generation = Atomic<UInt64>(0)
+  private let state: (hasPassphrase: Bool, isReadOnly: Bool)
+
+  /// Connects to the agent at `socketPath` and reads the store's state; errSecNotAvailable (with
+  /// how to start the agent) when nothing answers there.
+  package init(socketPath: String) throws(SecStatus) {
+    self.socketPath = socketPath
+    var reader = try Self.exchange(
+      AgentFrame.request(.state), socketPath: socketPath, connection: connection, retrying: false)
+    _ = try reader.flag()
+    state = (try reader.flag(), try reader.flag())
+  }
+
+  deinit {
+    connection.withLock { descriptor in
+      if let open = descriptor { close(open) }
+    }
+  }
+
+  /// The status a call answers when the agent is gone, and how to bring it back.
+  static func unreachable(_ socketPath: String, _ problem: FrameSocketError) -> SecStatus {
+    SecStatus(
+      errSecNotAvailable,
+      detail: "no keychain agent answers at \(socketPath) (KEYCHAIN_BRIDGE_AGENT; \(problem)): start it with "
+        + "`keychaind --socket \(socketPath)`, or unset KEYCHAIN_BRIDGE_AGENT to use the store in this process")
+  }
+
+  /// Sends `request` and returns a reader over the result, or throws the status the agent answered.
+  private static func exchange(
+    _ request: [UInt8], socketPath: String, connection: borrowing Mutex<Int32?>, retrying: Bool
+  ) throws(SecStatus) -> WireReader {
+    let answer: Result<[UInt8], SecStatus> = connection.withLock { descriptor in
+      // A connection that the agent closed since the last call (it restarted) is made again,
+      // once: the request was not sent on it, so nothing can happen twice.
+      for attempt in 0..<2 {
+        let open: Int32
+        if let existing = descriptor {
+          open = existing
+        } else {
+          do throws(FrameSocketError) {
+            open = try FrameSocket.connect(to: socketPath)
+          } catch {
+            return .failure(unreachable(socketPath, error))
+          }
+          descriptor = open
+        }
+        do throws(FrameSocketError) {
+          try FrameSocket.send(request, on: open)
+        } catch {
+          close(open)
+          descriptor = nil
+          if attempt == 0 && retrying { continue }
+          return .failure(unreachable(socketPath, error))
+        }
+        do throws(FrameSocketError) {
+          guard let body = try FrameSocket.receive(on: open) else { throw .closed }
+          return .success(body)
+        } catch {
+          close(open)
+          descriptor = nil
+          return .failure(unreachable(socketPath, error))
+        }
+      }
+      return .failure(unreachable(socketPath, .closed))
+    }
+    switch answer {
+    case .success(let body): return try AgentFrame.readAnswer(body)
+    case .failure(let status): throw status
+    }
+  }
+
+  private func call(
+    _ operation: AgentFrame.Operation, _ arguments: (inout WireWriter) -> Void = { _ in }
+  ) throws(SecStatus) -> WireReader {
+    try Self.exchange(
+      AgentFrame.request(operation, arguments), socketPath: socketPath, connection: connection, retrying: true)
+  }
+
+  /// A call that changes the store: counted for `writeGeneration` when it succeeds.
+  private func write(
+    _ operation: AgentFrame.Operation, _ arguments: (inout WireWriter) -> Void
+  ) throws(SecStatus) -> WireReader {
+    let reader = try call(operation, arguments)
+    generation.add(1, ordering: .releasing)
+    return reader
+  }
+
+  package var hasPassphrase: Bool { state.hasPassphrase }
+
+  package var isReadOnly: Bool { state.isReadOnly }
+
+  /// Asked of the agent each time: another process may have locked or unlocked it. An agent that
+  /// cannot be reached counts as locked, so nothing is promised that cannot be read.
+  package var isLocked: Bool {
+    do {
+      var reader = try call(.state)
+      return try reader.flag()
+    } catch {
+      return true
+    }
+  }
+
+  package var writeGeneration: UInt64 { generation.load(ordering: .acquiring) }
+
+  package func insert(_ item: NewItem) throws(SecStatus) -> StoredItem {
+    var reader = try write(.insert) { $0.newItem(item) }
+    return try reader.storedItem()
+  }
+
+  package func insertBatch(_ items: [NewItem], skippingDuplicates: Bool) throws(SecStatus) -> Int {
+    var reader = try write(.insertBatch) { writer in
+      writer.list(items) { $0.newItem($1) }
+      writer.flag(skippingDuplicates)
+    }
+    return try reader.nonNegativeInt()
+  }
+
+  package func find(_ filter: ItemFilter, limit: Int?, fetch: ItemFetch) throws(SecStatus) -> [StoredItem] {
+    var reader = try call(.find) { writer in
+      writer.filter(filter)
+      writer.optional(limit) { $0.int($1) }
+      writer.fetch(fetch)
+    }
+    return try reader.list { reader throws(SecStatus) in try reader.storedItem() }
+  }
+
+  package func find(each filters: [ItemFilter], limit: Int?, fetch: ItemFetch) throws(SecStatus) -> [[StoredItem]] {
+    var reader = try call(.findEach) { writer in
+      writer.list(filters) { $0.filter($1) }
+      writer.optional(limit) { $0.int($1) }
+      writer.fetch(fetch)
+    }
+    return try reader.list { reader throws(SecStatus) in
+      try reader.list { reader throws(SecStatus) in try reader.storedItem() }
+    }
+  }
+
+  package func replace(_ replacements: [ItemReplacement]) throws(SecStatus) -> ReplacementOutcome {
+    var reader = try write(.replace) { writer in writer.list(replacements) { $0.replacement($1) } }
+    switch try reader.byte() {
+    case 0: return .replaced(try reader.nonNegativeInt())
+    case 1: return .changedSinceRead
+    default: throw .decode
+    }
+  }
+
+  package func delete(_ filter: ItemFilter) throws(SecStatus) -> Int {
+    var reader = try write(.delete) { $0.filter(filter) }
+    return try reader.nonNegativeInt()
+  }
+
+  package func lock() {
+    // The contract's lock cannot fail; an agent that is gone holds no keys to drop.
+    _ = try? call(.lock)
+  }
+
+  package func unlock(passphrase: String?) throws(SecStatus) {
+    _ = try call(.unlock) { writer in writer.optional(passphrase) { $0.string($1) } }
+  }
+
+  package func checkIntegrity() throws(SecStatus) -> KeychainIntegrityReport {
+    var reader = try call(.checkIntegrity)
+    return KeychainIntegrityReport(
+      checkedItems: try reader.nonNegativeInt(), damagedItems: try reader.nonNegativeInt(),
+      skippedSinceOpen: try reader.nonNegativeInt())
+  }
+
+  package func changes(after sequence: Int64, limit: Int) throws(SecStatus) -> [ChangeFeedEntry] {
+    var reader = try call(.changesAfter) { writer in
+      writer.int64(sequence)
+      writer.int(limit)
+    }
+    return try reader.list { reader throws(SecStatus) in try reader.feedEntry() }
+  }
+
+  package func changes(of identities: [ItemIdentity]) throws(SecStatus) -> [ChangeFeedEntry?] {
+    var reader = try call(.changesOf) { writer in writer.list(identities) { $0.identity($1) } }
+    return try reader.list { reader throws(SecStatus) in
+      try reader.optional { reader throws(SecStatus) in try reader.feedEntry() }
+    }
+  }
+
+  package func hasChanges(after sequence: Int64) throws(SecStatus) -> Bool {
+    var reader = try call(.hasChanges) { $0.int64(sequence) }
+    return try reader.flag()
+  }
+
+  package func applyReplication(_ batch: ReplicationBatch) throws(SecStatus) -> ReplicationOutcome {
+    var reader = try write(.applyReplication) { $0.batch(batch) }
+    switch try reader.byte() {
+    case 0: return .applied
+    case 1: return .changedSinceRead
+    default: throw .decode
+    }
+  }
+
+  package func purgeDeletions(changedBefore: Int64, through sequence: Int64) throws(SecStatus) -> Int {
+    var reader = try write(.purgeDeletions) { writer in
+      writer.int64(changedBefore)
+      writer.int64(sequence)
+    }
+    return try reader.nonNegativeInt()
+  }
+
+  package func replicationValue(_ name: String) throws(SecStatus) -> Data? {
+    var reader = try call(.replicationValue) { $0.string(name) }
+    return try reader.optional { reader throws(SecStatus) in try reader.data() }
+  }
+}

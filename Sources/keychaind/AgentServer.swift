@@ -1,0 +1,148 @@
+import Foundation
+import KeychainAgentWire
+import Logging
+import Security
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The agent's socket: who may connect, and one thread per connection serving requests.
+final class AgentServer: Sendable {
+  let socketPath: String
+  let storage: any ItemStorage
+  let logger: Logger
+  private let listener: Int32
+  /// Why connections ended other than by their client closing them, by reason: the figures the
+  /// fuzz test and an operator read (`closedConnections`).
+  private let endings = Mutex<[String: Int]>([:])
+
+  /// Listens at `socketPath` for `storage`'s clients; the socket's folder must be the user's alone.
+  init(socketPath: String, storage: any ItemStorage, logger: Logger) throws(AgentStartError) {
+    self.socketPath = socketPath
+    self.storage = storage
+    self.logger = logger
+    try Self.prepareFolder(of: socketPath)
+    try Self.removeStaleSocket(at: socketPath)
+    do {
+      listener = try FrameSocket.listen(at: socketPath)
+    } catch {
+      throw AgentStartError("cannot listen at \(socketPath): \(error)")
+    }
+  }
+
+  /// The socket's folder: created 0700 when missing, refused when another user owns it or others
+  /// may enter it (a socket there could be replaced by someone else's).
+  static func prepareFolder(of socketPath: String) throws(AgentStartError) {
+    let folder = URL(fileURLWithPath: socketPath).deletingLastPathComponent().path
+    var status = stat()
+    if lstat(folder, &status) != 0 {
+      guard errno == ENOENT, mkdir(folder, 0o700) == 0, lstat(folder, &status) == 0 else {
+        throw AgentStartError("cannot create the socket's folder \(folder): \(String(cString: strerror(errno)))")
+      }
+    }
+    guard status.st_mode & S_IFMT == S_IFDIR else {
+      throw AgentStartError("\(folder) is not a folder (a symbolic link is not followed)")
+    }
+    guard status.st_uid == getuid() else { throw AgentStartError("\(folder) belongs to another user") }
+    guard status.st_mode & 0o077 == 0 else {
+      throw AgentStartError(
+        "\(folder) may be entered by other users (mode \(String(status.st_mode & 0o777, radix: 8))): the agent's "
+          + "socket needs a folder of its own user's alone, such as $XDG_RUNTIME_DIR (chmod 700 it)")
+    }
+  }
+
+  /// A socket left by an agent that is gone is removed; one an agent still serves, or any other
+  /// file, is not.
+  static func removeStaleSocket(at socketPath: String) throws(AgentStartError) {
+    var status = stat()
+    guard lstat(socketPath, &status) == 0 else { return }
+    guard status.st_mode & S_IFMT == S_IFSOCK else {
+      throw AgentStartError("\(socketPath) exists and is not a socket")
+    }
+    if let descriptor = try? FrameSocket.connect(to: socketPath) {
+      close(descriptor)
+      throw AgentStartError("an agent already serves \(socketPath)")
+    }
+    unlink(socketPath)
+  }
+
+  /// Accepts connections until the process ends.
+  func run() -> Never {
+    logger.info("serving", metadata: ["socket": .string(socketPath)])
+    while true {
+      let descriptor: Int32
+      let peer: PeerCredentials
+      do {
+        (descriptor, peer) = try FrameSocket.accept(on: listener)
+      } catch {
+        logger.error("accept failed", metadata: ["reason": .string(error.description)])
+        sleep(1)
+        continue
+      }
+      // Another user's process is refused before it can send a byte: the agent is per user.
+      guard peer.uid == getuid() else {
+        count("another user (uid \(peer.uid))")
+        logger.warning("refused a connection", metadata: ["uid": .stringConvertible(peer.uid)])
+        close(descriptor)
+        continue
+      }
+      let thread = Thread { [self] in serve(descriptor, peer: peer) }
+      thread.name = "keychaind connection"
+      thread.start()
+    }
+  }
+
+  /// Serves one connection until its client closes it or breaks the protocol.
+  private func serve(_ descriptor: Int32, peer: PeerCredentials) {
+    defer { close(descriptor) }
+    while true {
+      let body: [UInt8]
+      do {
+        guard let received = try FrameSocket.receive(on: descriptor) else { return }
+        body = received
+      } catch {
+        if error != .closed { ended(error.description, peer) }
+        return
+      }
+      let answer: [UInt8]
+      do {
+        answer = try AgentDispatch.answer(body, storage: storage)
+      } catch {
+        ended("a malformed request: \(error.detail ?? "errSecDecode")", peer)
+        return
+      }
+      do {
+        try FrameSocket.send(answer, on: descriptor)
+      } catch {
+        if error != .closed { ended(error.description, peer) }
+        return
+      }
+    }
+  }
+
+  private func ended(_ reason: String, _ peer: PeerCredentials) {
+    count(reason)
+    logger.notice("closed a connection", metadata: ["reason": .string(reason), "pid": .stringConvertible(peer.pid)])
+  }
+
+  private func count(_ reason: String) { endings.withLock { $0[reason, default: 0] += 1 } }
+
+  /// How many connections ended for each reason other than their client closing them.
+  var closedConnections: [String: Int] { endings.withLock { $0 } }
+
+  /// Stops serving: the socket goes, and the store drops its keys.
+  func stop() {
+    unlink(socketPath)
+    storage.lock()
+    logger.info("stopped", metadata: ["socket": .string(socketPath)])
+  }
+}
+
+/// Why the agent cannot start, in a sentence for its standard error.
+struct AgentStartError: Error, CustomStringConvertible {
+  let description: String
+
+  init(_ description: String) { self.description = description }
+}

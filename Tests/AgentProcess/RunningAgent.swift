@@ -1,0 +1,101 @@
+import Foundation
+import KeychainAgentWire
+import KeychainStorageAgent
+import Security
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A `keychaind` started for a test (SecurityTests, SecurityToolTests), as a real process: its own socket folder (0700) and store,
+/// stopped with SIGTERM (or killed) and removed afterwards.
+package final class RunningAgent: @unchecked Sendable {
+  // @unchecked: `process` changes only in `start` and `stop`, which one test calls in turn.
+  package let folder: URL
+  package let socketPath: String
+  package let storeDirectory: URL
+  private let passphrase: String?
+  package private(set) var process = Process()
+
+  /// The agent executable, built beside the test bundle.
+  package static var executable: URL {
+    URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("keychaind")
+  }
+
+  /// Starts an agent over a new store (with `passphrase`, a passphrase store opened unlocked).
+  package init(passphrase: String? = nil) throws {
+    // Short: a Unix socket's path holds 107 bytes.
+    folder = URL(fileURLWithPath: "/tmp/kca-\(UUID().uuidString.prefix(8))", isDirectory: true)
+    try FileManager.default.createDirectory(
+      at: folder, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+    socketPath = folder.appendingPathComponent("agent.sock").path
+    storeDirectory = folder.appendingPathComponent("store", isDirectory: true)
+    self.passphrase = passphrase
+    try start()
+  }
+
+  /// Starts (or starts again) the agent on the same socket and store, and waits until it answers.
+  package func start() throws {
+    process = Process()
+    process.executableURL = Self.executable
+    process.arguments = ["--socket", socketPath, "--store", storeDirectory.path]
+    var environment = ProcessInfo.processInfo.environment
+    environment["KEYCHAIN_BRIDGE_AGENT"] = nil
+    environment["KEYCHAIN_BRIDGE_PASSPHRASE"] = passphrase
+    process.environment = environment
+    let log = folder.appendingPathComponent("agent.log")
+    if !FileManager.default.fileExists(atPath: log.path) {
+      _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+    }
+    let handle = try FileHandle(forWritingTo: log)
+    try handle.seekToEnd()
+    process.standardError = handle
+    try process.run()
+    let deadline = Date().addingTimeInterval(30)
+    while Date() < deadline {
+      if let descriptor = try? FrameSocket.connect(to: socketPath) {
+        close(descriptor)
+        return
+      }
+      guard process.isRunning else {
+        throw AgentTestError("keychaind exited with \(process.terminationStatus): \(self.log)")
+      }
+      usleep(20_000)
+    }
+    throw AgentTestError("keychaind did not answer at \(socketPath) within 30 s")
+  }
+
+  /// What the agent wrote on its standard error.
+  package var log: String {
+    (try? String(contentsOf: folder.appendingPathComponent("agent.log"), encoding: .utf8)) ?? ""
+  }
+
+  /// A client of the agent: the storage contract over its socket.
+  package func connect() throws -> AgentItemStorage { try AgentItemStorage(socketPath: socketPath) }
+
+  /// Ends the agent as SIGTERM does, and waits for it.
+  package func terminate() {
+    guard process.isRunning else { return }
+    process.terminate()
+    process.waitUntilExit()
+  }
+
+  /// Ends the agent with SIGKILL, as a crash would, and waits for it.
+  package func kill() {
+    guard process.isRunning else { return }
+    Glibc.kill(process.processIdentifier, SIGKILL)
+    process.waitUntilExit()
+  }
+
+  /// Stops the agent and removes its folder.
+  package func stop() {
+    terminate()
+    try? FileManager.default.removeItem(at: folder)
+  }
+}
+
+package struct AgentTestError: Error, CustomStringConvertible {
+  package let description: String
+
+  package init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,257 @@
+import AgentProcess
+import Foundation
+import KeychainAgentWire
+import KeychainStorageAgent
+import Synchronization
+import Testing
+
+@testable import Security
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// keychaind as a real process (issue 31): one lock for every client, errSecNotAvailable when it
+/// is gone, clients that reconnect to a restarted agent, and a socket that survives hostile frames.
+@Suite struct AgentTests {
+  /// A SecItem store over a new connection to `agent`.
+  static func client(_ agent: RunningAgent) throws -> KeychainStore {
+    KeychainStore(directory: URL(fileURLWithPath: agent.socketPath), storage: try agent.connect())
+  }
+
+  static func add(_ account: String, accessible: CFString = kSecAttrAccessibleWhenUnlocked) -> OSStatus {
+    SecItemAdd(
+      [
+        kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "agent",
+        kSecAttrAccount as String: account,
+        kSecAttrAccessible as String: accessible, kSecValueData as String: Data("secret of \(account)".utf8),
+      ] as CFDictionary, nil)
+  }
+
+  static func read(_ account: String) -> (OSStatus, Data?) {
+    var result: CFTypeRef?
+    let status = SecItemCopyMatching(
+      [
+        kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "agent",
+        kSecAttrAccount as String: account,
+        kSecReturnData as String: true,
+      ] as CFDictionary, &result)
+    return (status, result as? Data)
+  }
+
+  @Test func aLockByOneClientHoldsForEveryClient() throws {
+    let agent = try RunningAgent()
+    defer { agent.stop() }
+    let first = try Self.client(agent)
+    let second = try Self.client(agent)
+    withKeychainContext(store: first, accessGroups: ["g"]) {
+      #expect(Self.add("locked") == errSecSuccess)
+      #expect(Self.add("always", accessible: kSecAttrAccessibleAfterFirstUnlock) == errSecSuccess)
+    }
+    first.lock()
+    #expect(second.isLocked)
+    withKeychainContext(store: second, accessGroups: ["g"]) {
+      #expect(Self.read("locked").0 == errSecInteractionNotAllowed)
+      // AfterFirstUnlock data stays readable while locked, as on Apple.
+      #expect(Self.read("always").1 == Data("secret of always".utf8))
+    }
+    #expect(second.unlock() == errSecSuccess)
+    #expect(!first.isLocked)
+    withKeychainContext(store: first, accessGroups: ["g"]) {
+      #expect(Self.read("locked").1 == Data("secret of locked".utf8))
+    }
+  }
+
+  @Test func aClientOfAnAgentThatIsGoneGetsNotAvailableSayingHowToStartIt() throws {
+    let agent = try RunningAgent()
+    let store = try Self.client(agent)
+    agent.stop()
+    withKeychainContext(store: store, accessGroups: ["g"]) {
+      #expect(Self.add("orphan") == errSecNotAvailable)
+    }
+    #expect(throws: SecStatus.self) { try AgentItemStorage(socketPath: agent.socketPath) }
+    do {
+      _ = try AgentItemStorage(socketPath: agent.socketPath)
+    } catch {
+      #expect(error.code == errSecNotAvailable)
+      #expect(error.detail?.contains("keychaind --socket \(agent.socketPath)") == true, "\(error)")
+    }
+  }
+
+  @Test func theDefaultStoreIsTheAgentsWhenKEYCHAIN_BRIDGE_AGENTNamesIt() throws {
+    let agent = try RunningAgent()
+    defer { agent.stop() }
+    let store = try KeychainStore.agentStore(socketPath: agent.socketPath)
+    #expect(store.backend is AgentItemStorage)
+    #expect(store.directory.path == agent.socketPath)
+    agent.terminate()
+    #expect(throws: KeychainStoreError.self) { try KeychainStore.agentStore(socketPath: agent.socketPath) }
+  }
+
+  @Test func aClientReconnectsToARestartedAgentAndNothingAcknowledgedIsLost() throws {
+    let agent = try RunningAgent()
+    defer { agent.stop() }
+    let store = try Self.client(agent)
+    withKeychainContext(store: store, accessGroups: ["g"]) {
+      for index in 0..<20 { #expect(Self.add("before-\(index)") == errSecSuccess) }
+    }
+    agent.kill()
+    try agent.start()
+    withKeychainContext(store: store, accessGroups: ["g"]) {
+      for index in 0..<20 { #expect(Self.read("before-\(index)").1 == Data("secret of before-\(index)".utf8)) }
+      #expect(Self.add("after") == errSecSuccess)
+    }
+  }
+
+  @Test func hostileFramesEndTheirConnectionAndTheAgentServesOn() throws {
+    let agent = try RunningAgent()
+    defer { agent.stop() }
+    let frames: [[UInt8]] = [
+      [],  // no version
+      [9, 1],  // another version
+      [AgentFrame.version, 0xEE],  // an unknown operation
+      [AgentFrame.version, AgentFrame.Operation.insert.rawValue, 1, 2, 3],  // arguments cut short
+      AgentFrame.request(.state) + [0],  // bytes after the arguments
+    ]
+    for frame in frames {
+      let descriptor = try FrameSocket.connect(to: agent.socketPath)
+      defer { close(descriptor) }
+      try FrameSocket.send(frame, on: descriptor)
+      #expect(try FrameSocket.receive(on: descriptor) == nil, "the agent answered \(frame)")
+    }
+    // A length beyond the bound is refused before the agent reads or allocates the body.
+    let descriptor = try FrameSocket.connect(to: agent.socketPath)
+    var header: [UInt8] = []
+    TaggedBinaryForm.appendLength(Int(UInt32.max), to: &header)
+    _ = header.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    #expect(try FrameSocket.receive(on: descriptor) == nil)
+    close(descriptor)
+    // Half-closed: the length only.
+    let half = try FrameSocket.connect(to: agent.socketPath)
+    _ = [UInt8]([8, 0, 0, 0]).withUnsafeBytes { send(half, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    shutdown(half, Int32(SHUT_WR))
+    #expect(try FrameSocket.receive(on: half) == nil)
+    close(half)
+    // The agent serves on.
+    let store = try Self.client(agent)
+    withKeychainContext(store: store, accessGroups: ["g"]) { #expect(Self.add("still") == errSecSuccess) }
+    #expect(agent.log.contains("a malformed request"), "\(agent.log)")
+  }
+
+  /// Random frames (and random cuts of real ones) at the socket: every one ends its connection or
+  /// gets an answer, and the agent never stops. `KEYCHAIN_BRIDGE_LONG=1` sends 100,000.
+  @Test func randomFramesNeverStopTheAgent() throws {
+    let agent = try RunningAgent()
+    defer { agent.stop() }
+    let count = ProcessInfo.processInfo.environment["KEYCHAIN_BRIDGE_LONG"] == "1" ? 100_000 : 2_000
+    var generator = SystemRandomNumberGenerator()
+    var answered = 0
+    var closed = 0
+    var descriptor = try FrameSocket.connect(to: agent.socketPath)
+    for _ in 0..<count {
+      var frame = AgentFrame.request(AgentFrame.Operation.allCases.randomElement(using: &generator)!)
+      for _ in 0..<Int.random(in: 0...24, using: &generator) {
+        frame.append(UInt8.random(in: 0...255, using: &generator))
+      }
+      if Bool.random(using: &generator) && frame.count > 2 {
+        frame[Int.random(in: 0..<frame.count, using: &generator)] ^= UInt8.random(in: 1...255, using: &generator)
+      }
+      try FrameSocket.send(frame, on: descriptor)
+      let answer = (try? FrameSocket.receive(on: descriptor)) ?? nil
+      if answer != nil {
+        answered += 1
+      } else {
+        closed += 1
+        close(descriptor)
+        descriptor = try FrameSocket.connect(to: agent.socketPath)
+      }
+    }
+    close(descriptor)
+    #expect(agent.process.isRunning)
+    #expect(answered + closed == count)
+    print("keychaind fuzz: \(count) random frames, \(answered) answered, \(closed) connections closed, 0 crashes")
+    let store = try Self.client(agent)
+    // A random frame may have been a well-formed lock.
+    #expect(store.unlock() == errSecSuccess)
+    withKeychainContext(store: store, accessGroups: ["g"]) { #expect(Self.add("after fuzz") == errSecSuccess) }
+  }
+
+  @Test func sixtyFourClientsAtOnceEachReadTheirOwnWrites() throws {
+    let agent = try RunningAgent()
+    defer { agent.stop() }
+    let failures = Mutex<[String]>([])
+    let started = Date()
+    DispatchQueue.concurrentPerform(iterations: 64) { client in
+      do {
+        let store = try Self.client(agent)
+        withKeychainContext(store: store, accessGroups: ["g"]) {
+          for index in 0..<10 {
+            let account = "client-\(client)-\(index)"
+            let added = Self.add(account)
+            let read = Self.read(account)
+            if added != errSecSuccess || read.1 != Data("secret of \(account)".utf8) {
+              failures.withLock { $0.append("\(account): add \(added), read \(read.0)") }
+            }
+          }
+        }
+      } catch {
+        failures.withLock { $0.append("client \(client): \(error)") }
+      }
+    }
+    #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0.prefix(5) })")
+    print("keychaind: 64 clients x 10 adds and reads in \(Int(Date().timeIntervalSince(started) * 1000)) ms")
+  }
+
+  /// SIGKILL while a client writes: every write the agent acknowledged is there after a restart,
+  /// and the write in flight answered errSecNotAvailable rather than success.
+  @Test func aKillDuringWritesLosesNoAcknowledgedWrite() throws {
+    let agent = try RunningAgent()
+    defer { agent.stop() }
+    let acknowledged = Mutex<[String]>([])
+    let lastStatus = Mutex<OSStatus>(errSecSuccess)
+    let store = try Self.client(agent)
+    let writer = Thread {
+      withKeychainContext(store: store, accessGroups: ["g"]) {
+        for index in 0..<100_000 {
+          let status = Self.add("written-\(index)")
+          guard status == errSecSuccess else {
+            lastStatus.withLock { $0 = status }
+            return
+          }
+          acknowledged.withLock { $0.append("written-\(index)") }
+        }
+      }
+    }
+    writer.start()
+    while acknowledged.withLock({ $0.count }) < 50 { usleep(5_000) }
+    agent.kill()
+    while lastStatus.withLock({ $0 }) == errSecSuccess { usleep(5_000) }
+    #expect(lastStatus.withLock { $0 } == errSecNotAvailable)
+    try agent.start()
+    let written = acknowledged.withLock { $0 }
+    let reader = try Self.client(agent)
+    withKeychainContext(store: reader, accessGroups: ["g"]) {
+      for account in written { #expect(Self.read(account).1 == Data("secret of \(account)".utf8), "\(account)") }
+    }
+    print("keychaind: killed with SIGKILL after \(written.count) acknowledged writes; all \(written.count) read back")
+  }
+
+  @Test func theAgentRefusesASocketFolderOthersMayEnter() throws {
+    let folder = URL(fileURLWithPath: "/tmp/kca-\(UUID().uuidString.prefix(8))")
+    try FileManager.default.createDirectory(
+      at: folder, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o755])
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let process = Process()
+    process.executableURL = RunningAgent.executable
+    process.arguments = [
+      "--socket", folder.appendingPathComponent("s").path, "--store", folder.appendingPathComponent("store").path,
+    ]
+    let errors = Pipe()
+    process.standardError = errors
+    try process.run()
+    process.waitUntilExit()
+    let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    #expect(process.terminationStatus == 1)
+    #expect(message.contains("may be entered by other users"), "\(message)")
+  }
+}
