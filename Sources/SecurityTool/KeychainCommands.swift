@@ -36,9 +36,10 @@ struct LockKeychain: ParsableCommand {
     commandName: "lock-keychain",
     abstract: "Lock the keychain.",
     discussion: """
-      The lock drops the store's key material from this process's memory. No daemon keeps keys between \
-      commands here, so every command starts from the store's files: a passphrase store is locked until a \
-      command is given its passphrase, a key-file store is unlocked by its key file.
+      With KEYCHAIN_BRIDGE_AGENT set, the agent (keychaind) drops its key material, and every program it \
+      serves sees the store locked until unlock-keychain. Without an agent the lock drops the key material \
+      from this process's memory only, and every command starts from the store's files: a passphrase store \
+      is locked until a command is given its passphrase, a key-file store is unlocked by its key file.
       """)
 
   @OptionGroup var store: StoreOption
@@ -60,7 +61,15 @@ struct UnlockKeychain: ParsableCommand {
   func run() throws {
     try runReportingFailures {
       let opened = try store.open(unlocking: false)
-      guard opened.hasPassphrase, opened.isLocked else { return }
+      guard opened.isLocked else { return }
+      // A key-file store the agent keeps locked opens with its key file: no passphrase to ask.
+      guard opened.hasPassphrase else {
+        let status = opened.unlock()
+        guard status == errSecSuccess else {
+          throw CommandFailure(operation: "SecKeychainUnlock \(opened.directory.path)", status: status, detail: nil)
+        }
+        return
+      }
       guard let passphrase = password ?? promptForPassword("password to unlock \(opened.directory.path): ") else {
         throw CommandFailure(
           operation: "SecKeychainUnlock \(opened.directory.path)", status: errSecInteractionNotAllowed,
@@ -135,7 +144,13 @@ struct ShowKeychainInfo: ParsableCommand {
     try runReportingFailures {
       let opened = try store.open(unlocking: false)
       let protection = opened.hasPassphrase ? "passphrase" : "key file"
-      print("Keychain \"\(opened.directory.path)\" no-timeout protection=\(protection)")
+      if let agent = opened.agentSocketPath {
+        print(
+          "Keychain served by agent \"\(agent)\" \(opened.isLocked ? "locked" : "unlocked") no-timeout "
+            + "protection=\(protection)")
+      } else {
+        print("Keychain \"\(opened.directory.path)\" no-timeout protection=\(protection)")
+      }
       // A sealed passphrase store cannot be checked; its settings line is all there is to show.
       if let report = try? opened.checkIntegrity() {
         print("items=\(report.checkedItems) damaged=\(report.damagedItems)")

@@ -97,14 +97,19 @@ struct StoreOption: ParsableArguments {
   /// the terminal, and when there is no terminal the command fails saying how to give one.
   /// `unlocking: false` leaves it sealed, for the commands that work on a sealed store.
   func open(unlocking: Bool = true) throws -> KeychainStore {
-    let directory = keychain.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? KeychainStore.defaultDirectory
-    KeychainStore.setDefaultDirectory(directory)
+    // -k names a store this process opens; without it the default store is used, which is the
+    // agent's when KEYCHAIN_BRIDGE_AGENT names one.
+    if let keychain { KeychainStore.setDefaultDirectory(URL(fileURLWithPath: keychain, isDirectory: true)) }
     let store: KeychainStore
     do {
       store = try KeychainStore.default()
     } catch {
-      throw CommandFailure(operation: "open \(directory.path)", status: error.status, detail: error.message)
+      let place =
+        keychain ?? ProcessInfo.processInfo.environment["KEYCHAIN_BRIDGE_AGENT"].flatMap { $0.isEmpty ? nil : $0 }
+        ?? KeychainStore.defaultDirectory.path
+      throw CommandFailure(operation: "open \(place)", status: error.status, detail: error.message)
     }
+    let directory = store.directory
     guard unlocking, store.hasPassphrase, store.isLocked else { return store }
     guard let passphrase = promptForPassword("password to unlock \(directory.path): ") else {
       throw CommandFailure(
