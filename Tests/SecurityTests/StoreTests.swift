@@ -262,7 +262,8 @@ import Testing
     #expect(throws: SecStatus.param) { try ([Data(): "x"] as NSDictionary).keychainEntries() }
   }
 
-  @Test func primaryKeyAndAttributeSearchesUseIndexes() throws {
+  @Test(.enabled(if: !TemporaryStore.overAgent, "reads the SQLite storage's query plans in this process"))
+  func primaryKeyAndAttributeSearchesUseIndexes() throws {
     let temporary = try TemporaryStore()
     let store = try #require(temporary.store.backend as? SQLiteItemStorage)
     var byKey = ItemFilter(itemClass: .genericPassword)
@@ -370,7 +371,8 @@ import Testing
     #expect(known, "every answer must be an errSec code the runtime knows")
   }
 
-  @Test func lockingDropsTheStoreKeyFromMemory() throws {
+  @Test(.enabled(if: !TemporaryStore.overAgent, "reads the SQLite storage's key memory in this process"))
+  func lockingDropsTheStoreKeyFromMemory() throws {
     let temporary = try TemporaryStore()
     let store = try #require(temporary.store.backend as? SQLiteItemStorage)
     #expect(store.holdsStoreKey)

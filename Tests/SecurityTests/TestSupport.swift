@@ -1,19 +1,38 @@
+import AgentProcess
 import Foundation
 import Security
 import Testing
 
 /// A fresh store in a temporary directory, removed when the test ends.
+///
+/// With `KEYCHAIN_BRIDGE_TEST_STORE=agent` the store is served by a `keychaind` started for the
+/// test, and this process reaches it over the agent's socket: every rule test that uses a
+/// temporary store runs in agent mode (`make test` runs the suite both ways).
 final class TemporaryStore {
   let directory: URL
   let store: KeychainStore
+  private let agent: RunningAgent?
+
+  static let overAgent = ProcessInfo.processInfo.environment["KEYCHAIN_BRIDGE_TEST_STORE"] == "agent"
 
   init(passphrase: String? = nil) throws {
-    directory = FileManager.default.temporaryDirectory
-      .appendingPathComponent("kb-test-\(UUID().uuidString)", isDirectory: true)
-    store = try KeychainStore(directory: directory, passphrase: passphrase)
+    if Self.overAgent {
+      let agent = try RunningAgent(passphrase: passphrase)
+      self.agent = agent
+      directory = agent.storeDirectory
+      store = try KeychainStore.agentStore(socketPath: agent.socketPath)
+    } else {
+      agent = nil
+      directory = FileManager.default.temporaryDirectory
+        .appendingPathComponent("kb-test-\(UUID().uuidString)", isDirectory: true)
+      store = try KeychainStore(directory: directory, passphrase: passphrase)
+    }
   }
 
-  deinit { try? FileManager.default.removeItem(at: directory) }
+  deinit {
+    agent?.stop()
+    try? FileManager.default.removeItem(at: directory)
+  }
 
   /// Runs `body` with SecItem calls routed to this store, as a caller with `accessGroups`.
   @discardableResult

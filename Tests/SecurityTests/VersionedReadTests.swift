@@ -8,7 +8,9 @@ import Testing
 /// read with versions found without reading them again, but only while the file is exactly as
 /// that read saw it. A commit by any connection in between must send `replace` back to the file,
 /// or it would overwrite a change it never saw.
-@Suite struct VersionedReads {
+// The SQLite storage's own read cache, read through its type: not a rule, so not run over the agent.
+@Suite(.enabled(if: !TemporaryStore.overAgent, "the SQLite storage's internals, in this process"))
+struct VersionedReads {
   private static let readForRevision = ItemFetch(attributes: true, data: false, version: true)
 
   /// A second storage over the same files: another connection, as another process would have.
