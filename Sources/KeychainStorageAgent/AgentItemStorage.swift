@@ -31,7 +31,15 @@ package final class AgentItemStorage: ItemStorage {
       AgentFrame.request(.state), socketPath: socketPath, connection: connection, retrying: false)
     _ = try reader.flag()
     state = (try reader.flag(), try reader.flag())
+    let granted = try reader.optional { reader throws(SecStatus) in
+      try reader.list { reader throws(SecStatus) in try reader.string() }
+    }
+    grantedAccessGroups = granted ?? ["*"]
   }
+
+  /// The access groups the agent's policy grants this program (["*"] for every group): the agent
+  /// decides them from the executable behind the connection, and enforces them on every request.
+  package let grantedAccessGroups: [String]?
 
   deinit {
     connection.withLock { descriptor in

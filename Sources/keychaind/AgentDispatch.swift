@@ -2,12 +2,36 @@ import Foundation
 import KeychainAgentWire
 import Security
 
+/// The access groups the policy grants a connection's program (nil: every group), and what that
+/// makes of its requests: the agent enforces them, whatever the client's own engine sent.
+struct AccessGrant: Sendable {
+  let groups: [String]?
+
+  func allows(_ group: String) -> Bool { groups?.contains(group) ?? true }
+
+  /// `filter` searching only granted groups; nil when none of the groups it asks for is granted.
+  func narrowed(_ filter: ItemFilter) -> ItemFilter? {
+    guard let groups else { return filter }
+    var narrowed = filter
+    narrowed.accessGroups = filter.accessGroups.map { $0.filter(groups.contains) } ?? groups
+    return narrowed.accessGroups?.isEmpty == true ? nil : narrowed
+  }
+
+  /// The change feed and the replicator's state concern every group: only a program granted
+  /// every group (a sync engine, the security tool) reads or writes them.
+  func requireEverything() throws(SecStatus) {
+    guard groups == nil else {
+      throw SecStatus(errSecMissingEntitlement, detail: "the agent's policy grants this program only some groups")
+    }
+  }
+}
+
 /// One request of the agent's protocol, run against the store the agent holds.
 enum AgentDispatch {
   /// The answer to `body`: the operation's result, or the status it failed with. Throws when the
   /// request itself is malformed (another version, an unknown operation, arguments that do not
   /// parse or bytes left over): the connection then ends, with the reason logged.
-  static func answer(_ body: [UInt8], storage: any ItemStorage) throws(SecStatus) -> [UInt8] {
+  static func answer(_ body: [UInt8], storage: any ItemStorage, grant: AccessGrant) throws(SecStatus) -> [UInt8] {
     let (operation, arguments) = try AgentFrame.readRequest(body)
     var reader = arguments
     switch operation {
@@ -15,7 +39,8 @@ enum AgentDispatch {
       let item = try reader.newItem()
       try finished(reader)
       return perform { () throws(SecStatus) in
-        try storage.insert(item)
+        guard grant.allows(item.index.accessGroup) else { throw .missingEntitlement }
+        return try storage.insert(item)
       } write: {
         $0.storedItem($1)
       }
@@ -24,7 +49,8 @@ enum AgentDispatch {
       let skipping = try reader.flag()
       try finished(reader)
       return perform { () throws(SecStatus) in
-        try storage.insertBatch(items, skippingDuplicates: skipping)
+        guard items.allSatisfy({ grant.allows($0.index.accessGroup) }) else { throw .missingEntitlement }
+        return try storage.insertBatch(items, skippingDuplicates: skipping)
       } write: {
         $0.int($1)
       }
@@ -34,7 +60,8 @@ enum AgentDispatch {
       let fetch = try reader.fetch()
       try finished(reader)
       return perform { () throws(SecStatus) in
-        try storage.find(filter, limit: limit, fetch: fetch)
+        guard let narrowed = grant.narrowed(filter) else { return [] }
+        return try storage.find(narrowed, limit: limit, fetch: fetch)
       } write: {
         $0.list($1) { $0.storedItem($1) }
       }
@@ -44,7 +71,10 @@ enum AgentDispatch {
       let fetch = try reader.fetch()
       try finished(reader)
       return perform { () throws(SecStatus) in
-        try storage.find(each: filters, limit: limit, fetch: fetch)
+        // A filter that reaches no granted group answers nothing, in its place.
+        let narrowed = filters.map { grant.narrowed($0) }
+        var answers = try storage.find(each: narrowed.compactMap { $0 }, limit: limit, fetch: fetch).makeIterator()
+        return narrowed.map { $0 == nil ? [] : answers.next() ?? [] }
       } write: {
         $0.list($1) { writer, items in writer.list(items) { $0.storedItem($1) } }
       }
@@ -52,7 +82,8 @@ enum AgentDispatch {
       let replacements = try reader.list { reader throws(SecStatus) in try reader.replacement() }
       try finished(reader)
       return perform { () throws(SecStatus) in
-        try storage.replace(replacements)
+        try Self.checkReplacements(replacements, storage: storage, grant: grant)
+        return try storage.replace(replacements)
       } write: { writer, outcome in
         switch outcome {
         case .replaced(let count):
@@ -65,7 +96,8 @@ enum AgentDispatch {
       let filter = try reader.filter()
       try finished(reader)
       return perform { () throws(SecStatus) in
-        try storage.delete(filter)
+        guard let narrowed = grant.narrowed(filter) else { throw .itemNotFound }
+        return try storage.delete(narrowed)
       } write: {
         $0.int($1)
       }
@@ -86,6 +118,7 @@ enum AgentDispatch {
         writer.flag(storage.isLocked)
         writer.flag(storage.hasPassphrase)
         writer.flag(storage.isReadOnly)
+        writer.optional(grant.groups) { writer, groups in writer.list(groups) { $0.string($1) } }
       }
     case .checkIntegrity:
       try finished(reader)
@@ -101,7 +134,8 @@ enum AgentDispatch {
       let limit = try reader.nonNegativeInt()
       try finished(reader)
       return perform { () throws(SecStatus) in
-        try storage.changes(after: sequence, limit: limit)
+        try grant.requireEverything()
+        return try storage.changes(after: sequence, limit: limit)
       } write: {
         $0.list($1) { $0.feedEntry($1) }
       }
@@ -109,7 +143,8 @@ enum AgentDispatch {
       let identities = try reader.list { reader throws(SecStatus) in try reader.identity() }
       try finished(reader)
       return perform { () throws(SecStatus) in
-        try storage.changes(of: identities)
+        try grant.requireEverything()
+        return try storage.changes(of: identities)
       } write: {
         $0.list($1) { writer, entry in writer.optional(entry) { $0.feedEntry($1) } }
       }
@@ -117,7 +152,8 @@ enum AgentDispatch {
       let sequence = try reader.int64()
       try finished(reader)
       return perform { () throws(SecStatus) in
-        try storage.hasChanges(after: sequence)
+        try grant.requireEverything()
+        return try storage.hasChanges(after: sequence)
       } write: {
         $0.flag($1)
       }
@@ -125,16 +161,18 @@ enum AgentDispatch {
       let batch = try reader.batch()
       try finished(reader)
       return perform { () throws(SecStatus) in
-        try storage.applyReplication(batch)
+        try grant.requireEverything()
+        return try storage.applyReplication(batch)
       } write: { writer, outcome in
-        writer.byte(outcome == .applied ? 0 : 1)
+        writer.byte(outcome == ReplicationOutcome.applied ? 0 : 1)
       }
     case .purgeDeletions:
       let before = try reader.int64()
       let through = try reader.int64()
       try finished(reader)
       return perform { () throws(SecStatus) in
-        try storage.purgeDeletions(changedBefore: before, through: through)
+        try grant.requireEverything()
+        return try storage.purgeDeletions(changedBefore: before, through: through)
       } write: {
         $0.int($1)
       }
@@ -142,9 +180,27 @@ enum AgentDispatch {
       let name = try reader.string()
       try finished(reader)
       return perform { () throws(SecStatus) in
-        try storage.replicationValue(name)
+        try grant.requireEverything()
+        return try storage.replicationValue(name)
       } write: { writer, value in
         writer.optional(value) { $0.data($1) }
+      }
+    }
+  }
+
+  /// A replacement may change only rows of granted groups, into rows of granted groups: the row
+  /// it names is looked up within the granted groups before anything is written.
+  private static func checkReplacements(
+    _ replacements: [ItemReplacement], storage: any ItemStorage, grant: AccessGrant
+  ) throws(SecStatus) {
+    guard let groups = grant.groups else { return }
+    for replacement in replacements {
+      guard grant.allows(replacement.revision.index.accessGroup) else { throw .missingEntitlement }
+      var filter = ItemFilter(itemClass: replacement.itemClass)
+      filter.reference = .uuid(replacement.itemClass, replacement.persistentID)
+      filter.accessGroups = groups
+      guard !(try storage.find(filter, limit: 1, fetch: ItemFetch(attributes: false, data: false))).isEmpty else {
+        throw .missingEntitlement
       }
     }
   }

@@ -12,6 +12,7 @@ import Synchronization
 final class AgentServer: Sendable {
   let socketPath: String
   let storage: any ItemStorage
+  let policy: AgentPolicy
   let logger: Logger
   private let listener: Int32
   /// Why connections ended other than by their client closing them, by reason: the figures the
@@ -19,9 +20,10 @@ final class AgentServer: Sendable {
   private let endings = Mutex<[String: Int]>([:])
 
   /// Listens at `socketPath` for `storage`'s clients; the socket's folder must be the user's alone.
-  init(socketPath: String, storage: any ItemStorage, logger: Logger) throws(AgentStartError) {
+  init(socketPath: String, storage: any ItemStorage, policy: AgentPolicy, logger: Logger) throws(AgentStartError) {
     self.socketPath = socketPath
     self.storage = storage
+    self.policy = policy
     self.logger = logger
     try Self.prepareFolder(of: socketPath)
     try Self.removeStaleSocket(at: socketPath)
@@ -88,14 +90,30 @@ final class AgentServer: Sendable {
         close(descriptor)
         continue
       }
-      let thread = Thread { [self] in serve(descriptor, peer: peer) }
+      // Who is calling decides the groups, as entitlements do: the executable behind the pid the
+      // kernel reported, checked against the moment of the accept (PeerIdentity).
+      guard let acceptedAt = PeerIdentity.ticksSinceBoot(),
+        let executable = PeerIdentity.executable(of: peer.pid, acceptedAt: acceptedAt)
+      else {
+        count("an executable that cannot be known")
+        logger.warning("refused a connection", metadata: ["pid": .stringConvertible(peer.pid)])
+        close(descriptor)
+        continue
+      }
+      let grant = AccessGrant(groups: policy.groups(for: executable) { PeerIdentity.sha256(of: peer.pid) })
+      logger.debug(
+        "connected",
+        metadata: [
+          "executable": .string(executable), "groups": .string(grant.groups?.joined(separator: ",") ?? "*"),
+        ])
+      let thread = Thread { [self] in serve(descriptor, peer: peer, grant: grant) }
       thread.name = "keychaind connection"
       thread.start()
     }
   }
 
   /// Serves one connection until its client closes it or breaks the protocol.
-  private func serve(_ descriptor: Int32, peer: PeerCredentials) {
+  private func serve(_ descriptor: Int32, peer: PeerCredentials, grant: AccessGrant) {
     defer { close(descriptor) }
     while true {
       let body: [UInt8]
@@ -108,7 +126,7 @@ final class AgentServer: Sendable {
       }
       let answer: [UInt8]
       do {
-        answer = try AgentDispatch.answer(body, storage: storage)
+        answer = try AgentDispatch.answer(body, storage: storage, grant: grant)
       } catch {
         ended("a malformed request: \(error.detail ?? "errSecDecode")", peer)
         return

@@ -12,13 +12,17 @@ import Security
 // holds for all of them. See the Security documentation's "Keychain agent" article.
 
 let usage = """
-  usage: keychaind --socket PATH [--store DIR]
+  usage: keychaind --socket PATH [--store DIR] [--policy FILE]
 
   Serves the keychain store in DIR (default: the store KEYCHAIN_BRIDGE_HOME names, else
   $XDG_DATA_HOME/keychain-bridge) on the Unix socket PATH, in the foreground, until SIGTERM or
   SIGINT. PATH's folder must be the user's alone (0700), as $XDG_RUNTIME_DIR is; it is created 0700
   when missing. A passphrase store is opened locked unless KEYCHAIN_BRIDGE_PASSPHRASE is set;
   clients unlock it with `security unlock-keychain`.
+
+  Each program gets the access groups the policy grants its executable (/etc/keychain-bridge/
+  agent-policy, then $XDG_CONFIG_HOME/keychain-bridge/agent-policy; or FILE alone), whatever it
+  asks for; a program no rule names gets one group of its own, its executable's path.
 
   """
 
@@ -29,6 +33,7 @@ func fail(_ message: String, status: Int32 = 1) -> Never {
 
 var socketPath: String?
 var storeDirectory: URL?
+var policyPath: String?
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
   switch argument {
@@ -38,6 +43,9 @@ while let argument = arguments.popFirst() {
   case "--store":
     guard let value = arguments.popFirst(), !value.isEmpty else { fail("--store needs a folder\n\(usage)", status: 64) }
     storeDirectory = URL(fileURLWithPath: value, isDirectory: true)
+  case "--policy":
+    guard let value = arguments.popFirst(), !value.isEmpty else { fail("--policy needs a file\n\(usage)", status: 64) }
+    policyPath = value
   case "-h", "--help":
     print(usage, terminator: "")
     exit(0)
@@ -57,6 +65,14 @@ LoggingSystem.bootstrap(StreamLogHandler.standardError)
 var logger = Logger(label: "keychaind")
 logger.logLevel = .info
 
+let policy: AgentPolicy
+do {
+  policy = try AgentPolicy.load(policyPath.map { [$0] } ?? AgentPolicy.defaultPaths)
+  if let policyPath, !FileManager.default.fileExists(atPath: policyPath) { fail("no policy file at \(policyPath)") }
+} catch {
+  fail(error.description)
+}
+
 let directory = storeDirectory ?? KeychainStore.defaultDirectory
 let passphrase = ProcessInfo.processInfo.environment["KEYCHAIN_BRIDGE_PASSPHRASE"].flatMap { $0.isEmpty ? nil : $0 }
 let store: KeychainStore
@@ -68,7 +84,7 @@ do {
 
 let server: AgentServer
 do {
-  server = try AgentServer(socketPath: socket, storage: store.backend, logger: logger)
+  server = try AgentServer(socketPath: socket, storage: store.backend, policy: policy, logger: logger)
 } catch {
   fail(error.description)
 }

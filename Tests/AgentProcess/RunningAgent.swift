@@ -22,8 +22,17 @@ package final class RunningAgent: @unchecked Sendable {
     URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("keychaind")
   }
 
-  /// Starts an agent over a new store (with `passphrase`, a passphrase store opened unlocked).
-  package init(passphrase: String? = nil) throws {
+  /// The policy tests run under unless they give their own: the test runner and the `security`
+  /// tool are granted every group, so their calls keep the groups they ask for.
+  package static var defaultPolicy: String {
+    let runner = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+    let tool = executable.deletingLastPathComponent().appendingPathComponent("security").resolvingSymlinksInPath().path
+    return "\(runner) = *\n\(tool) = *\n"
+  }
+
+  /// Starts an agent over a new store (with `passphrase`, a passphrase store opened unlocked),
+  /// under `policy` (the agent's policy file's text).
+  package init(passphrase: String? = nil, policy: String = RunningAgent.defaultPolicy) throws {
     // Short: a Unix socket's path holds 107 bytes.
     folder = URL(fileURLWithPath: "/tmp/kca-\(UUID().uuidString.prefix(8))", isDirectory: true)
     try FileManager.default.createDirectory(
@@ -31,6 +40,7 @@ package final class RunningAgent: @unchecked Sendable {
     socketPath = folder.appendingPathComponent("agent.sock").path
     storeDirectory = folder.appendingPathComponent("store", isDirectory: true)
     self.passphrase = passphrase
+    try Data(policy.utf8).write(to: folder.appendingPathComponent("agent-policy"))
     try start()
   }
 
@@ -38,7 +48,10 @@ package final class RunningAgent: @unchecked Sendable {
   package func start() throws {
     process = Process()
     process.executableURL = Self.executable
-    process.arguments = ["--socket", socketPath, "--store", storeDirectory.path]
+    process.arguments = [
+      "--socket", socketPath, "--store", storeDirectory.path, "--policy",
+      folder.appendingPathComponent("agent-policy").path,
+    ]
     var environment = ProcessInfo.processInfo.environment
     environment["KEYCHAIN_BRIDGE_AGENT"] = nil
     environment["KEYCHAIN_BRIDGE_PASSPHRASE"] = passphrase

@@ -236,6 +236,38 @@ import Testing
     print("keychaind: killed with SIGKILL after \(written.count) acknowledged writes; all \(written.count) read back")
   }
 
+  /// A policy the agent cannot read as written stops it, naming the place; so does a policy file
+  /// another user may write (it would decide what this user's programs read).
+  @Test(
+    arguments: [
+      ("/usr/bin/tool = g\nrelative/tool = g\n", 0o600, "agent-policy:2:1: name the executable by its absolute path"),
+      ("/usr/bin/tool sha256:12ab = g\n", 0o600, "agent-policy:1:15: a pin is sha256: and 64 hexadecimal digits"),
+      ("/usr/bin/tool =\n", 0o600, "agent-policy:1:16: list the granted groups"),
+      ("/usr/bin/tool = g\n", 0o666, "may be written by other users"),
+    ])
+  func aPolicyTheAgentCannotTrustStopsItWithThePlace(policy: String, mode: Int, problem: String) throws {
+    let folder = URL(fileURLWithPath: "/tmp/kca-\(UUID().uuidString.prefix(8))")
+    try FileManager.default.createDirectory(
+      at: folder, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let file = folder.appendingPathComponent("agent-policy")
+    try Data(policy.utf8).write(to: file)
+    try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: file.path)
+    let process = Process()
+    process.executableURL = RunningAgent.executable
+    process.arguments = [
+      "--socket", folder.appendingPathComponent("s").path, "--store", folder.appendingPathComponent("store").path,
+      "--policy", file.path,
+    ]
+    let errors = Pipe()
+    process.standardError = errors
+    try process.run()
+    let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 1)
+    #expect(message.contains(problem), "\(message)")
+  }
+
   @Test func theAgentRefusesASocketFolderOthersMayEnter() throws {
     let folder = URL(fileURLWithPath: "/tmp/kca-\(UUID().uuidString.prefix(8))")
     try FileManager.default.createDirectory(

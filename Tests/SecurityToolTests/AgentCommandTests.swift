@@ -2,6 +2,8 @@ import AgentProcess
 import Foundation
 import Testing
 
+@testable import Security
+
 /// The `security` tool with KEYCHAIN_BRIDGE_AGENT set: every command acts on the agent's store, a
 /// lock by one command holds for the next process, and the tool opens no store file of its own.
 @Suite struct AgentCommandTests {
@@ -31,6 +33,88 @@ import Testing
     #expect(gone.status != 0)
     #expect(gone.errors.contains("errSecNotAvailable") && gone.errors.contains("keychaind --socket"), "\(gone.errors)")
     #expect(!FileManager.default.fileExists(atPath: tool.directory.path), "no fallback to a store in the process")
+  }
+
+  /// Runs `executable` (the tool under another name) against the agent, with `groups` as the
+  /// access groups it asks for.
+  static func run(
+    _ executable: URL, _ arguments: [String], agent: RunningAgent, groups: String = "*"
+  ) throws -> (status: Int32, output: String) {
+    let process = Process()
+    process.executableURL = executable
+    process.arguments = arguments
+    process.environment = ["KEYCHAIN_BRIDGE_AGENT": agent.socketPath, "KEYCHAIN_BRIDGE_ACCESS_GROUPS": groups]
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+  }
+
+  /// Access groups come from who is calling, as entitlements do: two programs whose policy grants
+  /// different groups cannot read each other's items though both ask for every group ("*"), nor
+  /// by naming the other's group; a program no rule names has a group of its own; the agent
+  /// narrows a raw request that asks for every group, whatever the client's engine would do.
+  @Test func programsThePolicyGrantsDifferentGroupsCannotReadEachOthersItems() throws {
+    let programs = URL(fileURLWithPath: "/tmp/kcp-\(UUID().uuidString.prefix(8))", isDirectory: true)
+    try FileManager.default.createDirectory(
+      at: programs, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+    defer { try? FileManager.default.removeItem(at: programs) }
+    // The same tool under three names: the policy tells programs apart by their executable.
+    let names = ["app-a", "app-b", "app-c"]
+    for name in names {
+      let copy = programs.appendingPathComponent(name)
+      do {
+        try FileManager.default.linkItem(at: SecurityToolTests.binary, to: copy)
+      } catch {
+        try FileManager.default.copyItem(at: SecurityToolTests.binary, to: copy)
+      }
+    }
+    let (a, b, c) = (
+      programs.appendingPathComponent("app-a"), programs.appendingPathComponent("app-b"),
+      programs.appendingPathComponent("app-c")
+    )
+    // The test runner is not named: it gets a group of its own, as app-c does.
+    let agent = try RunningAgent(policy: "\(a.path) = org.example.a\n\(b.path) = org.example.b, org.example.shared\n")
+    defer { agent.stop() }
+    #expect(
+      try Self.run(a, ["add-generic-password", "-a", "alice", "-s", "svc", "-w", "secret-a"], agent: agent).status == 0)
+    #expect(
+      try Self.run(b, ["add-generic-password", "-a", "bob", "-s", "svc", "-w", "secret-b"], agent: agent).status == 0)
+    #expect(
+      try Self.run(c, ["add-generic-password", "-a", "carol", "-s", "svc", "-w", "secret-c"], agent: agent).status == 0)
+    let find = { (account: String) in ["find-generic-password", "-a", account, "-s", "svc", "-w"] }
+    #expect(try Self.run(a, find("alice"), agent: agent).output == "secret-a\n")
+    #expect(try Self.run(b, find("bob"), agent: agent).output == "secret-b\n")
+    #expect(try Self.run(c, find("carol"), agent: agent).output == "secret-c\n")
+    for (program, account) in [(a, "bob"), (a, "carol"), (b, "alice"), (b, "carol"), (c, "alice"), (c, "bob")] {
+      let other = try Self.run(program, find(account), agent: agent)
+      #expect(other.status == 44 && other.output.isEmpty, "\(program.lastPathComponent) read \(account)'s item")
+    }
+    // Naming the other's group does not help: it is not granted.
+    let named = try Self.run(b, find("alice"), agent: agent, groups: "org.example.a")
+    #expect(named.status != 0 && named.output.isEmpty)
+    // Requests as a client that skips its own engine would send them: a search of every group
+    // (no group filter) and an add into another program's group. The agent answers only what
+    // this program's grant reaches, whatever the request says.
+    let raw = try agent.connect()
+    let runner = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+    #expect(raw.grantedAccessGroups == [runner])
+    var everything = ItemFilter(itemClass: .genericPassword)
+    everything.accessGroups = nil
+    #expect(try raw.find(everything, limit: nil, fetch: ItemFetch(attributes: true, data: true)).isEmpty)
+    let attributes = try ItemRows.completed(
+      [
+        "acct": .string("mallory"), "svce": .string("svc"), "agrp": .string("org.example.a"), "sync": .integer(0),
+        "pdmn": .string("ak"),
+      ], at: Date())
+    let intruder = NewItem(
+      itemClass: .genericPassword, attributes: attributes, accessControl: nil, data: Data("x".utf8),
+      index: try ItemRows.index(.genericPassword, attributes))
+    #expect(throws: SecStatus.missingEntitlement) { try raw.insert(intruder) }
+    #expect(try Self.run(a, find("mallory"), agent: agent).status == 44)
   }
 
   /// The client process never opens the store's database or key file: strace follows every file

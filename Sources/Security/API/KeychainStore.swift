@@ -220,6 +220,19 @@ public enum KeychainAccessGroups {
   public static var current: [String] {
     configured.withLock { $0 } ?? environmentGroups
   }
+
+  /// Whether this process chose its groups (`setAccessGroups(_:)` or the environment).
+  static let environmentNamesGroups = ProcessInfo.processInfo.environment["KEYCHAIN_BRIDGE_ACCESS_GROUPS"] != nil
+  static var isConfigured: Bool { configured.withLock { $0 != nil } || environmentNamesGroups }
+
+  /// The groups a call runs with when its store grants `granted` (an agent's policy): what the
+  /// caller asks for within what is granted, in the caller's order; everything granted when the
+  /// caller asks for "*" or chose nothing (as an app's entitlements are its groups).
+  static func narrowed(_ requested: [String], to granted: [String], callerChose: Bool) -> [String] {
+    if granted.contains("*") { return requested }
+    if !callerChose || requested.contains("*") { return granted }
+    return requested.filter(granted.contains)
+  }
 }
 
 /// The store and access groups one SecItem call runs with.

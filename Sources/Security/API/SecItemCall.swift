@@ -51,9 +51,14 @@ enum SecItemCall {
     SecItemFailureDetail.clear()
     do throws(SecStatus) {
       let current = KeychainContext.current
-      let groups = current.resolvedAccessGroups
+      let store = try current.resolvedStore()
+      var groups = current.resolvedAccessGroups
+      if let granted = store.backend.grantedAccessGroups {
+        groups = KeychainAccessGroups.narrowed(
+          groups, to: granted, callerChose: current.accessGroups != nil || KeychainAccessGroups.isConfigured)
+      }
       guard !groups.isEmpty else { throw SecStatus.missingEntitlement }  // rule 11
-      try body(Context(store: try current.resolvedStore(), accessGroups: groups))
+      try body(Context(store: store, accessGroups: groups))
       status = errSecSuccess
     } catch {
       status = error.code

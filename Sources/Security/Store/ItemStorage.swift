@@ -319,9 +319,17 @@ package protocol ItemStorage: AnyObject, Sendable {
   /// A number that grows with every committed write of this process to the storage, so a
   /// replicator notices local changes without a query.
   var writeGeneration: UInt64 { get }
+
+  /// The access groups this storage grants the calling program, when the storage decides them
+  /// (the agent, from which executable is calling; "*" for every group), or nil when the caller's
+  /// own groups stand (a store this process opened).
+  var grantedAccessGroups: [String]? { get }
 }
 
 extension ItemStorage {
+  /// A store this process opened grants what the caller's groups say.
+  package var grantedAccessGroups: [String]? { nil }
+
   /// The entry of one item, or nil when it has none.
   package func change(of identity: ItemIdentity) throws(SecStatus) -> ChangeFeedEntry? {
     try changes(of: [identity])[0]

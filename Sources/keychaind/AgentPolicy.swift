@@ -1,0 +1,110 @@
+import Foundation
+
+/// Which access groups each program gets, as entitlements decide them on Apple's systems: by
+/// which executable is calling, never by what the program says.
+///
+/// The policy file has one rule per line (`#` starts a comment):
+///
+///     /usr/bin/mail-client = org.example.mail, org.example.shared
+///     /opt/tool/bin/tool sha256:9f86d0...0a08 = org.example.tool
+///     /usr/local/bin/security = *
+///
+/// A rule names an executable by its absolute path, optionally pins it by the SHA-256 of its file
+/// (the rule then holds only for that build), and grants groups; `*` grants every group. An
+/// executable no rule names gets one group of its own, its path, as every app on Apple's systems
+/// has its own group by default: such programs share nothing unless a rule says so.
+struct AgentPolicy: Sendable {
+  struct Rule: Sendable, Equatable {
+    var executable: String
+    /// The SHA-256 of the executable's file, lowercase hex, when the rule pins it.
+    var sha256: String?
+    /// The groups granted; nil for every group (`*`).
+    var groups: [String]?
+    /// Where the rule is written, for messages.
+    var place: String
+  }
+
+  var rules: [Rule] = []
+
+  /// The largest policy file read: a policy is a few lines, and the file comes from disk.
+  static let maximumLength = 1 << 20
+
+  /// The groups of the program whose executable is `executable`: the first rule naming it whose
+  /// pin (if any) matches `digest()`, else the executable's own group. nil means every group.
+  func groups(for executable: String, digest: () -> String?) -> [String]? {
+    for rule in rules where rule.executable == executable {
+      if let pinned = rule.sha256, pinned != digest() { continue }
+      return rule.groups
+    }
+    return [executable]
+  }
+
+  /// Reads the rules of `text`, the file at `path`; a mistake is an error naming path:line:column.
+  static func parse(_ text: String, path: String) throws(AgentStartError) -> [Rule] {
+    var rules: [Rule] = []
+    for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+      let line = rawLine.prefix { $0 != "#" }
+      guard line.contains(where: { !$0.isWhitespace }) else { continue }
+      let place = "\(path):\(index + 1)"
+      guard let equals = line.firstIndex(of: "=") else {
+        throw AgentStartError("\(place):1: a rule is `EXECUTABLE [sha256:HEX] = GROUP[, GROUP...]`")
+      }
+      let column = line.distance(from: line.startIndex, to: equals) + 1
+      let left = line[..<equals].split(whereSeparator: \.isWhitespace).map(String.init)
+      guard let executable = left.first, executable.hasPrefix("/"), left.count <= 2 else {
+        throw AgentStartError("\(place):1: name the executable by its absolute path before `=`")
+      }
+      var sha256: String?
+      if left.count == 2 {
+        let pin = left[1]
+        let hex = pin.dropFirst("sha256:".count).lowercased()
+        guard pin.hasPrefix("sha256:"), hex.count == 64, hex.allSatisfy(\.isHexDigit) else {
+          throw AgentStartError("\(place):\(executable.count + 2): a pin is sha256: and 64 hexadecimal digits")
+        }
+        sha256 = hex
+      }
+      let groups = line[line.index(after: equals)...].split(separator: ",").map {
+        $0.trimmingCharacters(in: .whitespaces)
+      }
+      guard !groups.isEmpty, groups.allSatisfy({ !$0.isEmpty && !$0.contains(where: \.isWhitespace) }) else {
+        throw AgentStartError("\(place):\(column + 1): list the granted groups after `=`, separated by commas")
+      }
+      rules.append(
+        Rule(executable: executable, sha256: sha256, groups: groups.contains("*") ? nil : groups, place: place))
+    }
+    return rules
+  }
+
+  /// The policy of the files that exist among `paths`, the administrator's first: a rule of an
+  /// earlier file wins for the executable it names. A file another user may write, or that is
+  /// not a regular file, is refused: it would decide what this user's programs may read.
+  static func load(_ paths: [String]) throws(AgentStartError) -> AgentPolicy {
+    var policy = AgentPolicy()
+    for path in paths {
+      var status = stat()
+      guard lstat(path, &status) == 0 else { continue }
+      guard status.st_mode & S_IFMT == S_IFREG else { throw AgentStartError("\(path) is not a regular file") }
+      guard status.st_uid == getuid() || status.st_uid == 0 else {
+        throw AgentStartError("\(path) belongs to another user")
+      }
+      guard status.st_mode & 0o022 == 0 else {
+        throw AgentStartError("\(path) may be written by other users (chmod go-w it)")
+      }
+      guard status.st_size <= maximumLength,
+        let data = FileManager.default.contents(atPath: path), data.count <= maximumLength
+      else { throw AgentStartError("\(path) is longer than \(maximumLength) bytes: no policy is") }
+      guard let text = String(data: data, encoding: .utf8) else { throw AgentStartError("\(path) is not UTF-8") }
+      policy.rules += try parse(text, path: path)
+    }
+    return policy
+  }
+
+  /// Where the policy is read from: /etc first (the administrator's), then the user's.
+  static var defaultPaths: [String] {
+    let environment = ProcessInfo.processInfo.environment
+    let configuration =
+      environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+      ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".config").path
+    return ["/etc/keychain-bridge/agent-policy", configuration + "/keychain-bridge/agent-policy"]
+  }
+}

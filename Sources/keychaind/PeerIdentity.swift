@@ -1,0 +1,58 @@
+import Foundation
+import KeychainCrypto
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Which executable a connected process runs, read from /proc with care for the race a process
+/// identifier invites: the process could exit after connecting and another take its number.
+///
+/// The kernel gave the peer's pid when the connection was accepted. A process that took that pid
+/// since then started after the connection did, so its start time (field 22 of /proc/PID/stat, in
+/// clock ticks since boot) is later than the moment of the accept; the start time is read before
+/// and after the executable's path, and must be the same both times and no later than the accept.
+enum PeerIdentity {
+  /// Clock ticks since boot now, on the clock /proc/PID/stat's start time counts.
+  static func ticksSinceBoot() -> UInt64? {
+    var now = timespec()
+    guard clock_gettime(CLOCK_BOOTTIME, &now) == 0 else { return nil }
+    let perSecond = UInt64(sysconf(Int32(_SC_CLK_TCK)))
+    return UInt64(now.tv_sec) * perSecond + UInt64(now.tv_nsec) * perSecond / 1_000_000_000
+  }
+
+  /// The start time of process `pid`, in clock ticks since boot.
+  static func startTime(of pid: Int32) -> UInt64? {
+    guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/stat"), data.count < 4096,
+      let text = String(data: data, encoding: .utf8),
+      // The command name (field 2) is in parentheses and may hold spaces or ")": count fields
+      // after its last ")".
+      let close = text.lastIndex(of: ")")
+    else { return nil }
+    let fields = text[text.index(after: close)...].split(separator: " ")
+    // Fields 3, 4... follow; the start time is field 22, the 20th after the name.
+    guard fields.count > 19 else { return nil }
+    return UInt64(fields[19])
+  }
+
+  /// The executable of process `pid`, which connected no later than `acceptedAt` (ticks since
+  /// boot); nil when it cannot be known for certain.
+  static func executable(of pid: Int32, acceptedAt: UInt64) -> String? {
+    guard let before = startTime(of: pid), before <= acceptedAt else { return nil }
+    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+    let length = readlink("/proc/\(pid)/exe", &buffer, buffer.count - 1)
+    guard length > 0, startTime(of: pid) == before else { return nil }
+    let path = String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    // An executable replaced or removed since it started is named "PATH (deleted)": no rule names it.
+    return path.hasSuffix(" (deleted)") ? nil : path
+  }
+
+  /// The SHA-256 of the executable process `pid` runs, lowercase hex: read through
+  /// /proc/PID/exe, the very file the process runs even if its path now names another.
+  static func sha256(of pid: Int32) -> String? {
+    guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/exe"),
+      let digest = try? SHA256.hash(data: Array(data))
+    else { return nil }
+    return digest.map { String(format: "%02x", $0) }.joined()
+  }
+}
