@@ -101,6 +101,31 @@ package enum FrameSocket {
     return descriptor
   }
 
+  /// The path of a listening Unix stream socket handed to this process (systemd socket
+  /// activation), after checking that it is one.
+  package static func listeningPath(of descriptor: Int32) throws(FrameSocketError) -> String {
+    var value: Int32 = 0
+    var length = socklen_t(MemoryLayout<Int32>.size)
+    guard getsockopt(descriptor, SOL_SOCKET, SO_TYPE, &value, &length) == 0 else { throw .system("SO_TYPE", errno) }
+    guard value == Int32(SOCK_STREAM.rawValue) else { throw .system("a stream socket", EPROTOTYPE) }
+    guard getsockopt(descriptor, SOL_SOCKET, SO_ACCEPTCONN, &value, &length) == 0, value == 1 else {
+      throw .system("a listening socket", EINVAL)
+    }
+    var address = sockaddr_un()
+    var size = socklen_t(MemoryLayout<sockaddr_un>.size)
+    let named = withUnsafeMutablePointer(to: &address) { pointer in
+      pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &size) }
+    }
+    guard named == 0 else { throw .system("getsockname", errno) }
+    guard address.sun_family == sa_family_t(AF_UNIX) else { throw .system("a Unix socket", EAFNOSUPPORT) }
+    let path = withUnsafeBytes(of: address.sun_path) { bytes in
+      String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+    }
+    guard path.hasPrefix("/") else { throw .system("a socket with a path", EINVAL) }
+    _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+    return path
+  }
+
   /// The next connection on a listening socket, and its peer's credentials.
   package static func accept(on listener: Int32) throws(FrameSocketError) -> (Int32, PeerCredentials) {
     while true {

@@ -35,7 +35,12 @@ package final class AgentItemStorage: ItemStorage {
       try reader.list { reader throws(SecStatus) in try reader.string() }
     }
     grantedAccessGroups = granted ?? ["*"]
+    let timeout = try reader.nonNegativeInt()
+    idleLockTimeout = timeout > 0 ? timeout : nil
   }
+
+  /// The seconds after which the agent locks the store when no request comes, or nil.
+  package let idleLockTimeout: Int?
 
   /// The access groups the agent's policy grants this program (["*"] for every group): the agent
   /// decides them from the executable behind the connection, and enforces them on every request.

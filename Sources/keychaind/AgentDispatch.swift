@@ -31,7 +31,9 @@ enum AgentDispatch {
   /// The answer to `body`: the operation's result, or the status it failed with. Throws when the
   /// request itself is malformed (another version, an unknown operation, arguments that do not
   /// parse or bytes left over): the connection then ends, with the reason logged.
-  static func answer(_ body: [UInt8], storage: any ItemStorage, grant: AccessGrant) throws(SecStatus) -> [UInt8] {
+  static func answer(_ body: [UInt8], storage: any ItemStorage, grant: AccessGrant, idleTimeout: Int = 0)
+    throws(SecStatus) -> [UInt8]
+  {
     let (operation, arguments) = try AgentFrame.readRequest(body)
     var reader = arguments
     switch operation {
@@ -119,6 +121,8 @@ enum AgentDispatch {
         writer.flag(storage.hasPassphrase)
         writer.flag(storage.isReadOnly)
         writer.optional(grant.groups) { writer, groups in writer.list(groups) { $0.string($1) } }
+        // The seconds after which an idle agent locks the store; 0 when it never does.
+        writer.int(storage.hasPassphrase ? idleTimeout : 0)
       }
     case .checkIntegrity:
       try finished(reader)

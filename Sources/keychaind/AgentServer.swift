@@ -13,17 +13,23 @@ final class AgentServer: Sendable {
   let socketPath: String
   let storage: any ItemStorage
   let policy: AgentPolicy
+  let idleLock: IdleLock
   let logger: Logger
   private let listener: Int32
+  /// Whether the socket was handed over by systemd, which owns its file.
+  private let activated: Bool
   /// Why connections ended other than by their client closing them, by reason: the figures the
   /// fuzz test and an operator read (`closedConnections`).
   private let endings = Mutex<[String: Int]>([:])
 
   /// Listens at `socketPath` for `storage`'s clients; the socket's folder must be the user's alone.
-  init(socketPath: String, storage: any ItemStorage, policy: AgentPolicy, logger: Logger) throws(AgentStartError) {
+  init(socketPath: String, storage: any ItemStorage, policy: AgentPolicy, idleLock: IdleLock, logger: Logger)
+    throws(AgentStartError)
+  {
     self.socketPath = socketPath
     self.storage = storage
     self.policy = policy
+    self.idleLock = idleLock
     self.logger = logger
     try Self.prepareFolder(of: socketPath)
     try Self.removeStaleSocket(at: socketPath)
@@ -32,6 +38,28 @@ final class AgentServer: Sendable {
     } catch {
       throw AgentStartError("cannot listen at \(socketPath): \(error)")
     }
+    activated = false
+  }
+
+  /// Serves on `listener`, a socket systemd created and handed over (socket activation); its
+  /// folder must be the user's alone all the same (the units set DirectoryMode=0700).
+  init(
+    activatedListener listener: Int32, storage: any ItemStorage, policy: AgentPolicy, idleLock: IdleLock,
+    logger: Logger
+  ) throws(AgentStartError) {
+    do {
+      socketPath = try FrameSocket.listeningPath(of: listener)
+    } catch {
+      throw AgentStartError(
+        "the socket systemd passed (descriptor \(listener)) is not a Unix listening socket: \(error)")
+    }
+    try Self.prepareFolder(of: socketPath)
+    self.listener = listener
+    self.storage = storage
+    self.policy = policy
+    self.idleLock = idleLock
+    self.logger = logger
+    activated = true
   }
 
   /// The socket's folder: created 0700 when missing, refused when another user owns it or others
@@ -72,7 +100,7 @@ final class AgentServer: Sendable {
 
   /// Accepts connections until the process ends.
   func run() -> Never {
-    logger.info("serving", metadata: ["socket": .string(socketPath)])
+    logger.info("serving", metadata: ["socket": .string(socketPath), "activated": .stringConvertible(activated)])
     while true {
       let descriptor: Int32
       let peer: PeerCredentials
@@ -126,7 +154,8 @@ final class AgentServer: Sendable {
       }
       let answer: [UInt8]
       do {
-        answer = try AgentDispatch.answer(body, storage: storage, grant: grant)
+        idleLock.touch()
+        answer = try AgentDispatch.answer(body, storage: storage, grant: grant, idleTimeout: idleLock.timeout)
       } catch {
         ended("a malformed request: \(error.detail ?? "errSecDecode")", peer)
         return
@@ -152,7 +181,8 @@ final class AgentServer: Sendable {
 
   /// Stops serving: the socket goes, and the store drops its keys.
   func stop() {
-    unlink(socketPath)
+    // An activated socket is systemd's: it stays, so the next connection starts the agent again.
+    if !activated { unlink(socketPath) }
     storage.lock()
     logger.info("stopped", metadata: ["socket": .string(socketPath)])
   }

@@ -12,17 +12,26 @@ import Security
 // holds for all of them. See the Security documentation's "Keychain agent" article.
 
 let usage = """
-  usage: keychaind --socket PATH [--store DIR] [--policy FILE]
+  usage: keychaind --socket PATH [--store DIR] [--policy FILE] [--idle-timeout SECONDS]
+         keychaind [--store DIR] [--policy FILE] [--idle-timeout SECONDS]   (from systemd's socket unit)
+         keychaind --install-units [--unit-directory DIR]
 
   Serves the keychain store in DIR (default: the store KEYCHAIN_BRIDGE_HOME names, else
   $XDG_DATA_HOME/keychain-bridge) on the Unix socket PATH, in the foreground, until SIGTERM or
   SIGINT. PATH's folder must be the user's alone (0700), as $XDG_RUNTIME_DIR is; it is created 0700
   when missing. A passphrase store is opened locked unless KEYCHAIN_BRIDGE_PASSPHRASE is set;
-  clients unlock it with `security unlock-keychain`.
+  clients unlock it with `security unlock-keychain`. A passphrase store is locked again after
+  SECONDS without a request (default 900; 0 never); a key-file store is never locked for idleness.
 
   Each program gets the access groups the policy grants its executable (/etc/keychain-bridge/
   agent-policy, then $XDG_CONFIG_HOME/keychain-bridge/agent-policy; or FILE alone), whatever it
   asks for; a program no rule names gets one group of its own, its executable's path.
+
+  --install-units writes systemd user units (keychaind.socket, keychaind.service) into DIR (default:
+  $XDG_CONFIG_HOME/systemd/user) for this executable; then run `systemctl --user daemon-reload` and
+  `systemctl --user enable --now keychaind.socket`, and give programs
+  KEYCHAIN_BRIDGE_AGENT=$XDG_RUNTIME_DIR/keychain-bridge/agent.sock. The first connection starts the
+  agent, on the socket systemd made.
 
   """
 
@@ -34,6 +43,9 @@ func fail(_ message: String, status: Int32 = 1) -> Never {
 var socketPath: String?
 var storeDirectory: URL?
 var policyPath: String?
+var installUnits = false
+var idleTimeout = IdleLock.defaultTimeout
+var unitDirectory: URL?
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
   switch argument {
@@ -46,6 +58,18 @@ while let argument = arguments.popFirst() {
   case "--policy":
     guard let value = arguments.popFirst(), !value.isEmpty else { fail("--policy needs a file\n\(usage)", status: 64) }
     policyPath = value
+  case "--idle-timeout":
+    guard let value = arguments.popFirst(), let seconds = Int(value), seconds >= 0 else {
+      fail("--idle-timeout needs a number of seconds (0: never)\n\(usage)", status: 64)
+    }
+    idleTimeout = seconds
+  case "--install-units":
+    installUnits = true
+  case "--unit-directory":
+    guard let value = arguments.popFirst(), !value.isEmpty else {
+      fail("--unit-directory needs a folder\n\(usage)", status: 64)
+    }
+    unitDirectory = URL(fileURLWithPath: value, isDirectory: true)
   case "-h", "--help":
     print(usage, terminator: "")
     exit(0)
@@ -53,7 +77,30 @@ while let argument = arguments.popFirst() {
     fail("unknown argument \(argument)\n\(usage)", status: 64)
   }
 }
-guard let socket = socketPath else { fail("give the socket with --socket PATH\n\(usage)", status: 64) }
+if installUnits {
+  let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+  do {
+    for unit in try SystemdUnits.install(into: unitDirectory ?? SystemdUnits.userUnitDirectory, executable: executable)
+    {
+      print("wrote \(unit.path)")
+    }
+  } catch {
+    fail("cannot write the units: \(error.localizedDescription)")
+  }
+  print("then: systemctl --user daemon-reload && systemctl --user enable --now keychaind.socket")
+  print("and give programs KEYCHAIN_BRIDGE_AGENT=$XDG_RUNTIME_DIR/\(SystemdUnits.socketInRuntimeDirectory)")
+  exit(0)
+}
+
+let activatedListener: Int32?
+do {
+  activatedListener = try SystemdUnits.activatedListener()
+} catch {
+  fail(error.description)
+}
+guard activatedListener != nil || socketPath != nil else {
+  fail("give the socket with --socket PATH, or start the agent through its systemd socket unit\n\(usage)", status: 64)
+}
 
 // Before any key is in memory: no core file, and no process of this user may read this one's
 // memory through ptrace or /proc.
@@ -82,9 +129,19 @@ do {
   fail("cannot open the store: \(error.message)")
 }
 
+let idleLock = IdleLock(timeout: idleTimeout, storage: store.backend, logger: logger)
 let server: AgentServer
 do {
-  server = try AgentServer(socketPath: socket, storage: store.backend, policy: policy, logger: logger)
+  if let activatedListener {
+    server = try AgentServer(
+      activatedListener: activatedListener, storage: store.backend, policy: policy, idleLock: idleLock, logger: logger)
+    if let socketPath, socketPath != server.socketPath {
+      fail("--socket \(socketPath) is not the socket systemd passed (\(server.socketPath))")
+    }
+  } else {
+    server = try AgentServer(
+      socketPath: socketPath ?? "", storage: store.backend, policy: policy, idleLock: idleLock, logger: logger)
+  }
 } catch {
   fail(error.description)
 }

@@ -15,6 +15,7 @@ package final class RunningAgent: @unchecked Sendable {
   package let socketPath: String
   package let storeDirectory: URL
   private let passphrase: String?
+  private let extraArguments: [String]
   package private(set) var process = Process()
 
   /// The agent executable, built beside the test bundle.
@@ -32,7 +33,9 @@ package final class RunningAgent: @unchecked Sendable {
 
   /// Starts an agent over a new store (with `passphrase`, a passphrase store opened unlocked),
   /// under `policy` (the agent's policy file's text).
-  package init(passphrase: String? = nil, policy: String = RunningAgent.defaultPolicy) throws {
+  package init(passphrase: String? = nil, policy: String = RunningAgent.defaultPolicy, arguments: [String] = [])
+    throws
+  {
     // Short: a Unix socket's path holds 107 bytes.
     folder = URL(fileURLWithPath: "/tmp/kca-\(UUID().uuidString.prefix(8))", isDirectory: true)
     try FileManager.default.createDirectory(
@@ -40,6 +43,7 @@ package final class RunningAgent: @unchecked Sendable {
     socketPath = folder.appendingPathComponent("agent.sock").path
     storeDirectory = folder.appendingPathComponent("store", isDirectory: true)
     self.passphrase = passphrase
+    extraArguments = arguments
     try Data(policy.utf8).write(to: folder.appendingPathComponent("agent-policy"))
     try start()
   }
@@ -48,10 +52,11 @@ package final class RunningAgent: @unchecked Sendable {
   package func start() throws {
     process = Process()
     process.executableURL = Self.executable
-    process.arguments = [
-      "--socket", socketPath, "--store", storeDirectory.path, "--policy",
-      folder.appendingPathComponent("agent-policy").path,
-    ]
+    process.arguments =
+      [
+        "--socket", socketPath, "--store", storeDirectory.path, "--policy",
+        folder.appendingPathComponent("agent-policy").path,
+      ] + extraArguments
     var environment = ProcessInfo.processInfo.environment
     environment["KEYCHAIN_BRIDGE_AGENT"] = nil
     environment["KEYCHAIN_BRIDGE_PASSPHRASE"] = passphrase

@@ -139,11 +139,12 @@ import Testing
   }
 
   /// Random frames (and random cuts of real ones) at the socket: every one ends its connection or
-  /// gets an answer, and the agent never stops. `KEYCHAIN_BRIDGE_LONG=1` sends 100,000.
+  /// gets an answer, and the agent never stops: 100,000 frames (16 s on this VM);
+  /// `KEYCHAIN_BRIDGE_LONG=1` sends 1,000,000.
   @Test func randomFramesNeverStopTheAgent() throws {
     let agent = try RunningAgent()
     defer { agent.stop() }
-    let count = ProcessInfo.processInfo.environment["KEYCHAIN_BRIDGE_LONG"] == "1" ? 100_000 : 2_000
+    let count = ProcessInfo.processInfo.environment["KEYCHAIN_BRIDGE_LONG"] == "1" ? 1_000_000 : 100_000
     var generator = SystemRandomNumberGenerator()
     var answered = 0
     var closed = 0
@@ -266,6 +267,88 @@ import Testing
     process.waitUntilExit()
     #expect(process.terminationStatus == 1)
     #expect(message.contains(problem), "\(message)")
+  }
+
+  /// Socket activation as systemd does it, by systemd's own tool: systemd-socket-activate listens,
+  /// the first connection starts keychaind with the listening socket as descriptor 3, and the
+  /// agent serves that connection on it; stopping the agent leaves the socket to systemd.
+  @Test func systemdSocketActivationStartsTheAgentOnTheSocketSystemdMade() throws {
+    let folder = URL(fileURLWithPath: "/tmp/kca-\(UUID().uuidString.prefix(8))")
+    try FileManager.default.createDirectory(
+      at: folder, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let socket = folder.appendingPathComponent("agent.sock").path
+    let policy = folder.appendingPathComponent("agent-policy")
+    try Data(RunningAgent.defaultPolicy.utf8).write(to: policy)
+    let log = folder.appendingPathComponent("agent.log")
+    _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+    let activator = Process()
+    activator.executableURL = URL(fileURLWithPath: "/usr/bin/systemd-socket-activate")
+    activator.arguments = [
+      "-l", socket, RunningAgent.executable.path, "--store", folder.appendingPathComponent("store").path,
+      "--policy", policy.path,
+    ]
+    activator.standardError = try FileHandle(forWritingTo: log)
+    try activator.run()
+    defer {
+      if activator.isRunning {
+        activator.terminate()
+        activator.waitUntilExit()
+      }
+    }
+    let deadline = Date().addingTimeInterval(30)
+    while !FileManager.default.fileExists(atPath: socket) && Date() < deadline { usleep(20_000) }
+    // The first connection starts the agent; it answers once it has opened the store.
+    let storage = try AgentItemStorage(socketPath: socket)
+    let store = KeychainStore(directory: URL(fileURLWithPath: socket), storage: storage)
+    withKeychainContext(store: store, accessGroups: ["g"]) {
+      #expect(Self.add("activated") == errSecSuccess)
+      #expect(Self.read("activated").1 == Data("secret of activated".utf8))
+    }
+    let written = try String(contentsOf: log, encoding: .utf8)
+    #expect(written.contains("Execing") && written.contains("activated=true"), "\(written)")
+    activator.terminate()
+    activator.waitUntilExit()
+    #expect(FileManager.default.fileExists(atPath: socket), "the socket is systemd's, not the agent's to remove")
+  }
+
+  @Test func installUnitsWritesSystemdUserUnitsForThisExecutable() throws {
+    let folder = URL(fileURLWithPath: "/tmp/kca-\(UUID().uuidString.prefix(8))")
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let process = Process()
+    process.executableURL = RunningAgent.executable
+    process.arguments = ["--install-units", "--unit-directory", folder.path]
+    process.standardOutput = FileHandle.nullDevice
+    try process.run()
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0)
+    let socketUnit = try String(contentsOf: folder.appendingPathComponent("keychaind.socket"), encoding: .utf8)
+    let serviceUnit = try String(contentsOf: folder.appendingPathComponent("keychaind.service"), encoding: .utf8)
+    #expect(socketUnit.contains("ListenStream=%t/keychain-bridge/agent.sock"))
+    #expect(socketUnit.contains("SocketMode=0600") && socketUnit.contains("DirectoryMode=0700"))
+    #expect(serviceUnit.contains("ExecStart=\(RunningAgent.executable.resolvingSymlinksInPath().path)\n"))
+    #expect(serviceUnit.contains("LimitCORE=0"))
+  }
+
+  /// A passphrase store the agent serves locks itself after the idle timeout; requests keep it
+  /// open; a key-file store has no timeout (its lock would protect nothing its key file does not
+  /// give back).
+  @Test func anIdlePassphraseStoreLocksItselfAndRequestsKeepItOpen() throws {
+    let agent = try RunningAgent(passphrase: "idle", arguments: ["--idle-timeout", "2"])
+    defer { agent.stop() }
+    let store = try Self.client(agent)
+    #expect(store.backend.idleLockTimeout == 2)
+    for _ in 0..<6 {
+      usleep(500_000)
+      #expect(!store.isLocked, "a request every half second keeps the store open")
+    }
+    sleep(4)
+    #expect(store.isLocked)
+    #expect(agent.log.contains("locked the store after an idle period"))
+    #expect(store.unlock(passphrase: "idle") == errSecSuccess)
+    let keyFile = try RunningAgent(arguments: ["--idle-timeout", "2"])
+    defer { keyFile.stop() }
+    #expect(try Self.client(keyFile).backend.idleLockTimeout == nil)
   }
 
   @Test func theAgentRefusesASocketFolderOthersMayEnter() throws {

@@ -324,11 +324,18 @@ package protocol ItemStorage: AnyObject, Sendable {
   /// (the agent, from which executable is calling; "*" for every group), or nil when the caller's
   /// own groups stand (a store this process opened).
   var grantedAccessGroups: [String]? { get }
+
+  /// The seconds after which the store locks itself when unused (an agent's idle timeout), or nil
+  /// when it never does.
+  var idleLockTimeout: Int? { get }
 }
 
 extension ItemStorage {
   /// A store this process opened grants what the caller's groups say.
   package var grantedAccessGroups: [String]? { nil }
+
+  /// A store this process opened locks only when asked.
+  package var idleLockTimeout: Int? { nil }
 
   /// The entry of one item, or nil when it has none.
   package func change(of identity: ItemIdentity) throws(SecStatus) -> ChangeFeedEntry? {
