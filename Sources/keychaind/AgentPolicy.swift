@@ -101,10 +101,13 @@ struct AgentPolicy: Sendable {
 
   /// Where the policy is read from: /etc first (the administrator's), then the user's.
   static var defaultPaths: [String] {
-    let environment = ProcessInfo.processInfo.environment
-    let configuration =
-      environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+    ["/etc/keychain-bridge/agent-policy", configurationHome + "/keychain-bridge/agent-policy"]
+  }
+
+  /// The user's configuration folder: $XDG_CONFIG_HOME when absolute, else ~/.config (the policy's
+  /// and the systemd units' base).
+  static var configurationHome: String {
+    ProcessInfo.processInfo.environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
       ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".config").path
-    return ["/etc/keychain-bridge/agent-policy", configuration + "/keychain-bridge/agent-policy"]
   }
 }

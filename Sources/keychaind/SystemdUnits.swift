@@ -57,11 +57,7 @@ enum SystemdUnits {
 
   /// The user's unit folder: $XDG_CONFIG_HOME/systemd/user.
   static var userUnitDirectory: URL {
-    let environment = ProcessInfo.processInfo.environment
-    let configuration =
-      environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
-      ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".config").path
-    return URL(fileURLWithPath: configuration).appendingPathComponent("systemd/user", isDirectory: true)
+    URL(fileURLWithPath: AgentPolicy.configurationHome).appendingPathComponent("systemd/user", isDirectory: true)
   }
 
   /// The listening socket systemd passed, when this process was started by socket activation:
