@@ -82,14 +82,15 @@ let package = Package(
     // spared NIO's build.
     .target(name: "KeychainAgentWire", dependencies: ["Security"]),
     // The storage contract served by keychaind: the third implementation of ItemStorage.
-    .target(name: "KeychainStorageAgent", dependencies: ["Security", "KeychainAgentWire"]),
-    // prctl(2) for keychaind (variadic, so not callable from Swift).
+    .target(name: "KeychainStorageAgent", dependencies: ["Security", "KeychainAgentWire", "CKeychainAgent"]),
+    // prctl(2) for keychaind (variadic, so not callable from Swift), and posix_spawn's GNU flags
+    // for the library that starts it on demand.
     .target(name: "CKeychainAgent"),
     // The per-user agent that alone opens the store and holds its keys (issue 31).
     .executableTarget(
       name: "keychaind",
       dependencies: [
-        "Security", "KeychainBackend", "KeychainAgentWire", "CKeychainAgent",
+        "Security", "KeychainBackend", "KeychainAgentWire", "CKeychainAgent", "KeychainCrypto",
         .product(name: "Logging", package: "swift-log"),
       ]
     ),
@@ -267,7 +268,7 @@ let package = Package(
       dependencies: [
         "Security",
         "KeychainStorageSQLite", "KeychainBackend", "KeychainStorageMemory", "KeychainStorageAgent",
-        "KeychainAgentWire", "AgentProcess", "keychain-store-helper", "keychaind",
+        "KeychainAgentWire", "AgentProcess", "keychain-store-helper", "keychaind", "KeychainCrypto",
         "security-alone",
         .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "Logging", package: "swift-log"),

@@ -13,8 +13,8 @@ struct SQLiteOpenSSLBackend: SecurityBackend {
     try SQLiteStorageEntry.open(directory: directory, passphrase: passphrase)
   }
 
-  func connectAgent(socketPath: String) throws(SecStatus) -> any ItemStorage {
-    try AgentItemStorage(socketPath: socketPath)
+  func connectAgent(socketPath: String, startingOnDemand: Bool) throws(SecStatus) -> any ItemStorage {
+    try AgentItemStorage(socketPath: socketPath, startingOnDemand: startingOnDemand)
   }
 
   var keyEngine: any KeyEngine { OpenSSLKeyEngine.shared }

@@ -12,10 +12,10 @@ package enum AES {
     /// Seals `plaintext` under a fresh random 12-byte nonce and returns swift-crypto's `combined`
     /// form: nonce ‖ ciphertext ‖ tag.
     package static func seal(
-      _ plaintext: [UInt8], using key: [UInt8], authenticating associatedData: [UInt8]
+      _ plaintext: [UInt8], using key: some KeyBytes, authenticating associatedData: [UInt8]
     ) throws(CryptoError) -> [UInt8] {
       let nonce = try SecureBytes.random(count: standardNonceByteCount)
-      let context = try CipherContext(key: key, nonceLength: nonce.count, encrypting: true)
+      let context = try CipherContext(keyByteCount: key.keyByteCount, nonceLength: nonce.count, encrypting: true)
       try nonce.withUnsafeBufferPointer { nonce throws(CryptoError) in try context.start(key: key, nonce: nonce) }
       try context.authenticate(associatedData[...])
       // One buffer, written in place: rows are sealed on every write, so no intermediate copies
@@ -45,7 +45,7 @@ package enum AES {
     /// share all of it but a label, so the caller need not concatenate). Any change to the bytes,
     /// the key or the associated data throws `authenticationFailed`.
     package static func open(
-      combined: [UInt8], using key: [UInt8], authenticating associatedData: [UInt8],
+      combined: [UInt8], using key: some KeyBytes, authenticating associatedData: [UInt8],
       _ moreAssociatedData: ArraySlice<UInt8> = []
     ) throws(CryptoError) -> [UInt8] {
       guard combined.count >= standardNonceByteCount + tagByteCount else { throw .authenticationFailed }
@@ -53,7 +53,8 @@ package enum AES {
       // Every row read opens one or two of these: the nonce and tag are read in place from the box,
       // and the context is a value freed on return, so an open allocates only its plaintext.
       var plaintext = [UInt8](repeating: 0, count: bodyLength)
-      let context = try CipherContext(key: key, nonceLength: standardNonceByteCount, encrypting: false)
+      let context = try CipherContext(
+        keyByteCount: key.keyByteCount, nonceLength: standardNonceByteCount, encrypting: false)
       try combined.withUnsafeBufferPointer { box throws(CryptoError) in
         let nonce = box.baseAddress!
         try context.start(key: key, nonce: UnsafeBufferPointer(start: nonce, count: standardNonceByteCount))
@@ -73,10 +74,11 @@ package enum AES {
     /// and returns the ciphertext and the 16-byte tag apart. The caller guarantees the nonce is
     /// never used twice under one key.
     package static func seal(
-      _ plaintext: [UInt8], using key: [UInt8], nonce: some Collection<UInt8>, authenticating associatedData: [UInt8]
+      _ plaintext: [UInt8], using key: some KeyBytes, nonce: some Collection<UInt8>,
+      authenticating associatedData: [UInt8]
     ) throws(CryptoError) -> (ciphertext: [UInt8], tag: [UInt8]) {
       let nonce = Array(nonce)
-      let context = try CipherContext(key: key, nonceLength: nonce.count, encrypting: true)
+      let context = try CipherContext(keyByteCount: key.keyByteCount, nonceLength: nonce.count, encrypting: true)
       try nonce.withUnsafeBufferPointer { nonce throws(CryptoError) in try context.start(key: key, nonce: nonce) }
       try context.authenticate(associatedData[...])
       var ciphertext = [UInt8](repeating: 0, count: plaintext.count)
@@ -93,12 +95,12 @@ package enum AES {
     /// Opens `ciphertext` sealed under `nonce` with `tag`; `authenticationFailed` when anything
     /// does not belong together.
     package static func open(
-      ciphertext: ArraySlice<UInt8>, tag: ArraySlice<UInt8>, using key: [UInt8], nonce: some Collection<UInt8>,
+      ciphertext: ArraySlice<UInt8>, tag: ArraySlice<UInt8>, using key: some KeyBytes, nonce: some Collection<UInt8>,
       authenticating associatedData: [UInt8], _ moreAssociatedData: ArraySlice<UInt8> = []
     ) throws(CryptoError) -> [UInt8] {
       guard tag.count == tagByteCount else { throw .authenticationFailed }
       let nonce = Array(nonce)
-      let context = try CipherContext(key: key, nonceLength: nonce.count, encrypting: false)
+      let context = try CipherContext(keyByteCount: key.keyByteCount, nonceLength: nonce.count, encrypting: false)
       try nonce.withUnsafeBufferPointer { nonce throws(CryptoError) in try context.start(key: key, nonce: nonce) }
       try context.authenticate(associatedData[...])
       try context.authenticate(moreAssociatedData)
@@ -126,12 +128,12 @@ private struct CipherContext: ~Copyable {
 
   /// A context for AES-GCM with a key of `key`'s length (16 or 32 bytes) and a nonce of
   /// `nonceLength` bytes (any length from 1); `start` then gives the key and the nonce.
-  init(key: [UInt8], nonceLength: Int, encrypting: Bool) throws(CryptoError) {
+  init(keyByteCount: Int, nonceLength: Int, encrypting: Bool) throws(CryptoError) {
     let cipher: OpaquePointer?
-    switch key.count {
+    switch keyByteCount {
     case 16: cipher = EVP_aes_128_gcm()
     case 32: cipher = EVP_aes_256_gcm()
-    default: throw .invalidParameter("an AES key of \(key.count) bytes")
+    default: throw .invalidParameter("an AES key of \(keyByteCount) bytes")
     }
     guard nonceLength > 0 else { throw .invalidParameter("an empty AES-GCM nonce") }
     let length = try cLength(nonceLength, for: "AES-GCM nonce")
@@ -158,10 +160,12 @@ private struct CipherContext: ~Copyable {
   }
 
   /// Gives the key and the nonce (of the length the context was made for).
-  func start(key: [UInt8], nonce: UnsafeBufferPointer<UInt8>) throws(CryptoError) {
-    try check(
-      (encrypting ? EVP_EncryptInit_ex : EVP_DecryptInit_ex)(pointer, pendingCipher, nil, key, nonce.baseAddress),
-      "EVP_CipherInit_ex")
+  func start(key: some KeyBytes, nonce: UnsafeBufferPointer<UInt8>) throws(CryptoError) {
+    let initialized = key.withKeyBytes { key in
+      (encrypting ? EVP_EncryptInit_ex : EVP_DecryptInit_ex)(
+        pointer, pendingCipher, nil, key.baseAddress?.assumingMemoryBound(to: UInt8.self), nonce.baseAddress)
+    }
+    try check(initialized, "EVP_CipherInit_ex")
   }
 
   deinit { EVP_CIPHER_CTX_free(pointer) }

@@ -3,7 +3,7 @@ internal import COpenSSL
 /// HMAC-SHA-256 (swift-crypto's `HMAC<SHA256>`), over OpenSSL 3's EVP_MAC.
 package enum HMAC {
   /// The HMAC-SHA-256 of `message` under `key`.
-  package static func sha256(_ message: some Collection<UInt8>, key: [UInt8]) throws(CryptoError) -> [UInt8] {
+  package static func sha256(_ message: some Collection<UInt8>, key: some KeyBytes) throws(CryptoError) -> [UInt8] {
     try Prepared(key: key).authenticationCode(for: message)
   }
 
@@ -15,7 +15,7 @@ package enum HMAC {
     private let prepared: OpaquePointer
 
     /// Prepares HMAC-SHA-256 under `key`.
-    package init(key: [UInt8]) throws(CryptoError) {
+    package init(key: some KeyBytes) throws(CryptoError) {
       guard let mac = EVP_MAC_fetch(nil, "HMAC", nil) else { throw CryptoError.failure(of: "EVP_MAC_fetch") }
       defer { EVP_MAC_free(mac) }
       guard let context = EVP_MAC_CTX_new(mac) else { throw .outOfMemory(operation: "HMAC") }
@@ -24,7 +24,9 @@ package enum HMAC {
         var parameters = [
           OSSL_PARAM_construct_utf8_string(ParameterNames.macDigest, name.baseAddress, 0), OSSL_PARAM_construct_end(),
         ]
-        return EVP_MAC_init(context, key, key.count, &parameters)
+        return key.withKeyBytes { key in
+          EVP_MAC_init(context, key.baseAddress?.assumingMemoryBound(to: UInt8.self), key.count, &parameters)
+        }
       }
       guard initialized == 1 else {
         EVP_MAC_CTX_free(context)

@@ -6,23 +6,44 @@ package enum HKDF {
   /// the sync group's subkeys are HKDF-Expand of their 32-byte key under a label, so their keys
   /// are uniformly random already and the Extract step would add nothing.
   package static func expand(
-    pseudoRandomKey: [UInt8], info: some Collection<UInt8>, outputByteCount: Int
+    pseudoRandomKey: some KeyBytes, info: some Collection<UInt8>, outputByteCount: Int
   ) throws(CryptoError) -> [UInt8] {
+    var output = [UInt8](repeating: 0, count: outputByteCount)
+    try output.withUnsafeMutableBufferPointer { output throws(CryptoError) in
+      try expand(pseudoRandomKey: pseudoRandomKey, info: info, into: UnsafeMutableRawBufferPointer(output))
+    }
+    return output
+  }
+
+  /// HKDF-Expand into a `SecretKey`: the subkey is written straight into its allocation (the
+  /// secure heap, where the program enabled it), never into an array first.
+  package static func expandKey(
+    pseudoRandomKey: some KeyBytes, info: some Collection<UInt8>, outputByteCount: Int
+  ) throws(CryptoError) -> SecretKey {
+    try SecretKey(byteCount: outputByteCount) { (output: UnsafeMutableRawBufferPointer) throws(CryptoError) in
+      try expand(pseudoRandomKey: pseudoRandomKey, info: info, into: output)
+    }
+  }
+
+  private static func expand(
+    pseudoRandomKey: some KeyBytes, info: some Collection<UInt8>, into output: UnsafeMutableRawBufferPointer
+  ) throws(CryptoError) {
+    let outputByteCount = output.count
     guard outputByteCount > 0, outputByteCount <= 255 * 32 else {
       throw .invalidParameter("HKDF-Expand cannot produce \(outputByteCount) bytes")
     }
     var mode = Int32(EVP_KDF_HKDF_MODE_EXPAND_ONLY)
-    var key = pseudoRandomKey
     var infoBytes = Array(info)
-    defer { SecureBytes.wipe(&key) }
-    return try derive("HKDF", outputByteCount: outputByteCount) { digest, run in
-      key.withUnsafeMutableBytes { key in
+    try derive("HKDF", into: output) { digest, run in
+      pseudoRandomKey.withKeyBytes { key in
         infoBytes.withUnsafeMutableBytes { info in
           withUnsafeMutablePointer(to: &mode) { mode in
             var parameters = [
               OSSL_PARAM_construct_utf8_string(ParameterNames.digest, digest, 0),
               OSSL_PARAM_construct_int(ParameterNames.mode, mode),
-              OSSL_PARAM_construct_octet_string(ParameterNames.key, key.baseAddress, key.count),
+              // OpenSSL reads the key through this pointer; it never writes it.
+              OSSL_PARAM_construct_octet_string(
+                ParameterNames.key, UnsafeMutableRawPointer(mutating: key.baseAddress), key.count),
               OSSL_PARAM_construct_octet_string(ParameterNames.info, info.baseAddress, info.count),
               OSSL_PARAM_construct_end(),
             ]
@@ -56,25 +77,28 @@ package enum Scrypt {
     var secret = passphrase
     var saltBytes = salt
     defer { SecureBytes.wipe(&secret) }
-    return try derive("SCRYPT", outputByteCount: 32) { _, run in
-      secret.withUnsafeMutableBytes { secret in
-        saltBytes.withUnsafeMutableBytes { salt in
-          withUnsafeMutablePointer(to: &n) { n in
-            withUnsafeMutablePointer(to: &rValue) { r in
-              withUnsafeMutablePointer(to: &pValue) { p in
-                withUnsafeMutablePointer(to: &maxMemory) { maxMemory in
-                  var parameters = [
-                    // An empty passphrase still needs a pointer for OpenSSL to take it as empty.
-                    OSSL_PARAM_construct_octet_string(
-                      ParameterNames.password, secret.baseAddress ?? salt.baseAddress, secret.count),
-                    OSSL_PARAM_construct_octet_string(ParameterNames.salt, salt.baseAddress, salt.count),
-                    OSSL_PARAM_construct_uint64(ParameterNames.scryptN, n),
-                    OSSL_PARAM_construct_uint32(ParameterNames.scryptR, r),
-                    OSSL_PARAM_construct_uint32(ParameterNames.scryptP, p),
-                    OSSL_PARAM_construct_uint64(ParameterNames.scryptMaxMemory, maxMemory),
-                    OSSL_PARAM_construct_end(),
-                  ]
-                  return run(&parameters)
+    var output = [UInt8](repeating: 0, count: 32)
+    try output.withUnsafeMutableBufferPointer { output throws(CryptoError) in
+      try derive("SCRYPT", into: UnsafeMutableRawBufferPointer(output)) { _, run in
+        secret.withUnsafeMutableBytes { secret in
+          saltBytes.withUnsafeMutableBytes { salt in
+            withUnsafeMutablePointer(to: &n) { n in
+              withUnsafeMutablePointer(to: &rValue) { r in
+                withUnsafeMutablePointer(to: &pValue) { p in
+                  withUnsafeMutablePointer(to: &maxMemory) { maxMemory in
+                    var parameters = [
+                      // An empty passphrase still needs a pointer for OpenSSL to take it as empty.
+                      OSSL_PARAM_construct_octet_string(
+                        ParameterNames.password, secret.baseAddress ?? salt.baseAddress, secret.count),
+                      OSSL_PARAM_construct_octet_string(ParameterNames.salt, salt.baseAddress, salt.count),
+                      OSSL_PARAM_construct_uint64(ParameterNames.scryptN, n),
+                      OSSL_PARAM_construct_uint32(ParameterNames.scryptR, r),
+                      OSSL_PARAM_construct_uint32(ParameterNames.scryptP, p),
+                      OSSL_PARAM_construct_uint64(ParameterNames.scryptMaxMemory, maxMemory),
+                      OSSL_PARAM_construct_end(),
+                    ]
+                    return run(&parameters)
+                  }
                 }
               }
             }
@@ -82,25 +106,27 @@ package enum Scrypt {
         }
       }
     }
+    return output
   }
 }
 
-/// Runs the EVP_KDF `name` into `outputByteCount` bytes. `body` gets the digest name "SHA256" as a C
-/// string and a function that derives with the parameters it is given; it builds them inside the
-/// scopes that keep their pointers valid and returns what that function returned.
+/// Runs the EVP_KDF `name` into `output`. `body` gets the digest name "SHA256" as a C string and
+/// a function that derives with the parameters it is given; it builds them inside the scopes that
+/// keep their pointers valid and returns what that function returned.
 private func derive(
-  _ name: String, outputByteCount: Int,
+  _ name: String, into output: UnsafeMutableRawBufferPointer,
   _ body: (UnsafeMutablePointer<CChar>, (inout [OSSL_PARAM]) -> Int32) -> Int32
-) throws(CryptoError) -> [UInt8] {
+) throws(CryptoError) {
   guard let kdf = EVP_KDF_fetch(nil, name, nil) else { throw CryptoError.failure(of: "EVP_KDF_fetch(\(name))") }
   defer { EVP_KDF_free(kdf) }
   guard let context = EVP_KDF_CTX_new(kdf) else { throw .outOfMemory(operation: name) }
   defer { EVP_KDF_CTX_free(context) }
   var digest = Array("SHA256".utf8CString)
-  var output = [UInt8](repeating: 0, count: outputByteCount)
   let result = digest.withUnsafeMutableBufferPointer { digest in
-    body(digest.baseAddress!) { parameters in EVP_KDF_derive(context, &output, outputByteCount, &parameters) }
+    body(digest.baseAddress!) { parameters in
+      EVP_KDF_derive(
+        context, output.baseAddress?.assumingMemoryBound(to: UInt8.self), output.count, &parameters)
+    }
   }
   try check(result, "EVP_KDF_derive(\(name))")
-  return output
 }

@@ -22,13 +22,18 @@ package final class AgentItemStorage: ItemStorage {
   private let connection = Mutex<Int32?>(nil)
   private let generation = Atomic<UInt64>(0)
   private let state: (hasPassphrase: Bool, isReadOnly: Bool)
+  /// Whether an agent that does not answer is started (KEYCHAIN_BRIDGE_AGENT=auto).
+  private let startsOnDemand: Bool
 
   /// Connects to the agent at `socketPath` and reads the store's state; errSecNotAvailable (with
-  /// how to start the agent) when nothing answers there.
-  package init(socketPath: String) throws(SecStatus) {
+  /// how to start the agent) when nothing answers there. With `startingOnDemand`, an agent that
+  /// does not answer is started (`AgentLauncher`), now and whenever a later call finds it gone.
+  package init(socketPath: String, startingOnDemand: Bool = false) throws(SecStatus) {
     self.socketPath = socketPath
+    startsOnDemand = startingOnDemand
     var reader = try Self.exchange(
-      AgentFrame.request(.state), socketPath: socketPath, connection: connection, retrying: false)
+      AgentFrame.request(.state), socketPath: socketPath, connection: connection, retrying: false,
+      startingOnDemand: startingOnDemand)
     _ = try reader.flag()
     state = (try reader.flag(), try reader.flag())
     let granted = try reader.optional { reader throws(SecStatus) in
@@ -62,7 +67,8 @@ package final class AgentItemStorage: ItemStorage {
 
   /// Sends `request` and returns a reader over the result, or throws the status the agent answered.
   private static func exchange(
-    _ request: [UInt8], socketPath: String, connection: borrowing Mutex<Int32?>, retrying: Bool
+    _ request: [UInt8], socketPath: String, connection: borrowing Mutex<Int32?>, retrying: Bool,
+    startingOnDemand: Bool
   ) throws(SecStatus) -> WireReader {
     let answer: Result<[UInt8], SecStatus> = connection.withLock { descriptor in
       // A connection that the agent closed since the last call (it restarted) is made again,
@@ -72,10 +78,10 @@ package final class AgentItemStorage: ItemStorage {
         if let existing = descriptor {
           open = existing
         } else {
-          do throws(FrameSocketError) {
-            open = try FrameSocket.connect(to: socketPath)
+          do throws(SecStatus) {
+            open = try connect(to: socketPath, startingOnDemand: startingOnDemand)
           } catch {
-            return .failure(unreachable(socketPath, error))
+            return .failure(error)
           }
           descriptor = open
         }
@@ -104,11 +110,27 @@ package final class AgentItemStorage: ItemStorage {
     }
   }
 
+  /// A new connection to the agent, started first when it does not answer and `startingOnDemand`.
+  private static func connect(to socketPath: String, startingOnDemand: Bool) throws(SecStatus) -> Int32 {
+    do throws(FrameSocketError) {
+      return try FrameSocket.connect(to: socketPath)
+    } catch {
+      guard startingOnDemand else { throw unreachable(socketPath, error) }
+    }
+    try AgentLauncher.ensureRunning(at: socketPath)
+    do throws(FrameSocketError) {
+      return try FrameSocket.connect(to: socketPath)
+    } catch {
+      throw unreachable(socketPath, error)
+    }
+  }
+
   private func call(
     _ operation: AgentFrame.Operation, _ arguments: (inout WireWriter) -> Void = { _ in }
   ) throws(SecStatus) -> WireReader {
     try Self.exchange(
-      AgentFrame.request(operation, arguments), socketPath: socketPath, connection: connection, retrying: true)
+      AgentFrame.request(operation, arguments), socketPath: socketPath, connection: connection, retrying: true,
+      startingOnDemand: startsOnDemand)
   }
 
   /// A call that changes the store: counted for `writeGeneration` when it succeeds.
@@ -188,6 +210,10 @@ package final class AgentItemStorage: ItemStorage {
     // The contract's lock cannot fail; an agent that is gone holds no keys to drop.
     _ = try? call(.lock)
   }
+
+  /// Nothing: the keys are the agent's, and a client that exits must not lock every other
+  /// client's store.
+  package func dropKeys() {}
 
   package func unlock(passphrase: String?) throws(SecStatus) {
     _ = try call(.unlock) { writer in writer.optional(passphrase) { $0.string($1) } }

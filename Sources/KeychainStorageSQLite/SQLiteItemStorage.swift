@@ -29,7 +29,9 @@ final class SQLiteItemStorage: ItemStorage {
   /// Whether the store was opened read-only (every change is errSecReadOnly).
   let isReadOnly: Bool
   let readers: ReadConnections
-  private let keyFileContents: [UInt8]
+  /// The key file as read at opening, for unlocking later: for a store without a passphrase it
+  /// is the store key itself, so it is held as key material.
+  private let keyFileContents: SecretKey
   private let keys: Mutex<KeyRing>
   private let checkpointer: WALCheckpointer
   let integrity: IntegrityMonitor
@@ -56,7 +58,12 @@ final class SQLiteItemStorage: ItemStorage {
     }
     writer = opened.writer
     readers = opened.readers
-    keyFileContents = opened.keyFile
+    var keyFile = opened.keyFile
+    do {
+      keyFileContents = try SecretKey(taking: &keyFile)
+    } catch {
+      throw KeychainStoreError(status: error.status.code, message: "Cannot hold the store's key file: \(error).")
+    }
     hasPassphrase = opened.protection == .passphrase
     // A process that gives a passphrase asked for a passphrase store: handing it one without (made
     // by another process a moment earlier, or planted) would be a silent downgrade.
@@ -90,6 +97,12 @@ final class SQLiteItemStorage: ItemStorage {
 
   func lock() {
     keys.withLock { $0.lock() }
+  }
+
+  /// Drops every key the store holds, for a process that is about to exit (keychaind on SIGTERM):
+  /// they are wiped once no call in flight holds them, and the store answers as a sealed one.
+  func dropKeys() {
+    keys.withLock { $0.close() }
   }
 
   /// The refusal of a passphrase for a store that was created without one.

@@ -12,8 +12,13 @@ enum StoreKeys {
 extension HKDF {
   /// The 32-byte subkey of `key` named by `label` (HKDF-Expand, RFC 5869: one block, which is
   /// HMAC-SHA-256(key, label ‖ 0x01), so stores made before this module read the same keys).
-  static func subkey(of key: [UInt8], label: String) throws(CryptoError) -> [UInt8] {
+  static func subkey(of key: some KeyBytes, label: String) throws(CryptoError) -> [UInt8] {
     try expand(pseudoRandomKey: key, info: Array(label.utf8), outputByteCount: StoreKeys.keyLength)
+  }
+
+  /// The same subkey as a `SecretKey`, for a key the store holds while it is open.
+  static func subkeyKey(of key: some KeyBytes, label: String) throws(CryptoError) -> SecretKey {
+    try expandKey(pseudoRandomKey: key, info: Array(label.utf8), outputByteCount: StoreKeys.keyLength)
   }
 }
 

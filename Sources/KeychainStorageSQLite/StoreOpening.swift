@@ -117,7 +117,7 @@ extension SQLiteItemStorage {
     let ring: KeyRing
     do {
       sealedKey = try KeyFile.encode(storeKey: storeKey, passphrase: passphrase)
-      ring = try KeyRing(storeKey: storeKey)
+      ring = try KeyRing(storeKey: try SecretKey(taking: &storeKey))
     } catch let error as KeyFileError {
       throw KeychainStoreError(status: error.status.code, message: "Cannot seal the new store key.")
     } catch {
@@ -276,10 +276,13 @@ extension SQLiteItemStorage {
       keyCheck: stored.keyCheck, protection: stored.protection, hasItems: stored.hasItems, path: path)
   }
 
-  static func unlockedRing(_ contents: [UInt8], passphrase: String?, files: StoreFiles)
+  static func unlockedRing(_ keyFile: SecretKey, passphrase: String?, files: StoreFiles)
     throws(KeychainStoreError) -> KeyRing
   {
-    let storeKey: [UInt8]
+    var storeKey: [UInt8]
+    // The key file's bytes are in an array only for the time KeyFile reads them.
+    var contents = keyFile.withKeyBytes { [UInt8]($0) }
+    defer { SecureBytes.wipe(&contents) }
     do {
       storeKey = try KeyFile.decode(contents, passphrase: passphrase)
     } catch {
@@ -290,7 +293,7 @@ extension SQLiteItemStorage {
       throw KeychainStoreError(status: status.code, message: reason)
     }
     do {
-      return try KeyRing(storeKey: storeKey)
+      return try KeyRing(storeKey: try SecretKey(taking: &storeKey))
     } catch {
       throw KeychainStoreError(status: error.status.code, message: "Cannot derive the store's keys: \(error).")
     }

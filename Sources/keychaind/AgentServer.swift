@@ -65,21 +65,10 @@ final class AgentServer: Sendable {
   /// The socket's folder: created 0700 when missing, refused when another user owns it or others
   /// may enter it (a socket there could be replaced by someone else's).
   static func prepareFolder(of socketPath: String) throws(AgentStartError) {
-    let folder = URL(fileURLWithPath: socketPath).deletingLastPathComponent().path
-    var status = stat()
-    if lstat(folder, &status) != 0 {
-      guard errno == ENOENT, mkdir(folder, 0o700) == 0, lstat(folder, &status) == 0 else {
-        throw AgentStartError("cannot create the socket's folder \(folder): \(String(cString: strerror(errno)))")
-      }
-    }
-    guard status.st_mode & S_IFMT == S_IFDIR else {
-      throw AgentStartError("\(folder) is not a folder (a symbolic link is not followed)")
-    }
-    guard status.st_uid == getuid() else { throw AgentStartError("\(folder) belongs to another user") }
-    guard status.st_mode & 0o077 == 0 else {
-      throw AgentStartError(
-        "\(folder) may be entered by other users (mode \(String(status.st_mode & 0o777, radix: 8))): the agent's "
-          + "socket needs a folder of its own user's alone, such as $XDG_RUNTIME_DIR (chmod 700 it)")
+    do throws(SocketFolderError) {
+      try SocketFolder.prepare(for: socketPath)
+    } catch {
+      throw AgentStartError(error.description)
     }
   }
 
@@ -183,7 +172,8 @@ final class AgentServer: Sendable {
   func stop() {
     // An activated socket is systemd's: it stays, so the next connection starts the agent again.
     if !activated { unlink(socketPath) }
-    storage.lock()
+    // Every key, not only the WhenUnlocked ones a lock drops: the process exits next.
+    storage.dropKeys()
     logger.info("stopped", metadata: ["socket": .string(socketPath)])
   }
 }

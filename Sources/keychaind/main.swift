@@ -1,5 +1,6 @@
 import CKeychainAgent
 import Foundation
+import KeychainCrypto
 import Logging
 import Security
 
@@ -120,6 +121,21 @@ do {
   fail(error.description)
 }
 
+// The store's keys live in OpenSSL's secure heap: locked in memory (never swapped out), left out of
+// core dumps and wiped when dropped. 64 KiB holds a store's dozen keys and HMAC's copies many
+// times over; the agent makes no private-key objects of its own, which would share it.
+do {
+  switch try SecureHeap.enable(byteCount: 64 * 1024) {
+  case .locked:
+    logger.info("Key memory: 64 KiB secure heap, locked and excluded from core dumps")
+  case .unlocked:
+    logger.warning(
+      "Key memory: 64 KiB secure heap, but the kernel refused to lock it (raise RLIMIT_MEMLOCK, `ulimit -l`)")
+  }
+} catch {
+  fail("cannot set up locked memory for the keys: \(error)")
+}
+
 let directory = storeDirectory ?? KeychainStore.defaultDirectory
 let passphrase = ProcessInfo.processInfo.environment["KEYCHAIN_BRIDGE_PASSPHRASE"].flatMap { $0.isEmpty ? nil : $0 }
 let store: KeychainStore
@@ -146,8 +162,9 @@ do {
   fail(error.description)
 }
 
-// SIGTERM and SIGINT end the agent cleanly: the socket goes and the keys are dropped. The sources
-// are kept for the life of the process: a released source stops delivering.
+// SIGTERM and SIGINT end the agent cleanly: the socket goes and the keys are wiped (exit would
+// leave them in memory until the kernel reclaims it). The sources are kept for the life of the
+// process: a released source stops delivering.
 let signalSources = [SIGTERM, SIGINT].map { signalNumber in
   signal(signalNumber, SIG_IGN)
   let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())

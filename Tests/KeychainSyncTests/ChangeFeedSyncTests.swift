@@ -194,7 +194,7 @@ import Testing
     let groupKey = (0..<32).map { _ in UInt8.random(in: 0...255) }
     let origin = Data((0..<16).map { _ in UInt8.random(in: 0...255) })
     let keyFile = [UInt8](try Data(contentsOf: store.directory.appendingPathComponent("keychain.key")))
-    let ring = try KeyRing(storeKey: Array(keyFile[5...]))
+    let ring = try KeyRing(storeKey: SecretKey(copying: Array(keyFile[5...])))
     // Each entry's identity and key, read through the storage before its tables are rewritten.
     let storage = try #require(store.store.backend as? SQLiteItemStorage)
     let entries = try storage.changes(after: 0, limit: 10).map { entry throws -> (LocalItemKey, ItemIdentity) in

@@ -351,6 +351,33 @@ import Testing
     #expect(try Self.client(keyFile).backend.idleLockTimeout == nil)
   }
 
+  @Test func theAgentHoldsItsKeysInLockedMemoryLeftOutOfCoreDumps() throws {
+    let agent = try RunningAgent(passphrase: "locked memory")
+    defer { agent.stop() }
+    let pid = agent.process.processIdentifier
+    #expect(agent.log.contains("Key memory: 64 KiB secure heap, locked and excluded from core dumps"))
+    // /proc/PID/status is readable whatever the process's dumpable flag: the kernel counts the
+    // locked pages there.
+    let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+    let lockedKilobytes = status.split(separator: "\n").first { $0.hasPrefix("VmLck:") }
+      .flatMap { Int($0.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") }
+    #expect((lockedKilobytes ?? 0) >= 64, "VmLck of keychaind: \(lockedKilobytes.map(String.init) ?? "missing")")
+    // smaps names each mapping's flags (lo: locked, dd: not dumped); a non-dumpable process's is
+    // readable by root, as CI's tests run, and by no one else of its user.
+    // Read to the end: /proc's files report a size of 0, and a read of that size stops short.
+    guard let mapsData = try? FileHandle(forReadingFrom: URL(fileURLWithPath: "/proc/\(pid)/smaps")).readToEnd() else {
+      #expect(getuid() != 0, "root could not read keychaind's smaps")
+      return
+    }
+    let maps = String(decoding: mapsData, as: UTF8.self)
+    let heap = maps.components(separatedBy: "\nVmFlags:").dropFirst().contains { flags in
+      let names = flags.prefix { $0 != "\n" }.split(separator: " ")
+      return names.contains("lo") && names.contains("dd")
+    }
+    #expect(
+      heap, "no mapping of keychaind is both locked (lo) and left out of dumps (dd) in \(maps.count) bytes of smaps")
+  }
+
   @Test func theAgentRefusesASocketFolderOthersMayEnter() throws {
     let folder = URL(fileURLWithPath: "/tmp/kca-\(UUID().uuidString.prefix(8))")
     try FileManager.default.createDirectory(

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainCrypto
 import Testing
 
 @testable import KeychainStorageSQLite
@@ -31,7 +32,7 @@ import Testing
 
   /// A planner over digests under a fixed key, for reading the SQL of a filter.
   static func withPlanner<T>(_ body: (QueryPlanner) throws -> T) throws -> T {
-    let ring = try KeyRing(storeKey: [UInt8](repeating: 7, count: 32))
+    let ring = try KeyRing(storeKey: SecretKey(copying: [UInt8](repeating: 7, count: 32)))
     return try body(QueryPlanner(digests: SearchDigests(ring: ring, groups: GroupDigestCache()), cache: PlanCache()))
   }
 

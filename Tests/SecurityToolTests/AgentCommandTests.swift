@@ -35,6 +35,78 @@ import Testing
     #expect(!FileManager.default.fileExists(atPath: tool.directory.path), "no fallback to a store in the process")
   }
 
+  @Test func autoStartsOneAgentOnDemandThatServesTheProgramsAfterIt() throws {
+    let tool = SecurityToolTests.Harness()
+    let runtime = URL(fileURLWithPath: "/tmp/kcr-\(UUID().uuidString.prefix(8))", isDirectory: true)
+    try FileManager.default.createDirectory(
+      at: runtime, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+    let socket = runtime.path + "/keychain-bridge/agent.sock"
+    defer {
+      for pid in Self.agents(serving: socket) { kill(pid, SIGTERM) }
+      try? FileManager.default.removeItem(at: runtime)
+    }
+    // The agent grants the tool its own group (no policy names it), which "*" asks for.
+    let environment = [
+      "KEYCHAIN_BRIDGE_AGENT": "auto", "XDG_RUNTIME_DIR": runtime.path, "KEYCHAIN_BRIDGE_ACCESS_GROUPS": "*",
+    ]
+    // Six programs at once and no agent yet: they start one between them, and each is served.
+    let programs = (0..<6).map { index in
+      let process = Process()
+      process.executableURL = SecurityToolTests.binary
+      process.arguments = ["add-generic-password", "-a", "user\(index)", "-s", "svc", "-w", "pw\(index)"]
+      process.environment = environment.merging(["KEYCHAIN_BRIDGE_HOME": tool.directory.path]) { old, _ in old }
+      process.standardOutput = FileHandle.nullDevice
+      process.standardError = FileHandle.nullDevice
+      return process
+    }
+    for program in programs { try program.run() }
+    for program in programs { program.waitUntilExit() }
+    #expect(programs.map(\.terminationStatus) == [0, 0, 0, 0, 0, 0])
+    let agents = Self.agents(serving: socket)
+    #expect(agents.count == 1, "keychaind processes serving \(socket): \(agents)")
+    for index in 0..<6 {
+      let found = try tool.run(
+        ["find-generic-password", "-a", "user\(index)", "-s", "svc", "-w"], environment: environment)
+      #expect(found.output == "pw\(index)\n", "\(found.errors)")
+    }
+    let info = try tool.run(["show-keychain-info"], environment: environment)
+    #expect(info.output.contains("served by agent \"\(socket)\""), "\(info.output)")
+    // The agent outlived the programs that started it, in a session of its own, and is the one
+    // every later program reaches: a lock by one is a lock for the next.
+    #expect(try tool.run(["lock-keychain"], environment: environment).status == 0)
+    #expect(
+      try tool.run(["find-generic-password", "-a", "user0", "-s", "svc", "-w"], environment: environment).status == 36)
+    #expect(Self.agents(serving: socket) == agents)
+    if let pid = agents.first {
+      #expect(getsid(pid) == pid, "the agent leads a session of its own")
+    }
+    #expect(FileManager.default.fileExists(atPath: runtime.path + "/keychain-bridge/keychaind.log"))
+  }
+
+  @Test func autoThatCannotStartAnAgentAnswersNotAvailableWithTheReason() throws {
+    let tool = SecurityToolTests.Harness()
+    // A runtime "directory" that is a file: the socket's folder cannot be made.
+    let file = "/tmp/kcr-\(UUID().uuidString.prefix(8))"
+    #expect(FileManager.default.createFile(atPath: file, contents: Data()))
+    defer { try? FileManager.default.removeItem(atPath: file) }
+    let result = try tool.run(
+      ["find-generic-password", "-a", "a", "-s", "s"],
+      environment: ["KEYCHAIN_BRIDGE_AGENT": "auto", "XDG_RUNTIME_DIR": file])
+    #expect(result.status == errSecNotAvailable & 0xff, "\(result.errors)")
+    #expect(result.errors.contains("could not start keychaind"), "\(result.errors)")
+    #expect(!FileManager.default.fileExists(atPath: tool.directory.path), "no fallback to a store in the process")
+  }
+
+  /// The keychaind processes whose command line names `socket`.
+  static func agents(serving socket: String) -> [pid_t] {
+    let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+    return entries.compactMap { pid_t($0) }.filter { pid in
+      guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return false }
+      let arguments = data.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+      return arguments.first?.hasSuffix("keychaind") == true && arguments.contains(socket)
+    }.sorted()
+  }
+
   /// Runs `executable` (the tool under another name) against the agent, with `groups` as the
   /// access groups it asks for.
   static func run(

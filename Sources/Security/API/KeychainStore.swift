@@ -47,14 +47,27 @@ public final class KeychainStore: Sendable {
   /// The socket of the agent that serves this store, or nil for a store this process opened.
   public let agentSocketPath: String?
 
-  /// The store the agent serves at `socketPath`; `directory` names the socket.
-  package static func agentStore(socketPath: String) throws(KeychainStoreError) -> KeychainStore {
+  /// The socket `KEYCHAIN_BRIDGE_AGENT=auto` means: the one keychaind's systemd units make,
+  /// `$XDG_RUNTIME_DIR/keychain-bridge/agent.sock`, or a folder of this user's in /tmp when no
+  /// runtime directory is set.
+  package static var automaticAgentSocketPath: String {
+    let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"].flatMap { $0.isEmpty ? nil : $0 }
+    let folder = runtime.map { "\($0)/keychain-bridge" } ?? "/tmp/keychain-bridge-\(getuid())"
+    return "\(folder)/agent.sock"
+  }
+
+  /// The store the agent serves at `socketPath`; `directory` names the socket. With
+  /// `startingOnDemand`, an agent that does not answer there is started first.
+  package static func agentStore(
+    socketPath: String, startingOnDemand: Bool = false
+  ) throws(KeychainStoreError) -> KeychainStore {
     guard let linked = SecurityBackends.current else {
       throw KeychainStoreError(status: errSecNotAvailable, message: SecurityBackends.notLinkedMessage)
     }
     do {
       return KeychainStore(
-        directory: URL(fileURLWithPath: socketPath), storage: try linked.connectAgent(socketPath: socketPath),
+        directory: URL(fileURLWithPath: socketPath),
+        storage: try linked.connectAgent(socketPath: socketPath, startingOnDemand: startingOnDemand),
         agentSocketPath: socketPath)
     } catch {
       throw KeychainStoreError(status: error.code, message: error.detail ?? error.description)
@@ -146,7 +159,9 @@ public final class KeychainStore: Sendable {
   /// `setDefaultDirectory`), the default store is the one the agent `keychaind` serves there: this
   /// process opens no store file and no key, and locks and unlocks act on the agent, for every
   /// process it serves. An agent that does not answer is errSecNotAvailable, saying how to start
-  /// it; there is no fallback to a store in this process.
+  /// it; there is no fallback to a store in this process. `KEYCHAIN_BRIDGE_AGENT=auto` names the
+  /// agent's usual socket (`$XDG_RUNTIME_DIR/keychain-bridge/agent.sock`, the one its systemd
+  /// units make) and starts `keychaind` there when nothing answers, as gpg starts gpg-agent.
   public static func `default`() throws(KeychainStoreError) -> KeychainStore {
     let existing = defaultState.withLock { $0.store }
     if let existing { return existing }
@@ -155,7 +170,10 @@ public final class KeychainStore: Sendable {
     let opened: KeychainStore
     do {
       if chosen == nil, let socket = environment["KEYCHAIN_BRIDGE_AGENT"], !socket.isEmpty {
-        opened = try agentStore(socketPath: socket)
+        opened =
+          socket == "auto"
+          ? try agentStore(socketPath: automaticAgentSocketPath, startingOnDemand: true)
+          : try agentStore(socketPath: socket)
       } else {
         let passphrase = environment["KEYCHAIN_BRIDGE_PASSPHRASE"].flatMap { $0.isEmpty ? nil : $0 }
         opened = try KeychainStore(directory: chosen ?? defaultDirectory, passphrase: passphrase)

@@ -328,6 +328,10 @@ package protocol ItemStorage: AnyObject, Sendable {
   /// The seconds after which the store locks itself when unused (an agent's idle timeout), or nil
   /// when it never does.
   var idleLockTimeout: Int? { get }
+
+  /// Drops every key the storage holds in memory, for a process about to exit (keychaind on
+  /// SIGTERM): after it, every call that needs a key answers errSecInteractionNotAllowed.
+  func dropKeys()
 }
 
 extension ItemStorage {
@@ -336,6 +340,10 @@ extension ItemStorage {
 
   /// A store this process opened locks only when asked.
   package var idleLockTimeout: Int? { nil }
+
+  /// A storage that holds no key of its own (the agent's client, the in-memory one) has
+  /// nothing to drop beyond what locking drops.
+  package func dropKeys() { lock() }
 
   /// The entry of one item, or nil when it has none.
   package func change(of identity: ItemIdentity) throws(SecStatus) -> ChangeFeedEntry? {

@@ -23,8 +23,9 @@ package protocol SecurityBackend: Sendable {
   func openStore(directory: URL, passphrase: String?) throws(KeychainStoreError) -> any ItemStorage
 
   /// The store `keychaind` serves at `socketPath` (KEYCHAIN_BRIDGE_AGENT): errSecNotAvailable,
-  /// saying how to start the agent, when nothing answers there.
-  func connectAgent(socketPath: String) throws(SecStatus) -> any ItemStorage
+  /// saying how to start the agent, when nothing answers there. With `startingOnDemand`
+  /// (KEYCHAIN_BRIDGE_AGENT=auto) an agent that does not answer is started first.
+  func connectAgent(socketPath: String, startingOnDemand: Bool) throws(SecStatus) -> any ItemStorage
 
   /// The engine SecKey performs its primitives with.
   var keyEngine: any KeyEngine { get }
