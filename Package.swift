@@ -34,6 +34,8 @@ let package = Package(
     // Test-only: an independent implementation (BoringSSL) the crypto module is checked against;
     // postgres-nio already brings it.
     .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+    // Test-only: swift-certificates' `#if canImport(Security)` bridge, compiled against Security.
+    .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
     // TLS to a sync server that is not on this machine (postgres-nio's own TLS library).
     .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
   ],
@@ -226,6 +228,16 @@ let package = Package(
     ),
     // A program linking the Security target alone (no store), run by SecurityTests.
     .executableTarget(name: "security-alone", dependencies: ["Security"], path: "Tests/SecurityAlone"),
+    // swift-certificates' Security bridge and swift-crypto's keys against Security and SecKey:
+    // what a package using both with KeychainBridge compiles and runs.
+    .testTarget(
+      name: "InteropTests",
+      dependencies: [
+        "Security", "KeychainBackend", "Keychain",
+        .product(name: "X509", package: "swift-certificates"),
+        .product(name: "Crypto", package: "swift-crypto"),
+      ]
+    ),
     .testTarget(
       name: "KeychainCryptoTests",
       dependencies: ["KeychainCrypto", .product(name: "Crypto", package: "swift-crypto")]
