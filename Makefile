@@ -23,10 +23,13 @@ build: setup
 lint:
 	swift format lint --strict -r Sources Generator Plugins Tests Examples Benchmarks Package.swift
 
-# The benchmark: C baseline, raw Security and the DSL interleaved; writes benchmark-results/.
+# The benchmark: C baseline, raw Security, the DSL and the DSL through keychaind interleaved; writes
+# benchmark-results/.
 # KEYCHAIN_BRIDGE_BENCH_LONG=1 adds the 1M-item store.
 bench: setup
 	swift build -c release --product keychain-bench
+	@# The agent rows start the keychaind built beside the benchmark.
+	swift build -c release --product keychaind
 	.build/release/keychain-bench
 
 # The Swift the build plugin generates, written to generated/ for a person to read.
@@ -51,8 +54,8 @@ secgen-timings: setup
 check-apple-program: build
 	scripts/check-apple-program.sh
 
-# Packages depending on Keychain, Security and swift-certificates as a user's would, built where no
-# pkg-config file for libclang exists; one package, so KeychainBridge is built once.
+# A package depending on Keychain as a user's would, built where no pkg-config file for libclang
+# exists. (swift-certificates with Security: Tests/InteropTests, in the main build.)
 check-consumer: setup
 	scripts/check-consumer.sh
 

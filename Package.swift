@@ -199,6 +199,8 @@ let package = Package(
         "CKeychainBaseline", "Keychain", "Security", "KeychainBackend",
         "KeychainSync",
         "LocalPostgres",
+        // keychaind started on a private socket for the agent rows (issue 31).
+        "AgentProcess",
       ],
       path: "Benchmarks/keychain-bench"
     ),

@@ -137,12 +137,24 @@ final class RawSecurity: Implementation {
 }
 
 final class DSL: Implementation {
-  let name = "DSL"
+  let name: String
   let store: KeychainStore
   let items = GenericPassword().service(service)
+  /// What must live as long as the store: the agent that serves it (AgentBenchmark.swift).
+  private let server: AnyObject?
 
   init(directory: URL, size: Int) throws {
+    name = "DSL"
     store = try KeychainStore(directory: directory)
+    server = nil
+    try fill(store, size: size)
+  }
+
+  /// The DSL over `store`, filled with `size` items, under another name.
+  init(name: String, store: KeychainStore, server: AnyObject, size: Int) throws {
+    self.name = name
+    self.store = store
+    self.server = server
     try fill(store, size: size)
   }
 
@@ -227,6 +239,7 @@ if let profiled = ProcessInfo.processInfo.environment["KEYCHAIN_BRIDGE_BENCH_PRO
     switch profiled {
     case "DSL": try DSL(directory: directory, size: 1000)
     case "C": try CBaseline(directory: directory, size: 1000)
+    case "agent": try agentDSL(size: 1000)
     default: try RawSecurity(directory: directory, size: 1000)
     }
   let listOnly = ProcessInfo.processInfo.environment["KEYCHAIN_BRIDGE_BENCH_PROFILE_LIST"] == "1"
@@ -261,13 +274,14 @@ defer { try? FileManager.default.removeItem(at: scratch) }
 var results: [SizeResult] = []
 var generator = SystemRandomNumberGenerator()
 for size in sizes {
-  print("store of \(size) items: filling the C, raw and DSL stores")
+  print("store of \(size) items: filling the C, raw, DSL and agent stores")
   let fillStart = now()
   let folder = scratch.appendingPathComponent("\(size)")
   let implementations: [any Implementation] = [
     try CBaseline(directory: folder.appendingPathComponent("c"), size: size),
     try RawSecurity(directory: folder.appendingPathComponent("raw"), size: size),
     try DSL(directory: folder.appendingPathComponent("dsl"), size: size),
+    try agentDSL(size: size),
   ]
   var result = SizeResult(size: size)
   result.fillSeconds = Double(now() - fillStart) / 1e9
@@ -395,6 +409,15 @@ for result in results {
       row.enumerated().map { $1.padding(toLength: widths[$0], withPad: " ", startingAt: 0) }.joined(separator: "  "))
   }
   print("open a \(result.size)-item store and look one item up: \(String(format: "%.1f", result.openMilliseconds)) ms")
+  printAgentRows(result)
+  for operation in Operation.allCases {
+    let samples = result.samples["agent"]![operation]!
+    json.append([
+      "size": result.size, "operation": operation.rawValue, "implementation": "agent",
+      "opsPerSecond": samples.medianOpsPerSecond, "roundsOpsPerSecond": samples.roundsPerSecond,
+      "p50Microseconds": samples.percentile(0.5), "p999Microseconds": samples.percentile(0.999),
+    ])
+  }
 }
 let lookupSmall = results.first!.samples["raw"]![.lookupData]!.medianOpsPerSecond
 let lookupLarge = results.last!.samples["raw"]![.lookupData]!.medianOpsPerSecond
@@ -433,6 +456,8 @@ for result in results {
   targets.append(.atLeast("DSL/C lookup attributes at \(size)", ratio(result, "DSL", .lookupAttributes), 0.3))
   targets.append(.atLeast("DSL/C list 100 at \(size)", ratio(result, "DSL", .list), 0.25))
   targets.append(.atLeast("raw/C list 100 at \(size)", ratio(result, "raw", .list), 0.1))
+  // Issue 31: the agent is fast enough to be the default one day.
+  targets.append(.atLeast("agent/DSL lookup data at \(size)", ratio(result, "agent", .lookupData, over: "DSL"), 0.4))
   for operation in [Operation.add, .update, .delete] {
     let slower = min(ratio(result, "raw", operation), ratio(result, "DSL", operation))
     targets.append(.atLeast("raw/C and DSL/C \(operation.rawValue) at \(size)", slower, 0.7))
