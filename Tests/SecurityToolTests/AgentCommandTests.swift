@@ -4,6 +4,10 @@ import Testing
 
 @testable import Security
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// The `security` tool with KEYCHAIN_BRIDGE_AGENT set: every command acts on the agent's store, a
 /// lock by one command holds for the next process, and the tool opens no store file of its own.
 @Suite struct AgentCommandTests {
@@ -95,6 +99,37 @@ import Testing
     #expect(result.status == errSecNotAvailable & 0xff, "\(result.errors)")
     #expect(result.errors.contains("could not start keychaind"), "\(result.errors)")
     #expect(!FileManager.default.fileExists(atPath: tool.directory.path), "no fallback to a store in the process")
+  }
+
+  @Test(.enabled(if: getuid() == 0, "needs root, to run a client as another user (CI's tests run as root)"))
+  func anotherUsersProgramIsRefusedBeforeItSendsAByte() throws {
+    let agent = try RunningAgent()
+    defer { agent.stop() }
+    // The agent's folder is closed to others (it refuses to serve from one that is not), so the
+    // other user reaches the socket through a hard link in an open folder, its mode opened too:
+    // what stops that user is the agent's SO_PEERCRED check alone.
+    let open = URL(fileURLWithPath: "/tmp/kcu-\(UUID().uuidString.prefix(8))", isDirectory: true)
+    try FileManager.default.createDirectory(
+      at: open, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o755])
+    defer { try? FileManager.default.removeItem(at: open) }
+    let link = open.appendingPathComponent("agent.sock").path
+    #expect(Glibc.link(agent.socketPath, link) == 0, "link: \(String(cString: strerror(errno)))")
+    #expect(chmod(link, 0o666) == 0)
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+    process.arguments = [
+      "--reuid=65534", "--regid=65534", "--clear-groups", SecurityToolTests.binary.path, "find-generic-password",
+      "-a", "alice", "-s", "svc",
+    ]
+    process.environment = ["KEYCHAIN_BRIDGE_AGENT": link, "HOME": "/nonexistent"]
+    let errors = Pipe()
+    process.standardError = errors
+    process.standardOutput = FileHandle.nullDevice
+    try process.run()
+    let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    #expect(process.terminationStatus == errSecNotAvailable & 0xff, "\(message)")
+    #expect(agent.log.contains("refused a connection") && agent.log.contains("uid=65534"), "\(agent.log)")
   }
 
   /// The keychaind processes whose command line names `socket`.
