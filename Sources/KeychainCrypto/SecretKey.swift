@@ -118,12 +118,14 @@ package enum SecureHeap {
     }
     return try state.withLock { state throws(CryptoError) in
       if let state { return state }
+      let protection: Protection
       switch CRYPTO_secure_malloc_init(byteCount, 32) {
-      case 1: state = .locked
-      case 2: state = .unlocked
+      case 1: protection = .locked
+      case 2: protection = .unlocked
       default: throw CryptoError.failure(of: "CRYPTO_secure_malloc_init")
       }
-      return state!
+      state = protection
+      return protection
     }
   }
 
