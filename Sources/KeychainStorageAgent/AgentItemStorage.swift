@@ -65,6 +65,11 @@ package final class AgentItemStorage: ItemStorage {
         + "`keychaind --socket \(socketPath)`, or unset KEYCHAIN_BRIDGE_AGENT to use the store in this process")
   }
 
+  /// How long a call polls for the agent's answer before its thread sleeps: a lookup is answered
+  /// in about 20 µs and a write in about 100, and a sleeping thread costs a wake-up from another
+  /// CPU (FrameSocket.receive). A longer call (a list of many items) sleeps after this.
+  static let answerPollMicroseconds = 200
+
   /// Sends `request` and returns a reader over the result, or throws the status the agent answered.
   private static func exchange(
     _ request: [UInt8], socketPath: String, connection: borrowing Mutex<Int32?>, retrying: Bool,
@@ -94,7 +99,9 @@ package final class AgentItemStorage: ItemStorage {
           return .failure(unreachable(socketPath, error))
         }
         do throws(FrameSocketError) {
-          guard let body = try FrameSocket.receive(on: open) else { throw .closed }
+          guard let body = try FrameSocket.receive(on: open, spinning: answerPollMicroseconds) else {
+            throw .closed
+          }
           return .success(body)
         } catch {
           close(open)
