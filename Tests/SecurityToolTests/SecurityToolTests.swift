@@ -10,6 +10,24 @@ import Testing
     .appendingPathComponent("security")
   static let groups = "tool.group"
 
+  /// Runs `executable` with `arguments` and exactly `environment`, its standard output discarded;
+  /// returns its exit status and what it wrote on standard error.
+  static func runCollectingErrors(_ executable: String, _ arguments: [String], environment: [String: String]) throws
+    -> (status: Int32, errors: String)
+  {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    process.environment = environment
+    let errors = Pipe()
+    process.standardError = errors
+    process.standardOutput = FileHandle.nullDevice
+    try process.run()
+    let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    return (process.terminationStatus, message)
+  }
+
   /// A temporary store and a way to run the tool on it.
   final class Harness {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kb-cli-\(UUID().uuidString)")

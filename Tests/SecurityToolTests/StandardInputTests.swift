@@ -10,21 +10,14 @@ import Testing
   private func shell(_ command: String, _ tool: SecurityToolTests.Harness) throws -> (
     status: Int32, errors: String, peakKiB: Int?
   ) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/bin/sh")
-    process.arguments = ["-c", command, SecurityToolTests.binary.path]
-    process.environment = [
-      "KEYCHAIN_BRIDGE_HOME": tool.directory.path, "KEYCHAIN_BRIDGE_ACCESS_GROUPS": SecurityToolTests.groups,
-      "PATH": "/usr/bin:/bin",
-    ]
-    let errors = Pipe()
-    process.standardError = errors
-    process.standardOutput = FileHandle.nullDevice
-    try process.run()
-    let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
+    let (status, message) = try SecurityToolTests.runCollectingErrors(
+      "/bin/sh", ["-c", command, SecurityToolTests.binary.path],
+      environment: [
+        "KEYCHAIN_BRIDGE_HOME": tool.directory.path, "KEYCHAIN_BRIDGE_ACCESS_GROUPS": SecurityToolTests.groups,
+        "PATH": "/usr/bin:/bin",
+      ])
     let peak = message.split(separator: "\n").last(where: { $0.hasPrefix("peak ") }).flatMap { Int($0.dropFirst(5)) }
-    return (process.terminationStatus, message, peak)
+    return (status, message, peak)
   }
 
   @Test(arguments: ["x\\377", "x\\376"])
