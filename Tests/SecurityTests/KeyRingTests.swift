@@ -1,3 +1,4 @@
+import Foundation
 import KeychainCrypto
 import Security
 import Testing
@@ -41,5 +42,38 @@ import Testing
     #expect(try inFlight?.classKey(for: "ak") != nil)
     inFlight = nil
     #expect(storeKey == nil)
+  }
+
+  @Test func aStoreThatDroppedItsKeysAnswersInteractionNotAllowedUntilUnlocked() throws {
+    // Embedded on purpose (keychaind calls this on SIGTERM): over the agent, a client's dropKeys
+    // does nothing, since the keys are the agent's.
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kb-drop-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let store = try KeychainStore(directory: directory)
+    let item: [String: Any] = [
+      kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: "kept",
+      kSecAttrAccessible as String: kSecAttrAccessibleAfterFirstUnlock,
+    ]
+    let query: [String: Any] = [
+      kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: "kept",
+      kSecReturnData as String: true,
+    ]
+    withKeychainContext(store: store, accessGroups: ["g"]) {
+      var attributes = item
+      attributes[kSecValueData as String] = Data("secret".utf8)
+      #expect(SecItemAdd(attributes as CFDictionary, nil) == errSecSuccess)
+    }
+    store.backend.dropKeys()
+    withKeychainContext(store: store, accessGroups: ["g"]) {
+      // An AfterFirstUnlock item, which a lock leaves readable: after dropKeys nothing is.
+      #expect(SecItemCopyMatching(query as CFDictionary, nil) == errSecInteractionNotAllowed)
+      #expect(SecItemDelete(item as CFDictionary) == errSecInteractionNotAllowed)
+    }
+    #expect(store.unlock(passphrase: nil) == errSecSuccess)
+    withKeychainContext(store: store, accessGroups: ["g"]) {
+      var result: CFTypeRef?
+      #expect(SecItemCopyMatching(query as CFDictionary, &result) == errSecSuccess)
+      #expect(result as? Data == Data("secret".utf8))
+    }
   }
 }

@@ -329,8 +329,10 @@ package protocol ItemStorage: AnyObject, Sendable {
   /// when it never does.
   var idleLockTimeout: Int? { get }
 
-  /// Drops every key the storage holds in memory, for a process about to exit (keychaind on
-  /// SIGTERM): after it, every call that needs a key answers errSecInteractionNotAllowed.
+  /// Drops every key this storage holds in this process's memory, for a process about to exit
+  /// (keychaind on SIGTERM): after it, every call that needs a key answers
+  /// errSecInteractionNotAllowed until `unlock`. A storage whose keys are another process's (the
+  /// agent's client) drops nothing.
   func dropKeys()
 }
 
@@ -341,8 +343,7 @@ extension ItemStorage {
   /// A store this process opened locks only when asked.
   package var idleLockTimeout: Int? { nil }
 
-  /// A storage that holds no key of its own (the agent's client, the in-memory one) has
-  /// nothing to drop beyond what locking drops.
+  /// A storage without keys of its own to wipe (the in-memory one) drops what locking drops.
   package func dropKeys() { lock() }
 
   /// The entry of one item, or nil when it has none.
