@@ -1,5 +1,9 @@
 internal import COpenSSL
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// The hash functions the package uses, by OpenSSL's names.
 package enum HashFunction: String, Sendable, CaseIterable {
   /// SHA-1: only for Apple's fingerprints (kSecAttrApplicationLabel, kSecAttrPublicKeyHash, the
@@ -70,6 +74,31 @@ package enum SHA256 {
   /// The SHA-256 digest of `data`.
   package static func hash(data: some Collection<UInt8>) throws(CryptoError) -> [UInt8] {
     try HashFunction.sha256.hash(data)
+  }
+
+  /// The SHA-256 digest of what `descriptor` reads until its end, read in blocks of 1 MiB, so
+  /// that a file of any size is hashed in bounded memory. nil when a read fails.
+  package static func hash(readingToEnd descriptor: Int32) throws(CryptoError) -> [UInt8]? {
+    guard let algorithm = FetchedDigests.algorithm(.sha256) else {
+      throw CryptoError.failure(of: "EVP_MD_fetch(SHA256)")
+    }
+    guard let context = EVP_MD_CTX_new() else { throw .outOfMemory(operation: "SHA-256") }
+    defer { EVP_MD_CTX_free(context) }
+    try check(EVP_DigestInit_ex(context, algorithm, nil), "EVP_DigestInit_ex")
+    var block = [UInt8](repeating: 0, count: 1 << 20)
+    while true {
+      let count = block.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+      if count < 0 {
+        if errno == EINTR { continue }
+        return nil
+      }
+      if count == 0 { break }
+      try check(EVP_DigestUpdate(context, block, count), "EVP_DigestUpdate")
+    }
+    var output = [UInt8](repeating: 0, count: 32)
+    var length: UInt32 = 0
+    try check(EVP_DigestFinal_ex(context, &output, &length), "EVP_DigestFinal_ex")
+    return output
   }
 }
 

@@ -117,7 +117,8 @@ final class AgentServer: Sendable {
         close(descriptor)
         continue
       }
-      let grant = AccessGrant(groups: policy.groups(for: executable) { PeerIdentity.sha256(of: peer.pid) })
+      let grant = AccessGrant(
+        groups: policy.groups(for: executable) { PeerIdentity.sha256(of: peer.pid, acceptedAt: acceptedAt) })
       logger.debug(
         "connected",
         metadata: [

@@ -1,5 +1,6 @@
 import Foundation
 import KeychainCrypto
+import Synchronization
 
 #if canImport(Glibc)
   import Glibc
@@ -48,11 +49,52 @@ enum PeerIdentity {
   }
 
   /// The SHA-256 of the executable process `pid` runs, lowercase hex: read through
-  /// /proc/PID/exe, the very file the process runs even if its path now names another.
-  static func sha256(of pid: Int32) -> String? {
-    guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/exe"),
-      let digest = try? SHA256.hash(data: Array(data))
-    else { return nil }
-    return digest.map { String(format: "%02x", $0) }.joined()
+  /// /proc/PID/exe, the very file the process runs even if its path now names another; nil when
+  /// it cannot be read, or when the process that holds `pid` now started after `acceptedAt` (the
+  /// client exited and another process took its number).
+  ///
+  /// Digests are kept by the file's identity and change times (device, inode, size, modification
+  /// and status-change times; no program can set the last, and any write changes it), so a pinned
+  /// program is hashed once, not on every connection; the file is read in bounded blocks.
+  static func sha256(of pid: Int32, acceptedAt: UInt64) -> String? {
+    let descriptor = open("/proc/\(pid)/exe", O_RDONLY | O_CLOEXEC)
+    guard descriptor >= 0 else { return nil }
+    defer { close(descriptor) }
+    var status = stat()
+    guard fstat(descriptor, &status) == 0, let started = startTime(of: pid), started <= acceptedAt else { return nil }
+    let identity = FileIdentity(status)
+    if let known = digests.withLock({ $0[identity] }) { return known }
+    guard let digest = try? SHA256.hash(readingToEnd: descriptor) ?? nil else { return nil }
+    let hex = digest.map { String(format: "%02x", $0) }.joined()
+    digests.withLock { cache in
+      // Bounded: a long-lived agent meets few programs, but nothing must grow without limit.
+      if cache.count >= 256 { cache.removeAll() }
+      cache[identity] = hex
+    }
+    return hex
+  }
+
+  /// The digests of the executables hashed so far, by their files' identity.
+  private static let digests = Mutex<[FileIdentity: String]>([:])
+}
+
+/// What tells one version of a file from another without reading it.
+struct FileIdentity: Hashable {
+  let device: UInt64
+  let inode: UInt64
+  let size: Int64
+  let modified: Int64
+  let modifiedNanoseconds: Int64
+  let changed: Int64
+  let changedNanoseconds: Int64
+
+  init(_ status: stat) {
+    device = UInt64(status.st_dev)
+    inode = UInt64(status.st_ino)
+    size = Int64(status.st_size)
+    modified = Int64(status.st_mtim.tv_sec)
+    modifiedNanoseconds = Int64(status.st_mtim.tv_nsec)
+    changed = Int64(status.st_ctim.tv_sec)
+    changedNanoseconds = Int64(status.st_ctim.tv_nsec)
   }
 }

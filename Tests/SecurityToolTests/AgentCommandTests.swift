@@ -157,6 +157,33 @@ import Testing
   /// different groups cannot read each other's items though both ask for every group ("*"), nor
   /// by naming the other's group; a program no rule names has a group of its own; the agent
   /// narrows a raw request that asks for every group, whatever the client's engine would do.
+  @Test func aPinnedProgramIsGrantedItsGroupsOnlyWhileItsBytesAreThePinnedOnes() throws {
+    let programs = URL(fileURLWithPath: "/tmp/kcp-\(UUID().uuidString.prefix(8))", isDirectory: true)
+    try FileManager.default.createDirectory(
+      at: programs, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+    defer { try? FileManager.default.removeItem(at: programs) }
+    let app = programs.appendingPathComponent("pinned-app")
+    try FileManager.default.copyItem(at: SecurityToolTests.binary, to: app)
+    // The pin is computed by another implementation (coreutils), not by the agent's own code.
+    let digest = try SecurityToolTests.runCollectingOutput("/usr/bin/sha256sum", [app.path])
+    let hex = String(digest.prefix(64))
+    let agent = try RunningAgent(policy: "\(app.path) sha256:\(hex) = org.example.pinned\n")
+    defer { agent.stop() }
+    let add = ["add-generic-password", "-a", "alice", "-s", "svc", "-w", "pinned secret"]
+    let find = ["find-generic-password", "-a", "alice", "-s", "svc", "-w"]
+    #expect(try Self.run(app, add, agent: agent, groups: "org.example.pinned").status == 0)
+    #expect(try Self.run(app, find, agent: agent).output == "pinned secret\n")
+    // The same path with other bytes (an ELF file runs the same with bytes after its end): the pin
+    // no longer matches, so the program is one no rule names and gets a group of its own. The
+    // digest the agent kept for the file's earlier version must not be used for it.
+    let handle = try FileHandle(forWritingTo: app)
+    try handle.seekToEnd()
+    try handle.write(contentsOf: Data("changed".utf8))
+    try handle.close()
+    let changed = try Self.run(app, find, agent: agent)
+    #expect(changed.status == 44 && changed.output.isEmpty, "the changed program read the pinned group's item")
+  }
+
   @Test func programsThePolicyGrantsDifferentGroupsCannotReadEachOthersItems() throws {
     let programs = URL(fileURLWithPath: "/tmp/kcp-\(UUID().uuidString.prefix(8))", isDirectory: true)
     try FileManager.default.createDirectory(

@@ -10,6 +10,19 @@ import Testing
     .appendingPathComponent("security")
   static let groups = "tool.group"
 
+  /// Runs `executable` with `arguments` and returns its standard output.
+  static func runCollectingOutput(_ executable: String, _ arguments: [String]) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    let output = Pipe()
+    process.standardOutput = output
+    try process.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return String(decoding: data, as: UTF8.self)
+  }
+
   /// Runs `executable` with `arguments` and exactly `environment`, its standard output discarded;
   /// returns its exit status and what it wrote on standard error.
   static func runCollectingErrors(_ executable: String, _ arguments: [String], environment: [String: String]) throws
