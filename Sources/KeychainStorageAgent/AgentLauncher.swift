@@ -24,11 +24,18 @@ package enum AgentLauncher {
 
   /// The `keychaind` to start: beside this program's executable, else the first on `PATH`.
   package static func executable() -> String? {
-    let beside = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-      .appendingPathComponent("keychaind").path
+    executable(
+      beside: URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent(),
+      searchPath: ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin")
+  }
+
+  /// The `keychaind` in `programFolder`, else in the first folder of `searchPath` that has one;
+  /// only absolute folders are searched: a relative one, such as `.`, would start whatever file
+  /// named keychaind the working directory holds, and hand it the store.
+  package static func executable(beside programFolder: URL, searchPath: String) -> String? {
+    let beside = programFolder.appendingPathComponent("keychaind").path
     if access(beside, X_OK) == 0 { return beside }
-    let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
-    for folder in path.split(separator: ":") where !folder.isEmpty {
+    for folder in searchPath.split(separator: ":") where folder.hasPrefix("/") {
       let candidate = "\(folder)/keychaind"
       if access(candidate, X_OK) == 0 { return candidate }
     }

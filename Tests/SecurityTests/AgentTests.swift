@@ -378,6 +378,24 @@ import Testing
       heap, "no mapping of keychaind is both locked (lo) and left out of dumps (dd) in \(maps.count) bytes of smaps")
   }
 
+  @Test func startingOnDemandNeverRunsAKeychaindFromARelativeSearchFolder() throws {
+    let folder = URL(fileURLWithPath: "/tmp/kcx-\(UUID().uuidString.prefix(8))", isDirectory: true)
+    let empty = folder.appendingPathComponent("empty", isDirectory: true)
+    let planted = folder.appendingPathComponent("planted", isDirectory: true)
+    try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+    try FileManager.default.createDirectory(at: planted, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let keychaind = planted.appendingPathComponent("keychaind")
+    #expect(FileManager.default.createFile(atPath: keychaind.path, contents: Data("#!/bin/sh\n".utf8)))
+    try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: keychaind.path)
+    // The planted folder, named relative to the working directory, as "." or "bin" in PATH would.
+    let depth = FileManager.default.currentDirectoryPath.split(separator: "/").count
+    let relative = String(repeating: "../", count: depth) + planted.path.dropFirst()
+    #expect(AgentLauncher.executable(beside: empty, searchPath: relative) == nil)
+    #expect(AgentLauncher.executable(beside: empty, searchPath: "\(relative):\(planted.path)") == keychaind.path)
+    #expect(AgentLauncher.executable(beside: planted, searchPath: "") == keychaind.path)
+  }
+
   @Test func theAgentRefusesASocketFolderOthersMayEnter() throws {
     let folder = URL(fileURLWithPath: "/tmp/kca-\(UUID().uuidString.prefix(8))")
     try FileManager.default.createDirectory(
