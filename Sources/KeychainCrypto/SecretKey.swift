@@ -78,9 +78,6 @@ package final class SecretKey: KeyBytes, @unchecked Sendable {
 
   deinit { CRYPTO_secure_clear_free(bytes, keyByteCount, #fileID, #line) }
 
-  /// Whether the bytes are in the secure heap (false when the program did not enable it).
-  package var isInSecureHeap: Bool { CRYPTO_secure_allocated(bytes) == 1 }
-
   /// Calls `body` with the key's bytes, valid only during the call.
   package func withKeyBytes<Result, Failure: Error>(
     _ body: (UnsafeRawBufferPointer) throws(Failure) -> Result
@@ -128,9 +125,6 @@ package enum SecureHeap {
       return protection
     }
   }
-
-  /// Whether `enable` has succeeded in this process.
-  package static var isEnabled: Bool { CRYPTO_secure_malloc_initialized() == 1 }
 
   /// The bytes of the secure heap allocated now (0 when it is not enabled).
   package static var bytesInUse: Int { CRYPTO_secure_used() }
