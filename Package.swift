@@ -10,6 +10,8 @@ let package = Package(
     .executable(name: "apple-style-demo", targets: ["AppleStyleDemo"]),
     // The typed API generated from the headers in the build step.
     .library(name: "Keychain", targets: ["Keychain"]),
+    // Apple's LAContext: the user proves their presence with the store's passphrase (issue 32).
+    .library(name: "LocalAuthentication", targets: ["LocalAuthentication"]),
     // Synchronizable items through a PostgreSQL server; links postgres-nio, so it is a product of its own.
     .library(name: "KeychainSync", targets: ["KeychainSync"]),
     .executable(name: "secgen", targets: ["secgen"]),
@@ -66,6 +68,9 @@ let package = Package(
       // The definitions secgen renders Generated/ from (make runtime-sources); not compiled.
       exclude: ["Definitions"]
     ),
+    // Apple's LocalAuthentication for what Linux can do: LAContext over the authenticator of the
+    // store SecItem calls use (Security/Authentication), LAPolicy, LAError.
+    .target(name: "LocalAuthentication", dependencies: ["Security", "KeychainBackend"]),
     // Security's backend: the SQLite store, the OpenSSL key engine, the backup envelope and the
     // certificate parser behind one `SecurityBackend` value, installed as the program loads.
     .target(
@@ -210,6 +215,13 @@ let package = Package(
       dependencies: ["Security", "KeychainBackend"],
       path: "Examples/AppleStyleDemo"
     ),
+    // A program written for iOS that protects a token with user presence and reads it with an
+    // LAContext (issue 32), compiled unchanged; LocalAuthenticationTests run it.
+    .executableTarget(
+      name: "protected-token-demo",
+      dependencies: ["Security", "KeychainBackend", "LocalAuthentication"],
+      path: "Examples/ProtectedTokenDemo"
+    ),
     // A child process for tests that cannot run in the test process (file-size limits, kills).
     .executableTarget(
       name: "keychain-store-helper",
@@ -271,6 +283,13 @@ let package = Package(
         "keychain-sync-worker", "SecurityTool",
         // Test-only: ages journal entries behind the store's back.
         .product(name: "GRDB", package: "GRDB.swift"),
+      ]
+    ),
+    .testTarget(
+      name: "LocalAuthenticationTests",
+      dependencies: [
+        "LocalAuthentication", "Security", "KeychainBackend", "protected-token-demo", "AgentProcess",
+        "KeychainStorageAgent", "keychaind",
       ]
     ),
     .testTarget(

@@ -34,6 +34,9 @@ package enum AgentFrame {
     case applyReplication
     case purgeDeletions
     case replicationValue
+    /// Not of the storage contract: the agent asks the user to prove their presence (issue 32),
+    /// so the answer never passes through the client.
+    case authenticateUser
   }
 
   /// What an answer's payload holds.

@@ -34,6 +34,16 @@ struct SQLiteOpenSSLBackend: SecurityBackend {
     return Data(plaintext)
   }
 
+  func sealWithApplicationPassword(_ secret: Data, password: [UInt8]) throws(SecStatus) -> Data {
+    Data(try BackupEnvelope.seal(Array(secret), passphrase: password, kind: .itemSecret))
+  }
+
+  func openWithApplicationPassword(_ sealed: Data, password: [UInt8]) throws(SecStatus) -> Data {
+    var secret = try BackupEnvelope.open(Array(sealed), passphrase: password, kind: .itemSecret)
+    defer { SecureBytes.wipe(&secret) }
+    return Data(secret)
+  }
+
   func certificateContents(_ bytes: Data) -> CertificateContents? {
     guard let fields = X509Certificate.fields(of: Array(bytes)) else { return nil }
     return CertificateContents(

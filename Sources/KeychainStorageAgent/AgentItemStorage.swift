@@ -132,7 +132,7 @@ package final class AgentItemStorage: ItemStorage {
     }
   }
 
-  private func call(
+  func call(
     _ operation: AgentFrame.Operation, _ arguments: (inout WireWriter) -> Void = { _ in }
   ) throws(SecStatus) -> WireReader {
     try Self.exchange(

@@ -31,9 +31,10 @@ enum AgentDispatch {
   /// The answer to `body`: the operation's result, or the status it failed with. Throws when the
   /// request itself is malformed (another version, an unknown operation, arguments that do not
   /// parse or bytes left over): the connection then ends, with the reason logged.
-  static func answer(_ body: [UInt8], storage: any ItemStorage, grant: AccessGrant, idleTimeout: Int = 0)
-    throws(SecStatus) -> [UInt8]
-  {
+  static func answer(
+    _ body: [UInt8], storage: any ItemStorage, grant: AccessGrant, idleTimeout: Int = 0,
+    authentication: ConnectionAuthentication = ConnectionAuthentication(authenticator: nil, executable: "a client")
+  ) throws(SecStatus) -> [UInt8] {
     let (operation, arguments) = try AgentFrame.readRequest(body)
     var reader = arguments
     switch operation {
@@ -63,7 +64,8 @@ enum AgentDispatch {
       try finished(reader)
       return perform { () throws(SecStatus) in
         guard let narrowed = grant.narrowed(filter) else { return [] }
-        return try storage.find(narrowed, limit: limit, fetch: fetch)
+        return authentication.withheld(
+          try storage.find(narrowed, limit: limit, fetch: authentication.storageFetch(fetch)))
       } write: {
         $0.list($1) { $0.storedItem($1) }
       }
@@ -75,8 +77,10 @@ enum AgentDispatch {
       return perform { () throws(SecStatus) in
         // A filter that reaches no granted group answers nothing, in its place.
         let narrowed = filters.map { grant.narrowed($0) }
-        var answers = try storage.find(each: narrowed.compactMap { $0 }, limit: limit, fetch: fetch).makeIterator()
-        return narrowed.map { $0 == nil ? [] : answers.next() ?? [] }
+        var answers = try storage.find(
+          each: narrowed.compactMap { $0 }, limit: limit, fetch: authentication.storageFetch(fetch)
+        ).makeIterator()
+        return narrowed.map { $0 == nil ? [] : authentication.withheld(answers.next() ?? []) }
       } write: {
         $0.list($1) { writer, items in writer.list(items) { $0.storedItem($1) } }
       }
@@ -123,6 +127,18 @@ enum AgentDispatch {
         writer.optional(grant.groups) { writer, groups in writer.list(groups) { $0.string($1) } }
         // The seconds after which an idle agent locks the store; 0 when it never does.
         writer.int(storage.hasPassphrase ? idleTimeout : 0)
+      }
+    case .authenticateUser:
+      let reason = try reader.string()
+      let reuseMilliseconds = try reader.nonNegativeInt()
+      try finished(reader)
+      let failure = authentication.authenticate(reason: reason, reuse: TimeInterval(reuseMilliseconds) / 1000)
+      return AgentFrame.result { writer in
+        writer.flag(failure != nil)
+        if let failure {
+          writer.int(failure.laErrorCode)
+          writer.string(failure.message)
+        }
       }
     case .checkIntegrity:
       try finished(reader)

@@ -12,6 +12,8 @@ import Synchronization
 final class AgentServer: Sendable {
   let socketPath: String
   let storage: any ItemStorage
+  /// Who asks the user to prove their presence (the store's prompt and failure count).
+  let authenticator: any UserAuthenticating
   let policy: AgentPolicy
   let idleLock: IdleLock
   let logger: Logger
@@ -23,11 +25,13 @@ final class AgentServer: Sendable {
   private let endings = Mutex<[String: Int]>([:])
 
   /// Listens at `socketPath` for `storage`'s clients; the socket's folder must be the user's alone.
-  init(socketPath: String, storage: any ItemStorage, policy: AgentPolicy, idleLock: IdleLock, logger: Logger)
-    throws(AgentStartError)
-  {
+  init(
+    socketPath: String, storage: any ItemStorage, authenticator: any UserAuthenticating, policy: AgentPolicy,
+    idleLock: IdleLock, logger: Logger
+  ) throws(AgentStartError) {
     self.socketPath = socketPath
     self.storage = storage
+    self.authenticator = authenticator
     self.policy = policy
     self.idleLock = idleLock
     self.logger = logger
@@ -44,8 +48,8 @@ final class AgentServer: Sendable {
   /// Serves on `listener`, a socket systemd created and handed over (socket activation); its
   /// folder must be the user's alone all the same (the units set DirectoryMode=0700).
   init(
-    activatedListener listener: Int32, storage: any ItemStorage, policy: AgentPolicy, idleLock: IdleLock,
-    logger: Logger
+    activatedListener listener: Int32, storage: any ItemStorage, authenticator: any UserAuthenticating,
+    policy: AgentPolicy, idleLock: IdleLock, logger: Logger
   ) throws(AgentStartError) {
     do {
       socketPath = try FrameSocket.listeningPath(of: listener)
@@ -56,6 +60,7 @@ final class AgentServer: Sendable {
     try Self.prepareFolder(of: socketPath)
     self.listener = listener
     self.storage = storage
+    self.authenticator = authenticator
     self.policy = policy
     self.idleLock = idleLock
     self.logger = logger
@@ -124,7 +129,8 @@ final class AgentServer: Sendable {
         metadata: [
           "executable": .string(executable), "groups": .string(grant.groups?.joined(separator: ",") ?? "*"),
         ])
-      let thread = Thread { [self] in serve(descriptor, peer: peer, grant: grant) }
+      let authentication = ConnectionAuthentication(authenticator: authenticator, executable: executable)
+      let thread = Thread { [self] in serve(descriptor, peer: peer, grant: grant, authentication: authentication) }
       thread.name = "keychaind connection"
       thread.start()
     }
@@ -137,7 +143,9 @@ final class AgentServer: Sendable {
   static let pollMicroseconds = 100
 
   /// Serves one connection until its client closes it or breaks the protocol.
-  private func serve(_ descriptor: Int32, peer: PeerCredentials, grant: AccessGrant) {
+  private func serve(
+    _ descriptor: Int32, peer: PeerCredentials, grant: AccessGrant, authentication: ConnectionAuthentication
+  ) {
     defer { close(descriptor) }
     while true {
       let body: [UInt8]
@@ -151,7 +159,8 @@ final class AgentServer: Sendable {
       let answer: [UInt8]
       do {
         idleLock.touch()
-        answer = try AgentDispatch.answer(body, storage: storage, grant: grant, idleTimeout: idleLock.timeout)
+        answer = try AgentDispatch.answer(
+          body, storage: storage, grant: grant, idleTimeout: idleLock.timeout, authentication: authentication)
       } catch {
         ended("a malformed request: \(error.detail ?? "errSecDecode")", peer)
         return

@@ -150,13 +150,15 @@ let server: AgentServer
 do {
   if let activatedListener {
     server = try AgentServer(
-      activatedListener: activatedListener, storage: store.backend, policy: policy, idleLock: idleLock, logger: logger)
+      activatedListener: activatedListener, storage: store.backend, authenticator: store.authenticator, policy: policy,
+      idleLock: idleLock, logger: logger)
     if let socketPath, socketPath != server.socketPath {
       fail("--socket \(socketPath) is not the socket systemd passed (\(server.socketPath))")
     }
   } else {
     server = try AgentServer(
-      socketPath: socketPath ?? "", storage: store.backend, policy: policy, idleLock: idleLock, logger: logger)
+      socketPath: socketPath ?? "", storage: store.backend, authenticator: store.authenticator, policy: policy,
+      idleLock: idleLock, logger: logger)
   }
 } catch {
   fail(error.description)

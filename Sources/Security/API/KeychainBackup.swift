@@ -46,26 +46,45 @@ package func SecKeychainExportBackup(passphrase: String) -> Result<SecKeychainBa
       throw SecStatus(
         errSecInteractionNotAllowed, detail: "Backup: the store is locked; unlock it to export its secrets")
     }
-    var items: [BackupPayload.Item] = []
-    var skipped = 0
-    for itemClass in ItemClass.allCases where itemClass.isImplemented {
-      var filter = ItemFilter(itemClass: itemClass)
-      filter.accessGroups = context.accessGroups.contains("*") ? nil : context.accessGroups
-      filter.synchronizable = nil
-      for item in try context.store.backend.find(filter, limit: nil, fetch: ItemFetch(attributes: true, data: true)) {
-        guard case .string(let protection)? = item.attributes[SecConstantValue.attrAccessible],
-          !BackupPayload.deviceOnlyProtections.contains(protection)
-        else {
-          skipped += 1
-          continue
-        }
-        items.append(BackupPayload.Item(item))
+    var (items, skipped) = try exportedItems(context)
+    // An agent withholds the secrets of items that ask for the user until the user proved their
+    // presence to it (issue 32): a backup holding such an item asks once, then reads again.
+    if context.store.agentSocketPath != nil,
+      items.contains(where: { $0.secretWithheld })
+    {
+      do throws(UserAuthenticationFailure) {
+        try context.store.authenticator.authenticateUser(
+          reason: "export the keychain's items", caller: ItemAuthentication.programName, reuse: 0)
+      } catch {
+        throw error.status
       }
+      (items, skipped) = try exportedItems(context)
     }
     let plaintext = try BackupPayload(items: items).encoded()
     let file = try SecurityBackends.required().sealBackup(plaintext, passphrase: passphrase)
     return SecKeychainBackup(file: file, exportedItems: items.count, skippedThisDeviceOnlyItems: skipped)
   }
+}
+
+/// The items of the current store a backup holds, and how many ThisDeviceOnly ones it leaves out.
+private func exportedItems(_ context: SecItemCall.Context) throws(SecStatus) -> ([BackupPayload.Item], Int) {
+  var items: [BackupPayload.Item] = []
+  var skipped = 0
+  for itemClass in ItemClass.allCases where itemClass.isImplemented {
+    var filter = ItemFilter(itemClass: itemClass)
+    filter.accessGroups = context.accessGroups.contains("*") ? nil : context.accessGroups
+    filter.synchronizable = nil
+    for item in try context.store.backend.find(filter, limit: nil, fetch: ItemFetch(attributes: true, data: true)) {
+      guard case .string(let protection)? = item.attributes[SecConstantValue.attrAccessible],
+        !BackupPayload.deviceOnlyProtections.contains(protection)
+      else {
+        skipped += 1
+        continue
+      }
+      items.append(BackupPayload.Item(item))
+    }
+  }
+  return (items, skipped)
 }
 
 /// Restores the items of a backup `SecKeychainExportBackup` made into the current store, in one
@@ -185,6 +204,13 @@ package struct BackupPayload: Codable {
       SecConstantValue.attrUUID, SecConstantValue.attrPersistentReference, SecConstantValue.attrTombstone,
       SecConstantValue.attrMultiUser, SecConstantValue.attrSHA1,
     ]
+
+    /// Whether the item asks for the user and came without its secret (an agent withheld it).
+    var secretWithheld: Bool {
+      data == nil
+        && accessControlFlags.map { SecAccessControlCreateFlags(rawValue: .init(truncatingIfNeeded: $0)) }
+          .map { SecAccessControl(protection: accessControlProtection ?? "", flags: $0).asksForUserProof } == true
+    }
 
     package init(_ item: StoredItem) {
       itemClass = item.itemClass.rawValue

@@ -34,6 +34,24 @@ public final class KeychainStore: Sendable {
     }
     backend = try linked.openStore(directory: directory, passphrase: passphrase)
     agentSocketPath = nil
+    authentication = Mutex(Self.localAuthenticator(backend, directory: directory))
+  }
+
+  /// The authenticator of a storage this process holds: prompts as the environment says, and
+  /// counts failures beside the store.
+  private static func localAuthenticator(_ storage: any ItemStorage, directory: URL?) -> any UserAuthenticating {
+    PassphraseAuthenticator(
+      storage: storage, ledger: FailedAttemptLedger(directory: directory), prompt: .fromEnvironment())
+  }
+
+  private let authentication: Mutex<any UserAuthenticating>
+
+  /// Who proves the user's presence for this store (LAContext, and SecItem calls on items whose
+  /// access control asks for it): the agent, for a store it serves (it asks, so the answer never
+  /// passes through this process); else this process, through its prompt.
+  package var authenticator: any UserAuthenticating {
+    get { authentication.withLock { $0 } }
+    set { authentication.withLock { $0 = newValue } }
   }
 
   /// A store over another implementation of the storage contract (the in-memory one, in tests that
@@ -42,6 +60,9 @@ public final class KeychainStore: Sendable {
     self.directory = directory
     backend = storage
     self.agentSocketPath = agentSocketPath
+    authentication = Mutex(
+      (storage as? any UserAuthenticating)
+        ?? Self.localAuthenticator(storage, directory: agentSocketPath == nil ? directory : nil))
   }
 
   /// The socket of the agent that serves this store, or nil for a store this process opened.
@@ -117,6 +138,13 @@ public final class KeychainStore: Sendable {
       throw KeychainStoreError(
         status: error.code, message: "Cannot check the items of \(directory.path) (\(error.description)).")
     }
+  }
+
+  /// The store a SecItem call made here would use: the one `withKeychainContext` names, else the
+  /// default store (LocalAuthentication's contexts act on it).
+  package static func forCurrentCall() throws(KeychainStoreError) -> KeychainStore {
+    if let store = KeychainContext.current.store { return store }
+    return try KeychainStore.default()
   }
 
   /// The directory of the default store, from the environment (see the type's documentation).

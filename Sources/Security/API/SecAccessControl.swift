@@ -1,19 +1,13 @@
 // SecAccessControlCreateFlags itself is generated from SecAccessControl.h (Generated/SecOptionSets.swift).
-// Here the options are stored with the item and returned by queries. Linux has no biometry, Secure
-// Enclave or passcode prompt, so a constrained item's secret is never read (AuthenticationPolicy);
-// the protection (accessibility) part is enforced by the store's lock state.
-extension SecAccessControlCreateFlags {
-  /// The flags that ask for user authentication (everything but the combinators and key usage).
-  package var hasConstraints: Bool {
-    !subtracting([.or, .and, .privateKeyUsage]).isEmpty
-  }
-}
+// Here the options are stored with the item and returned by queries; what they ask of the user
+// before a secret is read is AccessRequirement's, and the protection (accessibility) part is
+// enforced by the store's lock state.
 
 /// Apple's `SecAccessControl`: an item's protection class plus its access constraints.
 public final class SecAccessControl: Hashable, Sendable, CustomStringConvertible {
   /// The protection class, one of the kSecAttrAccessible values (for example "ak").
   package let protection: String
-  /// The constraints; stored and returned, and with any of them the item's secret is withheld.
+  /// The constraints: stored and returned, and what they ask of the user is `AccessRequirement`.
   package let flags: SecAccessControlCreateFlags
 
   package init(protection: String, flags: SecAccessControlCreateFlags) {

@@ -13,14 +13,21 @@ enum SecItemCall {
         dropping: Array(IdentityItems.keyOnlyAttributes(in: query).keys) + [SecConstantValue.valuePersistentRef]))
     let limit = returns.limit ?? .one
     // Identities have no class of their own here; their ref always carries the private key.
-    let readsSecrets = AuthenticationPolicy.readsSecrets(returns.returnFlags, of: nil)
-    let skipsConstrained = readsSecrets && AuthenticationPolicy.skipsConstrainedItems(returns)
-    var pairs = try IdentityItems.pairs(query, context, limit: skipsConstrained ? nil : limit.rowLimit)
+    let readsSecrets = ItemAuthentication.readsSecrets(returns.returnFlags, of: nil)
+    var authentication = try ItemAuthentication(returns, store: context.store)
+    let rowLimit = readsSecrets && authentication.skipsItems ? nil : limit.rowLimit
+    var pairs = try IdentityItems.pairs(query, context, limit: rowLimit)
     if readsSecrets {
       // An identity's ref and data carry its private key: the key item's access control decides.
-      let admittedKeys = Set(
-        try AuthenticationPolicy.admit(pairs.map(\.key), skipping: skipsConstrained, limit: nil).map(\.persistentID))
-      pairs = pairs.filter { admittedKeys.contains($0.key.persistentID) }
+      var admitted = try authentication.admit(pairs.map(\.key), limit: nil)
+      if !authentication.provenByPrompt.isEmpty && context.store.agentSocketPath != nil {
+        pairs = try IdentityItems.pairs(query, context, limit: rowLimit)
+        admitted = try authentication.admit(pairs.map(\.key), limit: nil)
+      }
+      let keys = Dictionary(admitted.map { ($0.persistentID, $0) }) { first, _ in first }
+      pairs = pairs.compactMap { pair in
+        keys[pair.key.persistentID].map { IdentityItems.Pair(certificate: pair.certificate, key: $0) }
+      }
       if let rowLimit = limit.rowLimit { pairs = Array(pairs.prefix(rowLimit)) }
     }
     guard !pairs.isEmpty else { throw .itemNotFound }
@@ -185,6 +192,9 @@ enum SecItemCall {
       attributes[SecConstantValue.attrAccessGroup] = .string(group)
     }
     let complete = try ItemRows.completed(attributes, at: Date())
+    if let control = request.accessControl, control.flags.contains(.applicationPassword), let secret = data {
+      data = try ItemAuthentication.sealForApplicationPassword(secret, request, context.store)
+    }
     return NewItem(
       itemClass: itemClass, attributes: complete, accessControl: request.accessControl, data: data,
       index: try ItemRows.index(itemClass, complete))

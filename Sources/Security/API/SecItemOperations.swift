@@ -34,7 +34,10 @@ extension SecItemCall {
   static func update(_ request: ItemRequest, _ changeEntries: [(String, Any)], _ context: Context) throws(SecStatus) {
     let itemClass = try request.requiredClass()
     let filter = try SecItemCall.filter(from: request, context, ignoringMatchAndReturn: true)
-    let change = try SecItemCall.change(from: changeEntries, itemClass: itemClass, context)
+    var change = try SecItemCall.change(from: changeEntries, itemClass: itemClass, context)
+    if change.data != nil || change.accessControl != nil {
+      change = try ItemAuthentication.sealingChange(change, request, filter, context.store)
+    }
     _ = try StorageUpdates.update(context.store.backend, filter, change)
   }
 
@@ -69,14 +72,20 @@ extension SecItemCall {
     let limit = request.limit ?? .one
     let flags = request.returnFlags
     var fetch = ResultShape.fetch(for: flags, itemClass)
-    let readsSecrets = AuthenticationPolicy.readsSecrets(flags, of: itemClass)
+    let readsSecrets = ItemAuthentication.readsSecrets(flags, of: itemClass)
     fetch.accessControl = readsSecrets
+    var authentication = try ItemAuthentication(request, store: context.store)
     // Skipped items must not use up the limit, so a skipping search reads every match first.
-    let skipsConstrained = readsSecrets && AuthenticationPolicy.skipsConstrainedItems(request)
-    var items = try context.store.backend.find(
-      filter, limit: skipsConstrained ? nil : limit.rowLimit, fetch: fetch)
+    let rowLimit = readsSecrets && authentication.skipsItems ? nil : limit.rowLimit
+    var items = try context.store.backend.find(filter, limit: rowLimit, fetch: fetch)
     if readsSecrets {
-      items = try AuthenticationPolicy.admit(items, skipping: skipsConstrained, limit: limit.rowLimit)
+      items = try authentication.admit(items, limit: limit.rowLimit)
+      // An agent hands a connection the secrets of such items only once the user proved their
+      // presence to it: a search that prompted reads them again.
+      if !authentication.provenByPrompt.isEmpty && context.store.agentSocketPath != nil {
+        items = try authentication.admit(
+          try context.store.backend.find(filter, limit: rowLimit, fetch: fetch), limit: limit.rowLimit)
+      }
     }
     guard !items.isEmpty else { throw .itemNotFound }
     if limit.isOne { return ResultShape.value(items[0], flags, forAdd: false, foundationValues: foundationValues) }

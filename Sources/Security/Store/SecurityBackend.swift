@@ -37,6 +37,14 @@ package protocol SecurityBackend: Sendable {
   /// errSecAuthFailed for a wrong passphrase or an altered file.
   func openBackup(_ sealed: Data, passphrase: String) throws(SecStatus) -> Data
 
+  /// `secret` (an item's data) sealed under a key scrypt derives from the item's application
+  /// password, with AES-256-GCM: the password is needed to read it, not only checked.
+  func sealWithApplicationPassword(_ secret: Data, password: [UInt8]) throws(SecStatus) -> Data
+
+  /// What `sealWithApplicationPassword` sealed: errSecAuthFailed for a wrong password or altered
+  /// bytes, errSecDecode for bytes that are no such envelope.
+  func openWithApplicationPassword(_ sealed: Data, password: [UInt8]) throws(SecStatus) -> Data
+
   /// The fields of the first X.509 certificate in `bytes` (DER), as OpenSSL's parser reads them;
   /// nil when it does not parse.
   func certificateContents(_ bytes: Data) -> CertificateContents?

@@ -1,0 +1,219 @@
+import Foundation
+
+/// The user-authentication step of one SecItem call (keys rule 10.4, rules 1.11, 1.12 and 6.7).
+///
+/// A search that reads secrets (data, or a ref that carries them) checks each found item's access
+/// control. What it asks is met by the call's `LAContext` (kSecUseAuthenticationContext) when the
+/// user proved their presence through it, else by a prompt: allowed unless the call says
+/// kSecUseAuthenticationUIFail (or the context forbids interaction), which then answers
+/// errSecInteractionNotAllowed, or kSecUseAuthenticationUISkip, which leaves the item out. A prompt
+/// a call shows answers for all of its items, and an unevaluated context it was shown for counts
+/// as evaluated after (as Apple's does). Attributes and persistent references need no proof.
+struct ItemAuthentication {
+  /// What the call allows when an item needs the user.
+  enum Interaction {
+    case allowed
+    case fail
+    case skip
+  }
+
+  let store: KeychainStore
+  let session: AuthenticationSession?
+  let interaction: Interaction
+  /// kSecUseOperationPrompt: why the call asks, shown in the prompt.
+  let reason: String
+  /// Proofs this call obtained by prompting.
+  private(set) var provenByPrompt: Set<UserProof> = []
+  /// The application password the user typed at this call's prompt.
+  private var typedApplicationPassword: [UInt8]?
+
+  init(_ request: ItemRequest, store: KeychainStore) throws(SecStatus) {
+    self.store = store
+    session = try Self.session(in: request)
+    switch request.useKeys[SecConstantValue.useAuthenticationUI].flatMap(ValueConversion.string) {
+    case SecConstantValue.useAuthenticationUISkip?: interaction = .skip
+    case SecConstantValue.useAuthenticationUIFail?: interaction = .fail
+    default: interaction = .allowed
+    }
+    reason = request.useKeys[SecConstantValue.useOperationPrompt].flatMap(ValueConversion.string) ?? ""
+  }
+
+  /// The call's context: kSecUseAuthenticationContext must be an LAContext (rule 1.12 is checked
+  /// when the request is read).
+  static func session(in request: ItemRequest) throws(SecStatus) -> AuthenticationSession? {
+    guard let value = request.useKeys[SecConstantValue.useAuthenticationContext] else { return nil }
+    guard let carrier = value as? any AuthenticationContextCarrier else {
+      throw SecStatus.param.naming(
+        SecConstantValue.useAuthenticationContext, "must be an LAContext, not \(describeType(value))")
+    }
+    return carrier.authenticationSession
+  }
+
+  /// Whether a search with these return flags reads a secret: the data, or a ref (a key's ref is
+  /// its key material, a certificate's is made from its data, an identity's holds its private
+  /// key; password items have no ref, so for them kSecReturnRef reads nothing).
+  static func readsSecrets(_ flags: ReturnFlags, of itemClass: ItemClass?) -> Bool {
+    if flags.contains(.data) { return true }
+    guard flags.contains(.ref) else { return false }
+    switch itemClass {
+    case .genericPassword?, .internetPassword?: return false
+    default: return true
+    }
+  }
+
+  /// Whether the search must read every match before limiting: skipped items must not use up
+  /// the limit.
+  var skipsItems: Bool { interaction == .skip }
+
+  /// Whether reading the item's secret asks anything of the user.
+  static func needsAuthentication(_ item: StoredItem) -> Bool { AccessRequirement(item.accessControl) != nil }
+
+  /// The items the call may hand out, in order (at most `limit`), their application-password
+  /// secrets opened; throws the status the first refused item gives.
+  mutating func admit(_ items: [StoredItem], limit: Int?) throws(SecStatus) -> [StoredItem] {
+    guard items.contains(where: Self.needsAuthentication) else { return items }
+    var admitted: [StoredItem] = []
+    for var item in items {
+      if let limit, admitted.count >= limit { break }
+      guard let requirement = AccessRequirement(item.accessControl) else {
+        admitted.append(item)
+        continue
+      }
+      guard try satisfy(requirement) else { continue }
+      if requirement.applicationPassword, let sealed = item.data {
+        item.data = try openSecret(sealed)
+      }
+      admitted.append(item)
+    }
+    return admitted
+  }
+
+  /// Proves what `requirement` asks, prompting where allowed; false when the call skips the item.
+  private mutating func satisfy(_ requirement: AccessRequirement) throws(SecStatus) -> Bool {
+    if session?.isInvalidated == true { throw UserAuthenticationFailure.invalidContext.status }
+    var proven = provenByPrompt
+    if session?.hasProvenPresence == true { proven.insert(.passcode) }
+    let missing = requirement.missing(given: proven)
+    let needsPassword =
+      requirement.applicationPassword && session?.applicationPassword == nil && typedApplicationPassword == nil
+    guard !missing.isEmpty || needsPassword else { return true }
+    switch interaction {
+    case .skip: return false
+    case .fail:
+      throw SecStatus.interactionNotAllowed.naming(
+        SecConstantValue.useAuthenticationUI, "is kSecUseAuthenticationUIFail and the item needs the user")
+    case .allowed:
+      if session?.interactionNotAllowed == true {
+        throw SecStatus.interactionNotAllowed.naming(
+          SecConstantValue.useAuthenticationContext, "does not allow interaction and the item needs the user")
+      }
+    }
+    for proof in missing {
+      switch proof {
+      case .passcode:
+        do {
+          try store.authenticator.authenticateUser(reason: reason, caller: Self.programName, reuse: 0)
+        } catch {
+          throw error.status
+        }
+        provenByPrompt.insert(.passcode)
+        session?.recordProof()
+      case .biometry: throw UserAuthenticationFailure.biometryNotAvailable.status
+      case .companion:
+        throw SecStatus.interactionNotAllowed.naming(
+          SecConstantValue.attrAccessControl, "asks for a companion device, which Linux does not have")
+      }
+    }
+    if needsPassword {
+      typedApplicationPassword = try Self.askApplicationPassword(store, reason: reason, adding: false)
+    }
+    return true
+  }
+
+  /// The password the secret is sealed under: the context's credential, or what this call's
+  /// prompt got.
+  private var applicationPassword: [UInt8]? { session?.applicationPassword ?? typedApplicationPassword }
+
+  private func openSecret(_ sealed: Data) throws(SecStatus) -> Data {
+    guard let password = applicationPassword else { throw .interactionNotAllowed }
+    return try SecurityBackends.required().openWithApplicationPassword(sealed, password: password)
+  }
+
+  /// The name prompts give this program: its executable's.
+  static var programName: String { ProcessInfo.processInfo.processName }
+
+  /// Asks the user for an item's application password (the store's authenticator's prompt).
+  static func askApplicationPassword(_ store: KeychainStore, reason: String, adding: Bool) throws(SecStatus)
+    -> [UInt8]
+  {
+    let why = reason.isEmpty ? "" : ": \(reason)"
+    let text =
+      adding
+      ? "\(programName) is adding a keychain item protected by an application password\(why). Choose its password:"
+      : "\(programName) wants to read a keychain item protected by an application password\(why). Its password:"
+    do {
+      return try store.authenticator.askApplicationPassword(text)
+    } catch {
+      throw error.status
+    }
+  }
+
+  /// The item's secret sealed under its application password, for an add or an update whose
+  /// access control has .applicationPassword: the context's credential, else a prompt where the
+  /// call allows one.
+  static func sealForApplicationPassword(_ secret: Data, _ request: ItemRequest, _ store: KeychainStore)
+    throws(SecStatus) -> Data
+  {
+    let session = try Self.session(in: request)
+    if session?.isInvalidated == true { throw UserAuthenticationFailure.invalidContext.status }
+    var password: [UInt8]
+    if let given = session?.applicationPassword {
+      password = given
+    } else {
+      let failing =
+        request.useKeys[SecConstantValue.useAuthenticationUI].flatMap(ValueConversion.string)
+        == SecConstantValue.useAuthenticationUIFail
+      guard !failing, session?.interactionNotAllowed != true else {
+        throw SecStatus.interactionNotAllowed.naming(
+          SecConstantValue.attrAccessControl,
+          "asks for an application password: give it with LAContext.setCredential(_:type:)")
+      }
+      let reason = request.useKeys[SecConstantValue.useOperationPrompt].flatMap(ValueConversion.string) ?? ""
+      password = try askApplicationPassword(store, reason: reason, adding: true)
+    }
+    defer { Secrets.wipe(&password) }
+    return try SecurityBackends.required().sealWithApplicationPassword(secret, password: password)
+  }
+
+  /// An update's change with its new data sealed where the items it updates are (or become)
+  /// protected by an application password. errSecParam when the change would leave a secret
+  /// sealed under a password its access control no longer names (or plain under one that does),
+  /// or when the matches differ in this.
+  static func sealingChange(
+    _ change: ItemChange, _ request: ItemRequest, _ filter: ItemFilter, _ store: KeychainStore
+  ) throws(SecStatus) -> ItemChange {
+    let matches = try store.backend.find(
+      filter, limit: nil, fetch: ItemFetch(attributes: false, data: false, accessControl: true))
+    func sealed(_ control: SecAccessControl?) -> Bool { control?.flags.contains(.applicationPassword) ?? false }
+    let now = matches.map { sealed($0.accessControl) }
+    let after = matches.map { change.accessControl.map(sealed) ?? sealed($0.accessControl) }
+    guard now.contains(true) || after.contains(true) else { return change }
+    guard let secret = change.data else {
+      guard now == after else {
+        throw SecStatus.param.naming(
+          SecConstantValue.attrAccessControl,
+          "adds or removes an application password: give the item's data (kSecValueData) with it")
+      }
+      return change
+    }
+    guard Set(after).count == 1 else {
+      throw SecStatus.param.naming(
+        SecConstantValue.valueData,
+        "would be sealed under an application password for some of the items and not others: update them apart")
+    }
+    guard after[0] else { return change }
+    var sealedChange = change
+    sealedChange.data = try sealForApplicationPassword(secret, request, store)
+    return sealedChange
+  }
+}

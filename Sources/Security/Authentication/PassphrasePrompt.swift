@@ -1,0 +1,120 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// What asking the user gave.
+package enum PromptAnswer: Sendable, Equatable {
+  /// The user typed this (its bytes; the caller wipes them).
+  case answered([UInt8])
+  /// The user declined: the helper exited with a failure status (as ssh-askpass does on Cancel),
+  /// or the terminal got end of input or Ctrl-C.
+  case canceled
+  /// No answer came within the prompt's timeout; the helper was killed.
+  case timedOut
+  /// The helper could not be run, crashed, or answered something no passphrase is.
+  case failed(String)
+}
+
+/// How this process asks its user for a passphrase, in the order `sudo` and `ssh` use: a helper
+/// program named by `KEYCHAIN_BRIDGE_ASKPASS` (the `SSH_ASKPASS` convention: the prompt is its one
+/// argument, the answer its standard output), else the controlling terminal, without echo.
+///
+/// The helper comes first when it is set, because setting it says where the user is (a desktop
+/// dialog, or a test suite's scripted answer) even when the process also has a terminal.
+package struct PassphrasePrompt: Sendable {
+  /// Where a prompt goes.
+  package enum Channel: Sendable, Equatable {
+    /// An askpass program, by absolute path.
+    case helper(String)
+    /// The controlling terminal (`/dev/tty`).
+    case terminal
+  }
+
+  /// The longest answer read: a passphrase is far shorter, and a helper that writes without end
+  /// must not make this process hold it all.
+  package static let answerLimit = 4096
+
+  /// How long a prompt waits for its answer.
+  package let timeout: Duration
+  /// The helper, when one is configured.
+  package let helper: String?
+  /// Why the configured helper cannot be used (not found, not executable), when it cannot.
+  package let helperProblem: String?
+
+  /// A prompt that uses `helper` (nil: the terminal only), waiting `timeout` for an answer.
+  package init(helper: String?, timeout: Duration = .seconds(60)) {
+    self.timeout = timeout
+    guard let helper, !helper.isEmpty else {
+      self.helper = nil
+      helperProblem = nil
+      return
+    }
+    switch Self.resolve(helper) {
+    case .success(let path):
+      self.helper = path
+      helperProblem = nil
+    case .failure(let problem):
+      self.helper = nil
+      helperProblem = problem.reason
+    }
+  }
+
+  /// The prompt this process's environment describes: `KEYCHAIN_BRIDGE_ASKPASS`, and
+  /// `KEYCHAIN_BRIDGE_ASKPASS_TIMEOUT` (whole seconds, 1 to 3600; 60 when unset or out of range).
+  package static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment)
+    -> PassphrasePrompt
+  {
+    let seconds = environment["KEYCHAIN_BRIDGE_ASKPASS_TIMEOUT"].flatMap(Int.init).flatMap {
+      (1...3600).contains($0) ? $0 : nil
+    }
+    return PassphrasePrompt(helper: environment["KEYCHAIN_BRIDGE_ASKPASS"], timeout: .seconds(seconds ?? 60))
+  }
+
+  /// The channel a prompt would use now, or nil when the user cannot be asked (no helper and no
+  /// controlling terminal), with the reason.
+  package func channel() -> Result<Channel, PromptUnavailable> {
+    if let helper { return .success(.helper(helper)) }
+    if let helperProblem { return .failure(PromptUnavailable(reason: helperProblem)) }
+    let terminal = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
+    guard terminal >= 0 else {
+      return .failure(
+        PromptUnavailable(reason: "no terminal to ask on and KEYCHAIN_BRIDGE_ASKPASS is not set"))
+    }
+    close(terminal)
+    return .success(.terminal)
+  }
+
+  /// Asks the user, showing `text`.
+  package func ask(_ text: String) -> PromptAnswer {
+    switch channel() {
+    case .success(.helper(let path)): AskpassHelper(path: path, timeout: timeout).ask(text)
+    case .success(.terminal): TerminalPrompt(timeout: timeout).ask(text)
+    case .failure(let unavailable): .failed(unavailable.reason)
+    }
+  }
+
+  /// `name` as a program path: itself when it names a path, else the first executable of that name
+  /// in PATH's absolute folders (a relative folder would run whatever the working directory holds).
+  static func resolve(_ name: String) -> Result<String, PromptUnavailable> {
+    if name.contains("/") {
+      guard access(name, X_OK) == 0 else {
+        return .failure(PromptUnavailable(reason: "KEYCHAIN_BRIDGE_ASKPASS names \(name), which is not executable"))
+      }
+      return .success(name)
+    }
+    let folders = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").filter { $0.hasPrefix("/") }
+    for folder in folders where access("\(folder)/\(name)", X_OK) == 0 {
+      return .success("\(folder)/\(name)")
+    }
+    return .failure(
+      PromptUnavailable(reason: "KEYCHAIN_BRIDGE_ASKPASS names \(name), which no absolute folder of PATH holds"))
+  }
+}
+
+/// Why no prompt can be shown.
+package struct PromptUnavailable: Error, Sendable, Equatable {
+  /// In words.
+  package let reason: String
+}

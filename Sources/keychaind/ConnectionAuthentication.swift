@@ -1,0 +1,60 @@
+import Foundation
+import KeychainAgentWire
+import Security
+import Synchronization
+
+/// What the user proved on one connection (issue 32). The agent asks the user itself, with its
+/// own prompt, naming the executable behind the connection; a connection on which the user proved
+/// their presence receives the secrets of items that ask for it, and no other does, whatever the
+/// client's own engine decided. The proof lasts as long as the connection: the client's LAContext
+/// rules (reuse, invalidate) are applied by its engine on top of it.
+final class ConnectionAuthentication: Sendable {
+  /// Who proves the user: the store's authenticator (its prompt, its failure count).
+  let authenticator: (any UserAuthenticating)?
+  /// The calling program, as the prompt names it.
+  let executable: String
+  private let proven = Atomic<Bool>(false)
+
+  init(authenticator: (any UserAuthenticating)?, executable: String) {
+    self.authenticator = authenticator
+    self.executable = executable
+  }
+
+  /// Whether the user proved their presence on this connection.
+  var hasProven: Bool { proven.load(ordering: .acquiring) }
+
+  /// Asks the user; nil on success, else the failure.
+  func authenticate(reason: String, reuse: TimeInterval) -> UserAuthenticationFailure? {
+    guard let authenticator else {
+      return .notInteractive("This keychain agent cannot ask the user.")
+    }
+    do {
+      try authenticator.authenticateUser(reason: reason, caller: executable, reuse: reuse)
+    } catch {
+      return error
+    }
+    proven.store(true, ordering: .releasing)
+    return nil
+  }
+
+  /// The fetch to run for a client's `fetch`: one that reads secrets also reads the access
+  /// control, which decides whether they may leave.
+  func storageFetch(_ fetch: ItemFetch) -> ItemFetch {
+    guard fetch.data, !hasProven else { return fetch }
+    var widened = fetch
+    widened.accessControl = true
+    return widened
+  }
+
+  /// `items` as this connection may receive them: without the secret of any item that asks for
+  /// the user, unless the user proved their presence here.
+  func withheld(_ items: [StoredItem]) -> [StoredItem] {
+    guard !hasProven else { return items }
+    return items.map { item in
+      guard item.data != nil, item.accessControl?.asksForUserProof == true else { return item }
+      var kept = item
+      kept.data = nil
+      return kept
+    }
+  }
+}
