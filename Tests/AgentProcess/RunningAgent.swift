@@ -16,6 +16,7 @@ package final class RunningAgent: @unchecked Sendable {
   package let storeDirectory: URL
   private let passphrase: String?
   private let extraArguments: [String]
+  private let extraEnvironment: [String: String]
   package private(set) var process = Process()
 
   /// The agent executable, built beside the test bundle.
@@ -32,10 +33,11 @@ package final class RunningAgent: @unchecked Sendable {
   }
 
   /// Starts an agent over a new store (with `passphrase`, a passphrase store opened unlocked),
-  /// under `policy` (the agent's policy file's text).
-  package init(passphrase: String? = nil, policy: String = RunningAgent.defaultPolicy, arguments: [String] = [])
-    throws
-  {
+  /// under `policy` (the agent's policy file's text), with `environment` added to its own.
+  package init(
+    passphrase: String? = nil, policy: String = RunningAgent.defaultPolicy, arguments: [String] = [],
+    environment: [String: String] = [:]
+  ) throws {
     // Short: a Unix socket's path holds 107 bytes.
     folder = URL(fileURLWithPath: "/tmp/kca-\(UUID().uuidString.prefix(8))", isDirectory: true)
     try FileManager.default.createDirectory(
@@ -44,6 +46,7 @@ package final class RunningAgent: @unchecked Sendable {
     storeDirectory = folder.appendingPathComponent("store", isDirectory: true)
     self.passphrase = passphrase
     extraArguments = arguments
+    extraEnvironment = environment
     try Data(policy.utf8).write(to: folder.appendingPathComponent("agent-policy"))
     try start()
   }
@@ -60,6 +63,8 @@ package final class RunningAgent: @unchecked Sendable {
     var environment = ProcessInfo.processInfo.environment
     environment["KEYCHAIN_BRIDGE_AGENT"] = nil
     environment["KEYCHAIN_BRIDGE_PASSPHRASE"] = passphrase
+    environment["KEYCHAIN_BRIDGE_ASKPASS"] = nil
+    environment.merge(extraEnvironment) { $1 }
     process.environment = environment
     let log = folder.appendingPathComponent("agent.log")
     if !FileManager.default.fileExists(atPath: log.path) {

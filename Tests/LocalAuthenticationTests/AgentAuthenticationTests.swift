@@ -1,0 +1,51 @@
+import AgentProcess
+import Foundation
+import LocalAuthentication
+import Security
+import Testing
+
+/// In agent mode the agent asks the user and holds back what a connection's user has not proven.
+@Suite(.serialized) struct AgentAuthentication {
+  static let passphrase = "correct horse battery staple"
+
+  @Test("The agent withholds a protected secret from a connection until its user proves presence to the agent")
+  func theAgentWithholdsUntilTheUserProves() throws {
+    let folder = try ProtectedTokenProgram.Folder()
+    let agent = try RunningAgent(
+      passphrase: Self.passphrase,
+      environment: ["KEYCHAIN_BRIDGE_ASKPASS": try folder.helper(.answers("wrong"))])
+    defer { agent.stop() }
+    let store = try KeychainStore.agentStore(socketPath: agent.socketPath)
+    try withKeychainContext(store: store, accessGroups: ["la-tests"]) { () throws in
+      #expect(addToken() == errSecSuccess)
+      // What a client that skips its own engine's rules receives: the item, not its secret.
+      var filter = ItemFilter(itemClass: .genericPassword)
+      filter.accessGroups = ["la-tests"]
+      let fetch = ItemFetch(attributes: false, data: true)
+      let withheld = try store.backend.find(filter, limit: nil, fetch: fetch)
+      #expect(withheld.map(\.data) == [nil])
+      // A wrong answer at the agent's prompt: Apple's errors, still no secret.
+      #expect(readToken() == (errSecAuthFailed, nil))
+      #expect(evaluate(LAContext())?.code == .authenticationFailed)
+      let stillWithheld = try store.backend.find(filter, limit: nil, fetch: fetch)
+      #expect(stillWithheld.map(\.data) == [nil])
+      #expect(folder.prompts.count == 2)
+    }
+    // The agent's own helper now answers right: the read that prompts gets the secret.
+    agent.stop()
+    let rightAgent = try RunningAgent(
+      passphrase: Self.passphrase,
+      environment: ["KEYCHAIN_BRIDGE_ASKPASS": try folder.helper(.answers(Self.passphrase))])
+    defer { rightAgent.stop() }
+    let rightStore = try KeychainStore.agentStore(socketPath: rightAgent.socketPath)
+    try withKeychainContext(store: rightStore, accessGroups: ["la-tests"]) { () throws in
+      #expect(addToken() == errSecSuccess)
+      #expect(readToken() == (errSecSuccess, "secret-token"))
+      var filter = ItemFilter(itemClass: .genericPassword)
+      filter.accessGroups = ["la-tests"]
+      let found = try rightStore.backend.find(filter, limit: nil, fetch: ItemFetch(attributes: false, data: true))
+      #expect(found.map(\.data) == [Data("secret-token".utf8)])
+    }
+    #expect(folder.prompts.count == 3)
+  }
+}
