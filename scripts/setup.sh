@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Installs what the project needs on a fresh Debian 12 machine with the Swift toolchain: SQLite and
-# OpenSSL development files, and pkg-config, through apt-get (with sudo when not root). Nothing else
+# OpenSSL development files, pkg-config, PostgreSQL (the sync tests' servers) and tmux (the
+# LocalAuthentication tests type a passphrase into a real terminal), through apt-get (with sudo when not root). Nothing else
 # is written outside the work tree: secgen finds the libclang that the Swift toolchain ships, so
 # libclang-dev is optional. Safe to run again; does nothing when everything is installed.
 set -euo pipefail
 
-packages=(libsqlite3-dev libssl-dev pkg-config postgresql)
+packages=(libsqlite3-dev libssl-dev pkg-config postgresql tmux)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

@@ -2,8 +2,10 @@ import Foundation
 import Security
 import Testing
 
-/// keys rule 10.4 (second half) and keys rule 6.7: an item whose access control
-/// asks for user authentication keeps its secret, because Linux has no way to authenticate the user.
+/// keys rule 10.4 (second half) and keys rule 6.7 in a store without a passphrase (a device without
+/// a passcode): an item whose access control asks for the user keeps its secret, since there is
+/// nothing the user could prove. LocalAuthenticationTests cover passphrase stores, where the user
+/// proves their presence and the secret is read.
 @Suite struct AuthenticationConstraintRules {
   static func constraint(_ flags: SecAccessControlCreateFlags) throws -> SecAccessControl {
     try #require(SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleAfterFirstUnlock, flags, nil))
