@@ -151,7 +151,7 @@ open class LAContext: NSObject, @unchecked Sendable {
   private static func evaluate(
     _ session: AuthenticationSession, _ authenticator: any UserAuthenticating, reason: String, reuse: TimeInterval
   ) throws(LAError) {
-    if session.interactionNotAllowed && !(reuse > 0) {
+    if session.interactionNotAllowed {
       throw LAError(.notInteractive, message: "interactionNotAllowed is set and the user must be asked.")
     }
     do {

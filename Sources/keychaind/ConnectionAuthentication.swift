@@ -7,13 +7,16 @@ import Synchronization
 /// own prompt, naming the executable behind the connection; a connection on which the user proved
 /// their presence receives the secrets of items that ask for it, and no other does, whatever the
 /// client's own engine decided. The proof lasts as long as the connection: the client's LAContext
-/// rules (reuse, invalidate) are applied by its engine on top of it.
+/// rules (invalidate) are applied by its engine on top of it, and a reuse window
+/// (`touchIDAuthenticationAllowableReuseDuration`) counts only proofs given on this connection.
 final class ConnectionAuthentication: Sendable {
   /// Who proves the user: the store's authenticator (its prompt, its failure count).
   let authenticator: (any UserAuthenticating)?
   /// The calling program, as the prompt names it.
   let executable: String
   private let proven = Atomic<Bool>(false)
+  /// When the user last proved their presence on this connection.
+  private let provenAt = Mutex<ContinuousClock.Instant?>(nil)
 
   init(authenticator: (any UserAuthenticating)?, executable: String) {
     self.authenticator = authenticator
@@ -28,11 +31,19 @@ final class ConnectionAuthentication: Sendable {
     guard let authenticator else {
       return .notInteractive("This keychain agent cannot ask the user.")
     }
+    // A reuse window covers proofs given on this connection only: a proof the user gave another
+    // program must not let this one through without a prompt that names it.
+    if reuse > 0, let last = provenAt.withLock({ $0 }),
+      last.duration(to: .now) <= .milliseconds(Int64(min(reuse, maximumReuse) * 1000))
+    {
+      return nil
+    }
     do {
-      try authenticator.authenticateUser(reason: reason, caller: executable, reuse: reuse)
+      try authenticator.authenticateUser(reason: reason, caller: executable, reuse: 0)
     } catch {
       return error
     }
+    provenAt.withLock { $0 = .now }
     proven.store(true, ordering: .releasing)
     return nil
   }

@@ -48,4 +48,45 @@ import Testing
     }
     #expect(folder.prompts.count == 3)
   }
+
+  @Test("A proof given to an agent that restarted is asked for again; a reuse window is per program")
+  func proofsAreTheConnections() throws {
+    let folder = try ProtectedTokenProgram.Folder()
+    let agent = try RunningAgent(
+      passphrase: Self.passphrase,
+      environment: ["KEYCHAIN_BRIDGE_ASKPASS": try folder.helper(.answers(Self.passphrase))])
+    defer { agent.stop() }
+    let first = try KeychainStore.agentStore(socketPath: agent.socketPath)
+    let context = LAContext()
+    try withKeychainContext(store: first, accessGroups: ["la-tests"]) { () throws in
+      #expect(addToken() == errSecSuccess)
+      #expect(evaluate(context) == nil)
+      #expect(readToken("token", [kSecUseAuthenticationContext as String: context]) == (errSecSuccess, "secret-token"))
+    }
+    #expect(folder.prompts.count == 1)
+    // Another program (another connection) whose context accepts a recent proof is asked all the
+    // same: the proof was given to the first one, and the prompt must name this one.
+    let second = try KeychainStore.agentStore(socketPath: agent.socketPath)
+    withKeychainContext(store: second, accessGroups: ["la-tests"]) {
+      let reusing = LAContext()
+      reusing.touchIDAuthenticationAllowableReuseDuration = 60
+      #expect(evaluate(reusing) == nil)
+      #expect(evaluate(reusing) == nil)  // this connection's own proof is recent: no prompt
+    }
+    #expect(folder.prompts.count == 2)
+    // The agent restarts: the first connection's proof is gone with it, so the context's next
+    // read makes the agent ask again, or fails where the call may not prompt.
+    agent.terminate()
+    try agent.start()
+    withKeychainContext(store: first, accessGroups: ["la-tests"]) {
+      let quiet =
+        [
+          kSecUseAuthenticationContext as String: context,
+          kSecUseAuthenticationUI as String: kSecUseAuthenticationUIFail,
+        ] as [String: Any]
+      #expect(readToken("token", quiet) == (errSecInteractionNotAllowed, nil))
+      #expect(readToken("token", [kSecUseAuthenticationContext as String: context]) == (errSecSuccess, "secret-token"))
+    }
+    #expect(folder.prompts.count == 3)
+  }
 }

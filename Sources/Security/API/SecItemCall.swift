@@ -20,7 +20,7 @@ enum SecItemCall {
     if readsSecrets {
       // An identity's ref and data carry its private key: the key item's access control decides.
       var admitted = try authentication.admit(pairs.map(\.key), limit: nil)
-      if !authentication.provenByPrompt.isEmpty && context.store.agentSocketPath != nil {
+      if try authentication.mustReadAgain(admitted, readingData: returns.returnFlags.contains(.ref)) {
         pairs = try IdentityItems.pairs(query, context, limit: rowLimit)
         admitted = try authentication.admit(pairs.map(\.key), limit: nil)
       }

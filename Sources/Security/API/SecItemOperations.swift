@@ -80,9 +80,7 @@ extension SecItemCall {
     var items = try context.store.backend.find(filter, limit: rowLimit, fetch: fetch)
     if readsSecrets {
       items = try authentication.admit(items, limit: limit.rowLimit)
-      // An agent hands a connection the secrets of such items only once the user proved their
-      // presence to it: a search that prompted reads them again.
-      if !authentication.provenByPrompt.isEmpty && context.store.agentSocketPath != nil {
+      if try authentication.mustReadAgain(items, readingData: fetch.data) {
         items = try authentication.admit(
           try context.store.backend.find(filter, limit: rowLimit, fetch: fetch), limit: limit.rowLimit)
       }

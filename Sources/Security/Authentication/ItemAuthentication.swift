@@ -88,6 +88,30 @@ struct ItemAuthentication {
     return admitted
   }
 
+  /// Whether the secrets of `items` must be read again because an agent withheld some (issue
+  /// 32): it hands them only to a connection whose user proved their presence to it. When the
+  /// proof came from this call's prompt, the agent already has it; when it came from a context
+  /// (evaluated on a connection since lost, the agent having restarted), the agent asks again,
+  /// where the call allows a prompt.
+  mutating func mustReadAgain(_ items: [StoredItem], readingData: Bool) throws(SecStatus) -> Bool {
+    guard store.agentSocketPath != nil, readingData else { return false }
+    let withheld = items.contains { $0.data == nil && $0.accessControl?.asksForUserProof == true }
+    if !withheld { return !provenByPrompt.isEmpty }
+    if provenByPrompt.isEmpty {
+      guard interaction == .allowed, session?.interactionNotAllowed != true else {
+        throw SecStatus.interactionNotAllowed.naming(
+          SecConstantValue.useAuthenticationContext, "was proven to a keychain agent that has since restarted")
+      }
+      do {
+        try store.authenticator.authenticateUser(reason: reason, caller: Self.programName, reuse: 0)
+      } catch {
+        throw error.status
+      }
+      provenByPrompt.insert(.passcode)
+    }
+    return true
+  }
+
   /// Proves what `requirement` asks, prompting where allowed; false when the call skips the item.
   private mutating func satisfy(_ requirement: AccessRequirement) throws(SecStatus) -> Bool {
     if session?.isInvalidated == true { throw UserAuthenticationFailure.invalidContext.status }
