@@ -51,16 +51,22 @@ final class ConnectionAuthentication: Sendable {
   /// The fetch to run for a client's `fetch`: one that reads secrets also reads the access
   /// control, which decides whether they may leave.
   func storageFetch(_ fetch: ItemFetch) -> ItemFetch {
-    guard fetch.data, !hasProven else { return fetch }
+    guard fetch.data, withholds else { return fetch }
     var widened = fetch
     widened.accessControl = true
     return widened
   }
 
+  /// Whether secrets are withheld at all: only from a store with a passphrase. Without one there
+  /// is nothing the user could prove, and the store's own files give every secret to whoever can
+  /// read them, so withholding would stop backups without protecting anything; SecItem reads of
+  /// such items still answer errSecInteractionNotAllowed, by the client's engine (passcodeNotSet).
+  private var withholds: Bool { !hasProven && authenticator?.hasPassphrase == true }
+
   /// `items` as this connection may receive them: without the secret of any item that asks for
-  /// the user, unless the user proved their presence here.
+  /// the user, unless the user proved their presence here (or the store has no passphrase).
   func withheld(_ items: [StoredItem]) -> [StoredItem] {
-    guard !hasProven else { return items }
+    guard withholds else { return items }
     return items.map { item in
       guard item.data != nil, item.accessControl?.asksForUserProof == true else { return item }
       var kept = item

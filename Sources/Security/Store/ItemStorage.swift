@@ -260,8 +260,9 @@ package protocol ItemStorage: AnyObject, Sendable {
   func insertBatch(_ items: [NewItem], skippingDuplicates: Bool) throws(SecStatus) -> Int
 
   /// The matching items in insertion order (decision 9), at most `limit` of them. A storage that
-  /// enforces its users' proofs (the agent) leaves out the secret (`data` nil) of an item whose
-  /// access control asks for the user until the user proved their presence to it (issue 32).
+  /// enforces its users' proofs (the agent of a passphrase store) leaves out the secret (`data`
+  /// nil) of an item whose access control asks for the user until the user proved their presence
+  /// to it (issue 32).
   func find(_ filter: ItemFilter, limit: Int?, fetch: ItemFetch) throws(SecStatus) -> [StoredItem]
 
   /// Several searches as of one moment, each answered as `find` answers it: the matches of each
