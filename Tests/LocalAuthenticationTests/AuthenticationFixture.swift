@@ -15,6 +15,8 @@ final class AuthenticationFixture {
     case crashes
     /// Never answers.
     case hangs
+    /// Runs these shell commands (the prompt is "$1").
+    case runs(String)
   }
 
   static let passphrase = "correct horse battery staple"
@@ -50,6 +52,7 @@ final class AuthenticationFixture {
     case .cancels: action = "exit 1"
     case .crashes: action = "kill -SEGV $$"
     case .hangs: action = "exec sleep 60"
+    case .runs(let commands): action = commands
     }
     let path = directory.appendingPathComponent("askpass-\(UUID().uuidString)").path
     try "#!/bin/sh\nprintf '%s\\n' \"$1\" >> '\(log.path)'\n\(action)\n".write(

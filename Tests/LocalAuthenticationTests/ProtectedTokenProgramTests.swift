@@ -1,5 +1,6 @@
 import AgentProcess
 import Foundation
+import Security
 import Testing
 
 #if canImport(Glibc)
@@ -116,6 +117,9 @@ import Testing
       posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
       posix_spawn_file_actions_addopen(&actions, 1, capture, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
       posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+      // The server lives on after this call: it must not keep the test process's sockets open
+      // (a PostgreSQL session another test waits to see closed).
+      guard SpawnedProcess.closeDescriptors(from: 3, in: &actions) else { throw CocoaError(.executableLoad) }
       let argv: [UnsafeMutablePointer<CChar>?] =
         (["/usr/bin/tmux", "-S", socket] + arguments).map { strdup($0) } + [nil]
       defer { argv.forEach { free($0) } }

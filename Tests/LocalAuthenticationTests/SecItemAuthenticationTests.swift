@@ -175,6 +175,28 @@ import Testing
     }
   }
 
+  @Test("The askpass helper inherits none of the process's open files")
+  func theHelperInheritsNoFiles() throws {
+    let fixture = try AuthenticationFixture()
+    let path = fixture.directory.appendingPathComponent("open-file").path
+    #expect(FileManager.default.createFile(atPath: path, contents: Data()))
+    // Opened without O_CLOEXEC, as a C library might: a child would inherit it.
+    let descriptor = open(path, O_RDONLY)
+    #expect(descriptor > 2)
+    defer { close(descriptor) }
+    let report = fixture.directory.appendingPathComponent("inherited").path
+    try fixture.use(
+      .runs(
+        "if [ -e /proc/$$/fd/\(descriptor) ]; then echo inherited > '\(report)'; fi\n"
+          + "printf '%s\\n' '\(AuthenticationFixture.passphrase)'"))
+    fixture.run {
+      addToken()
+      #expect(readToken() == (errSecSuccess, "secret-token"))
+    }
+    #expect(fixture.prompts.count == 1)
+    #expect(!FileManager.default.fileExists(atPath: report))
+  }
+
   @Test("No helper and no terminal: errSecInteractionNotAllowed, LAError.notInteractive")
   func noPromptIsNotInteractive() throws {
     let fixture = try AuthenticationFixture()

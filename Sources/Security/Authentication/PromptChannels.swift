@@ -24,6 +24,10 @@ struct AskpassHelper {
     defer { posix_spawn_file_actions_destroy(&actions) }
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
     posix_spawn_file_actions_adddup2(&actions, pipeEnds[1], 1)
+    guard SpawnedProcess.closeDescriptors(from: 3, in: &actions) else {
+      close(pipeEnds[1])
+      return .failed("cannot keep this process's open files from the askpass helper")
+    }
     var child: pid_t = 0
     let arguments: [UnsafeMutablePointer<CChar>?] = [strdup(path), strdup(text), nil]
     defer { arguments.forEach { free($0) } }
@@ -142,5 +146,27 @@ struct TerminalPrompt {
       }
       answer.append(byte)
     }
+  }
+}
+
+/// What a program this process starts must not inherit.
+package enum SpawnedProcess {
+  /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), looked up at run time:
+  /// Swift's Glibc module does not declare it.
+  private typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+  private static let closeFrom: CloseFrom? = {
+    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else {
+      return nil
+    }
+    return unsafeBitCast(symbol, to: CloseFrom.self)
+  }()
+
+  /// Adds to `actions` the closing of every descriptor from `lowest` up, so a child (an askpass
+  /// helper, a terminal server) holds none of this process's files or sockets: the store's
+  /// database, the agent's socket, a server connection that must close when this process closes
+  /// it. False when the C library cannot do it.
+  package static func closeDescriptors(from lowest: Int32, in actions: inout posix_spawn_file_actions_t) -> Bool {
+    guard let closeFrom else { return false }
+    return closeFrom(&actions, lowest) == 0
   }
 }
