@@ -77,7 +77,7 @@ let package = Package(
       name: "KeychainBackend",
       dependencies: [
         "Security", "KeychainStorageSQLite", "KeychainCryptoOpenSSL", "KeychainCrypto", "CKeychainBackendInstaller",
-        "KeychainStorageAgent",
+        "KeychainStorageAgent", "KeychainTPM",
       ]
     ),
     // The storage contract kept in memory: the second implementation StoreContractTests and the
@@ -101,6 +101,17 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
       ]
     ),
+    // TPM 2.0 through tpm2-tss's ESAPI (Debian's libtss2-dev): the few operations the keychain
+    // needs, in C (ESAPI's structures are unions of fixed arrays), and libcrypto's DER encoder.
+    .target(
+      name: "CKeychainTPM",
+      linkerSettings: [
+        .linkedLibrary("tss2-esys"), .linkedLibrary("tss2-tctildr"), .linkedLibrary("tss2-mu"),
+        .linkedLibrary("tss2-rc"), .linkedLibrary("crypto"),
+      ]
+    ),
+    // Secure Enclave keys on a TPM (issue 33): the token engine the backend installs.
+    .target(name: "KeychainTPM", dependencies: ["Security", "CKeychainTPM", "KeychainCryptoOpenSSL"]),
     // The load-time constructor that installs KeychainBackend (C: Swift runs no code at load).
     .target(name: "CKeychainBackendInstaller"),
     // The store under the API: SQLite through its C API, every row sealed with OpenSSL.
@@ -222,6 +233,15 @@ let package = Package(
       dependencies: ["Security", "KeychainBackend", "LocalAuthentication"],
       path: "Examples/ProtectedTokenDemo"
     ),
+    // A program written for iOS that makes a Secure Enclave signing key (issue 33), compiled
+    // unchanged; SecureEnclaveTests run it against a software TPM.
+    .executableTarget(
+      name: "enclave-key-demo",
+      dependencies: ["Security", "KeychainBackend"],
+      path: "Examples/EnclaveKeyDemo"
+    ),
+    // swtpm started for a test (SecureEnclaveTests, keychain-bench).
+    .target(name: "SoftwareTPM", path: "Tests/SoftwareTPM"),
     // A child process for tests that cannot run in the test process (file-size limits, kills).
     .executableTarget(
       name: "keychain-store-helper",
@@ -291,6 +311,10 @@ let package = Package(
         "LocalAuthentication", "Security", "KeychainBackend", "protected-token-demo", "AgentProcess",
         "KeychainStorageAgent", "keychaind",
       ]
+    ),
+    .testTarget(
+      name: "SecureEnclaveTests",
+      dependencies: ["Security", "KeychainBackend", "KeychainTPM", "SoftwareTPM", "enclave-key-demo"]
     ),
     .testTarget(
       name: "KeychainTests",

@@ -3,6 +3,7 @@ import KeychainCrypto
 import KeychainCryptoOpenSSL
 import KeychainStorageAgent
 import KeychainStorageSQLite
+import KeychainTPM
 import Security
 
 /// Security's backend on Linux: the SQLite storage, the OpenSSL key engine, the backup envelope and
@@ -18,6 +19,8 @@ struct SQLiteOpenSSLBackend: SecurityBackend {
   }
 
   var keyEngine: any KeyEngine { OpenSSLKeyEngine.shared }
+
+  var secureEnclave: any SecureEnclaveEngine { TPMSecureEnclave() }
 
   func sealBackup(_ plaintext: Data, passphrase: String) throws(SecStatus) -> Data {
     var secret = Array(passphrase.utf8)

@@ -126,7 +126,12 @@ import Testing
     }
   }
 
-  @Test("Keys rule 10.1 and decision D10: a Secure Enclave key is errSecUnimplemented, never a software key")
+  @Test(
+    "Keys rule 10.1 and decision D10: without a TPM, a Secure Enclave key is errSecUnimplemented, never a software key",
+    .disabled(
+      if: FileManager.default.fileExists(atPath: "/dev/tpmrm0")
+        || ProcessInfo.processInfo.environment["KEYCHAIN_BRIDGE_TCTI"] != nil,
+      "this machine has a TPM (SecureEnclaveTests cover that case)"))
   func aSecureEnclaveKeyIsErrSecUnimplemented() {
     var error: Unmanaged<CFError>?
     let key = SecKeyCreateRandomKey(
@@ -138,6 +143,7 @@ import Testing
     let failure = error?.takeRetainedValue()
     #expect(failure.map(CFErrorGetCode) == Int(errSecUnimplemented))
     #expect(failure?.localizedDescription.contains("Secure Enclave") == true)
+    #expect(failure?.localizedDescription.contains("KEYCHAIN_BRIDGE_TCTI") == true)
   }
 }
 

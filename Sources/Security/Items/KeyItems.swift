@@ -30,8 +30,9 @@ enum KeyItems {
     return values
   }
 
-  /// The key's external representation: a key item's data.
+  /// The key's external representation (a token's blob for a token key): a key item's data.
   static func data(of key: SecKey) throws(SecStatus) -> Data {
+    if let token = key.material as? any TokenEngineKey { return token.tokenBlob }
     do {
       return try key.material.externalRepresentation()
     } catch {
@@ -43,7 +44,14 @@ enum KeyItems {
   /// one (an item added with raw bytes that are not a key, 6.5).
   static func key(of item: StoredItem) -> SecKey? {
     // Decision 10.3: a token's key (an item with kSecAttrTokenID, say from an Apple backup) is never
-    // made a software key from whatever bytes the item holds.
+    // made a software key from whatever bytes the item holds; a Secure Enclave key of this
+    // keychain is the TPM's blob (issue 33), used where that TPM is.
+    if case .string(let token)? = item.attributes[SecConstantValue.attrTokenID] {
+      guard token == secureEnclaveTokenID, let data = item.data, let backend = SecurityBackends.current,
+        let key = try? backend.secureEnclave.key(fromBlob: data)
+      else { return nil }
+      return try? SecKey(key)
+    }
     if item.attributes[SecConstantValue.attrTokenID] != nil { return nil }
     guard let data = item.data, case .integer(let typeCode)? = item.attributes[SecConstantValue.attrKeyType],
       case .integer(let keyClass)? = item.attributes[SecConstantValue.attrKeyClass], keyClass == 0 || keyClass == 1,

@@ -90,6 +90,15 @@ public final class SecKey: Hashable, Sendable, CustomStringConvertible {
     attributes[SecConstantValue.attrApplicationLabel] = applicationLabel as NSData
     attributes[SecConstantValue.attrKeySizeInBits] = NSNumber(value: bits)
     attributes[SecConstantValue.attrEffectiveKeySize] = NSNumber(value: bits)
+    if let token = material as? any TokenEngineKey {
+      // A token's key is sensitive and never extractable; its item's data is the token's blob.
+      attributes[SecConstantValue.attrTokenID] = token.tokenID as NSString
+      attributes[SecConstantValue.attrIsSensitive] = NSNumber(value: true)
+      attributes[SecConstantValue.attrWasAlwaysSensitive] = NSNumber(value: true)
+      attributes[SecConstantValue.attrIsExtractable] = NSNumber(value: false)
+      attributes[SecConstantValue.attrWasNeverExtractable] = NSNumber(value: true)
+      return attributes
+    }
     if includingData { attributes[SecConstantValue.valueData] = try material.externalRepresentation() as NSData }
     return attributes
   }
@@ -139,18 +148,18 @@ public func SecKeyCreateRandomKey(_ parameters: CFDictionary, _ error: UnsafeMut
     else {
       throw KeyOperationFailure(errSecParam, "incorrect or missing kSecAttrKeyType")  // decision D1
     }
-    if entries.top[SecConstantValue.attrTokenID] != nil {
-      throw KeyOperationFailure(
-        errSecUnimplemented,
-        "Keys in the Secure Enclave or another token cannot be generated on Linux (decision D10); omit kSecAttrTokenID")
-    }
     guard let bits = KeyParameters.integer(entries.top[SecConstantValue.attrKeySizeInBits]),
       KeyParameters.isAllowedSize(bits, for: type)
     else {
       throw KeyOperationFailure(
         errSecParam, "failed to generate key: the key size is missing or not allowed for the type")
     }
-    let key = try SecKey(try linkedKeyEngine().generate(type, bits: bits))
+    let key: SecKey
+    if let token = entries.top[SecConstantValue.attrTokenID] {
+      key = try SecKey(try secureEnclaveKey(token: token, type: type, bits: bits))
+    } else {
+      key = try SecKey(try linkedKeyEngine().generate(type, bits: bits))
+    }
     for (isPublic, attributes) in [
       (true, entries.merged(SecConstantValue.publicKeyAttrs)),
       (false, entries.merged(SecConstantValue.privateKeyAttrs)),
@@ -168,6 +177,21 @@ public func SecKeyCreateRandomKey(_ parameters: CFDictionary, _ error: UnsafeMut
     }
     return key
   }
+}
+
+/// A new key in the Secure Enclave (a TPM 2.0 here: decision D10 as issue 33 revised it): P-256
+/// only, as Apple's; any other token is errSecUnimplemented.
+private func secureEnclaveKey(token: Any, type: KeyType, bits: Int) throws(KeyOperationFailure) -> any EngineKey {
+  guard (token as? String) == secureEnclaveTokenID else {
+    throw KeyOperationFailure(errSecUnimplemented, "Only the Secure Enclave's token (a TPM) is available on Linux")
+  }
+  guard type == .ec, bits == 256 else {
+    throw KeyOperationFailure(errSecParam, "Secure Enclave keys are 256-bit kSecAttrKeyTypeECSECPrimeRandom keys")
+  }
+  guard let backend = SecurityBackends.current else {
+    throw KeyOperationFailure(errSecNotAvailable, SecurityBackends.notLinkedMessage)
+  }
+  return try backend.secureEnclave.generateP256()
 }
 
 /// Restores a key from its external representation, as Apple's `SecKeyCreateWithData` does.

@@ -30,6 +30,9 @@ package protocol SecurityBackend: Sendable {
   /// The engine SecKey performs its primitives with.
   var keyEngine: any KeyEngine { get }
 
+  /// The token behind kSecAttrTokenIDSecureEnclave (a TPM 2.0, issue 33).
+  var secureEnclave: any SecureEnclaveEngine { get }
+
   /// A backup file holding `plaintext`, sealed under `passphrase` (scrypt and AES-256-GCM).
   func sealBackup(_ plaintext: Data, passphrase: String) throws(SecStatus) -> Data
 
