@@ -326,7 +326,7 @@ let package = Package(
         "Security",
         "KeychainStorageSQLite", "KeychainBackend", "KeychainStorageMemory", "KeychainStorageAgent",
         "KeychainAgentWire", "AgentProcess", "keychain-store-helper", "keychaind", "KeychainCrypto",
-        "security-alone",
+        "security-alone", "KeychainTPM", "SoftwareTPM",
         .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "Logging", package: "swift-log"),
       ],

@@ -10,8 +10,12 @@ import Security
 /// OpenSSL's certificate parser and digests (see `SecurityBackend` for why Security does not
 /// import them).
 struct SQLiteOpenSSLBackend: SecurityBackend {
-  func openStore(directory: URL, passphrase: String?) throws(KeychainStoreError) -> any ItemStorage {
-    try SQLiteStorageEntry.open(directory: directory, passphrase: passphrase)
+  func openStore(directory: URL, passphrase: String?, sealingToTPM: Bool) throws(KeychainStoreError)
+    -> any ItemStorage
+  {
+    try SQLiteStorageEntry.open(
+      directory: directory, passphrase: passphrase,
+      sealing: KeyFileSealing(sealer: TPMKeyFileSealer(), sealsNewStores: sealingToTPM))
   }
 
   func connectAgent(socketPath: String, startingOnDemand: Bool) throws(SecStatus) -> any ItemStorage {

@@ -48,13 +48,15 @@ final class SQLiteItemStorage: ItemStorage {
   /// passphrase store opened without its passphrase stays sealed until `unlock(passphrase:)`. A
   /// store this process cannot write (a read-only mount or directory) is opened read-only: searches
   /// work, and every change is errSecReadOnly.
-  init(directory: URL, passphrase: String?) throws(KeychainStoreError) {
+  /// `sealing` opens a key file sealed to this machine's TPM, and seals a new store's when it says so.
+  init(directory: URL, passphrase: String?, sealing: KeyFileSealing? = nil) throws(KeychainStoreError) {
     files = StoreFiles(directory: directory)
     try files.prepareDirectory()
     isReadOnly = files.isReadOnly
     checkpointer = WALCheckpointer(path: files.databasePath)
     let opened = try files.whileLockedForOpening { [files, isReadOnly, checkpointer] () throws(KeychainStoreError) in
-      try Self.openDatabase(files, readOnly: isReadOnly, checkpointer: checkpointer, passphrase: passphrase)
+      try Self.openDatabase(
+        files, readOnly: isReadOnly, checkpointer: checkpointer, passphrase: passphrase, sealing: sealing)
     }
     writer = opened.writer
     readers = opened.readers

@@ -6,9 +6,11 @@ import Security
 /// is opened, logged without a value.
 package enum SQLiteStorageEntry {
   /// Opens, creating it if needed, the SQLite store in `directory`; see `KeychainStore.init`.
-  package static func open(directory: URL, passphrase: String?) throws(KeychainStoreError) -> any ItemStorage {
+  package static func open(directory: URL, passphrase: String?, sealing: KeyFileSealing? = nil)
+    throws(KeychainStoreError) -> any ItemStorage
+  {
     do {
-      let store = try SQLiteItemStorage(directory: directory, passphrase: passphrase)
+      let store = try SQLiteItemStorage(directory: directory, passphrase: passphrase, sealing: sealing)
       storeLogger.debug(
         "Opened keychain store",
         metadata: [

@@ -123,9 +123,10 @@ struct StoreFiles {
     unlink(spaceReservePath) == 0
   }
 
-  /// The largest key file read: every key file this project writes is under 100 bytes, so a larger
-  /// one is damaged or planted, and is refused before it costs memory.
-  static let keyFileLimit = 256
+  /// The largest key file read: a key file is under 100 bytes, one sealed to a TPM (the TPM's
+  /// blobs of it) under 600, so a larger one is damaged or planted, and is refused before it costs
+  /// memory.
+  static let keyFileLimit = 1024
 
   /// Reads the key file, or nil when there is none yet. A symbolic link, a file of another user or
   /// one others can read, and a file over `keyFileLimit` bytes are refused.

@@ -48,7 +48,8 @@ extension SQLiteItemStorage {
   /// lock, so that concurrent first opens cannot see each other's half-made store: the first one
   /// makes the key file and records its check and protection; every later one finds them.
   static func openDatabase(
-    _ files: StoreFiles, readOnly: Bool, checkpointer: WALCheckpointer, passphrase: String?
+    _ files: StoreFiles, readOnly: Bool, checkpointer: WALCheckpointer, passphrase: String?,
+    sealing: KeyFileSealing? = nil
   ) throws(KeychainStoreError) -> OpenedDatabase {
     let writer: SQLiteWriter?
     let readers: ReadConnections
@@ -73,7 +74,10 @@ extension SQLiteItemStorage {
       writer = opened
       readers = ReadConnections(path: files.databasePath, immutable: false)
     }
-    if let existing = try files.readKeyFile() {
+    if let read = try files.readKeyFile() {
+      // A key file sealed to this machine's TPM is unsealed here; what it holds is kept in memory
+      // only, and decides the protection as an unsealed key file would.
+      let existing = try KeyFileSealing.inner(read, sealing, path: files.keyFilePath)
       let found = try Protection(keyFile: existing, path: files.keyFilePath)
       if let recorded = records.protection, recorded != found {
         throw KeychainStoreError(
@@ -100,14 +104,15 @@ extension SQLiteItemStorage {
       throw KeychainStoreError(
         status: errSecReadOnly, message: "\(files.directory.path) is read-only and has no key file yet.")
     }
-    return try create(files, writer: writer, readers: readers, passphrase: passphrase)
+    return try create(files, writer: writer, readers: readers, passphrase: passphrase, sealing: sealing)
   }
 
   /// Makes a new store's key, writes its key file, then records its check and protection (in that
   /// order: a crash between the two leaves a key file with no check, which the next open records).
-  private static func create(_ files: StoreFiles, writer: SQLiteWriter, readers: ReadConnections, passphrase: String?)
-    throws(KeychainStoreError) -> OpenedDatabase
-  {
+  private static func create(
+    _ files: StoreFiles, writer: SQLiteWriter, readers: ReadConnections, passphrase: String?,
+    sealing: KeyFileSealing?
+  ) throws(KeychainStoreError) -> OpenedDatabase {
     var storeKey: [UInt8]
     do { storeKey = try SecureBytes.random(count: StoreKeys.keyLength) } catch {
       throw KeychainStoreError(status: errSecAllocate, message: "The random number generator failed.")
@@ -123,7 +128,9 @@ extension SQLiteItemStorage {
     } catch {
       throw KeychainStoreError(status: errSecInternalComponent, message: "Cannot derive the new store's keys.")
     }
-    let keyFile = try files.createKeyFile(sealedKey)
+    let written = sealing?.sealsNewStores == true ? try sealing!.sealed(sealedKey) : sealedKey
+    let onDisk = try files.createKeyFile(written)
+    let keyFile = onDisk == written ? sealedKey : try KeyFileSealing.inner(onDisk, sealing, path: files.keyFilePath)
     let protection = try Protection(keyFile: keyFile, path: files.keyFilePath)
     // Under the directory lock the key file is ours; another one is kept only if a process that
     // does not take the lock wrote it first, and then its own key must be read from it.

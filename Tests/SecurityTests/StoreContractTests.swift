@@ -1,6 +1,8 @@
 import AgentProcess
 import Foundation
 import KeychainStorageMemory
+import KeychainTPM
+import SoftwareTPM
 import Testing
 
 @testable import Security
@@ -14,6 +16,8 @@ import Testing
     case memory
     /// The SQLite store as `keychaind` serves it: a real agent process, reached over its socket.
     case agent
+    /// The SQLite store with its key file sealed to a TPM (swtpm, started for the test; issue 33).
+    case sqliteSealedToTPM
 
     var description: String { rawValue }
 
@@ -30,6 +34,14 @@ import Testing
         let agent = try RunningAgent()
         let storage: any ItemStorage = try agent.connect()
         return (storage, { agent.stop() })
+      case .sqliteSealedToTPM:
+        let tpm = try SoftwareTPM()
+        let directory = tpm.state.appendingPathComponent("store")
+        // The TPM is needed to open the store; after that its keys are in memory.
+        let store = try TPMConnections.$chosenTCTI.withValue(tpm.tcti) {
+          try KeychainStore(directory: directory, sealedToTPM: true)
+        }
+        return (store.backend, { tpm.stop() })
       }
     }
   }

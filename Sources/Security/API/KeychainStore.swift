@@ -20,10 +20,14 @@ public final class KeychainStore: Sendable {
   ///     of a plain key file; for an existing passphrase store, unlocks it. A passphrase store
   ///     opened without one is locked and sealed: every call answers errSecInteractionNotAllowed
   ///     until `unlock(passphrase:)`.
+  ///   - sealedToTPM: for a new store, seals its key file to this machine's TPM 2.0 (the one
+  ///     `KEYCHAIN_BRIDGE_TCTI` names, else /dev/tpmrm0), so a copy of the directory is useless on
+  ///     another machine; with a passphrase, both are needed. An existing sealed store is opened
+  ///     through the TPM whatever this says.
   /// - Throws: `KeychainStoreError` when the directory or a file is accessible to other users, the
   ///   database is not a keychain store, the key file is missing, damaged or not this database's,
-  ///   or the passphrase is wrong.
-  public init(directory: URL, passphrase: String? = nil) throws(KeychainStoreError) {
+  ///   the passphrase is wrong, or the key file is sealed to a TPM this machine does not have.
+  public init(directory: URL, passphrase: String? = nil, sealedToTPM: Bool = false) throws(KeychainStoreError) {
     self.directory = directory
     // A NUL would end the path early where it meets the C library.
     guard !directory.path.utf8.contains(0) else {
@@ -32,7 +36,7 @@ public final class KeychainStore: Sendable {
     guard let linked = SecurityBackends.current else {
       throw KeychainStoreError(status: errSecNotAvailable, message: SecurityBackends.notLinkedMessage)
     }
-    backend = try linked.openStore(directory: directory, passphrase: passphrase)
+    backend = try linked.openStore(directory: directory, passphrase: passphrase, sealingToTPM: sealedToTPM)
     agentSocketPath = nil
     authentication = Mutex(Self.localAuthenticator(backend, directory: directory))
   }

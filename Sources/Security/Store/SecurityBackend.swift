@@ -19,8 +19,11 @@ import Synchronization
 /// What the Security module needs from the code that links C libraries: one value with four jobs'
 /// entry points, installed once by the backend module when the program loads.
 package protocol SecurityBackend: Sendable {
-  /// Opens (creating it if needed) the store in `directory`; see `KeychainStore.init`.
-  func openStore(directory: URL, passphrase: String?) throws(KeychainStoreError) -> any ItemStorage
+  /// Opens (creating it if needed) the store in `directory`; see `KeychainStore.init`. A new store's
+  /// key file is sealed to the machine's TPM when `sealingToTPM`; an existing sealed one is
+  /// unsealed whatever it says.
+  func openStore(directory: URL, passphrase: String?, sealingToTPM: Bool) throws(KeychainStoreError)
+    -> any ItemStorage
 
   /// The store `keychaind` serves at `socketPath` (KEYCHAIN_BRIDGE_AGENT): errSecNotAvailable,
   /// saying how to start the agent, when nothing answers there. With `startingOnDemand`
