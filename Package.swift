@@ -217,6 +217,8 @@ let package = Package(
         "LocalPostgres",
         // keychaind started on a private socket for the agent rows (issue 31).
         "AgentProcess",
+        // swtpm for the Secure Enclave rows (issue 33).
+        "SoftwareTPM", "KeychainTPM",
       ],
       path: "Benchmarks/keychain-bench"
     ),

@@ -574,6 +574,8 @@ for row in keyRows {
     row.enumerated().map { $1.padding(toLength: keyWidths[$0], withPad: " ", startingAt: 0) }.joined(separator: "  "))
 }
 
+printEnclaveRows()
+
 // JSON and an SVG bar chart (ops/s per operation, per implementation, per size).
 let output = URL(fileURLWithPath: "benchmark-results", isDirectory: true)
 try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
