@@ -14,7 +14,7 @@ extension AgentItemStorage: UserAuthenticating {
     do {
       reader = try call(.authenticateUser) { writer in
         writer.string(reason)
-        writer.int(Int((min(max(reuse, 0), maximumReuse) * 1000).rounded()))
+        writer.int(reuse.isFinite ? Int((min(max(reuse, 0), maximumReuse) * 1000).rounded()) : 0)
       }
     } catch {
       throw .systemCanceled("The keychain agent could not be asked: \(error.detail ?? error.description)")

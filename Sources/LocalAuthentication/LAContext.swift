@@ -47,7 +47,12 @@ open class LAContext: NSObject, @unchecked Sendable {
   /// above `LATouchIDAuthenticationMaximumAllowableReuseDuration` count as that maximum.
   open var touchIDAuthenticationAllowableReuseDuration: TimeInterval {
     get { session.reuseDuration }
-    set { session.reuseDuration = max(0, min(newValue, LATouchIDAuthenticationMaximumAllowableReuseDuration)) }
+    // A value that is no number of seconds (NaN, infinite) counts as 0: it must not reach the
+    // arithmetic that turns it into a duration.
+    set {
+      session.reuseDuration =
+        newValue.isFinite ? max(0, min(newValue, LATouchIDAuthenticationMaximumAllowableReuseDuration)) : 0
+    }
   }
 
   /// When true, an evaluation or SecItem call that would prompt fails instead

@@ -67,6 +67,12 @@ import Testing
       reusing.touchIDAuthenticationAllowableReuseDuration = 10_000
       #expect(
         reusing.touchIDAuthenticationAllowableReuseDuration == LATouchIDAuthenticationMaximumAllowableReuseDuration)
+      // No number of seconds is no reuse, never a trap (the agent's client multiplies it).
+      for odd in [Double.nan, .infinity, -.infinity, -5] {
+        reusing.touchIDAuthenticationAllowableReuseDuration = odd
+        #expect(reusing.touchIDAuthenticationAllowableReuseDuration == 0)
+        #expect(evaluate(reusing) == nil)
+      }
     }
   }
 

@@ -128,7 +128,7 @@ package final class PassphraseAuthenticator: UserAuthenticating {
   }
 
   private func provenWithin(_ reuse: TimeInterval) -> Bool {
-    guard reuse > 0, let last = lastProof.withLock({ $0 }) else { return false }
+    guard reuse.isFinite, reuse > 0, let last = lastProof.withLock({ $0 }) else { return false }
     return last.duration(to: .now) <= .milliseconds(Int64(min(reuse, maximumReuse) * 1000))
   }
 
