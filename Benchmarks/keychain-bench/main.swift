@@ -574,6 +574,7 @@ for row in keyRows {
     row.enumerated().map { $1.padding(toLength: keyWidths[$0], withPad: " ", startingAt: 0) }.joined(separator: "  "))
 }
 
+printParallelLookupRows(in: scratch)
 printEnclaveRows()
 
 // JSON and an SVG bar chart (ops/s per operation, per implementation, per size).
