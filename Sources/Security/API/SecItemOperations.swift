@@ -34,11 +34,17 @@ extension SecItemCall {
   static func update(_ request: ItemRequest, _ changeEntries: [(String, Any)], _ context: Context) throws(SecStatus) {
     let itemClass = try request.requiredClass()
     let filter = try SecItemCall.filter(from: request, context, ignoringMatchAndReturn: true)
-    var change = try SecItemCall.change(from: changeEntries, itemClass: itemClass, context)
-    if change.data != nil || change.accessControl != nil {
-      change = try ItemAuthentication.sealingChange(change, request, filter, context.store)
+    let change = try SecItemCall.change(from: changeEntries, itemClass: itemClass, context)
+    guard change.data != nil || change.accessControl != nil else {
+      _ = try StorageUpdates.update(context.store.backend, filter, change)
+      return
     }
-    _ = try StorageUpdates.update(context.store.backend, filter, change)
+    // New data or access control may need sealing under an application password, which depends on
+    // the matches' access control: decided from the update's own read (no second search).
+    var sealed: Data?
+    _ = try StorageUpdates.update(context.store.backend, filter, change) { change, matches throws(SecStatus) in
+      try ItemAuthentication.sealingChange(change, for: matches, request, context.store, sealed: &sealed)
+    }
   }
 
   /// SecItemDelete's body for every class but identities.

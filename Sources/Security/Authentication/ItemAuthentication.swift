@@ -209,18 +209,19 @@ struct ItemAuthentication {
     return try SecurityBackends.required().sealWithApplicationPassword(secret, password: password)
   }
 
-  /// An update's change with its new data sealed where the items it updates are (or become)
-  /// protected by an application password. errSecParam when the change would leave a secret
+  /// An update's change with its new data sealed where the items it updates (`matches`, as the
+  /// update read them, access control included) are or become protected by an application
+  /// password; `sealed` keeps the sealed data of an earlier attempt of the same update, so a
+  /// retried update neither asks nor seals twice. errSecParam when the change would leave a secret
   /// sealed under a password its access control no longer names (or plain under one that does),
   /// or when the matches differ in this.
   static func sealingChange(
-    _ change: ItemChange, _ request: ItemRequest, _ filter: ItemFilter, _ store: KeychainStore
+    _ change: ItemChange, for matches: [StoredItem], _ request: ItemRequest, _ store: KeychainStore,
+    sealed: inout Data?
   ) throws(SecStatus) -> ItemChange {
-    let matches = try store.backend.find(
-      filter, limit: nil, fetch: ItemFetch(attributes: false, data: false, accessControl: true))
-    func sealed(_ control: SecAccessControl?) -> Bool { control?.flags.contains(.applicationPassword) ?? false }
-    let now = matches.map { sealed($0.accessControl) }
-    let after = matches.map { change.accessControl.map(sealed) ?? sealed($0.accessControl) }
+    func isSealed(_ control: SecAccessControl?) -> Bool { control?.flags.contains(.applicationPassword) ?? false }
+    let now = matches.map { isSealed($0.accessControl) }
+    let after = matches.map { change.accessControl.map(isSealed) ?? isSealed($0.accessControl) }
     guard now.contains(true) || after.contains(true) else { return change }
     guard let secret = change.data else {
       guard now == after else {
@@ -236,8 +237,9 @@ struct ItemAuthentication {
         "would be sealed under an application password for some of the items and not others: update them apart")
     }
     guard after[0] else { return change }
+    if sealed == nil { sealed = try sealForApplicationPassword(secret, request, store) }
     var sealedChange = change
-    sealedChange.data = try sealForApplicationPassword(secret, request, store)
+    sealedChange.data = sealed
     return sealedChange
   }
 }

@@ -13,11 +13,17 @@ enum StorageUpdates {
 
   /// Replaces every match of `filter` by what `change` makes of it (rules 7.1, 7.9);
   /// errSecItemNotFound when nothing matches. Returns how many changed.
-  static func update(_ storage: any ItemStorage, _ filter: ItemFilter, _ change: ItemChange) throws(SecStatus) -> Int {
+  /// `adjusting` may make the change fit the matches it is applied to (an application password's
+  /// sealing, which depends on their access control), from what this read already holds.
+  static func update(
+    _ storage: any ItemStorage, _ filter: ItemFilter, _ change: ItemChange,
+    adjusting adjust: (ItemChange, [StoredItem]) throws(SecStatus) -> ItemChange = { change, _ in change }
+  ) throws(SecStatus) -> Int {
     for _ in 0..<attempts {
       let matches = try storage.find(filter, limit: nil, fetch: readForRevision)
       guard !matches.isEmpty else { throw .itemNotFound }
-      if case .replaced(let count) = try storage.replace(try replacements(matches, change)) { return count }
+      let adjusted = try adjust(change, matches)
+      if case .replaced(let count) = try storage.replace(try replacements(matches, adjusted)) { return count }
     }
     throw gaveUp
   }
