@@ -96,7 +96,7 @@ struct ItemAuthentication {
   mutating func mustReadAgain(_ items: [StoredItem], readingData: Bool) throws(SecStatus) -> Bool {
     guard store.agentSocketPath != nil, readingData else { return false }
     let withheld = items.contains { $0.data == nil && $0.accessControl?.asksForUserProof == true }
-    if !withheld { return !provenByPrompt.isEmpty }
+    guard withheld else { return false }
     if provenByPrompt.isEmpty {
       guard interaction == .allowed, session?.interactionNotAllowed != true else {
         throw SecStatus.interactionNotAllowed.naming(
