@@ -15,7 +15,7 @@ func printParallelLookupRows(in folder: URL) {
     func throughput(threads: Int) -> Double {
       let each = total / threads
       let group = DispatchGroup()
-      let failures = Atomic(0)
+      let failures = FailureCount()
       let start = now()
       for thread in 0..<threads {
         DispatchQueue.global().async(group: group) {
@@ -51,12 +51,11 @@ func printParallelLookupRows(in folder: URL) {
   }
 }
 
-/// A counter the lookup threads share.
-final class Atomic: @unchecked Sendable {
+/// The failed lookups the threads count together.
+final class FailureCount: @unchecked Sendable {
   // @unchecked: every access holds the lock.
   private let lock = NSLock()
-  private var count: Int
-  init(_ count: Int) { self.count = count }
+  private var count = 0
   func add(_ amount: Int) { lock.withLock { count += amount } }
   var value: Int { lock.withLock { count } }
 }

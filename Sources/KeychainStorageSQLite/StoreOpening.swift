@@ -128,7 +128,8 @@ extension SQLiteItemStorage {
     } catch {
       throw KeychainStoreError(status: errSecInternalComponent, message: "Cannot derive the new store's keys.")
     }
-    let written = sealing?.sealsNewStores == true ? try sealing!.sealed(sealedKey) : sealedKey
+    var written = sealedKey
+    if let sealing, sealing.sealsNewStores { written = try sealing.sealed(sealedKey) }
     let onDisk = try files.createKeyFile(written)
     let keyFile = onDisk == written ? sealedKey : try KeyFileSealing.inner(onDisk, sealing, path: files.keyFilePath)
     let protection = try Protection(keyFile: keyFile, path: files.keyFilePath)

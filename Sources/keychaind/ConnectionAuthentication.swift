@@ -14,8 +14,7 @@ final class ConnectionAuthentication: Sendable {
   let authenticator: (any UserAuthenticating)?
   /// The calling program, as the prompt names it.
   let executable: String
-  private let proven = Atomic<Bool>(false)
-  /// When the user last proved their presence on this connection.
+  /// When the user last proved their presence on this connection (nil: never).
   private let provenAt = Mutex<ContinuousClock.Instant?>(nil)
 
   init(authenticator: (any UserAuthenticating)?, executable: String) {
@@ -24,7 +23,7 @@ final class ConnectionAuthentication: Sendable {
   }
 
   /// Whether the user proved their presence on this connection.
-  var hasProven: Bool { proven.load(ordering: .acquiring) }
+  var hasProven: Bool { provenAt.withLock { $0 != nil } }
 
   /// Asks the user; nil on success, else the failure.
   func authenticate(reason: String, reuse: TimeInterval) -> UserAuthenticationFailure? {
@@ -44,7 +43,6 @@ final class ConnectionAuthentication: Sendable {
       return error
     }
     provenAt.withLock { $0 = .now }
-    proven.store(true, ordering: .releasing)
     return nil
   }
 

@@ -71,38 +71,26 @@ package final class SoftwareTPM: @unchecked Sendable {
     throw SoftwareTPMError("no two free loopback ports")
   }
 
-  private static func canBind(_ port: UInt16) -> Bool {
-    withSocket { descriptor, address in
-      var address = address
-      address.sin_port = port.bigEndian
-      return withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-          bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-        }
-      }
-    }
-  }
+  private static func canBind(_ port: UInt16) -> Bool { onLoopback(port, bind) }
 
-  private static func answers(_ port: UInt16) -> Bool {
-    withSocket { descriptor, address in
-      var address = address
-      address.sin_port = port.bigEndian
-      return withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-          connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-        }
-      }
-    }
-  }
+  private static func answers(_ port: UInt16) -> Bool { onLoopback(port, connect) }
 
-  private static func withSocket(_ body: (Int32, sockaddr_in) -> Bool) -> Bool {
+  /// Whether `call` (bind or connect) succeeds for a new TCP socket and 127.0.0.1:`port`.
+  private static func onLoopback(
+    _ port: UInt16, _ call: (Int32, UnsafePointer<sockaddr>, socklen_t) -> Int32
+  ) -> Bool {
     let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard descriptor >= 0 else { return false }
     defer { close(descriptor) }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    return body(descriptor, address)
+    address.sin_port = port.bigEndian
+    return withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        call(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+      }
+    }
   }
 }
 

@@ -19,7 +19,7 @@ package protocol AuthenticationContextCarrier: AnyObject {
 /// SecItem call.
 package final class AuthenticationSession: Sendable {
   private struct State {
-    var provenAt: ContinuousClock.Instant?
+    var proven = false
     var invalidated = false
     var interactionNotAllowed = false
     var reuseDuration: TimeInterval = 0
@@ -37,10 +37,10 @@ package final class AuthenticationSession: Sendable {
 
   /// Whether the user proved their presence through this context and it was not invalidated since:
   /// Apple's keychain then reads the items it protects without asking again.
-  package var hasProvenPresence: Bool { state.withLock { $0.provenAt != nil && !$0.invalidated } }
+  package var hasProvenPresence: Bool { state.withLock { $0.proven && !$0.invalidated } }
 
   /// Records a successful proof (an evaluated policy, or a prompt a SecItem call showed for it).
-  package func recordProof() { state.withLock { if !$0.invalidated { $0.provenAt = .now } } }
+  package func recordProof() { state.withLock { if !$0.invalidated { $0.proven = true } } }
 
   /// Whether `invalidate()` was called: the context can neither prompt nor authorize again.
   package var isInvalidated: Bool { state.withLock { $0.invalidated } }
@@ -49,7 +49,7 @@ package final class AuthenticationSession: Sendable {
   package func invalidate() {
     state.withLock {
       $0.invalidated = true
-      $0.provenAt = nil
+      $0.proven = false
       if $0.applicationPassword != nil { Secrets.wipe(&$0.applicationPassword!) }
       $0.applicationPassword = nil
     }
