@@ -117,6 +117,18 @@ package enum AES {
   }
 }
 
+/// The AES-GCM implementations, fetched from OpenSSL's default provider once per process.
+///
+/// `EVP_aes_256_gcm()` is a legacy handle: every initialisation with it fetches the provider's
+/// implementation again, under a lock of OpenSSL's method store that every thread shares, so two
+/// threads reading rows at once queued on it. A fetched cipher is only referenced by each context.
+/// Never freed: the process keeps using them until it ends.
+private enum FetchedCipher {
+  // nonisolated(unsafe): an EVP_CIPHER is immutable once fetched and OpenSSL lets threads share it.
+  nonisolated(unsafe) static let aes128GCM = EVP_CIPHER_fetch(nil, "AES-128-GCM", nil)
+  nonisolated(unsafe) static let aes256GCM = EVP_CIPHER_fetch(nil, "AES-256-GCM", nil)
+}
+
 /// One AES-GCM operation's EVP context, freed with the value (a noncopyable value, so no object is
 /// allocated for it).
 private struct CipherContext: ~Copyable {
@@ -131,10 +143,11 @@ private struct CipherContext: ~Copyable {
   init(keyByteCount: Int, nonceLength: Int, encrypting: Bool) throws(CryptoError) {
     let cipher: OpaquePointer?
     switch keyByteCount {
-    case 16: cipher = EVP_aes_128_gcm()
-    case 32: cipher = EVP_aes_256_gcm()
+    case 16: cipher = FetchedCipher.aes128GCM
+    case 32: cipher = FetchedCipher.aes256GCM
     default: throw .invalidParameter("an AES key of \(keyByteCount) bytes")
     }
+    guard let cipher else { throw CryptoError.failure(of: "EVP_CIPHER_fetch(AES-GCM)") }
     guard nonceLength > 0 else { throw .invalidParameter("an empty AES-GCM nonce") }
     let length = try cLength(nonceLength, for: "AES-GCM nonce")
     guard let context = EVP_CIPHER_CTX_new() else { throw .outOfMemory(operation: "AES-GCM") }
