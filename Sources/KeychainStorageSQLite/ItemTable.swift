@@ -83,12 +83,37 @@ enum ItemTable {
   static let updateSQL =
     "UPDATE item SET \(writtenColumns.map { "\($0.name) = ?" }.joined(separator: ", ")) WHERE id = ?"
 
+  /// Replaces only a row's two ciphertexts (a new secret, the attributes kept); the last argument
+  /// is its id.
+  static let updateSealedSQL =
+    "UPDATE item SET \(ItemColumn.metadata.name) = ?, \(ItemColumn.secret.name) = ? WHERE id = ?"
+
   /// The table, its uniqueness rule (rule 2.1, by digests) and one index per digest column. The
   /// columns are declared in the order stores have always had (the id, then what an insert sets).
   static let createSQL: String = {
     let declared = [ItemColumn.id, .itemClass, .persistentReference] + writtenColumns
     let columns = declared.map { "  \($0.declaration)," }.joined(separator: "\n")
-    let indexes = digestColumns.map { "CREATE INDEX item_\($0.column.name) ON item (class, \($0.column.name));" }
-    return "CREATE TABLE item (\n\(columns)\n  UNIQUE (class, pk, spi)\n);\n" + indexes.joined(separator: "\n")
+    return "CREATE TABLE item (\n\(columns)\n  UNIQUE (class, pk, spi)\n);\n" + digestIndexesSQL
   }()
+
+  /// One index per digest column, holding only the rows that have the attribute.
+  ///
+  /// Partial: a search compares a digest for equality, which a NULL never satisfies, so the rows
+  /// without the attribute (every generic password's server, most items' label) need no entry,
+  /// and adding or deleting such a row writes no page of that index.
+  static let digestIndexesSQL: String = digestColumns.map { digest in
+    let name = digest.column.name
+    return "CREATE INDEX IF NOT EXISTS item_\(name) ON item (class, \(name)) WHERE \(name) IS NOT NULL;"
+  }.joined(separator: "\n")
+
+  /// Makes the digest indexes of a store created before they were partial partial (its indexes are
+  /// rebuilt once, in the caller's transaction); nothing when they already are.
+  static func makeDigestIndexesPartial(_ connection: SQLiteConnection) throws {
+    let names = digestColumns.map { "'item_\($0.column.name)'" }.joined(separator: ", ")
+    let full = try connection.strings(
+      "SELECT name FROM sqlite_master WHERE type = 'index' AND name IN (\(names)) AND sql NOT LIKE '%WHERE%'")
+    guard !full.isEmpty else { return }
+    for name in full { try connection.execute("DROP INDEX \(name)") }
+    try connection.execute(digestIndexesSQL)
+  }
 }

@@ -247,6 +247,7 @@ extension SQLiteItemStorage {
             message: "\(path) is an SQLite database of another program, not a keychain store; it was left untouched.")
         }
         if tables.isEmpty { try connection.execute(schema) }
+        try ItemTable.makeDigestIndexesPartial(connection)
         // The change feed (ChangeFeedTable). A store made before it holds the sync journal the feed
         // replaced (`sync_state`, journal formats 1 and 2), which LegacyJournalMigration converts
         // once the keys are at hand; a store without one is in the feed's format from the start.

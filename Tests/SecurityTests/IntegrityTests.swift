@@ -168,6 +168,14 @@ import Testing
       try Data.fetchOne(db, sql: "SELECT value FROM store_info WHERE name = 'row_format'")
     }
     #expect(format == Data([2]))
+    // Its four digest indexes were full (an entry for every row, NULL or not); they are partial
+    // now, and the searches above ran over them.
+    let digestIndexes = try DatabaseQueue(path: directory.appendingPathComponent("keychain.db").path).read { db in
+      try String.fetchAll(
+        db, sql: "SELECT sql FROM sqlite_master WHERE name IN ('item_acct', 'item_svce', 'item_srvr', 'item_labl')")
+    }
+    #expect(digestIndexes.count == 4)
+    #expect(digestIndexes.allSatisfy { $0.hasSuffix("IS NOT NULL") })
   }
 }
 
