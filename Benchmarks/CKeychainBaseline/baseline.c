@@ -1,8 +1,8 @@
 #include "baseline.h"
+#include "store_settings.h"
 
 #include <openssl/evp.h>
 #include <openssl/rand.h>
-#include <pthread.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,66 +12,8 @@ struct kb_baseline {
     sqlite3 *db;
     sqlite3_stmt *insert, *select_secret, *select_attributes, *update, *delete, *list;
     unsigned char key[32];
-    /* The Swift store's checkpoint policy (WALCheckpointer.swift): a WAL hook starts a PASSIVE
-       checkpoint on a thread and connection of its own every 500 pages, which runs again while it
-       leaves more than 64 pages behind; at 16384 pages the writer itself copies what is left, so the
-       WAL is fully checkpointed and the next commit starts it again from the beginning. */
-    char *path;
-    pthread_t checkpointer;
-    pthread_mutex_t lock;
-    pthread_cond_t wake;
-    int checkpointed_at, pending, stopping, has_checkpointer;
+    kb_checkpointer *checkpointer;
 };
-
-enum { PAGES_PER_CHECKPOINT = 500, PAGES_LEFT_BEHIND = 64, WAL_PAGE_LIMIT = 16384 };
-
-static int wal_hook(void *context, sqlite3 *db, const char *name, int pages) {
-    (void)name;
-    kb_baseline *store = context;
-    int catch_up = 0;
-    pthread_mutex_lock(&store->lock);
-    if (pages < store->checkpointed_at) store->checkpointed_at = 0; /* a restarted WAL */
-    if (!store->pending && pages >= WAL_PAGE_LIMIT) {
-        catch_up = 1;
-    } else if (!store->pending && pages - store->checkpointed_at >= PAGES_PER_CHECKPOINT) {
-        store->checkpointed_at = pages;
-        store->pending = 1;
-        pthread_cond_signal(&store->wake);
-    }
-    pthread_mutex_unlock(&store->lock);
-    if (catch_up) sqlite3_wal_checkpoint_v2(db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
-    return SQLITE_OK;
-}
-
-static void *checkpoint_loop(void *context) {
-    kb_baseline *store = context;
-    sqlite3 *db = NULL;
-    if (sqlite3_open(store->path, &db) == SQLITE_OK) sqlite3_busy_timeout(db, 1000);
-    pthread_mutex_lock(&store->lock);
-    for (;;) {
-        while (!store->pending && !store->stopping) pthread_cond_wait(&store->wake, &store->lock);
-        if (store->stopping) break;
-        pthread_mutex_unlock(&store->lock);
-        /* The pragma, not sqlite3_wal_checkpoint_v2: a connection that has not read the database
-           has no WAL open, and the C call then checkpoints nothing. Its row: blocked, log, copied. */
-        sqlite3_stmt *checkpoint = NULL;
-        if (db && sqlite3_prepare_v2(db, "PRAGMA wal_checkpoint(PASSIVE)", -1, &checkpoint, NULL) == SQLITE_OK) {
-            for (int run = 0; run < 8; run++) {
-                int left_behind = 0;
-                if (sqlite3_step(checkpoint) == SQLITE_ROW)
-                    left_behind = sqlite3_column_int(checkpoint, 1) - sqlite3_column_int(checkpoint, 2);
-                sqlite3_reset(checkpoint);
-                if (left_behind <= PAGES_LEFT_BEHIND) break;
-            }
-        }
-        sqlite3_finalize(checkpoint);
-        pthread_mutex_lock(&store->lock);
-        store->pending = 0;
-    }
-    pthread_mutex_unlock(&store->lock);
-    sqlite3_close(db);
-    return NULL;
-}
 
 static int prepare(sqlite3 *db, const char *sql, sqlite3_stmt **statement) {
     return sqlite3_prepare_v2(db, sql, -1, statement, NULL) == SQLITE_OK ? 0 : -1;
@@ -80,22 +22,14 @@ static int prepare(sqlite3 *db, const char *sql, sqlite3_stmt **statement) {
 kb_baseline *kb_baseline_open(const char *path) {
     kb_baseline *store = calloc(1, sizeof *store);
     if (!store) return NULL;
-    pthread_mutex_init(&store->lock, NULL);
-    pthread_cond_init(&store->wake, NULL);
-    store->path = strdup(path);
-    if (!store->path || sqlite3_open(path, &store->db) != SQLITE_OK) { kb_baseline_close(store); return NULL; }
-    sqlite3_busy_timeout(store->db, 10000);
-    /* The Swift store's storage settings, so that both do the same durable work per commit. */
     const char *schema =
-        "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA secure_delete=ON;"
-        " PRAGMA journal_size_limit=4194304; PRAGMA wal_autocheckpoint=0;"
         "CREATE TABLE IF NOT EXISTS genp (id INTEGER PRIMARY KEY, account TEXT NOT NULL, service TEXT NOT NULL,"
         " label TEXT, secret BLOB NOT NULL, UNIQUE(account, service));";
-    if (sqlite3_exec(store->db, schema, NULL, NULL, NULL) != SQLITE_OK) { kb_baseline_close(store); return NULL; }
-    if (pthread_create(&store->checkpointer, NULL, checkpoint_loop, store) == 0) {
-        store->has_checkpointer = 1;
-        sqlite3_wal_hook(store->db, wal_hook, store);
+    if (kb_open_with_store_settings(path, &store->db) || sqlite3_exec(store->db, schema, NULL, NULL, NULL) != SQLITE_OK) {
+        kb_baseline_close(store);
+        return NULL;
     }
+    store->checkpointer = kb_checkpointer_start(store->db, path);
     RAND_bytes(store->key, sizeof store->key);
     if (prepare(store->db, "INSERT INTO genp (account, service, label, secret) VALUES (?, ?, ?, ?)", &store->insert)
         || prepare(store->db, "SELECT secret FROM genp WHERE account = ? AND service = ?", &store->select_secret)
@@ -111,20 +45,10 @@ kb_baseline *kb_baseline_open(const char *path) {
 
 void kb_baseline_close(kb_baseline *store) {
     if (!store) return;
-    if (store->has_checkpointer) {
-        sqlite3_wal_hook(store->db, NULL, NULL);
-        pthread_mutex_lock(&store->lock);
-        store->stopping = 1;
-        pthread_cond_signal(&store->wake);
-        pthread_mutex_unlock(&store->lock);
-        pthread_join(store->checkpointer, NULL);
-    }
+    kb_checkpointer_stop(store->checkpointer, store->db);
     sqlite3_stmt *statements[] = {store->insert, store->select_secret, store->select_attributes, store->update, store->delete, store->list};
     for (size_t i = 0; i < sizeof statements / sizeof *statements; i++) sqlite3_finalize(statements[i]);
     sqlite3_close(store->db);
-    pthread_cond_destroy(&store->wake);
-    pthread_mutex_destroy(&store->lock);
-    free(store->path);
     free(store);
 }
 
@@ -146,7 +70,7 @@ static int seal(const kb_baseline *store, const char *account, const char *servi
     if (!aad_length) return -1;
     RAND_bytes(out, 12);
     EVP_CIPHER_CTX *context = EVP_CIPHER_CTX_new();
-    int written = 0, ok = EVP_EncryptInit_ex(context, EVP_aes_256_gcm(), NULL, store->key, out)
+    int written = 0, ok = EVP_EncryptInit_ex(context, kb_aes_256_gcm(), NULL, store->key, out)
         && EVP_EncryptUpdate(context, NULL, &written, aad, (int)aad_length)
         && EVP_EncryptUpdate(context, out + 12, &written, secret, (int)length)
         && EVP_EncryptFinal_ex(context, out + 12 + length, &written)
@@ -165,7 +89,7 @@ static int open_sealed(const kb_baseline *store, const char *account, const char
     unsigned char tag[16];
     memcpy(tag, sealed + 12 + length, 16);
     EVP_CIPHER_CTX *context = EVP_CIPHER_CTX_new();
-    int written = 0, ok = EVP_DecryptInit_ex(context, EVP_aes_256_gcm(), NULL, store->key, sealed)
+    int written = 0, ok = EVP_DecryptInit_ex(context, kb_aes_256_gcm(), NULL, store->key, sealed)
         && EVP_DecryptUpdate(context, NULL, &written, aad, (int)aad_length)
         && EVP_DecryptUpdate(context, out, &written, sealed + 12, (int)length)
         && EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_TAG, 16, tag)

@@ -29,6 +29,23 @@ int kb_baseline_delete(kb_baseline *store, const char *account, const char *serv
 /// Reads and opens the secrets of the first `limit` items of a service; returns how many.
 int kb_baseline_list(kb_baseline *store, const char *service, int limit);
 
+/// The same-work baseline (same_work.c): the Swift store's own work for a generic password done in
+/// C: its schema and indexes, its five keyed digests and two AES-256-GCM seals per row, the same
+/// associated data, statements, transactions and checkpoint policy, and a separate read-only
+/// connection for searches. The ratio of Swift to it is the cost of Swift; the ratio of it to the
+/// minimal baseline above is the cost of the schema and the sealing. Functions as above.
+typedef struct kb_same_work kb_same_work;
+kb_same_work *kb_same_work_open(const char *path);
+void kb_same_work_close(kb_same_work *store);
+int kb_same_work_add(kb_same_work *store, const char *account, const char *service, const unsigned char *secret, size_t length);
+int kb_same_work_fill(kb_same_work *store, const char *prefix, const char *service, int count);
+int kb_same_work_lookup(kb_same_work *store, const char *account, const char *service, unsigned char *out, size_t capacity);
+/// Reads and opens one item's metadata (its attributes); returns 0 or -1.
+int kb_same_work_attributes(kb_same_work *store, const char *account, const char *service);
+int kb_same_work_update(kb_same_work *store, const char *account, const char *service, const unsigned char *secret, size_t length);
+int kb_same_work_delete(kb_same_work *store, const char *account, const char *service);
+int kb_same_work_list(kb_same_work *store, const char *service, int limit);
+
 /// The key rows' baseline: OpenSSL's EVP interface used directly. A new P-256 key (EVP_PKEY *),
 /// or NULL.
 void *kb_baseline_ec_generate(void);
