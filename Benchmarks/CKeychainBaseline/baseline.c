@@ -3,6 +3,7 @@
 
 #include <openssl/evp.h>
 #include <openssl/rand.h>
+#include <pthread.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -227,4 +228,57 @@ int kb_baseline_ec_verify(void *key, const unsigned char *message, size_t length
     }
     EVP_MD_CTX_free(context);
     return result;
+}
+
+/* Each thread's lookups on a read-only connection of its own, as the Swift store's readers run. */
+struct lookup_thread {
+    const kb_baseline *store;
+    const char *path, *service;
+    int first, count, failures;
+};
+
+static void *lookup_loop(void *context) {
+    struct lookup_thread *work = context;
+    sqlite3 *db = NULL;
+    sqlite3_stmt *s = NULL;
+    work->failures = work->count;
+    if (sqlite3_open_v2(work->path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK
+        || prepare(db, "SELECT secret FROM genp WHERE account = ? AND service = ?", &s)) {
+        sqlite3_close(db);
+        return NULL;
+    }
+    work->failures = 0;
+    char account[64];
+    unsigned char out[4096];
+    for (int i = 0; i < work->count; i++) {
+        snprintf(account, sizeof account, "acct-%d", (i * 7 + work->first) % 1000);
+        sqlite3_bind_text(s, 1, account, -1, SQLITE_STATIC);
+        sqlite3_bind_text(s, 2, work->service, -1, SQLITE_STATIC);
+        int sealed_length = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_bytes(s, 0) : -1;
+        if (sealed_length < 0 || sealed_length > (int)sizeof out
+            || open_sealed(work->store, account, work->service, sqlite3_column_blob(s, 0), (size_t)sealed_length, out) < 0)
+            work->failures++;
+        sqlite3_reset(s);
+    }
+    sqlite3_finalize(s);
+    sqlite3_close(db);
+    return NULL;
+}
+
+int kb_baseline_lookups_on_threads(kb_baseline *store, const char *path, const char *service, int threads, int total) {
+    enum { MAX_THREADS = 16 };
+    if (threads < 1 || threads > MAX_THREADS) return -1;
+    struct lookup_thread work[MAX_THREADS];
+    pthread_t ids[MAX_THREADS];
+    int started = 0, failures = 0;
+    for (int t = 0; t < threads; t++) {
+        work[t] = (struct lookup_thread){store, path, service, t * 500, total / threads, 0};
+        if (pthread_create(&ids[t], NULL, lookup_loop, &work[t]) != 0) break;
+        started++;
+    }
+    for (int t = 0; t < started; t++) {
+        pthread_join(ids[t], NULL);
+        failures += work[t].failures;
+    }
+    return started == threads ? failures : -1;
 }

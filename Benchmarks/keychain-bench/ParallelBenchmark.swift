@@ -1,3 +1,4 @@
+import CKeychainBaseline
 import Foundation
 import Keychain
 import Security
@@ -16,19 +17,37 @@ func printParallelLookupRows(in folder: URL) -> Double? {
     func throughput(threads: Int) -> Double {
       parallelLookups(store: store, items: items, threads: threads, total: 40_000)
     }
+    // The minimal C baseline the same way (a read-only connection per thread): what SQLite and
+    // OpenSSL alone make of two threads on this machine.
+    let cFolder = folder.appendingPathComponent("parallel-c")
+    let c = try CBaseline(directory: cFolder, size: 1_000)
+    let cPath = cFolder.appendingPathComponent("baseline.db").path
+    func cThroughput(threads: Int) -> Double {
+      let total = 200_000
+      let start = now()
+      let failed = kb_baseline_lookups_on_threads(c.store, cPath, service, Int32(threads), Int32(total))
+      if failed != 0 { print("  (C lookups on \(threads) threads: \(failed) failed)") }
+      return Double(total) / (Double(now() - start) / 1e9)
+    }
     var one: [Double] = []
     var two: [Double] = []
+    var cOne: [Double] = []
+    var cTwo: [Double] = []
     for _ in 0..<rounds {
       one.append(throughput(threads: 1))
       two.append(throughput(threads: 2))
+      cOne.append(cThroughput(threads: 1))
+      cTwo.append(cThroughput(threads: 2))
     }
-    let single = one.sorted()[rounds / 2]
-    let double = two.sorted()[rounds / 2]
-    let scaling = double / single
-    print("\nlookups from two threads (DSL lookup data, 1,000 items; median of \(rounds) rounds)")
-    print("one thread   \(format(single)) ops/s")
+    func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+    let scaling = median(two) / median(one)
+    let cScaling = median(cTwo) / median(cOne)
+    print("\nlookups from two threads (lookup data, 1,000 items; median of \(rounds) rounds)")
     print(
-      "two threads  \(format(double)) ops/s  (\(String(format: "%.2f", scaling))x)"
+      "DSL  one thread \(format(median(one))) ops/s, two threads \(format(median(two))) ops/s (\(String(format: "%.2f", scaling))x)"
+    )
+    print(
+      "C    one thread \(format(median(cOne))) ops/s, two threads \(format(median(cTwo))) ops/s (\(String(format: "%.2f", cScaling))x)"
     )
     return scaling
   } catch {

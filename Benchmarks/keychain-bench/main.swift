@@ -280,6 +280,16 @@ if CommandLine.arguments.dropFirst().first == "sync" {
 // KEYCHAIN_BRIDGE_BENCH_PROFILE=<implementation> runs only that implementation's data lookups, for
 // a profiler to attribute their cost; KEYCHAIN_BRIDGE_BENCH_PROFILE_LIST=1 runs listings instead, and
 // KEYCHAIN_BRIDGE_BENCH_PROFILE_WRITES=1 adds, updates and deletes.
+/// Rounds of every measurement; figures are their medians.
+let rounds = 5
+
+// KEYCHAIN_BRIDGE_BENCH_PROFILE=parallel prints only the two-thread rows (ParallelBenchmark.swift).
+if ProcessInfo.processInfo.environment["KEYCHAIN_BRIDGE_BENCH_PROFILE"] == "parallel" {
+  let directory = FileManager.default.temporaryDirectory.appendingPathComponent("keychain-bench-parallel-\(getpid())")
+  defer { try? FileManager.default.removeItem(at: directory) }
+  _ = printParallelLookupRows(in: directory)
+  exit(0)
+}
 if let profiled = ProcessInfo.processInfo.environment["KEYCHAIN_BRIDGE_BENCH_PROFILE"] {
   let directory = FileManager.default.temporaryDirectory.appendingPathComponent("keychain-bench-profile-\(getpid())")
   defer { try? FileManager.default.removeItem(at: directory) }
@@ -326,7 +336,6 @@ if let profiled = ProcessInfo.processInfo.environment["KEYCHAIN_BRIDGE_BENCH_PRO
   exit(0)
 }
 
-let rounds = 5
 let long = ProcessInfo.processInfo.environment["KEYCHAIN_BRIDGE_BENCH_LONG"] == "1"
 let sizes = long ? [1_000, 100_000, 1_000_000] : [1_000, 100_000]
 let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("keychain-bench-\(getpid())")

@@ -29,6 +29,11 @@ int kb_baseline_delete(kb_baseline *store, const char *account, const char *serv
 /// Reads and opens the secrets of the first `limit` items of a service; returns how many.
 int kb_baseline_list(kb_baseline *store, const char *service, int limit);
 
+/// `total` lookups of the items `kb_baseline_fill` made (1,000 of them), shared by `threads` threads
+/// (at most 16), each with a read-only connection of its own to `path`, the database `store` uses.
+/// Returns how many failed, or -1 when a thread or connection could not be made.
+int kb_baseline_lookups_on_threads(kb_baseline *store, const char *path, const char *service, int threads, int total);
+
 /// The same-work baseline (same_work.c): the Swift store's own work for a generic password done in
 /// C: its schema and indexes, its five keyed digests and two AES-256-GCM seals per row, the same
 /// associated data, statements, transactions and checkpoint policy, and a separate read-only
