@@ -158,6 +158,27 @@ import Testing
     }
   }
 
+  @Test("An update's fingerprint (kSecAttrSHA1) follows the attributes and not the data")
+  func anUpdatesFingerprintFollowsTheAttributesAndNotTheData() throws {
+    try withFreshStore { _ in
+      add(genp([kSecAttrLabel as String: "first", kSecValueData as String: Data(utf8: "one")]))
+      func fingerprint() -> Data? { readAttributes(genp())?[kSecAttrSHA1 as String] as? Data }
+      let original = try #require(fingerprint())
+      // New data alone: the attributes are what they were, so is the fingerprint (the store keeps
+      // the one it had instead of computing it again).
+      #expect(update(genp(), [kSecValueData as String: Data(utf8: "two")]) == errSecSuccess)
+      #expect(fingerprint() == original)
+      #expect(update(genp(), [kSecAttrLabel as String: "second"]) == errSecSuccess)
+      let relabelled = try #require(fingerprint())
+      #expect(relabelled != original)
+      // Back to the first label: the fingerprint is a function of the attributes.
+      #expect(
+        update(genp(), [kSecAttrLabel as String: "first", kSecValueData as String: Data(utf8: "3")]) == errSecSuccess)
+      #expect(fingerprint() == original)
+      #expect(readData(genp()) == Data(utf8: "3"))
+    }
+  }
+
   @Test("Rule 7.15: an update by persistent ref changes only that item")
   func anUpdateByPersistentRefChangesOnlyThatItem() throws {
     try withFreshStore { _ in

@@ -114,11 +114,17 @@ package enum ItemRows {
       modified = previous.addingTimeInterval(0.001)
     }
     attributes[SecConstantValue.attrModificationDate] = .date(modified)
-    attributes[SecConstantValue.attrSHA1] = .data(try fingerprint(attributes))
+    let keepsAttributes = change.attributes.isEmpty && change.accessControl == nil
+    // The fingerprint covers every attribute but the dates and itself, so a change of the data
+    // alone leaves it as it was: it is not computed again (a twentieth of such an update).
+    if keepsAttributes, case .data? = item.attributes[SecConstantValue.attrSHA1] {
+      attributes[SecConstantValue.attrSHA1] = item.attributes[SecConstantValue.attrSHA1]
+    } else {
+      attributes[SecConstantValue.attrSHA1] = .data(try fingerprint(attributes))
+    }
     return ItemRevision(
       attributes: attributes, accessControl: accessControl, data: change.data,
-      index: try index(item.itemClass, attributes),
-      keepsAttributes: change.attributes.isEmpty && change.accessControl == nil)
+      index: try index(item.itemClass, attributes), keepsAttributes: keepsAttributes)
   }
 
   /// The verdict on a candidate item: every equality constraint (already reduced to comparable
