@@ -13,7 +13,7 @@ int kb_open_with_store_settings(const char *path, sqlite3 **db) {
     sqlite3_busy_timeout(*db, 10000);
     const char *pragmas =
         "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA secure_delete=ON;"
-        " PRAGMA journal_size_limit=4194304; PRAGMA wal_autocheckpoint=0;";
+        " PRAGMA journal_size_limit=67108864; PRAGMA wal_autocheckpoint=0;";
     if (sqlite3_exec(*db, pragmas, NULL, NULL, NULL) != SQLITE_OK) {
         sqlite3_close(*db);
         *db = NULL;

@@ -7,7 +7,7 @@
 #include <sqlite3.h>
 
 /// Opens (creating) the database at `path` with the Swift store's pragmas (WAL, synchronous=NORMAL,
-/// secure_delete, a 4 MiB journal size limit, no automatic checkpoint). 0, or -1 with *db closed.
+/// secure_delete, a 64 MiB journal size limit, no automatic checkpoint). 0, or -1 with *db closed.
 int kb_open_with_store_settings(const char *path, sqlite3 **db);
 
 /// The Swift store's checkpoint policy (WALCheckpointer.swift) on `db`: a WAL hook starts a
