@@ -29,22 +29,31 @@ func printParallelLookupRows(in folder: URL) -> Double? {
       if failed != 0 { print("  (C lookups on \(threads) threads: \(failed) failed)") }
       return Double(total) / (Double(now() - start) / 1e9)
     }
+    // A second process on the same store: SQLite's per-process locks are then its own.
+    let partner = try LookupPartner(storeDirectory: folder.appendingPathComponent("parallel"))
     var one: [Double] = []
     var two: [Double] = []
+    var processes: [Double] = []
     var cOne: [Double] = []
     var cTwo: [Double] = []
     for _ in 0..<rounds {
       one.append(throughput(threads: 1))
       two.append(throughput(threads: 2))
+      processes.append(
+        try partner.lookupsAlongside(20_000) { parallelLookups(store: store, items: items, threads: 1, total: $0) })
       cOne.append(cThroughput(threads: 1))
       cTwo.append(cThroughput(threads: 2))
     }
     func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
     let scaling = median(two) / median(one)
     let cScaling = median(cTwo) / median(cOne)
+    let processScaling = median(processes) / median(one)
     print("\nlookups from two threads (lookup data, 1,000 items; median of \(rounds) rounds)")
     print(
       "DSL  one thread \(format(median(one))) ops/s, two threads \(format(median(two))) ops/s (\(String(format: "%.2f", scaling))x)"
+    )
+    print(
+      "DSL  two processes on the store \(format(median(processes))) ops/s (\(String(format: "%.2f", processScaling))x one thread)"
     )
     print(
       "C    one thread \(format(median(cOne))) ops/s, two threads \(format(median(cTwo))) ops/s (\(String(format: "%.2f", cScaling))x)"
@@ -76,6 +85,76 @@ func parallelLookups(store: KeychainStore, items: GenericPassword, threads: Int,
   let elapsed = Double(now() - start) / 1e9
   if failures.value > 0 { print("  (\(failures.value) lookups failed)") }
   return Double(each * threads) / elapsed
+}
+
+/// A second keychain-bench process looking items up in the same store on request
+/// (`KEYCHAIN_BRIDGE_BENCH_PROFILE=partner`), so two processes can read at once.
+final class LookupPartner {
+  private let process = Process()
+  private let requests = Pipe()
+  private let answers = Pipe()
+
+  init(storeDirectory: URL) throws {
+    process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    var environment = ProcessInfo.processInfo.environment
+    environment["KEYCHAIN_BRIDGE_BENCH_PROFILE"] = "partner"
+    environment["KEYCHAIN_BRIDGE_BENCH_STORE"] = storeDirectory.path
+    process.environment = environment
+    process.standardInput = requests
+    process.standardOutput = answers
+    try process.run()
+    // Its first answer says the store is open and warm.
+    _ = try answer()
+  }
+
+  deinit {
+    try? requests.fileHandleForWriting.close()
+    process.waitUntilExit()
+  }
+
+  /// Asks the partner for `count` lookups and runs `local(count)` at the same time; returns all
+  /// lookups over the time both took.
+  func lookupsAlongside(_ count: Int, local: (Int) -> Double) throws -> Double {
+    let start = now()
+    requests.fileHandleForWriting.write(Data("\(count)\n".utf8))
+    _ = local(count)
+    let localEnd = now()
+    let partnerSeconds = try answer()
+    let seconds = max(Double(localEnd - start) / 1e9, partnerSeconds)
+    return Double(2 * count) / seconds
+  }
+
+  /// The partner's next line: the seconds its lookups took.
+  private func answer() throws -> Double {
+    var line = Data()
+    while true {
+      guard let byte = try answers.fileHandleForReading.read(upToCount: 1), let first = byte.first else {
+        throw BenchError("the lookup partner ended")
+      }
+      if first == UInt8(ascii: "\n") { break }
+      line.append(first)
+    }
+    guard let seconds = Double(String(decoding: line, as: UTF8.self)) else {
+      throw BenchError("the lookup partner answered \(String(decoding: line, as: UTF8.self))")
+    }
+    return seconds
+  }
+}
+
+/// The partner process: opens the store, says so, then for each count read from its input looks
+/// that many items up and writes the seconds it took.
+func runLookupPartner(storeDirectory: String) throws -> Never {
+  let store = try KeychainStore(directory: URL(fileURLWithPath: storeDirectory))
+  let items = GenericPassword().service(service)
+  func reply(_ text: String) { FileHandle.standardOutput.write(Data("\(text)\n".utf8)) }
+  _ = parallelLookups(store: store, items: items, threads: 1, total: 2_000)
+  reply("0")
+  while let line = readLine(), let count = Int(line) {
+    let start = now()
+    _ = parallelLookups(store: store, items: items, threads: 1, total: count)
+    reply("\(Double(now() - start) / 1e9)")
+  }
+  exit(0)
 }
 
 /// The failed lookups the threads count together.

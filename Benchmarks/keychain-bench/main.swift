@@ -283,6 +283,12 @@ if CommandLine.arguments.dropFirst().first == "sync" {
 /// Rounds of every measurement; figures are their medians.
 let rounds = 5
 
+// The second process of the two-process lookups (ParallelBenchmark.swift).
+if ProcessInfo.processInfo.environment["KEYCHAIN_BRIDGE_BENCH_PROFILE"] == "partner",
+  let directory = ProcessInfo.processInfo.environment["KEYCHAIN_BRIDGE_BENCH_STORE"]
+{
+  try runLookupPartner(storeDirectory: directory)
+}
 // KEYCHAIN_BRIDGE_BENCH_PROFILE=parallel prints only the two-thread rows (ParallelBenchmark.swift).
 if ProcessInfo.processInfo.environment["KEYCHAIN_BRIDGE_BENCH_PROFILE"] == "parallel" {
   let directory = FileManager.default.temporaryDirectory.appendingPathComponent("keychain-bench-parallel-\(getpid())")
