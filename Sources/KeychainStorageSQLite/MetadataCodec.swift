@@ -62,11 +62,11 @@ enum MetadataCodec {
     let count = try reader.length()
     var accessControl: SecAccessControl?
     for _ in 0..<count {
-      _ = try reader.block()
+      try reader.skipBlock()
       guard let tag = Tag(rawValue: try reader.byte()) else { throw .decode }
       switch tag {
-      case .string, .data: _ = try reader.block()
-      case .integer, .double, .date: _ = try reader.fixed(8)
+      case .string, .data: try reader.skipBlock()
+      case .integer, .double, .date: try reader.skip(8)
       case .accessControl:
         let protection = try reader.string()
         let flags = SecAccessControlCreateFlags(rawValue: CFOptionFlags(try reader.uint64()))

@@ -84,21 +84,39 @@ package enum TaggedBinaryForm {
       return bytes[offset..<(offset + count)]
     }
 
+    /// Moves past `count` bytes.
     @inlinable
-    package mutating func length() throws(SecStatus) -> Int {
-      let slice = try fixed(4)
-      return slice.reversed().reduce(0) { $0 << 8 | Int($1) }
+    package mutating func skip(_ count: Int) throws(SecStatus) {
+      guard count >= 0, bytes.count - offset >= count else { throw .decode }
+      offset += count
+    }
+
+    /// `count` bytes (at most 8) as a little-endian number, read in place: every field of every
+    /// row starts with a length, and a slice of the buffer per length cost a retain and a release.
+    @inlinable
+    mutating func littleEndian(_ count: Int) throws(SecStatus) -> UInt64 {
+      guard bytes.count - offset >= count else { throw .decode }
+      var value: UInt64 = 0
+      for index in stride(from: offset + count - 1, through: offset, by: -1) {
+        value = value << 8 | UInt64(bytes[index])
+      }
+      offset += count
+      return value
     }
 
     @inlinable
-    package mutating func uint64() throws(SecStatus) -> UInt64 {
-      let slice = try fixed(8)
-      return slice.reversed().reduce(0) { $0 << 8 | UInt64($1) }
-    }
+    package mutating func length() throws(SecStatus) -> Int { Int(try littleEndian(4)) }
+
+    @inlinable
+    package mutating func uint64() throws(SecStatus) -> UInt64 { try littleEndian(8) }
 
     /// A length and that many bytes.
     @inlinable
     package mutating func block() throws(SecStatus) -> ArraySlice<UInt8> { try fixed(try length()) }
+
+    /// Moves past a length and that many bytes.
+    @inlinable
+    package mutating func skipBlock() throws(SecStatus) { try skip(try length()) }
 
     @inlinable
     package mutating func string() throws(SecStatus) -> String {
