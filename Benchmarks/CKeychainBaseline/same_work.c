@@ -243,14 +243,15 @@ static int open_row(kb_same_work *store, sqlite3_stmt *s, int open_meta, int ope
     return length;
 }
 
-/* Binds a search by primary key (the DSL's account + service): class, the group, both sync values. */
+/* Binds a search by primary key (the DSL's account + service): class, the group, sync 0 (a query
+   without kSecAttrSynchronizable finds only items that do not sync) and that key's digest. */
 static int bind_key_search(kb_same_work *store, sqlite3_stmt *s, const char *account, const char *service) {
-    unsigned char pk0[DIGEST], pk1[DIGEST];
-    if (primary_key_digest(store, account, service, 0, pk0) || primary_key_digest(store, account, service, 1, pk1)) return -1;
+    unsigned char pk[DIGEST];
+    if (primary_key_digest(store, account, service, 0, pk)) return -1;
     sqlite3_bind_text(s, 1, CLASS, -1, SQLITE_STATIC);
     sqlite3_bind_blob(s, 2, store->group_digest, DIGEST, SQLITE_STATIC);
-    sqlite3_bind_blob(s, 3, pk0, DIGEST, SQLITE_TRANSIENT);
-    sqlite3_bind_blob(s, 4, pk1, DIGEST, SQLITE_TRANSIENT);
+    sqlite3_bind_int(s, 3, 0);
+    sqlite3_bind_blob(s, 4, pk, DIGEST, SQLITE_TRANSIENT);
     return 0;
 }
 
@@ -290,11 +291,11 @@ kb_same_work *kb_same_work_open(const char *path) {
         || prepare(store->writer,
                    "INSERT INTO item (class, persistref, agrp, sync, pdmn, pk, spi, acct, svce, srvr, labl, meta, secret)"
                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", &store->insert)
-        || prepare(store->reader, SELECT_LIST " WHERE class = ? AND agrp IN (?) AND pk IN (?,?)", &store->select_by_key_reader)
-        || prepare(store->writer, SELECT_LIST " WHERE class = ? AND agrp IN (?) AND pk IN (?,?)", &store->select_by_key_writer)
+        || prepare(store->reader, SELECT_LIST " WHERE class = ? AND agrp IN (?) AND sync = ? AND pk IN (?)", &store->select_by_key_reader)
+        || prepare(store->writer, SELECT_LIST " WHERE class = ? AND agrp IN (?) AND sync = ? AND pk IN (?)", &store->select_by_key_writer)
         || prepare(store->writer, "UPDATE item SET meta = ?, secret = ? WHERE id = ?", &store->update)
         || prepare(store->writer, "DELETE FROM item WHERE id = ?", &store->delete)
-        || prepare(store->reader, SELECT_LIST " WHERE class = ? AND agrp IN (?) AND svce = ? ORDER BY id", &store->list)) {
+        || prepare(store->reader, SELECT_LIST " WHERE class = ? AND agrp IN (?) AND sync = ? AND svce = ? ORDER BY id", &store->list)) {
         kb_same_work_close(store);
         return NULL;
     }
@@ -410,7 +411,8 @@ int kb_same_work_list(kb_same_work *store, const char *service, int limit) {
     sqlite3_stmt *s = store->list;
     sqlite3_bind_text(s, 1, CLASS, -1, SQLITE_STATIC);
     sqlite3_bind_blob(s, 2, store->group_digest, DIGEST, SQLITE_STATIC);
-    sqlite3_bind_blob(s, 3, service_digest, DIGEST, SQLITE_STATIC);
+    sqlite3_bind_int(s, 3, 0);
+    sqlite3_bind_blob(s, 4, service_digest, DIGEST, SQLITE_STATIC);
     int count = 0;
     while (count < limit && sqlite3_step(s) == SQLITE_ROW)
         if (open_row(store, s, 1, 1, out) >= 0) count++;
