@@ -156,7 +156,7 @@ static size_t metadata(const char *account, const char *service, unsigned char o
     const char *names[] = {"acct", "svce", "labl", "agrp", "pdmn", "class"};
     const char *values[] = {account, service, service, GROUP, PROTECTION, CLASS};
     put(&b, "\1", 1);
-    for (int i = 0; i < 6; i++) { put_field(&b, names[i], 4 + (i == 5)); put(&b, "s", 1); put_field(&b, values[i], strlen(values[i])); }
+    for (int i = 0; i < 6; i++) { put_field(&b, names[i], strlen(names[i])); put(&b, "s", 1); put_field(&b, values[i], strlen(values[i])); }
     double now = (double)time(NULL);
     const char *dates[] = {"cdat", "mdat"};
     for (int i = 0; i < 2; i++) { put_field(&b, dates[i], 4); put(&b, "t", 1); put(&b, &now, 8); }

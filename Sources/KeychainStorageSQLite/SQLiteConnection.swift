@@ -146,7 +146,7 @@ final class SQLiteConnection: @unchecked Sendable {
 
   /// SQLite's process-wide settings, made before this process's first connection: no memory
   /// statistics, whose one global mutex every allocation takes (two reading threads queued on it).
-  /// A global's initializer runs once, under Swift's own once-lock, before any open.
+  /// A static's initializer runs once, under Swift's own once-lock, before any open.
   private static let configureSQLiteOnce: Void = { _ = kb_sqlite_stop_counting_memory() }()
 
   /// Opens `uri` (a path or a `file:` URI) with `flags` (SQLITE_OPEN_READONLY, or READWRITE|CREATE).
