@@ -106,8 +106,8 @@ enum ItemTable {
     return "CREATE INDEX IF NOT EXISTS item_\(name) ON item (class, \(name)) WHERE \(name) IS NOT NULL;"
   }.joined(separator: "\n")
 
-  /// Makes the digest indexes of a store created before they were partial partial (its indexes are
-  /// rebuilt once, in the caller's transaction); nothing when they already are.
+  /// Rebuilds as partial the digest indexes of a store made before they were (once, in the
+  /// caller's transaction); does nothing when they already are.
   static func makeDigestIndexesPartial(_ connection: SQLiteConnection) throws {
     let names = digestColumns.map { "'item_\($0.column.name)'" }.joined(separator: ", ")
     let full = try connection.strings(
