@@ -127,8 +127,10 @@ int kb_baseline_fill(kb_baseline *store, const char *prefix, const char *service
     return sqlite3_exec(store->db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
 }
 
-int kb_baseline_lookup(kb_baseline *store, const char *account, const char *service, unsigned char *out, size_t capacity) {
-    sqlite3_stmt *s = store->select_secret;
+/* One lookup with `s`, a prepared "SELECT secret ... WHERE account = ? AND service = ?" of any
+   connection to the store's database. */
+static int lookup_with(const kb_baseline *store, sqlite3_stmt *s, const char *account, const char *service,
+                       unsigned char *out, size_t capacity) {
     sqlite3_bind_text(s, 1, account, -1, SQLITE_STATIC);
     sqlite3_bind_text(s, 2, service, -1, SQLITE_STATIC);
     int length = -1;
@@ -139,6 +141,10 @@ int kb_baseline_lookup(kb_baseline *store, const char *account, const char *serv
     }
     sqlite3_reset(s);
     return length;
+}
+
+int kb_baseline_lookup(kb_baseline *store, const char *account, const char *service, unsigned char *out, size_t capacity) {
+    return lookup_with(store, store->select_secret, account, service, out, capacity);
 }
 
 int kb_baseline_attributes(kb_baseline *store, const char *account, const char *service) {
@@ -252,13 +258,7 @@ static void *lookup_loop(void *context) {
     unsigned char out[4096];
     for (int i = 0; i < work->count; i++) {
         snprintf(account, sizeof account, "acct-%d", (i * 7 + work->first) % 1000);
-        sqlite3_bind_text(s, 1, account, -1, SQLITE_STATIC);
-        sqlite3_bind_text(s, 2, work->service, -1, SQLITE_STATIC);
-        int sealed_length = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_bytes(s, 0) : -1;
-        if (sealed_length < 0 || sealed_length > (int)sizeof out
-            || open_sealed(work->store, account, work->service, sqlite3_column_blob(s, 0), (size_t)sealed_length, out) < 0)
-            work->failures++;
-        sqlite3_reset(s);
+        if (lookup_with(work->store, s, account, work->service, out, sizeof out) < 0) work->failures++;
     }
     sqlite3_finalize(s);
     sqlite3_close(db);

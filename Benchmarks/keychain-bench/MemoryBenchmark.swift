@@ -5,11 +5,7 @@ import Foundation
 /// that the other stores this run holds (the same-work baseline, the agent's client) do not count.
 /// Nil when the child could not be run.
 func peakMemoryOfThreeStores() -> Double? {
-  let child = Process()
-  child.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-  var environment = ProcessInfo.processInfo.environment
-  environment["KEYCHAIN_BRIDGE_BENCH_PROFILE"] = "memory"
-  child.environment = environment
+  let child = benchChild(profile: "memory")
   let output = Pipe()
   child.standardOutput = output
   do {
@@ -32,7 +28,6 @@ func peakMemoryOfThreeStores() -> Double? {
 /// implementation, and prints its peak resident MB.
 func runMemoryChild() throws -> Never {
   let folder = FileManager.default.temporaryDirectory.appendingPathComponent("keychain-bench-memory-\(getpid())")
-  defer { try? FileManager.default.removeItem(at: folder) }
   let size = 100_000
   let implementations: [any Implementation] = [
     try CBaseline(directory: folder.appendingPathComponent("c"), size: size),
@@ -43,19 +38,14 @@ func runMemoryChild() throws -> Never {
     for implementation in implementations {
       implementation.batch {
         for index in 0..<operation.count {
-          switch operation {
-          case .add: _ = implementation.add("memory-\(index)")
-          case .lookupData: _ = implementation.lookupData("acct-\(index * 37 % size)")
-          case .lookupAttributes: _ = implementation.lookupAttributes("acct-\(index * 37 % size)")
-          case .update: _ = implementation.update("acct-\(index * 37 % size)")
-          case .delete: _ = implementation.delete("memory-\(index)")
-          case .list: _ = implementation.list()
-          }
+          let account = operation == .add || operation == .delete ? "memory-\(index)" : "acct-\(index * 37 % size)"
+          _ = implementation.run(operation, account)
         }
       }
     }
   }
   print(String(format: "%.1f", memory().peak))
+  // exit(0) runs no defer, so the folder goes here.
   try? FileManager.default.removeItem(at: folder)
   exit(0)
 }

@@ -90,16 +90,12 @@ func parallelLookups(store: KeychainStore, items: GenericPassword, threads: Int,
 /// A second keychain-bench process looking items up in the same store on request
 /// (`KEYCHAIN_BRIDGE_BENCH_PROFILE=partner`), so two processes can read at once.
 final class LookupPartner {
-  private let process = Process()
+  private let process: Process
   private let requests = Pipe()
   private let answers = Pipe()
 
   init(storeDirectory: URL) throws {
-    process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-    var environment = ProcessInfo.processInfo.environment
-    environment["KEYCHAIN_BRIDGE_BENCH_PROFILE"] = "partner"
-    environment["KEYCHAIN_BRIDGE_BENCH_STORE"] = storeDirectory.path
-    process.environment = environment
+    process = benchChild(profile: "partner", environment: ["KEYCHAIN_BRIDGE_BENCH_STORE": storeDirectory.path])
     process.standardInput = requests
     process.standardOutput = answers
     try process.run()

@@ -201,6 +201,31 @@ final class DSL: Implementation {
   func batch(_ body: () -> Void) { withKeychainContext(store: store, accessGroups: ["bench"], body) }
 }
 
+extension Implementation {
+  /// Runs `operation` on `account` (a listing ignores it); whether it succeeded.
+  func run(_ operation: Operation, _ account: String) -> Bool {
+    switch operation {
+    case .add: add(account)
+    case .lookupData: lookupData(account)
+    case .lookupAttributes: lookupAttributes(account)
+    case .update: update(account)
+    case .delete: delete(account)
+    case .list: list()
+    }
+  }
+}
+
+/// A keychain-bench process started by this one in the profile mode `profile` (a partner or a
+/// measuring child), with `environment` added to this process's.
+func benchChild(profile: String, environment added: [String: String] = [:]) -> Process {
+  let child = Process()
+  child.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+  var environment = ProcessInfo.processInfo.environment.merging(added) { _, new in new }
+  environment["KEYCHAIN_BRIDGE_BENCH_PROFILE"] = profile
+  child.environment = environment
+  return child
+}
+
 struct BenchError: Error, CustomStringConvertible {
   var description: String
   init(_ description: String) { self.description = description }
@@ -277,9 +302,6 @@ if CommandLine.arguments.dropFirst().first == "sync" {
   }
 }
 
-// KEYCHAIN_BRIDGE_BENCH_PROFILE=<implementation> runs only that implementation's data lookups, for
-// a profiler to attribute their cost; KEYCHAIN_BRIDGE_BENCH_PROFILE_LIST=1 runs listings instead, and
-// KEYCHAIN_BRIDGE_BENCH_PROFILE_WRITES=1 adds, updates and deletes.
 /// Rounds of every measurement; figures are their medians.
 let rounds = 5
 
@@ -300,6 +322,9 @@ if ProcessInfo.processInfo.environment["KEYCHAIN_BRIDGE_BENCH_PROFILE"] == "para
   _ = printParallelLookupRows(in: directory)
   exit(0)
 }
+// KEYCHAIN_BRIDGE_BENCH_PROFILE=<implementation> runs only that implementation's data lookups, for
+// a profiler to attribute their cost; KEYCHAIN_BRIDGE_BENCH_PROFILE_LIST=1 runs listings instead, and
+// KEYCHAIN_BRIDGE_BENCH_PROFILE_WRITES=1 adds, updates and deletes.
 if let profiled = ProcessInfo.processInfo.environment["KEYCHAIN_BRIDGE_BENCH_PROFILE"] {
   let directory = FileManager.default.temporaryDirectory.appendingPathComponent("keychain-bench-profile-\(getpid())")
   defer { try? FileManager.default.removeItem(at: directory) }
@@ -395,15 +420,7 @@ for size in sizes {
         implementation.batch {
           for account in accounts {
             let begin = now()
-            let ok: Bool
-            switch operation {
-            case .add: ok = implementation.add(account)
-            case .lookupData: ok = implementation.lookupData(account)
-            case .lookupAttributes: ok = implementation.lookupAttributes(account)
-            case .update: ok = implementation.update(account)
-            case .delete: ok = implementation.delete(account)
-            case .list: ok = implementation.list()
-            }
+            let ok = implementation.run(operation, account)
             latencies.append(now() - begin)
             if !ok { failures += 1 }
           }
