@@ -222,7 +222,7 @@ enum SecItemCall {
     var change = ItemChange()
     for (name, value) in entries {
       if name == SecConstantValue.valueData {
-        guard let data = value as? Data else {
+        guard let data = ValueConversion.data(value) else {
           throw SecStatus.param.naming(name, "must be Data, not \(describeType(value))")
         }
         change.data = data
@@ -231,7 +231,7 @@ enum SecItemCall {
       guard name.utf8.count == 4, let definition = ItemSchema.attribute(name, of: itemClass) else {
         throw SecStatus.noSuchAttribute.naming(name, "cannot be changed by SecItemUpdate (decision 5)")
       }
-      if value is NSNull { throw .param }
+      if ValueConversion.isNull(value) { throw .param }
       switch (definition.ownership, name) {
       case (.storeDates, _), (.unsupported, _), (_, SecConstantValue.attrSharingGroup): throw .param
       case (.system, _): continue  // musr and the other system values are ignored

@@ -76,7 +76,7 @@ struct ItemRequest {
       itemClass = parsed
     }
     if let (_, value) = entries.first(where: { $0.0 == SecConstantValue.valuePersistentRef }) {
-      guard let data = value as? Data else {
+      guard let data = ValueConversion.data(value) else {
         throw SecStatus.param.naming(SecConstantValue.valuePersistentRef, "must be Data")
       }
       let parsed = try ItemReference(parsing: data)
@@ -141,7 +141,7 @@ struct ItemRequest {
       if enabled { returnFlags.insert(flag) } else { returnFlags.remove(flag) }
     case "u":
       guard Self.knownUseKeys.contains(key) else { throw SecStatus.param.naming(key, "is not a use key") }
-      if value is NSNull { throw SecStatus.param.naming(key, "must not be null") }
+      if ValueConversion.isNull(value) { throw SecStatus.param.naming(key, "must not be null") }
       if key == SecConstantValue.useAuthenticationUI {
         guard let mode = ValueConversion.string(value),
           [
@@ -156,7 +156,7 @@ struct ItemRequest {
     case "v":
       switch key {
       case SecConstantValue.valueData:
-        guard let data = value as? Data else {
+        guard let data = ValueConversion.data(value) else {
           throw SecStatus.param.naming(key, "must be Data, not \(describeType(value))")
         }
         valueData = data
@@ -184,7 +184,7 @@ struct ItemRequest {
       throw SecStatus.noSuchAttribute.naming(
         key, "is not an attribute of \(SecConstantNames.name(for: itemClass.rawValue) ?? itemClass.rawValue)")
     }
-    if value is NSNull { throw SecStatus.param.naming(key, "must not be null") }
+    if ValueConversion.isNull(value) { throw SecStatus.param.naming(key, "must not be null") }
     switch definition.ownership {
     case .unsupported:
       throw SecStatus.param.naming(key, "is not supported on the data-protection keychain")
@@ -207,7 +207,9 @@ struct ItemRequest {
     if key == SecConstantValue.attrIssuer && itemClass == .certificate {
       // keys rule 7.17: a whole DN (a SEQUENCE) stands for its normalized content, which
       // is what certificate items store; normalized content passes through.
-      guard let data = value as? Data else { throw SecStatus.param.naming(key, "Unexpected type: must be Data") }
+      guard let data = ValueConversion.data(value) else {
+        throw SecStatus.param.naming(key, "Unexpected type: must be Data")
+      }
       attributes[key] = .data(data.first == 0x30 ? NameNormalization.normalizedContent(data) ?? data : data)
       return
     }
@@ -248,7 +250,7 @@ struct ItemRequest {
     case SecConstantValue.matchValidOnDate:
       break  // kCFNull means "now"; certificates only
     default:
-      if value is NSNull { throw SecStatus.param.naming(key, "must not be null") }
+      if ValueConversion.isNull(value) { throw SecStatus.param.naming(key, "must not be null") }
     }
   }
 
