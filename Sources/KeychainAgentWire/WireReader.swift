@@ -84,6 +84,20 @@ package struct WireReader {
     return values
   }
 
+  /// Attributes as a stored item holds them: the writer sent them in key order, so each is
+  /// appended without a search (an entry out of order still lands in its place).
+  package mutating func sortedAttributes() throws(SecStatus) -> SortedAttributes {
+    let count = try count()
+    var values = SortedAttributes()
+    values.reserveCapacity(min(count, 256))
+    for _ in 0..<count {
+      let key = try string()
+      guard let tag = TaggedBinaryForm.Tag(rawValue: try byte()), tag != .accessControl else { throw .decode }
+      values.appendDecoded(key, try reader.value(after: tag))
+    }
+    return values
+  }
+
   package mutating func accessControl() throws(SecStatus) -> SecAccessControl? {
     try optional { reader throws(SecStatus) in
       let protection = try reader.string()
@@ -128,7 +142,7 @@ package struct WireReader {
 
   package mutating func storedItem() throws(SecStatus) -> StoredItem {
     StoredItem(
-      itemClass: try itemClass(), persistentID: try data(), attributes: try attributes(),
+      itemClass: try itemClass(), persistentID: try data(), attributes: try sortedAttributes(),
       accessControl: try accessControl(), data: try optional { reader throws(SecStatus) in try reader.data() },
       version: try optional { reader throws(SecStatus) in ItemVersion(try reader.data()) })
   }

@@ -58,6 +58,15 @@ package struct WireWriter {
     }
   }
 
+  /// The same form as a dictionary's, its entries already in key order.
+  package mutating func attributes(_ values: SortedAttributes) {
+    count(values.count)
+    for (key, value) in values {
+      string(key)
+      TaggedBinaryForm.append(value, to: &bytes)
+    }
+  }
+
   package mutating func accessControl(_ value: SecAccessControl?) {
     optional(value) { writer, control in
       writer.string(control.protection)

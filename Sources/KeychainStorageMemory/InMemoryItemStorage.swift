@@ -16,7 +16,7 @@ package final class InMemoryItemStorage: ItemStorage {
     var id: Int64
     var itemClass: ItemClass
     var persistentID: Data
-    var attributes: [String: AttributeValue]
+    var attributes: SortedAttributes
     var accessControl: SecAccessControl?
     var data: Data?
     var index: ItemIndex
@@ -151,7 +151,7 @@ package final class InMemoryItemStorage: ItemStorage {
         if ItemIdentity(row.itemClass, row.index) != key { state.feedRemoval(row.itemClass, row.index) }
         state.feedWrite(row.itemClass, revision.index, persistentID: row.persistentID)
         state.writes += 1
-        state.rows[position].attributes = revision.attributes
+        state.rows[position].attributes = SortedAttributes(revision.attributes)
         state.rows[position].accessControl = revision.accessControl
         state.rows[position].index = revision.index
         state.rows[position].version = state.writes
@@ -191,7 +191,8 @@ package final class InMemoryItemStorage: ItemStorage {
     let persistentID = Data((0..<16).map { _ in UInt8.random(in: 0...255) })
     state.writes += 1
     let row = Row(
-      id: state.nextID, itemClass: item.itemClass, persistentID: persistentID, attributes: item.attributes,
+      id: state.nextID, itemClass: item.itemClass, persistentID: persistentID,
+      attributes: SortedAttributes(item.attributes),
       accessControl: item.accessControl, data: item.data, index: item.index, version: state.writes)
     state.nextID += 1
     state.rows.append(row)
@@ -247,7 +248,7 @@ package final class InMemoryItemStorage: ItemStorage {
       let persistentID: Data
       if let position {
         persistentID = state.rows[position].persistentID
-        state.rows[position].attributes = item.attributes
+        state.rows[position].attributes = SortedAttributes(item.attributes)
         state.rows[position].accessControl = item.accessControl
         state.rows[position].data = item.data
         state.rows[position].index = item.index
@@ -256,7 +257,8 @@ package final class InMemoryItemStorage: ItemStorage {
         persistentID = Data((0..<16).map { _ in UInt8.random(in: 0...255) })
         state.rows.append(
           Row(
-            id: state.nextID, itemClass: item.itemClass, persistentID: persistentID, attributes: item.attributes,
+            id: state.nextID, itemClass: item.itemClass, persistentID: persistentID,
+            attributes: SortedAttributes(item.attributes),
             accessControl: item.accessControl, data: item.data, index: item.index, version: state.writes))
         state.nextID += 1
       }

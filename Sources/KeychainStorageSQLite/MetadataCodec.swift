@@ -10,14 +10,14 @@ enum MetadataCodec {
   private typealias Tag = TaggedBinaryForm.Tag
 
   /// Serializes attributes (sorted by key, so equal items give equal bytes) and an access control.
-  static func encode(_ attributes: [String: AttributeValue], accessControl: SecAccessControl?) -> [UInt8] {
+  static func encode(_ attributes: SortedAttributes, accessControl: SecAccessControl?) -> [UInt8] {
     var out: [UInt8] = [version]
     out.reserveCapacity(256)
     let count = attributes.count + (accessControl == nil ? 0 : 1)
     TaggedBinaryForm.appendLength(count, to: &out)
-    for key in attributes.keys.sorted() {
+    for (key, value) in attributes {
       TaggedBinaryForm.appendBytes(Array(key.utf8), to: &out)
-      TaggedBinaryForm.append(attributes[key]!, to: &out)
+      TaggedBinaryForm.append(value, to: &out)
     }
     if let accessControl {
       TaggedBinaryForm.appendBytes(Array(SecConstantValue.attrAccessControl.utf8), to: &out)
@@ -30,13 +30,13 @@ enum MetadataCodec {
 
   /// Parses what `encode` wrote; anything else is errSecDecode.
   static func decode(_ bytes: [UInt8]) throws(SecStatus) -> (
-    attributes: [String: AttributeValue], accessControl: SecAccessControl?
+    attributes: SortedAttributes, accessControl: SecAccessControl?
   ) {
     var reader = TaggedBinaryForm.Reader(bytes)
     guard try reader.byte() == version else { throw .decode }
     let count = try reader.length()
-    var attributes: [String: AttributeValue] = [:]
-    // Sized once: growing a 30-entry dictionary from empty rehashes it five times, on every row read.
+    var attributes = SortedAttributes()
+    // Sized once: growing a 30-entry array from empty copies it five times, on every row read.
     attributes.reserveCapacity(min(count, 256))
     var accessControl: SecAccessControl?
     for _ in 0..<count {
@@ -47,7 +47,8 @@ enum MetadataCodec {
         let flags = SecAccessControlCreateFlags(rawValue: CFOptionFlags(try reader.uint64()))
         accessControl = SecAccessControl(protection: protection, flags: flags)
       } else {
-        attributes[key] = try reader.value(after: tag)
+        // `encode` wrote the keys in order, so each one is appended without a search.
+        attributes.appendDecoded(key, try reader.value(after: tag))
       }
     }
     guard reader.isAtEnd else { throw .decode }

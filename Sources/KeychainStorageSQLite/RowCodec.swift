@@ -110,7 +110,7 @@ enum RowCodec {
 
   /// The two ciphertexts of a row: its metadata, and its secret when it has one.
   static func seal(
-    _ ring: KeyRing, _ identity: RowIdentity, attributes: [String: AttributeValue], accessControl: SecAccessControl?,
+    _ ring: KeyRing, _ identity: RowIdentity, attributes: SortedAttributes, accessControl: SecAccessControl?,
     data: Data?
   ) throws(SecStatus) -> (meta: Data, secret: Data?) {
     let classKey = try ring.classKey(for: identity.protection)

@@ -52,7 +52,7 @@ extension SQLiteItemStorage {
     let (stored, sealedSecret) = try RowCodec.plainColumns(row)
     let itemClass = stored.itemClass
     guard let metadataKey = ring.metadataKey else { throw .interactionNotAllowed }
-    let attributes: [String: AttributeValue]
+    let attributes: SortedAttributes
     let accessControl: SecAccessControl?
     var data: Data?
     do {
@@ -70,7 +70,7 @@ extension SQLiteItemStorage {
       throw .decode
     }
     // The search digests the row's authenticated attributes give, by the API's own indexing.
-    let index = try ItemIndex(of: itemClass, attributes: attributes)
+    let index = try ItemIndex(of: itemClass, attributes: attributes.dictionary)
     guard stored.searchDigests == (try digests(ring).search(index.attributes)) else { throw .decode }
     let sealed = try RowCodec.seal(ring, stored, attributes: attributes, accessControl: accessControl, data: data)
     return (try row.integer(ItemColumn.id.rawValue), stored, sealed.meta, sealed.secret)

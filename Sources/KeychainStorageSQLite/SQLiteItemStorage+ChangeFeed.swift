@@ -296,7 +296,7 @@ extension SQLiteItemStorage {
     let identity = try digests(ring).identity(
       item.itemClass, item.index, persistentID: persistentID, hasSecret: item.data != nil)
     let sealed = try RowCodec.seal(
-      ring, identity, attributes: item.attributes, accessControl: item.accessControl, data: item.data)
+      ring, identity, attributes: SortedAttributes(item.attributes), accessControl: item.accessControl, data: item.data)
     let columns = Self.rowColumns(identity, sealed)
     try SQLiteErrors.database {
       if let existing {

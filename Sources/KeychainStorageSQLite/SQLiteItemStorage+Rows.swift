@@ -21,13 +21,14 @@ extension SQLiteItemStorage {
     do { persistentID = Data(try SecureBytes.random(count: 16)) } catch { throw error.status }
     let identity = try digests(ring).identity(
       item.itemClass, item.index, persistentID: persistentID, hasSecret: item.data != nil)
+    let attributes = SortedAttributes(item.attributes)
     let sealed = try RowCodec.seal(
-      ring, identity, attributes: item.attributes, accessControl: item.accessControl, data: item.data)
+      ring, identity, attributes: attributes, accessControl: item.accessControl, data: item.data)
     let arguments = [.text(item.itemClass.rawValue), .blob(persistentID)] + Self.rowColumns(identity, sealed)
     try executeReplacingCorruptRow(db, ItemTable.insertSQL, arguments, identity, ring)
     try feedLocalWrite(db, identity, item.index, ring)
     return StoredItem(
-      itemClass: item.itemClass, persistentID: persistentID, attributes: item.attributes,
+      itemClass: item.itemClass, persistentID: persistentID, attributes: attributes,
       accessControl: item.accessControl, data: item.data)
   }
 
@@ -128,7 +129,8 @@ extension SQLiteItemStorage {
           record.item.itemClass, revision.index, persistentID: record.item.persistentID, hasSecret: data != nil)
       }
       let sealed = try RowCodec.seal(
-        ring, identity, attributes: revision.attributes, accessControl: revision.accessControl, data: data)
+        ring, identity, attributes: SortedAttributes(revision.attributes), accessControl: revision.accessControl,
+        data: data)
       if revision.keepsAttributes {
         // Only the two ciphertexts change. Naming no indexed column keeps SQLite from rewriting
         // the row's entries in all six indexes, which it does for every column a SET names, even

@@ -14,7 +14,7 @@ import Testing
         "icmt": .string("ünïcode ✓"), "invi": .integer(1),
       ], at: Date(timeIntervalSinceReferenceDate: 800_000_000.25))
     return StoredItem(
-      itemClass: .genericPassword, persistentID: Data(count: 16), attributes: attributes,
+      itemClass: .genericPassword, persistentID: Data(count: 16), attributes: SortedAttributes(attributes),
       accessControl: SecAccessControl(protection: protection, flags: []), data: Data([0, 1, 2, 255]))
   }
 

@@ -94,7 +94,7 @@ import Testing
     byReference.reference = .uuid(.genericPassword, stored.persistentID)
     let found = try store.find(byReference, limit: nil, fetch: Self.everything)
     #expect(found.count == 1)
-    #expect(found.first?.attributes == row.attributes)
+    #expect(found.first?.attributes.dictionary == row.attributes)
     #expect(found.first?.data == row.data)
     #expect(found.first?.persistentID == stored.persistentID)
   }

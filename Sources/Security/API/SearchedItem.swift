@@ -12,14 +12,14 @@ import Foundation
 @_spi(KeychainBridge)
 public final class SearchedItem: @unchecked Sendable {
   // @unchecked: every field is immutable; the ref is an immutable runtime object (SecKey, SecCertificate).
-  let attributes: [String: AttributeValue]
+  let attributes: SortedAttributes
   package let accessControl: SecAccessControl?
   package let data: Data?
   package let persistentReference: Data?
   package let reference: AnyObject?
 
   init(
-    attributes: [String: AttributeValue], accessControl: SecAccessControl?, data: Data?, persistentReference: Data?,
+    attributes: SortedAttributes, accessControl: SecAccessControl?, data: Data?, persistentReference: Data?,
     reference: AnyObject?
   ) {
     self.attributes = attributes
@@ -32,6 +32,7 @@ public final class SearchedItem: @unchecked Sendable {
   /// An attribute as SecItemCopyMatching would return it: the store's bookkeeping is never one.
   private func attribute(_ key: String) -> AttributeValue? {
     // Two string comparisons rather than a set lookup: this runs for every field of every item.
+    // The binary search compares small strings, with no hashing (SortedAttributes).
     key == SecConstantValue.attrUUID || key == SecConstantValue.attrPersistentReference ? nil : attributes[key]
   }
 

@@ -162,7 +162,7 @@ enum IdentityItems {
     if flags == .persistentRef { return persistentReference(of: pair.certificate) as NSData }
     var result: [String: Any] = [:]
     if flags.contains(.attributes) {
-      let merged = pair.key.attributes.merging(pair.certificate.attributes) { _, certificate in certificate }
+      let merged = pair.key.attributes.merging(pair.certificate.attributes)
       for (key, value) in merged
       where key != SecConstantValue.attrUUID && key != SecConstantValue.attrPersistentReference {
         result[key] = value.object

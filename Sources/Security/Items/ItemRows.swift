@@ -97,7 +97,7 @@ package enum ItemRows {
   /// protection carried into the access control (and the reverse), the whole item checked again,
   /// a modification date later than the last, and a new fingerprint.
   static func revision(of item: StoredItem, _ change: ItemChange, at now: Date) throws(SecStatus) -> ItemRevision {
-    var attributes = item.attributes.merging(change.attributes) { _, new in new }
+    var attributes = item.attributes.dictionary.merging(change.attributes) { _, new in new }
     var accessControl = item.accessControl
     if let newAccessControl = change.accessControl {
       accessControl = newAccessControl

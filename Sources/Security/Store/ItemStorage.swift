@@ -220,8 +220,8 @@ package struct StoredItem: Sendable {
   package var itemClass: ItemClass
   /// The 16-byte UUID behind the persistent reference; stable across updates (rule 13).
   package var persistentID: Data
-  /// Every attribute, when the fetch asked for them (empty otherwise).
-  package var attributes: [String: AttributeValue]
+  /// Every attribute, when the fetch asked for them (empty otherwise), sorted by key.
+  package var attributes: SortedAttributes
   /// The access control, when the fetch asked for attributes or for it.
   package var accessControl: SecAccessControl?
   /// The secret, when the fetch asked for data and the item has some.
@@ -230,7 +230,7 @@ package struct StoredItem: Sendable {
   package var version: ItemVersion?
 
   package init(
-    itemClass: ItemClass, persistentID: Data, attributes: [String: AttributeValue], accessControl: SecAccessControl?,
+    itemClass: ItemClass, persistentID: Data, attributes: SortedAttributes, accessControl: SecAccessControl?,
     data: Data?, version: ItemVersion? = nil
   ) {
     self.itemClass = itemClass
