@@ -180,7 +180,7 @@ package struct WireReader {
     let persistentID = try data()
     let expected = ItemVersion(try data())
     var revision = ItemRevision(
-      attributes: try attributes(), accessControl: try accessControl(),
+      attributes: try sortedAttributes(), accessControl: try accessControl(),
       data: try optional { reader throws(SecStatus) in try reader.data() }, index: try index())
     revision.keepsAttributes = try flag()
     return ItemReplacement(itemClass: itemClass, persistentID: persistentID, expected: expected, revision: revision)

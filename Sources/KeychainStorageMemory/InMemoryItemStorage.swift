@@ -151,7 +151,7 @@ package final class InMemoryItemStorage: ItemStorage {
         if ItemIdentity(row.itemClass, row.index) != key { state.feedRemoval(row.itemClass, row.index) }
         state.feedWrite(row.itemClass, revision.index, persistentID: row.persistentID)
         state.writes += 1
-        state.rows[position].attributes = SortedAttributes(revision.attributes)
+        state.rows[position].attributes = revision.attributes
         state.rows[position].accessControl = revision.accessControl
         state.rows[position].index = revision.index
         state.rows[position].version = state.writes

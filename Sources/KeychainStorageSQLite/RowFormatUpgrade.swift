@@ -70,7 +70,7 @@ extension SQLiteItemStorage {
       throw .decode
     }
     // The search digests the row's authenticated attributes give, by the API's own indexing.
-    let index = try ItemIndex(of: itemClass, attributes: attributes.dictionary)
+    let index = try ItemIndex(of: itemClass, attributes: attributes)
     guard stored.searchDigests == (try digests(ring).search(index.attributes)) else { throw .decode }
     let sealed = try RowCodec.seal(ring, stored, attributes: attributes, accessControl: accessControl, data: data)
     return (try row.integer(ItemColumn.id.rawValue), stored, sealed.meta, sealed.secret)

@@ -129,7 +129,7 @@ extension SQLiteItemStorage {
           record.item.itemClass, revision.index, persistentID: record.item.persistentID, hasSecret: data != nil)
       }
       let sealed = try RowCodec.seal(
-        ring, identity, attributes: SortedAttributes(revision.attributes), accessControl: revision.accessControl,
+        ring, identity, attributes: revision.attributes, accessControl: revision.accessControl,
         data: data)
       if revision.keepsAttributes {
         // Only the two ciphertexts change. Naming no indexed column keeps SQLite from rewriting

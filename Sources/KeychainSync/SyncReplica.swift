@@ -143,7 +143,7 @@ final class SyncReplica: Sendable {
       var filter = ItemFilter(itemClass: itemClass)
       filter.synchronizable = 1
       for item in try storage.find(filter, limit: nil, fetch: ItemFetch(attributes: true, data: false)) {
-        let identity = ItemIdentity(itemClass, try ItemRows.index(itemClass, item.attributes.dictionary))
+        let identity = ItemIdentity(itemClass, try ItemRows.index(itemClass, item.attributes))
         if items[identity] == nil {
           items[identity] = try storage.change(of: identity).map { .sequence($0.sequence) } ?? .absent
         }

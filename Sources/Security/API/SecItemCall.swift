@@ -201,7 +201,7 @@ enum SecItemCall {
   }
 
   /// Rules that concern an item as a whole, on add and after an update.
-  static func validate(_ attributes: [String: AttributeValue], _ accessControl: SecAccessControl?) throws(SecStatus) {
+  static func validate(_ attributes: some AttributeLookup, _ accessControl: SecAccessControl?) throws(SecStatus) {
     // Decision 4: synchronizable with a ThisDeviceOnly protection is stored as given (rule 5.12).
     guard case .integer(1)? = attributes[SecConstantValue.attrSynchronizable] else { return }
     if let accessControl, accessControl.flags.hasConstraints { throw .param }  // rule 1.13

@@ -5,7 +5,7 @@ import Foundation
 /// so that no store re-implements one.
 package enum ItemRows {
   /// The index values of an item whose attributes are complete (agrp, sync and pdmn set).
-  package static func index(_ itemClass: ItemClass, _ attributes: [String: AttributeValue]) throws(SecStatus)
+  package static func index(_ itemClass: ItemClass, _ attributes: some AttributeLookup) throws(SecStatus)
     -> ItemIndex
   {
     guard case .string(let group)? = attributes[SecConstantValue.attrAccessGroup],
@@ -26,9 +26,9 @@ package enum ItemRows {
   }
 
   /// Every attribute as it compares, by its kind in the class's schema.
-  static func comparable(_ itemClass: ItemClass, _ attributes: [String: AttributeValue]) -> [String: ComparableValue] {
+  static func comparable(_ itemClass: ItemClass, _ attributes: some AttributeLookup) -> [String: ComparableValue] {
     var values: [String: ComparableValue] = [:]
-    values.reserveCapacity(attributes.count)
+    values.reserveCapacity(attributes.underestimatedCount)
     for (key, value) in attributes {
       guard let definition = ItemSchema.attribute(key, of: itemClass) else { continue }
       values[key] = value.comparable(as: definition.kind)
@@ -52,17 +52,17 @@ package enum ItemRows {
 
   /// Apple's `sha1`: a fingerprint of the item's attributes other than the dates (the access
   /// control and the data are not part of it).
-  static func fingerprint(_ attributes: [String: AttributeValue]) throws(SecStatus) -> Data {
+  static func fingerprint(_ attributes: SortedAttributes) throws(SecStatus) -> Data {
     var bytes: [UInt8] = []
     bytes.reserveCapacity(256)
-    for key in attributes.keys.sorted()
+    for (key, value) in attributes
     where key != SecConstantValue.attrCreationDate && key != SecConstantValue.attrModificationDate
       && key != SecConstantValue.attrSHA1
     {
       bytes += key.utf8
       bytes.append(0)
       let (tag, payload): (UInt8, [UInt8])
-      switch attributes[key]! {
+      switch value {
       case .string(let value): (tag, payload) = (0x73, Array(value.utf8))
       case .data(let value): (tag, payload) = (0x64, Array(value))
       case .integer(let value): (tag, payload) = (0x69, withUnsafeBytes(of: value.littleEndian, Array.init))
@@ -89,7 +89,7 @@ package enum ItemRows {
     attributes[SecConstantValue.attrModificationDate] = .date(now)
     attributes[SecConstantValue.attrTombstone] = .integer(0)
     attributes[SecConstantValue.attrMultiUser] = .data(Data())
-    attributes[SecConstantValue.attrSHA1] = .data(try fingerprint(attributes))
+    attributes[SecConstantValue.attrSHA1] = .data(try fingerprint(SortedAttributes(attributes)))
     return attributes
   }
 
@@ -97,7 +97,8 @@ package enum ItemRows {
   /// protection carried into the access control (and the reverse), the whole item checked again,
   /// a modification date later than the last, and a new fingerprint.
   static func revision(of item: StoredItem, _ change: ItemChange, at now: Date) throws(SecStatus) -> ItemRevision {
-    var attributes = item.attributes.dictionary.merging(change.attributes) { _, new in new }
+    var attributes = item.attributes
+    for (key, value) in change.attributes { attributes[key] = value }
     var accessControl = item.accessControl
     if let newAccessControl = change.accessControl {
       accessControl = newAccessControl

@@ -140,3 +140,15 @@ package struct SortedAttributes: Sendable, Equatable, Sequence, ExpressibleByDic
 
   package static func == (lhs: Self, rhs: Self) -> Bool { lhs.keys == rhs.keys && lhs.values == rhs.values }
 }
+
+/// Attributes read by key and walked as `(key:value:)` pairs: a dictionary, as a request holds
+/// them, or `SortedAttributes`, as a stored item does. The API's row rules (`ItemRows`) read
+/// either, so neither form is converted into the other on the way to a store.
+package protocol AttributeLookup: Sequence where Element == (key: String, value: AttributeValue) {
+  /// The value of `key`, or nil.
+  subscript(key: String) -> AttributeValue? { get }
+}
+
+extension Dictionary: AttributeLookup where Key == String, Value == AttributeValue {}
+
+extension SortedAttributes: AttributeLookup {}

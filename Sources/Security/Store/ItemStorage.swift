@@ -58,7 +58,7 @@ extension ItemIndex {
   /// The API's index of an item whose attributes are complete (agrp, sync and pdmn set). A storage
   /// needs it only when it derives an index again from a row it holds (a row format upgrade); the
   /// API hands it one with every new item and revision.
-  package init(of itemClass: ItemClass, attributes: [String: AttributeValue]) throws(SecStatus) {
+  package init(of itemClass: ItemClass, attributes: some AttributeLookup) throws(SecStatus) {
     self = try ItemRows.index(itemClass, attributes)
   }
 }
@@ -137,8 +137,8 @@ package struct NewItem: Sendable {
 
 /// What an update makes of one matching item: its complete new row.
 package struct ItemRevision: Sendable {
-  /// Every attribute of the changed item.
-  package var attributes: [String: AttributeValue]
+  /// Every attribute of the changed item, sorted by key.
+  package var attributes: SortedAttributes
   package var accessControl: SecAccessControl?
   /// The new secret; nil keeps the item's own.
   package var data: Data?
@@ -150,7 +150,7 @@ package struct ItemRevision: Sendable {
   package var keepsAttributes: Bool = false
 
   package init(
-    attributes: [String: AttributeValue], accessControl: SecAccessControl?, data: Data?, index: ItemIndex,
+    attributes: SortedAttributes, accessControl: SecAccessControl?, data: Data?, index: ItemIndex,
     keepsAttributes: Bool = false
   ) {
     self.attributes = attributes
