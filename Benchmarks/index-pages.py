@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+"""Each index's share of the pages a write commits, on the item table of a real store.
+
+Usage: python3 Benchmarks/index-pages.py .build/release/security
+
+The `security` tool makes a store with one generic password; its schema and that row's column
+sizes are then taken from the store itself (so this script holds no copy of the schema), and the
+same table is filled with 1,000 rows of random digests of those sizes, under the store's WAL and
+synchronous settings. Each variant drops one index (or AUTOINCREMENT, or uses the unique key as a
+WITHOUT ROWID primary key); for each, 500 adds and then 500 deletes by key run one transaction
+each, and the WAL frames (pages) they commit are counted. Python's sqlite3 module drives SQLite
+here: the figures are SQLite's page counts, not the store's speed.
+"""
+
+import os
+import random
+import re
+import sqlite3
+import subprocess
+import sys
+import tempfile
+
+FILL, WRITES = 1000, 500
+
+
+def store_schema(security_tool):
+    """The item table's SQL, its indexes' SQL and one row's column sizes, from a fresh store."""
+    with tempfile.TemporaryDirectory() as home:
+        os.chmod(home, 0o700)
+        environment = dict(os.environ, KEYCHAIN_BRIDGE_HOME=home)
+        subprocess.run(
+            [security_tool, "add-generic-password", "-a", "alice", "-s", "mail", "-w", "secret"],
+            env=environment, check=True)
+        db = sqlite3.connect(os.path.join(home, "keychain.db"))
+        table = db.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'item'").fetchone()[0]
+        indexes = dict(db.execute(
+            "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'item' AND sql IS NOT NULL"))
+        columns = [row[1] for row in db.execute("PRAGMA table_info(item)")]
+        sample = db.execute("SELECT * FROM item").fetchone()
+        db.close()
+    return table, indexes, columns, sample
+
+
+def variants(table, indexes):
+    """(name, table SQL, index SQL list) for the store's schema and each change to it."""
+    yield "store schema", table, list(indexes.values())
+    yield "no AUTOINCREMENT", table.replace(" AUTOINCREMENT", ""), list(indexes.values())
+    yield "no UNIQUE persistref", table.replace("NOT NULL UNIQUE", "NOT NULL"), list(indexes.values())
+    unique = re.search(r",\s*UNIQUE \(class, pk, spi\)", table)
+    if unique:
+        yield "no UNIQUE (class, pk, spi)", table.replace(unique.group(0), ""), list(indexes.values())
+        without_rowid = (
+            table.replace("INTEGER PRIMARY KEY AUTOINCREMENT", "INTEGER NOT NULL")
+            .replace(unique.group(0), ", PRIMARY KEY (class, pk, spi)") + " WITHOUT ROWID")
+        yield "WITHOUT ROWID, key (class, pk, spi)", without_rowid, list(indexes.values())
+    for name in indexes:
+        yield f"no {name}", table, [sql for other, sql in indexes.items() if other != name]
+
+
+def random_like(value):
+    """A value of the sample's type and size: digests and ciphertexts look random."""
+    if isinstance(value, bytes):
+        return random.randbytes(len(value))
+    return value
+
+
+def wal_frames(path):
+    wal = path + "-wal"
+    return (os.path.getsize(wal) - 32) // (4096 + 24) if os.path.exists(wal) else 0
+
+
+def measure(directory, table, index_sql, columns, sample):
+    path = os.path.join(directory, "variant.db")
+    for suffix in ("", "-wal", "-shm"):
+        if os.path.exists(path + suffix):
+            os.remove(path + suffix)
+    db = sqlite3.connect(path, isolation_level=None)
+    db.execute("PRAGMA journal_mode = WAL")
+    db.execute("PRAGMA synchronous = FULL")
+    db.execute("PRAGMA wal_autocheckpoint = 0")
+    db.execute(table)
+    for sql in index_sql:
+        db.execute(sql)
+    named = [column for column in columns if column != "id" or "WITHOUT ROWID" in table]
+    insert = f"INSERT INTO item ({', '.join(named)}) VALUES ({', '.join('?' * len(named))})"
+    positions = [columns.index(column) for column in named]
+
+    def row(number):
+        return [number if columns[i] == "id" else random_like(sample[i]) for i in positions]
+
+    db.execute("BEGIN")
+    for number in range(1, FILL + 1):
+        db.execute(insert, row(number))
+    db.execute("COMMIT")
+    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    added = []
+    for number in range(FILL + 1, FILL + WRITES + 1):
+        values = row(number)
+        db.execute("BEGIN")
+        db.execute(insert, values)
+        db.execute("COMMIT")
+        added.append(dict(zip(named, values)))
+    per_add = wal_frames(path) / WRITES
+    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    for values in added:
+        db.execute("BEGIN")
+        db.execute("DELETE FROM item WHERE class = ? AND pk = ? AND spi = ?", (values["class"], values["pk"], values["spi"]))
+        db.execute("COMMIT")
+    per_delete = wal_frames(path) / WRITES
+    db.close()
+    return per_add, per_delete
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    table, indexes, columns, sample = store_schema(sys.argv[1])
+    print(f"{'item table':38} {'pages/add':>9} {'pages/delete':>12}")
+    with tempfile.TemporaryDirectory() as directory:
+        for name, variant_table, index_sql in variants(table, indexes):
+            per_add, per_delete = measure(directory, variant_table, index_sql, columns, sample)
+            print(f"{name:38} {per_add:9.2f} {per_delete:12.2f}")
+
+
+if __name__ == "__main__":
+    main()
