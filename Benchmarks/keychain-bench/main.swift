@@ -328,12 +328,15 @@ if ProcessInfo.processInfo.environment["KEYCHAIN_BRIDGE_BENCH_PROFILE"] == "para
 if let profiled = ProcessInfo.processInfo.environment["KEYCHAIN_BRIDGE_BENCH_PROFILE"] {
   let directory = FileManager.default.temporaryDirectory.appendingPathComponent("keychain-bench-profile-\(getpid())")
   defer { try? FileManager.default.removeItem(at: directory) }
+  // KEYCHAIN_BRIDGE_BENCH_PROFILE_SIZE: the store's size (1000 unless given), e.g. to find what
+  // makes a write's tail at 100k.
+  let size = ProcessInfo.processInfo.environment["KEYCHAIN_BRIDGE_BENCH_PROFILE_SIZE"].flatMap(Int.init) ?? 1000
   let implementation: any Implementation =
     switch profiled {
-    case "DSL": try DSL(directory: directory, size: 1000)
-    case "C": try CBaseline(directory: directory, size: 1000)
-    case "agent": try agentDSL(size: 1000)
-    default: try RawSecurity(directory: directory, size: 1000)
+    case "DSL": try DSL(directory: directory, size: size)
+    case "C": try CBaseline(directory: directory, size: size)
+    case "agent": try agentDSL(size: size)
+    default: try RawSecurity(directory: directory, size: size)
     }
   // KEYCHAIN_BRIDGE_BENCH_PROFILE_THREADS=2: the lookups from that many threads at once, to find
   // what serializes them (ParallelBenchmark.swift).
@@ -352,10 +355,22 @@ if let profiled = ProcessInfo.processInfo.environment["KEYCHAIN_BRIDGE_BENCH_PRO
   let writesOnly = ProcessInfo.processInfo.environment["KEYCHAIN_BRIDGE_BENCH_PROFILE_WRITES"] == "1"
   implementation.batch {
     if writesOnly {
-      for index in 0..<5_000 {
-        _ = implementation.add("new-\(index)")
-        _ = implementation.update("new-\(index)")
-        _ = implementation.delete("new-\(index)")
+      // As the benchmark's rounds run them: 1000 adds, then 1000 updates, then 1000 deletes, five
+      // times, each phase's latencies printed (a tail shows as its slowest calls).
+      for round in 0..<5 {
+        for operation in [Operation.add, .update, .delete] {
+          var latencies: [UInt64] = []
+          for index in 0..<1000 {
+            let begin = now()
+            _ = implementation.run(operation, "new-\(round)-\(index)")
+            latencies.append(now() - begin)
+          }
+          latencies.sort()
+          let slowest = latencies.suffix(5).map { String(format: "%.2f", Double($0) / 1e6) }
+          print(
+            "round \(round + 1) \(operation.rawValue): p50 \(latencies[500] / 1000) µs, slowest ms "
+              + slowest.joined(separator: " "))
+        }
       }
       return
     }
