@@ -72,6 +72,12 @@ static void *checkpoint_loop(void *context) {
             }
         }
         sqlite3_finalize(checkpoint);
+        /* As WALCheckpointer does: a PASSIVE checkpoint that leaves frames behind syncs only the WAL,
+           so the database file is synced here rather than all at once in the writer's catch-up. */
+        sqlite3_file *file = NULL;
+        if (db && sqlite3_file_control(db, "main", SQLITE_FCNTL_FILE_POINTER, &file) == SQLITE_OK && file
+            && file->pMethods && file->pMethods->xSync)
+            file->pMethods->xSync(file, SQLITE_SYNC_NORMAL | SQLITE_SYNC_DATAONLY);
         pthread_mutex_lock(&store->lock);
         store->pending = 0;
     }
