@@ -2,9 +2,10 @@
 ///
 /// A stored item is decoded on every search and its attributes are then read by key, some 30
 /// times for a typed item. A `Dictionary` hashed every key twice on that path (once inserting it
-/// while decoding, once reading it), about a fifth of a listing's CPU (keychain-bench, perf). The
+/// while decoding, once reading it), about a sixth of a listing's CPU (keychain-bench, perf). The
 /// store's metadata keeps attributes sorted by key, so decoding appends in order, and a binary
-/// search over a few dozen short keys compares small strings, which costs half a hash lookup.
+/// search over a few dozen short keys compares small strings, which costs half a hash lookup
+/// (30 ns against 60 here).
 ///
 /// The API mirrors the parts of `Dictionary` the engine uses (subscript, `keys`, iteration as
 /// `(key:value:)` pairs), so code that read a dictionary reads this unchanged.
