@@ -64,6 +64,7 @@ extension TemplateContext {
           "name": escaped(attribute.swiftName),
           "type": type,
           "reading": reading(attribute, type: type),
+          "constant": attribute.constant,
           "doc": docComment(
             "`\(attribute.constant)`: \(attribute.documentation)" + deprecationNote(attribute.deprecation), indent: "  "
           ),
@@ -106,7 +107,7 @@ extension TemplateContext {
           "field": escaped(reference.itemField ?? ""),
           "type": reference.name,
           "reading":
-            "result.reference(kSecValueRef, as: \(reference.referenceType).self)"
+            "result.reference(\(resultKey("kSecValueRef")), as: \(reference.referenceType).self)"
             + (reference.condition == nil ? ".map(\(reference.name).init)" : ".flatMap(\(reference.name).init)"),
           "doc": docComment(
             "The item's `\(reference.name)`, when the search returned its ref"
@@ -217,9 +218,18 @@ extension TemplateContext {
       ]
     }
 
+    // Every key constant an item's `init(result:)` reads, each once.
+    var resultKeys: Set<String> = []
+    for itemClass in classes {
+      resultKeys.formUnion(["kSecValueData", "kSecValuePersistentRef"])
+      for field in itemClass["fields"] as? [[String: Any]] ?? [] {
+        if let constant = field["constant"] as? String { resultKeys.insert(constant) }
+      }
+      if !(itemClass["references"] as? [[String: Any]] ?? []).isEmpty { resultKeys.insert("kSecValueRef") }
+    }
     var context: [String: Any] = [
       "valueGroups": valueGroups, "wrapperGroups": wrapperGroups, "classes": classes, "errors": errors,
-      "functions": functions, "references": references,
+      "functions": functions, "references": references, "resultKeys": resultKeys.sorted(),
     ]
     if let definitions = model.definitions {
       context.merge(runtimeContext(model, definitions)) { _, runtime in runtime }

@@ -102,7 +102,7 @@ enum TemplateContext {
   }
 
   static func reading(_ attribute: AttributeModel, type: String) -> String {
-    let key = attribute.constant
+    let key = resultKey(attribute.constant)
     switch attribute.valueType {
     case .string: return "result.string(\(key))"
     case .number: return "result.integer(\(key))"
@@ -113,6 +113,11 @@ enum TemplateContext {
     case .valueConstant, .unsupported: return "result.constant(\(key)).flatMap(\(type).init(constant:))"
     }
   }
+
+  /// How `init(result:)` names a key constant: as this module's copy (`ResultKeys` in
+  /// ItemClasses.swift.stencil), which is read without the retain and release another module's
+  /// global costs around every call.
+  static func resultKey(_ constant: String) -> String { "ResultKeys.\(constant)" }
 
   /// A Swift string literal of `text`.
   static func literal(_ text: String) -> String {

@@ -36,14 +36,21 @@ public struct ItemAttributes: @unchecked Sendable {
     self.searched = searched
   }
 
-  /// The value for a key constant; a constant's `description` is its stored String, so no bridging.
-  private func value(_ key: CFString) -> Any? {
-    guard let searched else { return values[key.description] }
-    return searched.value(key.description)
+  // Each reader has two forms: the public one takes a key constant, whose `description` is its
+  // stored String (no bridging); the generated items' `init(result:)` passes that String itself
+  // (`ResultKeys`), which costs no call into Security and no reference count per field.
+
+  private func value(_ key: String) -> Any? {
+    guard let searched else { return values[key] }
+    return searched.value(key)
   }
 
   /// The object for `key` (kSecValueRef) when it is a `Reference` (SecKey, SecCertificate...).
   public func reference<Reference>(_ key: CFString, as type: Reference.Type) -> Reference? {
+    reference(key.description, as: type)
+  }
+
+  func reference<Reference>(_ key: String, as type: Reference.Type) -> Reference? {
     value(key) as? Reference
   }
 
@@ -51,8 +58,10 @@ public struct ItemAttributes: @unchecked Sendable {
   // between bridged types costs a temporary Foundation object.
 
   /// A text attribute; one stored as UTF-8 data reads as text too (the keychain keeps the caller's type).
-  public func string(_ key: CFString) -> String? {
-    if let searched { return searched.string(key.description) }
+  public func string(_ key: CFString) -> String? { string(key.description) }
+
+  func string(_ key: String) -> String? {
+    if let searched { return searched.string(key) }
     return switch value(key) {
     case let value as String: value
     case let value as Data: String(data: value, encoding: .utf8)
@@ -62,8 +71,10 @@ public struct ItemAttributes: @unchecked Sendable {
   }
 
   /// A number attribute.
-  public func integer(_ key: CFString) -> Int? {
-    if let searched { return searched.integer(key.description) }
+  public func integer(_ key: CFString) -> Int? { integer(key.description) }
+
+  func integer(_ key: String) -> Int? {
+    if let searched { return searched.integer(key) }
     return switch value(key) {
     case let value as NSNumber: value.intValue
     case let value as String: Int(value)
@@ -72,17 +83,23 @@ public struct ItemAttributes: @unchecked Sendable {
   }
 
   /// A boolean attribute (stored as 0 or 1).
-  public func boolean(_ key: CFString) -> Bool? { integer(key).map { $0 != 0 } }
+  public func boolean(_ key: CFString) -> Bool? { boolean(key.description) }
+
+  func boolean(_ key: String) -> Bool? { integer(key).map { $0 != 0 } }
 
   /// A date attribute.
-  public func date(_ key: CFString) -> Date? {
-    if let searched { return searched.date(key.description) }
+  public func date(_ key: CFString) -> Date? { date(key.description) }
+
+  func date(_ key: String) -> Date? {
+    if let searched { return searched.date(key) }
     return value(key) as? Date
   }
 
   /// A data attribute; text reads as its UTF-8 bytes.
-  public func data(_ key: CFString) -> Data? {
-    if let searched { return searched.data(key.description) }
+  public func data(_ key: CFString) -> Data? { data(key.description) }
+
+  func data(_ key: String) -> Data? {
+    if let searched { return searched.data(key) }
     return switch value(key) {
     case let value as Data: value
     case let value as String: Data(value.utf8)
@@ -91,13 +108,17 @@ public struct ItemAttributes: @unchecked Sendable {
   }
 
   /// An access control attribute.
-  public func accessControl(_ key: CFString) -> SecAccessControl? {
+  public func accessControl(_ key: CFString) -> SecAccessControl? { accessControl(key.description) }
+
+  func accessControl(_ key: String) -> SecAccessControl? {
     value(key) as? SecAccessControl
   }
 
   /// The raw constant value of an attribute whose values are constants.
-  public func constant(_ key: CFString) -> String? {
-    if let searched { return searched.constant(key.description) }
+  public func constant(_ key: CFString) -> String? { constant(key.description) }
+
+  func constant(_ key: String) -> String? {
+    if let searched { return searched.constant(key) }
     // Numeric constants (a key's type, "73") come back as numbers, as Apple returns them.
     if let number = value(key) as? NSNumber, !(value(key) is String) { return number.stringValue }
     return value(key) as? String

@@ -34,7 +34,7 @@ import Testing
     var uncovered: [String] = []
     for attribute in model.attributes where !attribute.classes.isEmpty {
       let setter = items.contains("with(\(attribute.constant),")
-      let field = items.contains("(\(attribute.constant))")
+      let field = items.contains("(ResultKeys.\(attribute.constant))")
       // Read-only and Apple-private attributes are reported in results, not set by apps.
       let covered = setter || (field && (attribute.readOnly || attribute.isPrivate))
       if !covered && Self.settableExclusions[attribute.constant] == nil { uncovered.append(attribute.constant) }

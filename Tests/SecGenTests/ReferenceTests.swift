@@ -129,6 +129,7 @@ import Testing
     #expect(!before.contains("func label(_ value: String) -> Self"))
     #expect(after.contains("func label(_ value: String) -> Self"))
     #expect(after.contains("public var label: String?"))
-    #expect(after.contains("label = result.string(kSecAttrLabel)"))
+    #expect(after.contains("label = result.string(ResultKeys.kSecAttrLabel)"))
+    #expect(after.contains("static let kSecAttrLabel = Security.kSecAttrLabel.description"))
   }
 }

@@ -98,12 +98,12 @@ public struct GenericPasswordItem: KeychainItem {
 
   /// Reads the item from a search result.
   public init(result: ItemAttributes) {
-    account = result.string(kSecAttrAccount)
-    tokenID = result.string(kSecAttrTokenID)
-    alias = result.data(kSecAttrAlias)
-    syncViewHint = result.string(kSecAttrSyncViewHint)
-    data = result.data(kSecValueData)
-    persistentReference = result.data(kSecValuePersistentRef).map(PersistentReference.init)
+    account = result.string(ResultKeys.kSecAttrAccount)
+    tokenID = result.string(ResultKeys.kSecAttrTokenID)
+    alias = result.data(ResultKeys.kSecAttrAlias)
+    syncViewHint = result.string(ResultKeys.kSecAttrSyncViewHint)
+    data = result.data(ResultKeys.kSecValueData)
+    persistentReference = result.data(ResultKeys.kSecValuePersistentRef).map(PersistentReference.init)
   }
 
   /// A description that finds exactly this item again (nil without a persistent reference).
@@ -221,15 +221,31 @@ public struct KeyItem: KeychainItem {
 
   /// Reads the item from a search result.
   public init(result: ItemAttributes) {
-    applicationTag = result.data(kSecAttrApplicationTag)
-    isSensitive = result.boolean(kSecAttrIsSensitive)
-    isExtractable = result.boolean(kSecAttrIsExtractable)
-    tokenID = result.string(kSecAttrTokenID)
-    syncViewHint = result.string(kSecAttrSyncViewHint)
-    data = result.data(kSecValueData)
-    persistentReference = result.data(kSecValuePersistentRef).map(PersistentReference.init)
+    applicationTag = result.data(ResultKeys.kSecAttrApplicationTag)
+    isSensitive = result.boolean(ResultKeys.kSecAttrIsSensitive)
+    isExtractable = result.boolean(ResultKeys.kSecAttrIsExtractable)
+    tokenID = result.string(ResultKeys.kSecAttrTokenID)
+    syncViewHint = result.string(ResultKeys.kSecAttrSyncViewHint)
+    data = result.data(ResultKeys.kSecValueData)
+    persistentReference = result.data(ResultKeys.kSecValuePersistentRef).map(PersistentReference.init)
   }
 
   /// A description that finds exactly this item again (nil without a persistent reference).
   public var request: Key? { persistentReference.map(Key.init(reference:)) }
+}
+
+/// The key constants the items' `init(result:)` reads, as the Strings they stand for. A global of
+/// another module is read through its accessor and retained and released around every call that
+/// takes it, and a key constant's text is one more call into Security: per field of every item a
+/// search returns. A String of this module is read as it is.
+enum ResultKeys {
+  static let kSecAttrAccount = Security.kSecAttrAccount.description
+  static let kSecAttrAlias = Security.kSecAttrAlias.description
+  static let kSecAttrApplicationTag = Security.kSecAttrApplicationTag.description
+  static let kSecAttrIsExtractable = Security.kSecAttrIsExtractable.description
+  static let kSecAttrIsSensitive = Security.kSecAttrIsSensitive.description
+  static let kSecAttrSyncViewHint = Security.kSecAttrSyncViewHint.description
+  static let kSecAttrTokenID = Security.kSecAttrTokenID.description
+  static let kSecValueData = Security.kSecValueData.description
+  static let kSecValuePersistentRef = Security.kSecValuePersistentRef.description
 }

@@ -71,12 +71,23 @@ public struct GenericPasswordItem: KeychainItem {
 
   /// Reads the item from a search result.
   public init(result: ItemAttributes) {
-    account = result.string(kSecAttrAccount)
-    service = result.string(kSecAttrService)
-    data = result.data(kSecValueData)
-    persistentReference = result.data(kSecValuePersistentRef).map(PersistentReference.init)
+    account = result.string(ResultKeys.kSecAttrAccount)
+    service = result.string(ResultKeys.kSecAttrService)
+    data = result.data(ResultKeys.kSecValueData)
+    persistentReference = result.data(ResultKeys.kSecValuePersistentRef).map(PersistentReference.init)
   }
 
   /// A description that finds exactly this item again (nil without a persistent reference).
   public var request: GenericPassword? { persistentReference.map(GenericPassword.init(reference:)) }
+}
+
+/// The key constants the items' `init(result:)` reads, as the Strings they stand for. A global of
+/// another module is read through its accessor and retained and released around every call that
+/// takes it, and a key constant's text is one more call into Security: per field of every item a
+/// search returns. A String of this module is read as it is.
+enum ResultKeys {
+  static let kSecAttrAccount = Security.kSecAttrAccount.description
+  static let kSecAttrService = Security.kSecAttrService.description
+  static let kSecValueData = Security.kSecValueData.description
+  static let kSecValuePersistentRef = Security.kSecValuePersistentRef.description
 }

@@ -116,13 +116,13 @@ public struct InternetPasswordItem: KeychainItem {
 
   /// Reads the item from a search result.
   public init(result: ItemAttributes) {
-    accessible = result.constant(kSecAttrAccessible).flatMap(Accessible.init(constant:))
-    server = result.string(kSecAttrServer)
-    `protocol` = result.constant(kSecAttrProtocol).flatMap(Protocol.init(constant:))
-    generic = result.data(kSecAttrGeneric)
-    synchronizable = result.boolean(kSecAttrSynchronizable)
-    data = result.data(kSecValueData)
-    persistentReference = result.data(kSecValuePersistentRef).map(PersistentReference.init)
+    accessible = result.constant(ResultKeys.kSecAttrAccessible).flatMap(Accessible.init(constant:))
+    server = result.string(ResultKeys.kSecAttrServer)
+    `protocol` = result.constant(ResultKeys.kSecAttrProtocol).flatMap(Protocol.init(constant:))
+    generic = result.data(ResultKeys.kSecAttrGeneric)
+    synchronizable = result.boolean(ResultKeys.kSecAttrSynchronizable)
+    data = result.data(ResultKeys.kSecValueData)
+    persistentReference = result.data(ResultKeys.kSecValuePersistentRef).map(PersistentReference.init)
   }
 
   /// A description that finds exactly this item again (nil without a persistent reference).
@@ -197,10 +197,10 @@ public struct KeyItem: KeychainItem {
 
   /// Reads the item from a search result.
   public init(result: ItemAttributes) {
-    keyClass = result.constant(kSecAttrKeyClass).flatMap(KeyClass.init(constant:))
-    applicationTag = result.data(kSecAttrApplicationTag)
-    data = result.data(kSecValueData)
-    persistentReference = result.data(kSecValuePersistentRef).map(PersistentReference.init)
+    keyClass = result.constant(ResultKeys.kSecAttrKeyClass).flatMap(KeyClass.init(constant:))
+    applicationTag = result.data(ResultKeys.kSecAttrApplicationTag)
+    data = result.data(ResultKeys.kSecValueData)
+    persistentReference = result.data(ResultKeys.kSecValuePersistentRef).map(PersistentReference.init)
   }
 
   /// A description that finds exactly this item again (nil without a persistent reference).
@@ -275,12 +275,28 @@ public struct IdentityItem: KeychainItem {
 
   /// Reads the item from a search result.
   public init(result: ItemAttributes) {
-    keyClass = result.constant(kSecAttrKeyClass).flatMap(KeyClass.init(constant:))
-    applicationTag = result.data(kSecAttrApplicationTag)
-    data = result.data(kSecValueData)
-    persistentReference = result.data(kSecValuePersistentRef).map(PersistentReference.init)
+    keyClass = result.constant(ResultKeys.kSecAttrKeyClass).flatMap(KeyClass.init(constant:))
+    applicationTag = result.data(ResultKeys.kSecAttrApplicationTag)
+    data = result.data(ResultKeys.kSecValueData)
+    persistentReference = result.data(ResultKeys.kSecValuePersistentRef).map(PersistentReference.init)
   }
 
   /// A description that finds exactly this item again (nil without a persistent reference).
   public var request: Identity? { persistentReference.map(Identity.init(reference:)) }
+}
+
+/// The key constants the items' `init(result:)` reads, as the Strings they stand for. A global of
+/// another module is read through its accessor and retained and released around every call that
+/// takes it, and a key constant's text is one more call into Security: per field of every item a
+/// search returns. A String of this module is read as it is.
+enum ResultKeys {
+  static let kSecAttrAccessible = Security.kSecAttrAccessible.description
+  static let kSecAttrApplicationTag = Security.kSecAttrApplicationTag.description
+  static let kSecAttrGeneric = Security.kSecAttrGeneric.description
+  static let kSecAttrKeyClass = Security.kSecAttrKeyClass.description
+  static let kSecAttrProtocol = Security.kSecAttrProtocol.description
+  static let kSecAttrServer = Security.kSecAttrServer.description
+  static let kSecAttrSynchronizable = Security.kSecAttrSynchronizable.description
+  static let kSecValueData = Security.kSecValueData.description
+  static let kSecValuePersistentRef = Security.kSecValuePersistentRef.description
 }

@@ -114,16 +114,31 @@ public struct InternetPasswordItem: KeychainItem {
 
   /// Reads the item from a search result.
   public init(result: ItemAttributes) {
-    server = result.string(kSecAttrServer)
-    port = result.integer(kSecAttrPort)
-    `protocol` = result.constant(kSecAttrProtocol).flatMap(InternetProtocol.init(constant:))
-    accessibility = result.constant(kSecAttrAccessible).flatMap(Accessible.init(constant:))
-    isInvisible = result.boolean(kSecAttrIsInvisible)
-    creationDate = result.date(kSecAttrCreationDate)
-    data = result.data(kSecValueData)
-    persistentReference = result.data(kSecValuePersistentRef).map(PersistentReference.init)
+    server = result.string(ResultKeys.kSecAttrServer)
+    port = result.integer(ResultKeys.kSecAttrPort)
+    `protocol` = result.constant(ResultKeys.kSecAttrProtocol).flatMap(InternetProtocol.init(constant:))
+    accessibility = result.constant(ResultKeys.kSecAttrAccessible).flatMap(Accessible.init(constant:))
+    isInvisible = result.boolean(ResultKeys.kSecAttrIsInvisible)
+    creationDate = result.date(ResultKeys.kSecAttrCreationDate)
+    data = result.data(ResultKeys.kSecValueData)
+    persistentReference = result.data(ResultKeys.kSecValuePersistentRef).map(PersistentReference.init)
   }
 
   /// A description that finds exactly this item again (nil without a persistent reference).
   public var request: InternetPassword? { persistentReference.map(InternetPassword.init(reference:)) }
+}
+
+/// The key constants the items' `init(result:)` reads, as the Strings they stand for. A global of
+/// another module is read through its accessor and retained and released around every call that
+/// takes it, and a key constant's text is one more call into Security: per field of every item a
+/// search returns. A String of this module is read as it is.
+enum ResultKeys {
+  static let kSecAttrAccessible = Security.kSecAttrAccessible.description
+  static let kSecAttrCreationDate = Security.kSecAttrCreationDate.description
+  static let kSecAttrIsInvisible = Security.kSecAttrIsInvisible.description
+  static let kSecAttrPort = Security.kSecAttrPort.description
+  static let kSecAttrProtocol = Security.kSecAttrProtocol.description
+  static let kSecAttrServer = Security.kSecAttrServer.description
+  static let kSecValueData = Security.kSecValueData.description
+  static let kSecValuePersistentRef = Security.kSecValuePersistentRef.description
 }
