@@ -218,10 +218,10 @@ extension TemplateContext {
       ]
     }
 
-    // Every key constant an item's `init(result:)` reads, each once.
-    var resultKeys: Set<String> = []
+    // Every key constant an item's `init(result:)` reads, each once: every item reads its data and
+    // persistent reference, then its fields and any ref.
+    var resultKeys: Set<String> = classes.isEmpty ? [] : ["kSecValueData", "kSecValuePersistentRef"]
     for itemClass in classes {
-      resultKeys.formUnion(["kSecValueData", "kSecValuePersistentRef"])
       for field in itemClass["fields"] as? [[String: Any]] ?? [] {
         if let constant = field["constant"] as? String { resultKeys.insert(constant) }
       }

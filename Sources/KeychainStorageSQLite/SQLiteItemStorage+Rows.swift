@@ -129,8 +129,7 @@ extension SQLiteItemStorage {
           record.item.itemClass, revision.index, persistentID: record.item.persistentID, hasSecret: data != nil)
       }
       let sealed = try RowCodec.seal(
-        ring, identity, attributes: revision.attributes, accessControl: revision.accessControl,
-        data: data)
+        ring, identity, attributes: revision.attributes, accessControl: revision.accessControl, data: data)
       if revision.keepsAttributes {
         // Only the two ciphertexts change. Naming no indexed column keeps SQLite from rewriting
         // the row's entries in all six indexes, which it does for every column a SET names, even

@@ -180,11 +180,6 @@ final class WALCheckpointer: Sendable {
     return false
   }
 
-  /// Runs `PRAGMA wal_checkpoint(mode)` and reads its row: whether another connection's checkpoint
-  /// or a reader was in the way, the WAL's pages, and how many of them are in the database file.
-  ///
-  /// The pragma rather than sqlite3_wal_checkpoint_v2: on a connection that has not read the
-  /// database yet the C call finds no WAL open and checkpoints nothing; the statement opens it first.
   /// Flushes the pages checkpoints copied into the database file, on the checkpoint's own thread.
   ///
   /// SQLite syncs the database file only at a checkpoint that copies the whole WAL, the one the
@@ -204,6 +199,11 @@ final class WALCheckpointer: Sendable {
     return code == SQLITE_OK ? nil : "syncing the database file failed (\(code))"
   }
 
+  /// Runs `PRAGMA wal_checkpoint(mode)` and reads its row: whether another connection's checkpoint
+  /// or a reader was in the way, the WAL's pages, and how many of them are in the database file.
+  ///
+  /// The pragma rather than sqlite3_wal_checkpoint_v2: on a connection that has not read the
+  /// database yet the C call finds no WAL open and checkpoints nothing; the statement opens it first.
   private static func checkpoint(_ connection: SQLiteConnection, mode: String) throws
     -> (blocked: Bool, walPages: Int64, copiedPages: Int64)?
   {

@@ -124,8 +124,8 @@ package enum ValueConversion {
   ///
   /// Asking whether such a value is a Foundation class (`value is NSNull`, `as? NSNumber`) makes
   /// swift-corelibs-foundation bridge it to a new object first: 140 ns against 24 for a check of
-  /// its type, and the checks ran several times per key of every call (a sixth of parsing a typed
-  /// lookup). None of these types is, or bridges to, the classes asked about, other than its own.
+  /// its type, and the checks ran several times per key of every call (a fifth of parsing a typed
+  /// lookup's request). None of these types is, or bridges to, the classes asked about, other than its own.
   private static func isSwiftValue(_ value: Any) -> Bool {
     let type = type(of: value)
     return type == String.self || type == Data.self || type == Bool.self || type == Int.self
