@@ -132,13 +132,17 @@ package struct SortedAttributes: Sendable, Equatable, Sequence, ExpressibleByDic
   package struct Iterator: IteratorProtocol {
     fileprivate var pairs: Zip2Sequence<[String], [AttributeValue]>.Iterator
 
+    /// The next entry, or nil after the last.
     package mutating func next() -> Element? { pairs.next().map { (key: $0.0, value: $0.1) } }
   }
 
+  /// Walks the entries in key order.
   package func makeIterator() -> Iterator { Iterator(pairs: zip(keys, values).makeIterator()) }
 
+  /// The number of entries (exact).
   package var underestimatedCount: Int { keys.count }
 
+  /// Equal when both hold the same keys with equal values.
   package static func == (lhs: Self, rhs: Self) -> Bool { lhs.keys == rhs.keys && lhs.values == rhs.values }
 }
 
