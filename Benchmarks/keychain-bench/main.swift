@@ -26,70 +26,77 @@ protocol Implementation: AnyObject {
 let service = "bench.service"
 let secret = Data("benchmark-secret-0123456789".utf8)
 
-final class CBaseline: Implementation {
-  let name = "C"
-  let store: OpaquePointer
+/// The entry points of one C baseline (baseline.h): the minimal one and the same-work one take the
+/// same arguments, so one class drives either.
+struct CBaselineFunctions {
+  let name: String
+  let file: String
+  let open: @convention(c) (UnsafePointer<CChar>?) -> OpaquePointer?
+  let close: @convention(c) (OpaquePointer?) -> Void
+  let fill: @convention(c) (OpaquePointer?, UnsafePointer<CChar>?, UnsafePointer<CChar>?, Int32) -> Int32
+  let add:
+    @convention(c) (OpaquePointer?, UnsafePointer<CChar>?, UnsafePointer<CChar>?, UnsafePointer<UInt8>?, Int) -> Int32
+  let lookup:
+    @convention(c) (OpaquePointer?, UnsafePointer<CChar>?, UnsafePointer<CChar>?, UnsafeMutablePointer<UInt8>?, Int)
+      -> Int32
+  let attributes: @convention(c) (OpaquePointer?, UnsafePointer<CChar>?, UnsafePointer<CChar>?) -> Int32
+  let update:
+    @convention(c) (OpaquePointer?, UnsafePointer<CChar>?, UnsafePointer<CChar>?, UnsafePointer<UInt8>?, Int) -> Int32
+  let delete: @convention(c) (OpaquePointer?, UnsafePointer<CChar>?, UnsafePointer<CChar>?) -> Int32
+  let list: @convention(c) (OpaquePointer?, UnsafePointer<CChar>?, Int32) -> Int32
 
-  init(directory: URL, size: Int) throws {
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    guard let store = kb_baseline_open(directory.appendingPathComponent("baseline.db").path) else {
-      throw BenchError("cannot open the C baseline database")
-    }
-    self.store = store
-    guard kb_baseline_fill(store, "acct", service, Int32(size)) == 0 else {
-      throw BenchError("cannot fill the C baseline")
-    }
-  }
+  /// baseline.c: one narrow table, one seal; the limit.
+  static let minimal = CBaselineFunctions(
+    name: "C", file: "baseline.db", open: kb_baseline_open, close: kb_baseline_close, fill: kb_baseline_fill,
+    add: kb_baseline_add, lookup: kb_baseline_lookup, attributes: kb_baseline_attributes,
+    update: kb_baseline_update, delete: kb_baseline_delete, list: kb_baseline_list)
 
-  deinit { kb_baseline_close(store) }
-
-  func add(_ account: String) -> Bool {
-    secret.withUnsafeBytes { kb_baseline_add(store, account, service, $0.baseAddress, $0.count) == 0 }
-  }
-  func lookupData(_ account: String) -> Bool {
-    var buffer = [UInt8](repeating: 0, count: 256)
-    return kb_baseline_lookup(store, account, service, &buffer, buffer.count) >= 0
-  }
-  func lookupAttributes(_ account: String) -> Bool { kb_baseline_attributes(store, account, service) == 0 }
-  func update(_ account: String) -> Bool {
-    secret.withUnsafeBytes { kb_baseline_update(store, account, service, $0.baseAddress, $0.count) == 0 }
-  }
-  func delete(_ account: String) -> Bool { kb_baseline_delete(store, account, service) == 0 }
-  func list() -> Bool { kb_baseline_list(store, service, 100) == 100 }
-  func batch(_ body: () -> Void) { body() }
+  /// same_work.c: the store's own schema, digests, seals and statements in C.
+  static let sameWork = CBaselineFunctions(
+    name: "C same-work", file: "same-work.db", open: kb_same_work_open, close: kb_same_work_close,
+    fill: kb_same_work_fill, add: kb_same_work_add, lookup: kb_same_work_lookup,
+    attributes: kb_same_work_attributes, update: kb_same_work_update, delete: kb_same_work_delete,
+    list: kb_same_work_list)
 }
 
-/// The same-work C baseline (same_work.c): the store's own schema, digests, seals and statements in C.
-final class SameWorkBaseline: Implementation {
-  let name = "C same-work"
+/// A C baseline's store, driven through its entry points.
+final class CBaseline: Implementation {
+  let name: String
   let store: OpaquePointer
+  private let functions: CBaselineFunctions
 
-  init(directory: URL, size: Int) throws {
+  init(_ functions: CBaselineFunctions = .minimal, directory: URL, size: Int) throws {
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    guard let store = kb_same_work_open(directory.appendingPathComponent("same-work.db").path) else {
-      throw BenchError("cannot open the same-work C baseline database")
+    guard let store = functions.open(directory.appendingPathComponent(functions.file).path) else {
+      throw BenchError("cannot open the \(functions.name) baseline database")
     }
+    self.name = functions.name
     self.store = store
-    guard kb_same_work_fill(store, "acct", service, Int32(size)) == 0 else {
-      throw BenchError("cannot fill the same-work C baseline")
+    self.functions = functions
+    guard functions.fill(store, "acct", service, Int32(size)) == 0 else {
+      throw BenchError("cannot fill the \(functions.name) baseline")
     }
   }
 
-  deinit { kb_same_work_close(store) }
+  deinit { functions.close(store) }
 
   func add(_ account: String) -> Bool {
-    secret.withUnsafeBytes { kb_same_work_add(store, account, service, $0.baseAddress, $0.count) == 0 }
+    secret.withUnsafeBytes {
+      functions.add(store, account, service, $0.bindMemory(to: UInt8.self).baseAddress, $0.count) == 0
+    }
   }
   func lookupData(_ account: String) -> Bool {
     var buffer = [UInt8](repeating: 0, count: 256)
-    return kb_same_work_lookup(store, account, service, &buffer, buffer.count) >= 0
+    return functions.lookup(store, account, service, &buffer, buffer.count) >= 0
   }
-  func lookupAttributes(_ account: String) -> Bool { kb_same_work_attributes(store, account, service) == 0 }
+  func lookupAttributes(_ account: String) -> Bool { functions.attributes(store, account, service) == 0 }
   func update(_ account: String) -> Bool {
-    secret.withUnsafeBytes { kb_same_work_update(store, account, service, $0.baseAddress, $0.count) == 0 }
+    secret.withUnsafeBytes {
+      functions.update(store, account, service, $0.bindMemory(to: UInt8.self).baseAddress, $0.count) == 0
+    }
   }
-  func delete(_ account: String) -> Bool { kb_same_work_delete(store, account, service) == 0 }
-  func list() -> Bool { kb_same_work_list(store, service, 100) == 100 }
+  func delete(_ account: String) -> Bool { functions.delete(store, account, service) == 0 }
+  func list() -> Bool { functions.list(store, service, 100) == 100 }
   func batch(_ body: () -> Void) { body() }
 }
 
@@ -399,7 +406,7 @@ for size in sizes {
   let folder = scratch.appendingPathComponent("\(size)")
   let implementations: [any Implementation] = [
     try CBaseline(directory: folder.appendingPathComponent("c"), size: size),
-    try SameWorkBaseline(directory: folder.appendingPathComponent("same-work"), size: size),
+    try CBaseline(.sameWork, directory: folder.appendingPathComponent("same-work"), size: size),
     try RawSecurity(directory: folder.appendingPathComponent("raw"), size: size),
     try DSL(directory: folder.appendingPathComponent("dsl"), size: size),
     try agentDSL(size: size),
