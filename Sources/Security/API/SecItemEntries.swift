@@ -76,7 +76,7 @@ func callEntries(
 ) -> OSStatus {
   // An add's return keys ask for a result, which only the CFDictionary path shapes.
   let needsFoundationPath =
-    SecItemCall.namesIdentityOrReference(entries) || entries.contains { $0.0.hasPrefix("r_") }
+    SecItemCall.namesIdentityOrReference(entries) || entries.containsKey { $0.hasPrefix("r_") }
   switch function {
   case .add where !needsFoundationPath:
     return SecItemCall.run(.add, dictionary()) { context throws(SecStatus) in

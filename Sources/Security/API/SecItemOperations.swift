@@ -24,10 +24,9 @@ extension SecItemCall {
   /// Whether a typed call must take the CFDictionary path: identities, refs and persistent
   /// references (which may name an identity) are handled there only.
   static func namesIdentityOrReference(_ entries: [(String, Any)]) -> Bool {
-    entries.contains {
-      $0.0 == SecConstantValue.valueRef || $0.0 == SecConstantValue.valuePersistentRef
-        || ($0.0 == SecConstantValue.`class` && ($0.1 as? String) == SecConstantValue.classIdentity)
-    }
+    entries.containsKey { $0 == SecConstantValue.valueRef || $0 == SecConstantValue.valuePersistentRef }
+      || entries.value(ofKey: SecConstantValue.`class`).map { ($0 as? String) == SecConstantValue.classIdentity }
+        == true
   }
 
   /// SecItemUpdate's body for every class but identities.

@@ -18,17 +18,16 @@ enum IdentityItems {
       || reference(in: dictionary) != nil || persistentCertificateReference(in: dictionary) != nil
   }
 
-  /// `isIdentityQuery` over a dictionary's entries, already read.
+  /// `isIdentityQuery` over a dictionary's entries, already read (each key is there once).
   static func isIdentityQuery(_ entries: [(String, Any)]) -> Bool {
-    entries.contains { key, value in
-      switch key {
-      case SecConstantValue.`class`: ValueConversion.string(value) == SecConstantValue.classIdentity
-      case SecConstantValue.valueRef: value is SecIdentity
-      case SecConstantValue.valuePersistentRef:
-        (value as? Data).flatMap(certificateReference(inIdentityReference:)) != nil
-      default: false
-      }
+    if let value = entries.value(ofKey: SecConstantValue.`class`),
+      ValueConversion.string(value) == SecConstantValue.classIdentity
+    {
+      return true
     }
+    if let value = entries.value(ofKey: SecConstantValue.valueRef), value is SecIdentity { return true }
+    guard let value = entries.value(ofKey: SecConstantValue.valuePersistentRef) else { return false }
+    return (value as? Data).flatMap(certificateReference(inIdentityReference:)) != nil
   }
 
   /// An identity's persistent reference is "idnt" and its certificate's UUID (8.5): the

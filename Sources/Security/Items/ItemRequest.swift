@@ -51,9 +51,6 @@ struct ItemRequest {
   /// Apple's QUERY_KEY_LIMIT (rule 1.7).
   private static let keyLimit = 128
 
-  /// The use keys Apple defines, as the headers declare them (Generated/SecItemSchema.swift).
-  private static let knownUseKeys = ItemSchemaDefinitions.useKeys
-
   /// Parses `dictionary`. `classHint` supplies the class for attributesToUpdate, which has none.
   init(_ dictionary: NSDictionary, classHint: ItemClass? = nil) throws(SecStatus) {
     guard dictionary.count <= Self.keyLimit else { throw .param }
@@ -61,12 +58,13 @@ struct ItemRequest {
   }
 
   /// Parses a dictionary's entries, keys and values as the caller gave them (Swift values from the
-  /// typed module, or what a Foundation dictionary holds).
-  init(entries: [(String, Any)], classHint: ItemClass? = nil) throws(SecStatus) {
+  /// typed module, or what a Foundation dictionary holds). `shapes` holds the key sets seen before
+  /// (nil: every key is classified again, as tests compare).
+  init(entries: [(String, Any)], classHint: ItemClass? = nil, shapes: RequestShapes? = .shared) throws(SecStatus) {
     guard entries.count <= Self.keyLimit else { throw .param }
 
     itemClass = classHint
-    if let (_, value) = entries.first(where: { $0.0 == SecConstantValue.`class` }) {
+    if let value = entries.value(ofKey: SecConstantValue.`class`) {
       guard let name = ValueConversion.string(value) else {
         throw SecStatus.param.naming(SecConstantValue.`class`, "must be a string")
       }
@@ -75,7 +73,7 @@ struct ItemRequest {
       }
       itemClass = parsed
     }
-    if let (_, value) = entries.first(where: { $0.0 == SecConstantValue.valuePersistentRef }) {
+    if let value = entries.value(ofKey: SecConstantValue.valuePersistentRef) {
       guard let data = ValueConversion.data(value) else {
         throw SecStatus.param.naming(SecConstantValue.valuePersistentRef, "must be Data")
       }
@@ -84,7 +82,7 @@ struct ItemRequest {
       itemClass = parsed.itemClass
       reference = parsed
     }
-    if let (_, value) = entries.first(where: { $0.0 == SecConstantValue.valueRef }) {
+    if let value = entries.value(ofKey: SecConstantValue.valueRef) {
       switch value {
       case let key as SecKey:
         // The class may be left out: the ref says it (keys rule 6.3).
@@ -107,8 +105,14 @@ struct ItemRequest {
     }
     if let itemClass, !itemClass.isImplemented { throw .unimplemented }
 
-    for (key, value) in entries {
-      try classify(key, value)
+    // The keys' roles come from the shape seen before when there is one; either way each entry is
+    // applied in the caller's order, so the first invalid value earns the error it always did.
+    if let shape = shapes?.shape(itemClass: itemClass, entries) {
+      // Room for every attribute at once: growing one entry at a time reallocates twice for two.
+      if shape.attributeCount > 0 { attributes = Dictionary(minimumCapacity: shape.attributeCount) }
+      for (key, value) in entries { try apply(shape.role(of: key), key, value) }
+    } else {
+      for (key, value) in entries { try apply(try KeyRole(of: key, itemClass: itemClass), key, value) }
     }
     if useKeys[SecConstantValue.useAuthenticationContext] != nil
       && useKeys[SecConstantValue.useCredentialReference] != nil
@@ -118,29 +122,19 @@ struct ItemRequest {
     try checkItemSize(data: valueData, attributes: attributes)
   }
 
-  private mutating func classify(_ key: String, _ value: Any) throws(SecStatus) {
-    if key.utf8.count == 4 {
-      try parseAttribute(key, value)
-      return
-    }
-    switch key.first {
-    case "c" where key == SecConstantValue.`class`:
-      break  // parsed before the other keys
-    case "m":
+  /// Applies one entry whose key has `role`: the checks of its value, and what it sets.
+  private mutating func apply(_ role: KeyRole, _ key: String, _ value: Any) throws(SecStatus) {
+    switch role {
+    case .itemClass, .reference, .ignored:
+      break  // parsed before the other keys, or without effect
+    case .attribute(let definition):
+      try parseAttribute(key, definition, value)
+    case .match:
       try parseMatch(key, value)
-    case "r":
-      let flag: ReturnFlags
-      switch key {
-      case SecConstantValue.returnData: flag = .data
-      case SecConstantValue.returnAttributes: flag = .attributes
-      case SecConstantValue.returnRef: flag = .ref
-      case SecConstantValue.returnPersistentRef: flag = .persistentRef
-      default: throw SecStatus.param.naming(key, "is not a return key")
-      }
+    case .returnFlag(let flag):
       guard let enabled = ValueConversion.boolean(value) else { throw SecStatus.param.naming(key, "must be a boolean") }
       if enabled { returnFlags.insert(flag) } else { returnFlags.remove(flag) }
-    case "u":
-      guard Self.knownUseKeys.contains(key) else { throw SecStatus.param.naming(key, "is not a use key") }
+    case .use:
       if ValueConversion.isNull(value) { throw SecStatus.param.naming(key, "must not be null") }
       if key == SecConstantValue.useAuthenticationUI {
         guard let mode = ValueConversion.string(value),
@@ -153,37 +147,17 @@ struct ItemRequest {
         }
       }
       useKeys[key] = value
-    case "v":
-      switch key {
-      case SecConstantValue.valueData:
-        guard let data = ValueConversion.data(value) else {
-          throw SecStatus.param.naming(key, "must be Data, not \(describeType(value))")
-        }
-        valueData = data
-      case SecConstantValue.valueRef:
-        break  // parsed before the other keys
-      case SecConstantValue.valuePersistentRef:
-        break  // parsed before the other keys
-      default:
-        throw SecStatus.param.naming(key, "is not a value key")
+    case .valueData:
+      guard let data = ValueConversion.data(value) else {
+        throw SecStatus.param.naming(key, "must be Data, not \(describeType(value))")
       }
-    case "f":
-      break  // callback keys are ignored (rule 1.3)
-    default:
-      throw SecStatus.param.naming(key, "is not a key SecItem calls accept")
+      valueData = data
     }
   }
 
-  private mutating func parseAttribute(_ key: String, _ value: Any) throws(SecStatus) {
-    // kSecUseDataProtectionKeychain is always true here (rule 1.5).
-    if key == SecConstantValue.useDataProtectionKeychain { return }
-    guard let itemClass else {
-      throw SecStatus.param.naming(SecConstantValue.`class`, "is missing, so attributes have no meaning")
-    }
-    guard let definition = ItemSchema.attribute(key, of: itemClass) else {
-      throw SecStatus.noSuchAttribute.naming(
-        key, "is not an attribute of \(SecConstantNames.name(for: itemClass.rawValue) ?? itemClass.rawValue)")
-    }
+  private mutating func parseAttribute(_ key: String, _ definition: AttributeDefinition, _ value: Any)
+    throws(SecStatus)
+  {
     if ValueConversion.isNull(value) { throw SecStatus.param.naming(key, "must not be null") }
     switch definition.ownership {
     case .unsupported:
