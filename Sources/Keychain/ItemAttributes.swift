@@ -11,8 +11,7 @@ public struct ItemAttributes: @unchecked Sendable {
   /// Copies a single result into a Swift dictionary once: Foundation's NSDictionary on Linux compares
   /// keys through NSString bridging on every lookup, which made reading a typed item's 33 fields slow.
   init(_ dictionary: NSDictionary) {
-    var values: [String: Any] = [:]
-    values.reserveCapacity(dictionary.count)
+    var values = [String: Any](minimumCapacity: dictionary.count)
     for (key, value) in dictionary.stringKeyedEntries() { values[key] = value }
     self.values = values
     searched = nil
@@ -21,8 +20,7 @@ public struct ItemAttributes: @unchecked Sendable {
   /// Reads an element of a result array, which swift-corelibs-foundation hands out already bridged
   /// to a Swift dictionary (its values as String, Data, Date, Bool or NSNumber).
   init(_ dictionary: [AnyHashable: Any]) {
-    var values: [String: Any] = [:]
-    values.reserveCapacity(dictionary.count)
+    var values = [String: Any](minimumCapacity: dictionary.count)
     for (key, value) in dictionary {
       if let key = key.base as? String { values[key] = value }
     }

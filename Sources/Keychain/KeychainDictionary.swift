@@ -107,7 +107,12 @@ public struct KeychainDictionary: Hashable, Sendable, CustomStringConvertible {
   init(minimumCapacity capacity: Int) { entries = Dictionary(minimumCapacity: capacity) }
 
   /// Makes room for `count` more entries, so that the insertions that follow do not rehash.
-  mutating func reserveCapacity(adding count: Int) { entries.reserveCapacity(entries.count + count) }
+  mutating func reserveCapacity(adding count: Int) {
+    let needed = entries.count + count
+    // Builders start with room for eight; reserveCapacity itself is an unspecialized call on this
+    // toolchain (a generic metadata lookup each time), so it is made only when room is short.
+    if entries.capacity < needed { entries.reserveCapacity(needed) }
+  }
 
   /// A dictionary with these entries.
   public init(_ entries: [String: KeychainValue]) { self.entries = entries }

@@ -25,8 +25,7 @@ final class VersionedReadCache: Sendable {
   /// Keeps `records`, read by `connection` just now, in place of any earlier read.
   func remember(_ records: [RowRecord], readBy connection: SQLiteConnection) {
     guard let dataVersion = connection.dataVersion else { return }
-    var byPersistentID: [Data: RowRecord] = [:]
-    byPersistentID.reserveCapacity(records.count)
+    var byPersistentID = [Data: RowRecord](minimumCapacity: records.count)
     for record in records { byPersistentID[record.item.persistentID] = record }
     last.withLock { $0 = Read(dataVersion: dataVersion, records: byPersistentID) }
   }

@@ -66,8 +66,7 @@ enum ResultShape {
   {
     // A Swift dictionary, bridged once when the caller needs a Foundation one: setting an
     // NSMutableDictionary's entries one by one bridges every key on its own.
-    var result: [String: Any] = [:]
-    result.reserveCapacity(item.attributes.count + 3)
+    var result = [String: Any](minimumCapacity: item.attributes.count + 3)
     if flags.contains(.attributes) {
       for (key, value) in item.attributes where !hiddenAttributes.contains(key) {
         if forAdd && hiddenOnAdd.contains(key) { continue }

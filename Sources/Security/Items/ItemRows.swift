@@ -27,8 +27,9 @@ package enum ItemRows {
 
   /// Every attribute as it compares, by its kind in the class's schema.
   static func comparable(_ itemClass: ItemClass, _ attributes: some AttributeLookup) -> [String: ComparableValue] {
-    var values: [String: ComparableValue] = [:]
-    values.reserveCapacity(attributes.underestimatedCount)
+    // init(minimumCapacity:) is specialized; reserveCapacity is an unspecialized call here that
+    // looks up the dictionary's generic metadata each time.
+    var values = [String: ComparableValue](minimumCapacity: attributes.underestimatedCount)
     for (key, value) in attributes {
       guard let definition = ItemSchema.attribute(key, of: itemClass) else { continue }
       values[key] = value.comparable(as: definition.kind)

@@ -122,8 +122,7 @@ package struct SortedAttributes: Sendable, Equatable, Sequence, ExpressibleByDic
 
   /// The same attributes as a dictionary, for the few readers that need one.
   package var dictionary: [String: AttributeValue] {
-    var dictionary: [String: AttributeValue] = [:]
-    dictionary.reserveCapacity(keys.count)
+    var dictionary = [String: AttributeValue](minimumCapacity: keys.count)
     for (key, value) in zip(keys, values) { dictionary[key] = value }
     return dictionary
   }
