@@ -25,8 +25,9 @@ struct ExpectedColumns {
   var accessGroups: [Data]?
   var synchronizable: Int64?
   var primaryKeys: [Data]?
-  /// Per search column, the digest compared, or nil when the column was not compared.
-  var searchDigests: [Data?]
+  /// Per search column, the digest compared, or nil when the column was not compared; empty when
+  /// the search compares none of them (a search by primary key), which is the common case.
+  var searchDigests: [Data?] = []
 
   func admit(_ identity: RowIdentity) -> Bool {
     guard identity.itemClass == itemClass else { return false }
@@ -89,8 +90,7 @@ struct QueryPlanner {
   func plan(_ filter: ItemFilter) throws(SecStatus) -> SearchPlan {
     var shape = PlanShape()
     var arguments: [SQLArgument] = [.text(filter.itemClass.rawValue)]
-    var expected = ExpectedColumns(
-      itemClass: filter.itemClass, searchDigests: Array(repeating: nil, count: ItemTable.digestColumns.count))
+    var expected = ExpectedColumns(itemClass: filter.itemClass)
     var covered: [String] = []
     switch filter.reference {
     case .uuid(_, let uuid)?:
@@ -134,6 +134,9 @@ struct QueryPlanner {
         guard let value = filter.attributes[key] else { continue }
         let digest = try digests.attribute(key, value)
         arguments.append(.blob(digest))
+        if expected.searchDigests.isEmpty {
+          expected.searchDigests = [Data?](repeating: nil, count: ItemTable.digestColumns.count)
+        }
         expected.searchDigests[index] = digest
         covered.append(key)
         shape.searchColumns |= 1 << index

@@ -20,7 +20,8 @@ struct SearchDigests {
       } else {
         full = try HMAC.sha256(parts, key: key)
       }
-      return Data(full.prefix(Self.length))
+      // From the buffer: Data's initializer from an ArraySlice is a generic, byte-by-byte copy.
+      return full.withUnsafeBufferPointer { Data(UnsafeBufferPointer(rebasing: $0.prefix(Self.length))) }
     } catch {
       throw error.status
     }
