@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 @testable import Security
@@ -109,5 +110,25 @@ import Testing
       _ = try ItemRequest(entries: entries, shapes: shapes)
     }
     #expect(shapes.count == RequestShapes.capacity)
+  }
+
+  @Test func threadsKeepTheirOwnShapes() {
+    let shapes = RequestShapes()
+    let mismatches = Mutex(0)
+    // Four threads parse the same requests at once, each deciding the shapes it meets.
+    DispatchQueue.concurrentPerform(iterations: 4) { thread in
+      var generator = SeededGenerator(seed: 100 + UInt64(thread))
+      let pool = Self.pool
+      for _ in 0..<300 {
+        var entries: [(String, Any)] = [(kSecClass as String, kSecClassGenericPassword as String)]
+        for (key, values) in pool.dropFirst() where Bool.random(using: &generator) {
+          entries.append((key, values[0]))
+        }
+        if Self.outcome(entries, shapes: shapes) != Self.outcome(entries, shapes: nil) {
+          mismatches.withLock { $0 += 1 }
+        }
+      }
+    }
+    #expect(mismatches.withLock { $0 } == 0)
   }
 }

@@ -1,4 +1,4 @@
-import Synchronization
+import Foundation
 
 /// What the key grammar of rule 1 makes of one key of a request, before its value is read.
 ///
@@ -124,34 +124,61 @@ struct RequestShape: Sendable {
   }
 }
 
-/// The request shapes this process has seen, newest first, shared by every store (the
-/// grammar depends on the headers only).
+/// The request shapes each thread has seen, newest first (the grammar depends on the headers only,
+/// so every store shares them).
 ///
-/// Bounded: a program that builds more than `capacity` shapes (a fuzzer, say) keeps the latest
+/// Per thread: a cache that every lookup reads must not be a lock or a reference count that two
+/// threads write (each write takes the cache line from the other core; issue 34's two-thread
+/// lookups lost their scaling to four such writes before). A thread compiles each shape it uses
+/// once. Bounded: a thread that builds more than `capacity` shapes (a fuzzer, say) keeps the latest
 /// ones, and a request of any other shape is parsed key by key, as it would be without the cache.
 final class RequestShapes: Sendable {
   static let shared = RequestShapes()
   static let capacity = 32
 
-  private let shapes = Mutex<[RequestShape]>([])
+  /// One thread's shapes, reached only by that thread (through `key`).
+  private final class ThreadShapes {
+    var shapes: [RequestShape] = []
+  }
 
-  /// The shape of `entries` in a request of `itemClass`, decided now if it has not been seen yet;
-  /// nil when one of its keys is not valid there.
-  func shape(itemClass: ItemClass?, _ entries: [(String, Any)]) -> RequestShape? {
-    // The lock is held only to take the array: matching runs outside it, so two threads parsing
-    // requests at once do not wait on each other.
-    let known = shapes.withLock { $0 }
-    if let shape = known.first(where: { $0.matches(itemClass: itemClass, entries) }) { return shape }
-    guard let shape = RequestShape(itemClass: itemClass, entries) else { return nil }
-    shapes.withLock { shapes in
-      // Another thread may have decided the same shape meanwhile.
-      guard !shapes.contains(where: { $0.matches(itemClass: itemClass, entries) }) else { return }
-      shapes.insert(shape, at: 0)
-      if shapes.count > Self.capacity { shapes.removeLast() }
+  /// The thread-specific slot of each thread's `ThreadShapes`, released when the thread ends.
+  private let key: pthread_key_t
+
+  init() {
+    var key = pthread_key_t()
+    pthread_key_create(&key) { box in
+      if let box { Unmanaged<AnyObject>.fromOpaque(box).release() }
     }
+    self.key = key
+  }
+
+  deinit {
+    // The calling thread's shapes go with the slot; another thread's would stay until that thread
+    // ends. Only tests make instances besides `shared`, which lives as long as the process.
+    if let box = pthread_getspecific(key) { Unmanaged<AnyObject>.fromOpaque(box).release() }
+    pthread_key_delete(key)
+  }
+
+  private var threadShapes: ThreadShapes {
+    if let box = pthread_getspecific(key) {
+      return Unmanaged<ThreadShapes>.fromOpaque(box).takeUnretainedValue()
+    }
+    let shapes = ThreadShapes()
+    pthread_setspecific(key, Unmanaged.passRetained(shapes).toOpaque())
+    return shapes
+  }
+
+  /// The shape of `entries` in a request of `itemClass`, decided now if this thread has not seen
+  /// it yet; nil when one of its keys is not valid there.
+  func shape(itemClass: ItemClass?, _ entries: [(String, Any)]) -> RequestShape? {
+    let cache = threadShapes
+    if let shape = cache.shapes.first(where: { $0.matches(itemClass: itemClass, entries) }) { return shape }
+    guard let shape = RequestShape(itemClass: itemClass, entries) else { return nil }
+    cache.shapes.insert(shape, at: 0)
+    if cache.shapes.count > Self.capacity { cache.shapes.removeLast() }
     return shape
   }
 
-  /// How many shapes are kept, for tests of the bound.
-  var count: Int { shapes.withLock { $0.count } }
+  /// How many shapes the calling thread keeps, for tests of the bound.
+  var count: Int { threadShapes.shapes.count }
 }
