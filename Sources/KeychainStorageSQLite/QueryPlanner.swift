@@ -1,6 +1,5 @@
 import Foundation
 import Security
-import Synchronization
 
 /// A search as SQL: what the database compares, and what is left to check on decrypted metadata.
 struct SearchPlan {
@@ -85,7 +84,6 @@ struct PlanShape: Hashable {
 /// columns it names; constraints no column covers are left to the API's `matches`.
 struct QueryPlanner {
   let digests: SearchDigests
-  let cache: PlanCache
 
   func plan(_ filter: ItemFilter) throws(SecStatus) -> SearchPlan {
     var shape = PlanShape()
@@ -144,20 +142,25 @@ struct QueryPlanner {
     }
     let needsPostFilter = filter.hasOtherConstraints || filter.attributes.keys.contains { !covered.contains($0) }
     return SearchPlan(
-      sql: cache.sql(for: shape), arguments: arguments, expected: expected, needsPostFilter: needsPostFilter,
+      sql: PlanCache.sql(for: shape), arguments: arguments, expected: expected, needsPostFilter: needsPostFilter,
       sortsInMemory: shape.primaryKeyCount > 0)
   }
 }
 
-/// The SQL text of each plan shape a store has used.
-final class PlanCache: Sendable {
-  private let texts = Mutex<[PlanShape: String]>([:])
+/// The SQL text of each plan shape this thread has used. The text depends on the shape alone, so
+/// every store shares it; per thread because every search reads it (see `ThreadLocalValue`).
+enum PlanCache {
+  /// Shapes differ by counts of groups and keys, so a program could make many: past this many a
+  /// thread starts again.
+  static let capacity = 64
+  private static let texts = ThreadLocalValue<[PlanShape: String]> { [:] }
 
-  func sql(for shape: PlanShape) -> String {
-    texts.withLock { cache in
-      if let cached = cache[shape] { return cached }
+  static func sql(for shape: PlanShape) -> String {
+    texts.withValue { texts in
+      if let cached = texts[shape] { return cached }
       let sql = shape.sql
-      cache[shape] = sql
+      if texts.count >= Self.capacity { texts.removeAll(keepingCapacity: true) }
+      texts[shape] = sql
       return sql
     }
   }

@@ -38,7 +38,6 @@ final class SQLiteItemStorage: ItemStorage {
   /// Write transactions committed through this object: a replicator's cue to look for changes.
   let committedWrites = Atomic<UInt64>(0)
   private let groupDigests = GroupDigestCache()
-  private let plans = PlanCache()
   /// The rows of the writer's last read with versions, for the `replace` that follows it.
   let versionedReads = VersionedReadCache()
 
@@ -148,7 +147,7 @@ final class SQLiteItemStorage: ItemStorage {
 
   func digests(_ ring: KeyRing) -> SearchDigests { SearchDigests(ring: ring, groups: groupDigests) }
 
-  func planner(_ ring: KeyRing) -> QueryPlanner { QueryPlanner(digests: digests(ring), cache: plans) }
+  func planner(_ ring: KeyRing) -> QueryPlanner { QueryPlanner(digests: digests(ring)) }
 
   // MARK: ItemStorage
 

@@ -30,9 +30,9 @@ struct SearchDigests {
   /// An access group's digest. Groups are few and searched on every call, so digests are kept
   /// (the index key of a store never changes).
   func group(_ group: String) throws(SecStatus) -> Data {
-    if let cached = groups.digests.withLock({ $0[group] }) { return cached }
+    if let cached = groups.digest(of: group) { return cached }
     let computed = try digest(Array("agrp\u{0}".utf8) + Array(group.utf8))
-    groups.digests.withLock { $0[group] = computed }
+    groups.keep(computed, of: group)
     return computed
   }
 
@@ -74,6 +74,27 @@ struct SearchDigests {
 }
 
 /// The access-group digests a store computed, kept for its lifetime.
+///
+/// Every search reads them, so each thread keeps its own copies (see `ThreadLocalValue`), under
+/// a number no other store of the process has: an object's address could be reused by a later
+/// store with another index key.
 final class GroupDigestCache: Sendable {
-  let digests = Mutex<[String: Data]>([:])
+  private static let nextStore = Atomic<UInt64>(0)
+  /// Per thread: the digests of each store by group. Threads that serve many stores start again
+  /// past `storeCapacity` of them.
+  private static let digestsByStore = ThreadLocalValue<[UInt64: [String: Data]]> { [:] }
+  private static let storeCapacity = 16
+
+  private let store = GroupDigestCache.nextStore.add(1, ordering: .relaxed).newValue
+
+  func digest(of group: String) -> Data? {
+    Self.digestsByStore.withValue { $0[store]?[group] }
+  }
+
+  func keep(_ digest: Data, of group: String) {
+    Self.digestsByStore.withValue { stores in
+      if stores[store] == nil && stores.count >= Self.storeCapacity { stores.removeAll(keepingCapacity: true) }
+      stores[store, default: [:]][group] = digest
+    }
+  }
 }

@@ -33,7 +33,22 @@ import Testing
   /// A planner over digests under a fixed key, for reading the SQL of a filter.
   static func withPlanner<T>(_ body: (QueryPlanner) throws -> T) throws -> T {
     let ring = try KeyRing(storeKey: SecretKey(copying: [UInt8](repeating: 7, count: 32)))
-    return try body(QueryPlanner(digests: SearchDigests(ring: ring, groups: GroupDigestCache()), cache: PlanCache()))
+    return try body(QueryPlanner(digests: SearchDigests(ring: ring, groups: GroupDigestCache())))
+  }
+
+  @Test func groupDigestsAreKeptPerStore() throws {
+    // Two stores with different index keys, one after the other on one thread: each keeps its own
+    // digests, though the second may take the first's address.
+    var first: Data?
+    for keyByte: UInt8 in [7, 8] {
+      let ring = try KeyRing(storeKey: SecretKey(copying: [UInt8](repeating: keyByte, count: 32)))
+      let digests = SearchDigests(ring: ring, groups: GroupDigestCache())
+      let computed = try digests.group("team.app")
+      #expect(try digests.group("team.app") == computed)
+      #expect(computed == (try digests.digest(Array("agrp\u{0}team.app".utf8))))
+      if let first { #expect(computed != first) }
+      first = computed
+    }
   }
 
   @Test func aQueryNamingTheWholePrimaryKeyComparesItsDigestPerGroupAndSyncValue() throws {

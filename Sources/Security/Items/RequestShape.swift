@@ -1,5 +1,3 @@
-import Foundation
-
 /// What the key grammar of rule 1 makes of one key of a request, before its value is read.
 ///
 /// Every check that depends on the key alone (is it a key SecItem calls accept, an attribute of
@@ -127,58 +125,28 @@ struct RequestShape: Sendable {
 /// The request shapes each thread has seen, newest first (the grammar depends on the headers only,
 /// so every store shares them).
 ///
-/// Per thread: a cache that every lookup reads must not be a lock or a reference count that two
-/// threads write (each write takes the cache line from the other core; issue 34's two-thread
-/// lookups lost their scaling to four such writes before). A thread compiles each shape it uses
-/// once. Bounded: a thread that builds more than `capacity` shapes (a fuzzer, say) keeps the latest
-/// ones, and a request of any other shape is parsed key by key, as it would be without the cache.
+/// Per thread (`ThreadLocalValue`): every lookup reads this cache, and behind one lock it cost two
+/// reading threads a tenth of their throughput. A thread decides each shape it uses once. Bounded:
+/// a thread that builds more than `capacity` shapes (a fuzzer, say) keeps the latest ones, and a
+/// request of any other shape is parsed key by key, as it would be without the cache.
 final class RequestShapes: Sendable {
   static let shared = RequestShapes()
   static let capacity = 32
 
-  /// One thread's shapes, reached only by that thread (through `key`).
-  private final class ThreadShapes {
-    var shapes: [RequestShape] = []
-  }
-
-  /// The thread-specific slot of each thread's `ThreadShapes`, released when the thread ends.
-  private let key: pthread_key_t
-
-  init() {
-    var key = pthread_key_t()
-    pthread_key_create(&key) { box in
-      if let box { Unmanaged<AnyObject>.fromOpaque(box).release() }
-    }
-    self.key = key
-  }
-
-  deinit {
-    // The calling thread's shapes go with the slot; another thread's would stay until that thread
-    // ends. Only tests make instances besides `shared`, which lives as long as the process.
-    if let box = pthread_getspecific(key) { Unmanaged<AnyObject>.fromOpaque(box).release() }
-    pthread_key_delete(key)
-  }
-
-  private var threadShapes: ThreadShapes {
-    if let box = pthread_getspecific(key) {
-      return Unmanaged<ThreadShapes>.fromOpaque(box).takeUnretainedValue()
-    }
-    let shapes = ThreadShapes()
-    pthread_setspecific(key, Unmanaged.passRetained(shapes).toOpaque())
-    return shapes
-  }
+  private let shapes = ThreadLocalValue<[RequestShape]> { [] }
 
   /// The shape of `entries` in a request of `itemClass`, decided now if this thread has not seen
   /// it yet; nil when one of its keys is not valid there.
   func shape(itemClass: ItemClass?, _ entries: [(String, Any)]) -> RequestShape? {
-    let cache = threadShapes
-    if let shape = cache.shapes.first(where: { $0.matches(itemClass: itemClass, entries) }) { return shape }
-    guard let shape = RequestShape(itemClass: itemClass, entries) else { return nil }
-    cache.shapes.insert(shape, at: 0)
-    if cache.shapes.count > Self.capacity { cache.shapes.removeLast() }
-    return shape
+    shapes.withValue { shapes in
+      if let shape = shapes.first(where: { $0.matches(itemClass: itemClass, entries) }) { return shape }
+      guard let shape = RequestShape(itemClass: itemClass, entries) else { return nil }
+      shapes.insert(shape, at: 0)
+      if shapes.count > Self.capacity { shapes.removeLast() }
+      return shape
+    }
   }
 
   /// How many shapes the calling thread keeps, for tests of the bound.
-  var count: Int { threadShapes.shapes.count }
+  var count: Int { shapes.withValue { $0.count } }
 }
