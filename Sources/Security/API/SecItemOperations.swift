@@ -25,8 +25,7 @@ extension SecItemCall {
   /// references (which may name an identity) are handled there only.
   static func namesIdentityOrReference(_ entries: [(String, Any)]) -> Bool {
     entries.containsKey { $0 == SecConstantValue.valueRef || $0 == SecConstantValue.valuePersistentRef }
-      || entries.value(ofKey: SecConstantValue.`class`).map { ($0 as? String) == SecConstantValue.classIdentity }
-        == true
+      || entries.value(ofKey: SecConstantValue.`class`) as? String == SecConstantValue.classIdentity
   }
 
   /// SecItemUpdate's body for every class but identities.

@@ -110,7 +110,14 @@ struct ItemRequest {
     if let shape = shapes?.shape(itemClass: itemClass, entries) {
       // Room for every attribute at once: growing one entry at a time reallocates twice for two.
       if shape.attributeCount > 0 { attributes = Dictionary(minimumCapacity: shape.attributeCount) }
-      for (key, value) in entries { try apply(shape.role(of: key), key, value) }
+      for (key, value) in entries {
+        // Every key of a matched shape has its role; the fallback only keeps this total.
+        guard let role = shape.role(of: key) else {
+          try apply(try KeyRole(of: key, itemClass: itemClass), key, value)
+          continue
+        }
+        try apply(role, key, value)
+      }
     } else {
       for (key, value) in entries { try apply(try KeyRole(of: key, itemClass: itemClass), key, value) }
     }

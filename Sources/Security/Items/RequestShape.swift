@@ -115,10 +115,10 @@ struct RequestShape: Sendable {
     return !entries.containsKey { !keys.contains($0) }
   }
 
-  /// The role of `key`, one of this shape's keys.
-  func role(of key: String) -> KeyRole {
+  /// The role of `key` in this shape, or nil when it is not one of its keys.
+  func role(of key: String) -> KeyRole? {
     for index in keys.indices where keys[index] == key { return roles[index] }
-    preconditionFailure("a key of a matched shape is missing from it")
+    return nil
   }
 }
 
