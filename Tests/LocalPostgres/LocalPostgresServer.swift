@@ -25,9 +25,10 @@ public final class PostgresTestServer: Sendable {
   }
 
   /// A server of its own, for a test that stops and restarts it, or one that needs other
-  /// settings (`options`: more `-c name=value` server options); stopped at exit too.
-  public static func dedicated(options: String = "") throws -> PostgresTestServer {
-    let started = try PostgresTestServer(options: options)
+  /// settings (`options`: more `-c name=value` server options); stopped at exit too. `ports`: the
+  /// ports to try, in order (tests of this launcher); random ones otherwise.
+  public static func dedicated(options: String = "", ports: [Int]? = nil) throws -> PostgresTestServer {
+    let started = try PostgresTestServer(options: options, ports: ports)
     let first = running.withLock { servers in
       servers.append(started)
       return servers.count == 1
@@ -39,7 +40,7 @@ public final class PostgresTestServer: Sendable {
   private static let sharedServer = Mutex<PostgresTestServer?>(nil)
   private static let running = Mutex<[PostgresTestServer]>([])
 
-  private init(options: String) throws {
+  private init(options: String, ports: [Int]?) throws {
     let binaries = try Self.findBinaries()
     let runAsPostgres = getuid() == 0
     let directory = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent(
@@ -52,16 +53,24 @@ public final class PostgresTestServer: Sendable {
     let dataPath = directory.appendingPathComponent("data").path
     try run("initdb", ["-D", dataPath, "-U", Self.user, "--auth=trust", "--no-sync", "-E", "UTF8"])
     var chosen: Int?
-    for _ in 0..<20 {
-      let candidate = Int.random(in: 20_000..<60_000)
+    let log = directory.appendingPathComponent("server.log")
+    for candidate in ports ?? (0..<20).map({ _ in Int.random(in: Self.candidatePorts) }) {
+      let logged = (try? Data(contentsOf: log).count) ?? 0
       do {
         try run(
           "pg_ctl", Self.startArguments(dataPath: dataPath, directory: directory, port: candidate, options: options))
-        chosen = candidate
-        break
       } catch {
         continue
       }
+      // A server given two listen addresses starts, and reports ready, when only one of them
+      // binds; the tests then find nothing on the other. Such a start is tried again elsewhere.
+      let started = (try? Data(contentsOf: log).dropFirst(logged)) ?? Data()
+      if String(decoding: started, as: UTF8.self).contains("could not bind") {
+        _ = try? run("pg_ctl", ["-D", dataPath, "-m", "immediate", "-w", "stop"])
+        continue
+      }
+      chosen = candidate
+      break
     }
     guard let chosen else {
       throw TestServerError("PostgreSQL did not start on any port tried; see \(directory.path)/server.log")
@@ -72,6 +81,16 @@ public final class PostgresTestServer: Sendable {
     self.options = options
     port = chosen
   }
+
+  /// Ports to listen on: below the kernel's ephemeral range where there is room, because any
+  /// client connection of the tests (to the other servers they start) may hold a port of that range
+  /// as its source port, and a server restarted on its port must find it free again.
+  private static let candidatePorts: Range<Int> = {
+    let range = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8))?
+      .split(whereSeparator: \.isWhitespace).compactMap { Int($0) }
+    if let low = range?.first, low > 21_000 { return 20_000..<low }
+    return 20_000..<60_000
+  }()
 
   /// The server options given at creation, used again at each restart.
   private let options: String
