@@ -103,7 +103,7 @@ package func SecItemUpsert(_ query: CFDictionary, _ attributesToUpdate: CFDictio
     let change = try SecItemCall.change(from: attributesToUpdate, itemClass: itemClass, context)
     // A persistent reference names an existing item: there is nothing to add when it is gone.
     if request.reference != nil {
-      _ = try StorageUpdates.update(context.store.backend, filter, change)
+      _ = try SecItemCall.changeStoredItems(filter, change, request, context)
       return
     }
     let merged = query.mutableCopy() as! NSMutableDictionary
@@ -113,7 +113,7 @@ package func SecItemUpsert(_ query: CFDictionary, _ attributesToUpdate: CFDictio
     ] { merged.removeObject(forKey: key) }
     for (key, value) in attributesToUpdate { merged.setObject(value, forKey: key as! AnyHashable) }
     let item = try SecItemCall.newItem(from: try ItemRequest(merged), context)
-    _ = try StorageUpdates.upsert(context.store.backend, filter, change, orInsert: item)
+    _ = try SecItemCall.changeStoredItems(filter, change, request, context, orInsert: item)
   }
 }
 

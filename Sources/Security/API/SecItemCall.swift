@@ -7,10 +7,7 @@ enum SecItemCall {
   static func copyIdentities(
     _ query: NSDictionary, _ context: Context, _ result: UnsafeMutablePointer<CFTypeRef?>?
   ) throws(SecStatus) {
-    let returns = try ItemRequest(
-      IdentityItems.half(
-        query, itemClass: SecConstantValue.classCertificate, reference: nil,
-        dropping: Array(IdentityItems.keyOnlyAttributes(in: query).keys) + [SecConstantValue.valuePersistentRef]))
+    let returns = try IdentityItems.certificateRequest(query)
     let limit = returns.limit ?? .one
     // Identities have no class of their own here; their ref always carries the private key.
     let readsSecrets = ItemAuthentication.readsSecrets(returns.returnFlags, of: nil)

@@ -33,16 +33,30 @@ extension SecItemCall {
     let itemClass = try request.requiredClass()
     let filter = try SecItemCall.filter(from: request, context, ignoringMatchAndReturn: true)
     let change = try SecItemCall.change(from: changeEntries, itemClass: itemClass, context)
-    guard change.data != nil || change.accessControl != nil else {
-      _ = try StorageUpdates.update(context.store.backend, filter, change)
-      return
+    _ = try changeStoredItems(filter, change, request, context)
+  }
+
+  /// Replaces the matches of `filter` by what `change` makes of them (StorageUpdates.update),
+  /// after the checks that depend on the matches themselves, decided from the update's own read
+  /// (no second search): the user's proof where the change reaches a protected item's secret or
+  /// access control, and new data sealed under an application password where one protects it.
+  /// `insert`, when given, is added instead when nothing matches (an upsert).
+  static func changeStoredItems(
+    _ filter: ItemFilter, _ change: ItemChange, _ request: ItemRequest, _ context: Context,
+    orInsert insert: NewItem? = nil
+  ) throws(SecStatus) -> Int {
+    guard ItemAuthentication.reachesSecret(change) else {
+      guard let insert else { return try StorageUpdates.update(context.store.backend, filter, change) }
+      return try StorageUpdates.upsert(context.store.backend, filter, change, orInsert: insert)
     }
-    // New data or access control may need sealing under an application password, which depends on
-    // the matches' access control: decided from the update's own read (no second search).
+    var authentication = try ItemAuthentication(request, store: context.store)
     var sealed: Data?
-    _ = try StorageUpdates.update(context.store.backend, filter, change) { change, matches throws(SecStatus) in
-      try ItemAuthentication.sealingChange(change, for: matches, request, context.store, sealed: &sealed)
+    let adjust = { (change: ItemChange, matches: [StoredItem]) throws(SecStatus) -> ItemChange in
+      try authentication.authorizeChange(change, of: matches)
+      return try ItemAuthentication.sealingChange(change, for: matches, request, context.store, sealed: &sealed)
     }
+    guard let insert else { return try StorageUpdates.update(context.store.backend, filter, change, adjusting: adjust) }
+    return try StorageUpdates.upsert(context.store.backend, filter, change, orInsert: insert, adjusting: adjust)
   }
 
   /// SecItemDelete's body for every class but identities.

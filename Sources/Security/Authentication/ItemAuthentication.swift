@@ -112,14 +112,46 @@ struct ItemAuthentication {
     return true
   }
 
+  /// Whether `change` reaches an item's secret: new data, a new access control, or a new
+  /// protection class (the secret is sealed again under that class's key, and the access control
+  /// takes the new protection).
+  static func reachesSecret(_ change: ItemChange) -> Bool {
+    change.data != nil || change.accessControl != nil || change.attributes[SecConstantValue.attrAccessible] != nil
+  }
+
+  /// Proves what each of `matches` asks of the user before `change` may replace its secret or its
+  /// access control, as reading the secret would: by the call's LAContext or a prompt, or
+  /// errSecInteractionNotAllowed where the call allows neither (kSecUseAuthenticationUISkip too:
+  /// an update cannot leave some of its matches out). Without this one SecItemUpdate would strip
+  /// an item's protection and the next read take its secret without the user; on Apple's
+  /// keychain re-sealing a protected item needs the item's own authentication too. The
+  /// application password is not asked: a change that adds or removes it must carry new data
+  /// (`sealingChange`), so the old secret is never opened for it.
+  mutating func authorizeChange(_ change: ItemChange, of matches: [StoredItem]) throws(SecStatus) {
+    guard Self.reachesSecret(change) else { return }
+    for item in matches {
+      guard let requirement = AccessRequirement(item.accessControl), !requirement.proofs.isEmpty else { continue }
+      guard try satisfy(requirement, askingApplicationPassword: false) else {
+        throw SecStatus.interactionNotAllowed.naming(
+          SecConstantValue.useAuthenticationUI,
+          "is kSecUseAuthenticationUISkip, and changing the secret or access control of an item that asks for the user needs the user"
+        )
+      }
+    }
+  }
+
   /// Proves what `requirement` asks, prompting where allowed; false when the call skips the item.
-  private mutating func satisfy(_ requirement: AccessRequirement) throws(SecStatus) -> Bool {
+  /// The application password is asked too unless `askingApplicationPassword` is false.
+  private mutating func satisfy(_ requirement: AccessRequirement, askingApplicationPassword: Bool = true)
+    throws(SecStatus) -> Bool
+  {
     if session?.isInvalidated == true { throw UserAuthenticationFailure.invalidContext.status }
     var proven = provenByPrompt
     if session?.hasProvenPresence == true { proven.insert(.passcode) }
     let missing = requirement.missing(given: proven)
     let needsPassword =
-      requirement.applicationPassword && session?.applicationPassword == nil && typedApplicationPassword == nil
+      askingApplicationPassword && requirement.applicationPassword && session?.applicationPassword == nil
+      && typedApplicationPassword == nil
     guard !missing.isEmpty || needsPassword else { return true }
     switch interaction {
     case .skip: return false
@@ -170,7 +202,8 @@ struct ItemAuthentication {
   static func askApplicationPassword(_ store: KeychainStore, reason: String, adding: Bool) throws(SecStatus)
     -> [UInt8]
   {
-    let why = reason.isEmpty ? "" : ": \(reason)"
+    let words = PassphraseAuthenticator.programWords(reason)
+    let why = words.isEmpty ? "" : " (it says: \u{201C}\(words)\u{201D})"
     let text =
       adding
       ? "\(programName) is adding a keychain item protected by an application password\(why). Choose its password:"

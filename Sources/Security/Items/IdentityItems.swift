@@ -176,6 +176,15 @@ enum IdentityItems {
     return result as NSDictionary
   }
 
+  /// An identity query read as its certificate half, without what only the key half means (the
+  /// key's attributes and a persistent reference): its return, match and use keys.
+  static func certificateRequest(_ query: NSDictionary) throws(SecStatus) -> ItemRequest {
+    try ItemRequest(
+      half(
+        query, itemClass: SecConstantValue.classCertificate, reference: nil,
+        dropping: Array(keyOnlyAttributes(in: query).keys) + [SecConstantValue.valuePersistentRef]))
+  }
+
   /// SecItemUpdate of identities (8.8): each certificate, then its key, with the same changes,
   /// which must therefore be valid for both classes (a label, an accessibility...).
   static func update(_ query: NSDictionary, _ changes: NSDictionary, _ context: SecItemCall.Context) throws(SecStatus) {
@@ -183,9 +192,12 @@ enum IdentityItems {
     guard !pairs.isEmpty else { throw .itemNotFound }
     let certificateChange = try SecItemCall.change(from: changes, itemClass: .certificate, context)
     let keyChange = try SecItemCall.change(from: changes, itemClass: .key, context)
+    // The query's use keys (its LAContext, whether it may prompt) decide how a protected private
+    // key's proof is given, as for a search of identities.
+    let uses = try certificateRequest(query)
     for pair in pairs {
       for (item, change) in [(pair.certificate, certificateChange), (pair.key, keyChange)] {
-        _ = try StorageUpdates.update(context.store.backend, exactly(item), change)
+        _ = try SecItemCall.changeStoredItems(exactly(item), change, uses, context)
       }
     }
   }

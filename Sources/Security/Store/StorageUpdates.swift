@@ -30,16 +30,19 @@ enum StorageUpdates {
 
   /// Updates the matches of `filter` as `update` does, or adds `item` when there are none. An add
   /// that finds its primary key taken is errSecDuplicateItem, as in one transaction.
-  static func upsert(_ storage: any ItemStorage, _ filter: ItemFilter, _ change: ItemChange, orInsert item: NewItem)
-    throws(SecStatus) -> Int
-  {
+  /// `adjusting` is applied to the change as `update` applies it.
+  static func upsert(
+    _ storage: any ItemStorage, _ filter: ItemFilter, _ change: ItemChange, orInsert item: NewItem,
+    adjusting adjust: (ItemChange, [StoredItem]) throws(SecStatus) -> ItemChange = { change, _ in change }
+  ) throws(SecStatus) -> Int {
     for _ in 0..<attempts {
       let matches = try storage.find(filter, limit: nil, fetch: readForRevision)
       if matches.isEmpty {
         _ = try storage.insert(item)
         return 1
       }
-      if case .replaced(let count) = try storage.replace(try replacements(matches, change)) { return count }
+      let adjusted = try adjust(change, matches)
+      if case .replaced(let count) = try storage.replace(try replacements(matches, adjusted)) { return count }
     }
     throw gaveUp
   }
