@@ -43,6 +43,10 @@ package struct WireReader {
 
   package mutating func data() throws(SecStatus) -> Data { Data(try reader.block()) }
 
+  /// A block of bytes that holds a secret (a passphrase): an array the reader of it wipes, never a
+  /// String, which could not be.
+  package mutating func secretBytes() throws(SecStatus) -> [UInt8] { Array(try reader.block()) }
+
   package mutating func optional<Value>(_ read: (inout WireReader) throws(SecStatus) -> Value) throws(SecStatus)
     -> Value?
   {

@@ -6,6 +6,9 @@ import Security
 /// makes of its requests: the agent enforces them, whatever the client's own engine sent.
 struct AccessGrant: Sendable {
   let groups: [String]?
+  /// Whether a rule of the policy names the program: only such a program may lock or unlock the
+  /// store for every program (issue 49, case 9); one no rule names has its own group only.
+  var namedByRule = true
 
   func allows(_ group: String) -> Bool { groups?.contains(group) ?? true }
 
@@ -15,6 +18,15 @@ struct AccessGrant: Sendable {
     var narrowed = filter
     narrowed.accessGroups = filter.accessGroups.map { $0.filter(groups.contains) } ?? groups
     return narrowed.accessGroups?.isEmpty == true ? nil : narrowed
+  }
+
+  /// Locking and unlocking act for every program: only a program the policy names may.
+  func requireNamedByRule() throws(SecStatus) {
+    guard namedByRule else {
+      throw SecStatus(
+        errSecMissingEntitlement,
+        detail: "only a program the agent's policy names may lock or unlock the keychain for every program")
+    }
   }
 
   /// The change feed and the replicator's state concern every group: only a program granted
@@ -33,7 +45,8 @@ enum AgentDispatch {
   /// parse or bytes left over): the connection then ends, with the reason logged.
   static func answer(
     _ body: [UInt8], storage: any ItemStorage, grant: AccessGrant, idleTimeout: Int = 0,
-    authentication: ConnectionAuthentication = ConnectionAuthentication(authenticator: nil, executable: "a client")
+    authentication: ConnectionAuthentication = ConnectionAuthentication(authenticator: nil, executable: "a client"),
+    ledger: FailedAttemptLedger? = nil
   ) throws(SecStatus) -> [UInt8] {
     let (operation, arguments) = try AgentFrame.readRequest(body)
     var reader = arguments
@@ -88,7 +101,7 @@ enum AgentDispatch {
       let replacements = try reader.list { reader throws(SecStatus) in try reader.replacement() }
       try finished(reader)
       return perform { () throws(SecStatus) in
-        try Self.checkReplacements(replacements, storage: storage, grant: grant)
+        try Self.checkReplacements(replacements, storage: storage, grant: grant, authentication: authentication)
         return try storage.replace(replacements)
       } write: { writer, outcome in
         switch outcome {
@@ -109,13 +122,18 @@ enum AgentDispatch {
       }
     case .lock:
       try finished(reader)
-      storage.lock()
-      return AgentFrame.result()
+      return perform { () throws(SecStatus) in
+        try grant.requireNamedByRule()
+        storage.lock()
+      } write: { _, _ in
+      }
     case .unlock:
-      let passphrase = try reader.optional { reader throws(SecStatus) in try reader.string() }
+      var passphrase = try reader.optional { reader throws(SecStatus) in try reader.secretBytes() }
+      defer { if passphrase != nil { FrameSocket.wipe(&passphrase!) } }
       try finished(reader)
       return perform { () throws(SecStatus) in
-        try storage.unlock(passphrase: passphrase)
+        try grant.requireNamedByRule()
+        try unlock(storage, passphrase: passphrase, ledger: ledger)
       } write: { _, _ in
       }
     case .state:
@@ -208,19 +226,71 @@ enum AgentDispatch {
     }
   }
 
+  /// Unlocks with a passphrase a client sent, counting wrong ones in the same ledger as the
+  /// agent's prompts (`FailedAttemptLedger`): after four, each guess waits out the lockout first.
+  private static func unlock(_ storage: any ItemStorage, passphrase: [UInt8]?, ledger: FailedAttemptLedger?)
+    throws(SecStatus)
+  {
+    guard let passphrase, storage.hasPassphrase, let ledger else {
+      return try storage.unlock(passphrase: passphrase.map { String(decoding: $0, as: UTF8.self) })
+    }
+    let locked = ledger.secondsLocked()
+    guard locked == 0 else {
+      throw SecStatus(errSecAuthFailed, detail: "Too many wrong passphrases: try again in \(locked) seconds.")
+    }
+    guard let text = String(validating: passphrase, as: UTF8.self) else {
+      try ledger.recordFailure()
+      throw SecStatus(errSecAuthFailed, detail: "The passphrase is wrong.")
+    }
+    do throws(SecStatus) {
+      try storage.unlock(passphrase: text)
+    } catch  where error.code == errSecAuthFailed {
+      let failures = try ledger.recordFailure()
+      let wait = FailedAttemptLedger.lockout(afterFailures: failures)
+      throw SecStatus(
+        errSecAuthFailed,
+        detail: wait > 0
+          ? "The passphrase is wrong (\(failures) in a row): unlocking waits \(wait) seconds."
+          : "The passphrase is wrong (\(failures) in a row).")
+    }
+    ledger.recordSuccess()
+  }
+
+  /// Whether `body` uses the store, which keeps an idle lock from coming: asking for the state
+  /// (which a program may do every second) or locking does not (issue 49, case 9).
+  static func isUseOfTheStore(_ body: [UInt8]) -> Bool {
+    guard body.count > 1, let operation = AgentFrame.Operation(rawValue: body[1]) else { return false }
+    return operation != .state && operation != .lock
+  }
+
   /// A replacement may change only rows of granted groups, into rows of granted groups: the row
-  /// it names is looked up within the granted groups before anything is written.
+  /// it names is looked up within the granted groups before anything is written. And it may
+  /// replace the secret or the access control of a row that asks for the user only on a
+  /// connection whose user proved their presence to the agent (`ConnectionAuthentication`): the
+  /// secret a `find` withholds must not be had by stripping the access control first.
   private static func checkReplacements(
-    _ replacements: [ItemReplacement], storage: any ItemStorage, grant: AccessGrant
+    _ replacements: [ItemReplacement], storage: any ItemStorage, grant: AccessGrant,
+    authentication: ConnectionAuthentication
   ) throws(SecStatus) {
-    guard let groups = grant.groups else { return }
+    let guardsSecrets = authentication.withholds
+    guard grant.groups != nil || guardsSecrets else { return }
     for replacement in replacements {
       guard grant.allows(replacement.revision.index.accessGroup) else { throw .missingEntitlement }
       var filter = ItemFilter(itemClass: replacement.itemClass)
       filter.reference = .uuid(replacement.itemClass, replacement.persistentID)
-      filter.accessGroups = groups
-      guard !(try storage.find(filter, limit: 1, fetch: ItemFetch(attributes: false, data: false))).isEmpty else {
-        throw .missingEntitlement
+      filter.accessGroups = grant.groups
+      filter.synchronizable = nil
+      let current = try storage.find(
+        filter, limit: 1, fetch: ItemFetch(attributes: false, data: false, accessControl: true))
+      guard let stored = current.first else { throw .missingEntitlement }
+      if guardsSecrets, stored.accessControl?.asksForUserProof == true,
+        replacement.revision.data != nil || replacement.revision.accessControl != stored.accessControl
+      {
+        throw SecStatus(
+          errSecInteractionNotAllowed,
+          detail:
+            "changing the secret or access control of an item that asks for the user needs the user's proof to the keychain agent first"
+        )
       }
     }
   }

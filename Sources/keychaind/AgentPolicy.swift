@@ -29,14 +29,14 @@ struct AgentPolicy: Sendable {
   /// The largest policy file read: a policy is a few lines, and the file comes from disk.
   static let maximumLength = 1 << 20
 
-  /// The groups of the program whose executable is `executable`: the first rule naming it whose
-  /// pin (if any) matches `digest()`, else the executable's own group. nil means every group.
-  func groups(for executable: String, digest: () -> String?) -> [String]? {
+  /// What the program whose executable is `executable` is granted: the first rule naming it whose
+  /// pin (if any) matches `digest()`, else the executable's own group and nothing more.
+  func grant(for executable: String, digest: () -> String?) -> AccessGrant {
     for rule in rules where rule.executable == executable {
       if let pinned = rule.sha256, pinned != digest() { continue }
-      return rule.groups
+      return AccessGrant(groups: rule.groups, namedByRule: true)
     }
-    return [executable]
+    return AccessGrant(groups: [executable], namedByRule: false)
   }
 
   /// Reads the rules of `text`, the file at `path`; a mistake is an error naming path:line:column.

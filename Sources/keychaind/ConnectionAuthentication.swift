@@ -59,7 +59,7 @@ final class ConnectionAuthentication: Sendable {
   /// is nothing the user could prove, and the store's own files give every secret to whoever can
   /// read them, so withholding would stop backups without protecting anything; SecItem reads of
   /// such items still answer errSecInteractionNotAllowed, by the client's engine (passcodeNotSet).
-  private var withholds: Bool { !hasProven && authenticator?.hasPassphrase == true }
+  var withholds: Bool { !hasProven && authenticator?.hasPassphrase == true }
 
   /// `items` as this connection may receive them: without the secret of any item that asks for
   /// the user, unless the user proved their presence here (or the store has no passphrase).

@@ -151,14 +151,14 @@ do {
   if let activatedListener {
     server = try AgentServer(
       activatedListener: activatedListener, storage: store.backend, authenticator: store.authenticator, policy: policy,
-      idleLock: idleLock, logger: logger)
+      idleLock: idleLock, ledger: FailedAttemptLedger(directory: directory), logger: logger)
     if let socketPath, socketPath != server.socketPath {
       fail("--socket \(socketPath) is not the socket systemd passed (\(server.socketPath))")
     }
   } else {
     server = try AgentServer(
       socketPath: socketPath ?? "", storage: store.backend, authenticator: store.authenticator, policy: policy,
-      idleLock: idleLock, logger: logger)
+      idleLock: idleLock, ledger: FailedAttemptLedger(directory: directory), logger: logger)
   }
 } catch {
   fail(error.description)

@@ -70,7 +70,7 @@ import Testing
     #expect(output.contains("read after invalidate: refused with -25293"))
     #expect(
       folder.prompts == [
-        "protected-token-demo wants to use a protected keychain item: Sign in to your account. Keychain passphrase:"
+        "protected-token-demo wants to use a protected keychain item. It says: \u{201C}Sign in to your account\u{201D}. Keychain passphrase:"
       ])
   }
 

@@ -175,11 +175,39 @@ package final class PassphraseAuthenticator: UserAuthenticating {
         : "Wrong passphrase (\(failures) in a row).")
   }
 
-  /// What the prompt shows: who asks, why, and what to type.
+  /// What the prompt shows: who asks, why, and what to type. The reason is the program's own
+  /// words, shown quoted as such (`programWords`), so it cannot pass for the keychain's.
   package static func promptText(reason: String, caller: String) -> String {
-    let why = reason.trimmingCharacters(in: .whitespacesAndNewlines)
+    let why = programWords(reason)
     return why.isEmpty
       ? "\(caller) wants to use a protected keychain item. Keychain passphrase:"
-      : "\(caller) wants to use a protected keychain item: \(why). Keychain passphrase:"
+      : "\(caller) wants to use a protected keychain item. It says: \u{201C}\(why)\u{201D}. Keychain passphrase:"
+  }
+
+  /// The longest reason a prompt shows, in characters.
+  package static let maximumReasonLength = 160
+
+  /// A program's reason as a prompt may show it (issue 49, case 11): on one line (every control
+  /// character, line and paragraph separator becomes a space, so a reason cannot add a line that
+  /// names another program), without the format characters that reorder or hide text (bidirectional
+  /// overrides, zero-width characters), spaces collapsed, and cut at `maximumReasonLength`.
+  package static func programWords(_ reason: String) -> String {
+    var words = ""
+    var lastWasSpace = true
+    for scalar in reason.unicodeScalars {
+      let category = scalar.properties.generalCategory
+      switch category {
+      case .format: continue
+      case .control, .lineSeparator, .paragraphSeparator, .spaceSeparator:
+        if !lastWasSpace { words.unicodeScalars.append(" ") }
+        lastWasSpace = true
+      default:
+        words.unicodeScalars.append(scalar)
+        lastWasSpace = false
+      }
+    }
+    if lastWasSpace, !words.isEmpty { words.removeLast() }
+    guard words.count > maximumReasonLength else { return words }
+    return String(words.prefix(maximumReasonLength - 1)) + "\u{2026}"
   }
 }
