@@ -87,7 +87,7 @@ let package = Package(
     // TaggedBinaryForm. Plain POSIX sockets, not SwiftNIO: the contract is synchronous (a SecItem
     // call blocks its caller), so a blocking client needs no event loop, and Security's users are
     // spared NIO's build.
-    .target(name: "KeychainAgentWire", dependencies: ["Security"]),
+    .target(name: "KeychainAgentWire", dependencies: ["Security", "CKeychainAgent"]),
     // The storage contract served by keychaind: the third implementation of ItemStorage.
     .target(name: "KeychainStorageAgent", dependencies: ["Security", "KeychainAgentWire", "CKeychainAgent"]),
     // prctl(2) for keychaind (variadic, so not callable from Swift), and posix_spawn's GNU flags

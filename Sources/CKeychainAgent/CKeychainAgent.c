@@ -3,7 +3,10 @@
 
 #include <fcntl.h>
 #include <spawn.h>
+#include <string.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 
 int keychaind_disable_dumps(void) { return prctl(PR_SET_DUMPABLE, 0, 0, 0, 0); }
 
@@ -33,4 +36,41 @@ int keychaind_spawn_detached(
   posix_spawnattr_destroy(&attributes);
   posix_spawn_file_actions_destroy(&actions);
   return result;
+}
+
+int keychain_socket_pass_credentials(int socket) {
+  int on = 1;
+  return setsockopt(socket, SOL_SOCKET, SO_PASSCRED, &on, sizeof on);
+}
+
+long keychain_receive_with_sender(int socket, void *buffer, unsigned long length, int flags, pid_t *sender) {
+  struct iovec vector = {.iov_base = buffer, .iov_len = length};
+  union {
+    struct cmsghdr align;
+    char bytes[CMSG_SPACE(sizeof(struct ucred))];
+  } control;
+  struct msghdr message;
+  memset(&message, 0, sizeof message);
+  message.msg_iov = &vector;
+  message.msg_iovlen = 1;
+  message.msg_control = control.bytes;
+  message.msg_controllen = sizeof control.bytes;
+  *sender = 0;
+  ssize_t result = recvmsg(socket, &message, flags | MSG_CMSG_CLOEXEC);
+  if (result <= 0) return result;
+  for (struct cmsghdr *header = CMSG_FIRSTHDR(&message); header != NULL; header = CMSG_NXTHDR(&message, header)) {
+    if (header->cmsg_level == SOL_SOCKET && header->cmsg_type == SCM_CREDENTIALS
+        && header->cmsg_len == CMSG_LEN(sizeof(struct ucred))) {
+      struct ucred credentials;
+      memcpy(&credentials, CMSG_DATA(header), sizeof credentials);
+      *sender = credentials.pid;
+    }
+  }
+  return result;
+}
+
+int keychain_socket_pending_bytes(int socket) {
+  int pending = 0;
+  if (ioctl(socket, FIONREAD, &pending) != 0) return -1;
+  return pending;
 }

@@ -10,7 +10,8 @@ import Security
 /// `maximumFrameLength`, of another version or of an unknown kind ends the connection.
 package enum AgentFrame {
   /// The protocol version every frame starts with.
-  package static let version: UInt8 = 1
+  /// 2: the agent greets each connection before the client may send (`AgentHandshake`).
+  package static let version: UInt8 = 2
 
   /// The longest frame either side accepts: an item's secret may be 16 MiB and its attributes
   /// 4 MiB (SecItemLimits), and a batch (an import, a restore) holds several.
@@ -45,7 +46,12 @@ package enum AgentFrame {
     case result = 0
     /// The status the operation failed with.
     case failure = 1
+    /// Not an answer: the agent's greeting, sent once it has identified the caller.
+    case greeting = 2
   }
+
+  /// The greeting the agent sends on each connection once it has identified its caller.
+  package static let greeting: [UInt8] = [version, Answer.greeting.rawValue]
 
   /// A request: the version, the operation and its arguments.
   package static func request(_ operation: Operation, _ arguments: (inout WireWriter) -> Void = { _ in }) -> [UInt8] {
@@ -92,7 +98,7 @@ package enum AgentFrame {
     switch Answer(rawValue: try reader.byte()) {
     case .result: return reader
     case .failure: throw try reader.status()
-    case nil: throw SecStatus(errSecDecode, detail: "an unknown answer")
+    case .greeting?, nil: throw SecStatus(errSecDecode, detail: "an unknown answer")
     }
   }
 }

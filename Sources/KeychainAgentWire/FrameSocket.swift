@@ -1,5 +1,7 @@
+import CKeychainAgent
 import Foundation
 import Security
+import Synchronization
 
 #if canImport(Glibc)
   import Glibc
@@ -15,6 +17,13 @@ package enum FrameSocketError: Error, Equatable, CustomStringConvertible {
   case system(String, Int32)
   /// The socket path does not fit a Unix socket address (107 bytes at most).
   case pathTooLong(String)
+  /// Bytes came from a process other than the one that connected (`PeerCredentials.pid`): the
+  /// connection was handed to, or shared with, another program. 0 when the kernel could not say.
+  case otherSender(Int32)
+  /// Every connection's frames together would exceed the memory the agent sets aside for them.
+  case overBudget(Int)
+  /// The process serving the socket (this process identifier) is not the expected agent.
+  case notTheAgent(Int32)
 
   package var description: String {
     switch self {
@@ -22,6 +31,14 @@ package enum FrameSocketError: Error, Equatable, CustomStringConvertible {
     case .tooLong(let length): "a frame of \(length) bytes, longer than \(AgentFrame.maximumFrameLength)"
     case .system(let call, let code): "\(call) failed: \(String(cString: strerror(code)))"
     case .pathTooLong(let path): "the socket path \(path) is longer than a Unix socket address holds (107 bytes)"
+    case .otherSender(let pid):
+      pid == 0
+        ? "bytes came from a process the agent cannot see (another namespace)"
+        : "bytes came from process \(pid), not the process that connected"
+    case .notTheAgent(let pid):
+      "the process serving the socket (\(pid)) is not the keychain agent this program expects: another program may have put itself at the socket's path"
+    case .overBudget(let length):
+      "a frame of \(length) bytes while the agent's connections already hold all the memory it sets aside for frames"
     }
   }
 }
@@ -181,38 +198,105 @@ package enum FrameSocket {
 
   /// Receives one frame's body; nil when the peer closed the connection between frames.
   ///
+  /// With `sender`, every byte must come from that process (SO_PASSCRED must be on, see
+  /// `passCredentials`), else `.otherSender`. With `budget`, the body's bytes are counted against
+  /// it as they arrive (the caller releases them with `FrameBudget.release` once done); the body
+  /// grows with what arrives, so a header announcing a long frame costs nothing until its bytes
+  /// come.
+  ///
   /// With `spinning`, the first bytes are polled for up to that many microseconds before the
   /// thread sleeps in recv: a sleeping thread woken from another CPU costs a hypervisor's wake-up
   /// (35 to 45 µs each way on the 2-core VM this was measured on: a C ping-pong over a Unix socket
   /// took 72 to 91 µs a round trip, 5 µs on one CPU or with 20 µs of polling), which was four
   /// fifths of a lookup through the agent. The poll costs at most that CPU time per frame.
-  package static func receive(on descriptor: Int32, spinning microseconds: Int = 0) throws(FrameSocketError)
-    -> [UInt8]?
-  {
+  package static func receive(
+    on descriptor: Int32, spinning microseconds: Int = 0, sender: Int32? = nil, budget: FrameBudget? = nil
+  ) throws(FrameSocketError) -> [UInt8]? {
     var header = [UInt8](repeating: 0, count: 4)
     // nil: the peer closed the connection while it was polled.
-    guard let polled = try poll(into: &header, on: descriptor, forMicroseconds: microseconds) else { return nil }
-    guard try read(into: &header, on: descriptor, from: polled, allowEnd: polled == 0) else { return nil }
+    guard let polled = try poll(into: &header, on: descriptor, forMicroseconds: microseconds, sender: sender) else {
+      return nil
+    }
+    guard try read(into: &header, on: descriptor, from: polled, allowEnd: polled == 0, sender: sender) else {
+      return nil
+    }
     let length = header.reversed().reduce(0) { $0 << 8 | Int($1) }
     // Bounded before anything is allocated for it.
     guard length <= AgentFrame.maximumFrameLength else { throw .tooLong(length) }
-    var body = [UInt8](repeating: 0, count: length)
-    _ = try read(into: &body, on: descriptor, allowEnd: false)
+    // Small frames (every lookup) are read at once; a long one grows as its bytes arrive, doubling,
+    // each outgrown buffer wiped (it may hold part of a secret).
+    var body = [UInt8](repeating: 0, count: min(length, 64 << 10))
+    var counted = 0
+    var filled = 0
+    do throws(FrameSocketError) {
+      while true {
+        if let budget {
+          guard budget.reserve(body.count - counted) else { throw FrameSocketError.overBudget(length) }
+          counted = body.count
+        }
+        _ = try read(into: &body, on: descriptor, from: filled, allowEnd: false, sender: sender)
+        filled = body.count
+        guard filled < length else { break }
+        var larger = [UInt8](repeating: 0, count: min(length, filled * 2))
+        larger.withUnsafeMutableBytes { target in
+          body.withUnsafeBytes { source in target.copyMemory(from: source) }
+        }
+        Self.wipe(&body)
+        body = larger
+      }
+    } catch {
+      budget?.release(counted)
+      Self.wipe(&body)
+      throw error
+    }
     return body
+  }
+
+  /// Overwrites `bytes` with zeros where the optimizer cannot drop the write: a frame that carried
+  /// a secret or a passphrase is wiped once used.
+  package static func wipe(_ bytes: inout [UInt8]) {
+    bytes.withUnsafeMutableBytes { buffer in
+      guard let base = buffer.baseAddress else { return }
+      explicit_bzero(base, buffer.count)
+    }
+  }
+
+  /// Turns on SO_PASSCRED: each read then learns which process sent its bytes (`receive(sender:)`).
+  package static func passCredentials(on descriptor: Int32) throws(FrameSocketError) {
+    guard keychain_socket_pass_credentials(descriptor) == 0 else { throw .system("setsockopt(SO_PASSCRED)", errno) }
+  }
+
+  /// How many bytes wait unread on the socket.
+  package static func pendingBytes(on descriptor: Int32) throws(FrameSocketError) -> Int {
+    let pending = keychain_socket_pending_bytes(descriptor)
+    guard pending >= 0 else { throw .system("ioctl(FIONREAD)", errno) }
+    return Int(pending)
+  }
+
+  /// recv, checking the sender when one is expected (a Result: the buffer's closure cannot
+  /// throw a typed error).
+  private static func receiveBytes(
+    _ descriptor: Int32, _ pointer: UnsafeMutableRawPointer, _ count: Int, _ flags: Int32, sender: Int32?
+  ) -> Result<Int, FrameSocketError> {
+    guard let sender else { return .success(recv(descriptor, pointer, count, flags)) }
+    var from: pid_t = 0
+    let result = keychain_receive_with_sender(descriptor, pointer, UInt(count), flags, &from)
+    if result > 0 && from != sender { return .failure(.otherSender(from)) }
+    return .success(result)
   }
 
   /// Reads what has arrived into `buffer` without sleeping, for up to `microseconds`; returns how
   /// many bytes it read (0 when none came in time), or nil when the peer closed the connection.
-  private static func poll(into buffer: inout [UInt8], on descriptor: Int32, forMicroseconds microseconds: Int)
-    throws(FrameSocketError) -> Int?
-  {
+  private static func poll(
+    into buffer: inout [UInt8], on descriptor: Int32, forMicroseconds microseconds: Int, sender: Int32?
+  ) throws(FrameSocketError) -> Int? {
     guard microseconds > 0 else { return 0 }
     let deadline = monotonicMicroseconds() + microseconds
     while true {
       let count = buffer.count
-      let result = buffer.withUnsafeMutableBytes { bytes in
-        recv(descriptor, bytes.baseAddress!, count, Int32(MSG_DONTWAIT))
-      }
+      let result = try buffer.withUnsafeMutableBytes { bytes in
+        receiveBytes(descriptor, bytes.baseAddress!, count, Int32(MSG_DONTWAIT), sender: sender)
+      }.get()
       if result > 0 { return result }
       if result == 0 { return nil }
       guard errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR else {
@@ -230,15 +314,15 @@ package enum FrameSocket {
 
   /// Fills `buffer` from byte `start`; false when the connection ended before its first byte and
   /// `allowEnd` is set.
-  private static func read(into buffer: inout [UInt8], on descriptor: Int32, from start: Int = 0, allowEnd: Bool)
-    throws(FrameSocketError) -> Bool
-  {
+  private static func read(
+    into buffer: inout [UInt8], on descriptor: Int32, from start: Int = 0, allowEnd: Bool, sender: Int32? = nil
+  ) throws(FrameSocketError) -> Bool {
     var filled = start
     while filled < buffer.count {
       let count = buffer.count
-      let result = buffer.withUnsafeMutableBytes { bytes in
-        recv(descriptor, bytes.baseAddress! + filled, count - filled, 0)
-      }
+      let result = try buffer.withUnsafeMutableBytes { bytes in
+        receiveBytes(descriptor, bytes.baseAddress! + filled, count - filled, 0, sender: sender)
+      }.get()
       if result == 0 {
         if filled == 0 && allowEnd { return false }
         throw .closed
@@ -251,4 +335,33 @@ package enum FrameSocket {
     }
     return true
   }
+}
+
+/// The memory every connection's frames may hold at once: an agent reads a frame's bytes only as
+/// they arrive and counts them here, so many connections announcing long frames cannot make it
+/// allocate more than this.
+package final class FrameBudget: Sendable {
+  /// The bytes that may be held at once.
+  package let limit: Int
+  private let held = Atomic<Int>(0)
+
+  package init(limit: Int) { self.limit = limit }
+
+  /// The bytes held now.
+  package var heldBytes: Int { held.load(ordering: .relaxed) }
+
+  /// Counts `bytes` more; false (and nothing counted) when that would pass the limit.
+  package func reserve(_ bytes: Int) -> Bool {
+    var current = held.load(ordering: .relaxed)
+    while true {
+      guard bytes <= limit - current else { return false }
+      let (exchanged, original) = held.compareExchange(
+        expected: current, desired: current + bytes, ordering: .relaxed)
+      if exchanged { return true }
+      current = original
+    }
+  }
+
+  /// Gives back `bytes` counted by `reserve`.
+  package func release(_ bytes: Int) { held.subtract(bytes, ordering: .relaxed) }
 }

@@ -120,13 +120,13 @@ package final class AgentItemStorage: ItemStorage {
   /// A new connection to the agent, started first when it does not answer and `startingOnDemand`.
   private static func connect(to socketPath: String, startingOnDemand: Bool) throws(SecStatus) -> Int32 {
     do throws(FrameSocketError) {
-      return try FrameSocket.connect(to: socketPath)
+      return try AgentHandshake.connect(to: socketPath)
     } catch {
       guard startingOnDemand else { throw unreachable(socketPath, error) }
     }
     try AgentLauncher.ensureRunning(at: socketPath)
     do throws(FrameSocketError) {
-      return try FrameSocket.connect(to: socketPath)
+      return try AgentHandshake.connect(to: socketPath)
     } catch {
       throw unreachable(socketPath, error)
     }

@@ -225,11 +225,13 @@ struct StoreFiles {
     }
   }
 
-  /// Opens a store file without following a symbolic link (O_NOFOLLOW), creating it 0600 when
-  /// `flags` has O_CREAT, and checks the opened file itself (fstat), so nothing can be swapped in
-  /// between the check and the use. A missing file is errSecItemNotFound.
+  /// Opens a store file without following a symbolic link (O_NOFOLLOW) and without blocking
+  /// (O_NONBLOCK: a FIFO put in a file's place would otherwise hang the open until someone writes
+  /// to it, before the check below could refuse it), creating it 0600 when `flags` has O_CREAT,
+  /// and checks the opened file itself (fstat), so nothing can be swapped in between the check and
+  /// the use. A missing file is errSecItemNotFound.
   static func openPrivate(_ path: String, _ flags: Int32, what: String) throws(KeychainStoreError) -> Int32 {
-    let descriptor = open(path, flags | O_NOFOLLOW | O_CLOEXEC, 0o600)
+    let descriptor = open(path, flags | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0o600)
     guard descriptor >= 0 else {
       let reason = String(cString: strerror(errno))
       switch errno {
@@ -253,6 +255,8 @@ struct StoreFiles {
       close(descriptor)
       throw error
     }
+    // A regular file: reads and writes block as usual from here on.
+    _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
     return descriptor
   }
 }

@@ -8,7 +8,8 @@ import Synchronization
   import Glibc
 #endif
 
-/// The agent's socket: who may connect, and one thread per connection serving requests.
+/// The agent's socket: who may connect, and one thread per connection serving requests, the
+/// connections and the memory their frames hold bounded.
 final class AgentServer: Sendable {
   let socketPath: String
   let storage: any ItemStorage
@@ -16,6 +17,8 @@ final class AgentServer: Sendable {
   let authenticator: any UserAuthenticating
   let policy: AgentPolicy
   let idleLock: IdleLock
+  /// The count of wrong passphrases, the one the store's prompts keep: `unlock` requests count too.
+  let ledger: FailedAttemptLedger
   let logger: Logger
   private let listener: Int32
   /// Whether the socket was handed over by systemd, which owns its file.
@@ -23,13 +26,18 @@ final class AgentServer: Sendable {
   /// Why connections ended other than by their client closing them, by reason: the figures the
   /// fuzz test and an operator read (`closedConnections`).
   private let endings = Mutex<[String: Int]>([:])
+  /// The open connections, bounded.
+  private let connections = ConnectionRegistry(limit: connectionLimit, perProcess: connectionsPerProcess)
+  /// The memory every connection's frames may hold at once.
+  private let frameBudget = FrameBudget(limit: frameMemory)
 
   /// Listens at `socketPath` for `storage`'s clients; the socket's folder must be the user's alone.
   init(
     socketPath: String, storage: any ItemStorage, authenticator: any UserAuthenticating, policy: AgentPolicy,
-    idleLock: IdleLock, logger: Logger
+    idleLock: IdleLock, ledger: FailedAttemptLedger, logger: Logger
   ) throws(AgentStartError) {
     self.socketPath = socketPath
+    self.ledger = ledger
     self.storage = storage
     self.authenticator = authenticator
     self.policy = policy
@@ -49,8 +57,9 @@ final class AgentServer: Sendable {
   /// folder must be the user's alone all the same (the units set DirectoryMode=0700).
   init(
     activatedListener listener: Int32, storage: any ItemStorage, authenticator: any UserAuthenticating,
-    policy: AgentPolicy, idleLock: IdleLock, logger: Logger
+    policy: AgentPolicy, idleLock: IdleLock, ledger: FailedAttemptLedger, logger: Logger
   ) throws(AgentStartError) {
+    self.ledger = ledger
     do {
       socketPath = try FrameSocket.listeningPath(of: listener)
     } catch {
@@ -92,9 +101,21 @@ final class AgentServer: Sendable {
     unlink(socketPath)
   }
 
+  /// At most this many connections are open at once, below the descriptor limit the agent raises
+  /// itself to (`raiseDescriptorLimit`); past it the longest-idle one is closed.
+  static let connectionLimit = 512
+  /// At most this many from one process (a program with a pool of connections uses a few).
+  static let connectionsPerProcess = 128
+  /// A connection on which nothing comes for this long is closed (its client reconnects when it
+  /// next calls), as is one whose frame stops coming half-way.
+  static let idleSeconds = 300
+  /// The memory all connections' frames may hold at once: four of the longest frames.
+  static let frameMemory = 4 * AgentFrame.maximumFrameLength
+
   /// Accepts connections until the process ends.
   func run() -> Never {
     logger.info("serving", metadata: ["socket": .string(socketPath), "activated": .stringConvertible(activated)])
+    Self.raiseDescriptorLimit()
     while true {
       let descriptor: Int32
       let peer: PeerCredentials
@@ -112,28 +133,75 @@ final class AgentServer: Sendable {
         close(descriptor)
         continue
       }
-      // Who is calling decides the groups, as entitlements do: the executable behind the pid the
-      // kernel reported, checked against the moment of the accept (PeerIdentity).
-      guard let acceptedAt = PeerIdentity.ticksSinceBoot(),
-        let executable = PeerIdentity.executable(of: peer.pid, acceptedAt: acceptedAt)
-      else {
-        count("an executable that cannot be known")
-        logger.warning("refused a connection", metadata: ["pid": .stringConvertible(peer.pid)])
-        close(descriptor)
-        continue
+      let evicted = connections.register(descriptor, pid: peer.pid)
+      if evicted > 0 { count("closed to make room for another connection", evicted) }
+      let thread = Thread { [self] in
+        defer { connections.close(descriptor) }
+        guard let caller = identify(descriptor, peer) else { return }
+        serve(descriptor, caller)
       }
-      let grant = AccessGrant(
-        groups: policy.groups(for: executable) { PeerIdentity.sha256(of: peer.pid, acceptedAt: acceptedAt) })
-      logger.debug(
-        "connected",
-        metadata: [
-          "executable": .string(executable), "groups": .string(grant.groups?.joined(separator: ",") ?? "*"),
-        ])
-      let authentication = ConnectionAuthentication(authenticator: authenticator, executable: executable)
-      let thread = Thread { [self] in serve(descriptor, peer: peer, grant: grant, authentication: authentication) }
       thread.name = "keychaind connection"
       thread.start()
     }
+  }
+
+  /// Who is calling, which decides the groups as entitlements do: the executable behind the pid
+  /// the kernel reported, checked against the moment of the accept (PeerIdentity). Then the
+  /// greeting, once no byte has come yet: every request is sent after this reading
+  /// (AgentHandshake). nil, the connection refused and the reason counted, otherwise.
+  private func identify(_ descriptor: Int32, _ peer: PeerCredentials) -> Caller? {
+    do throws(FrameSocketError) {
+      try FrameSocket.passCredentials(on: descriptor)
+    } catch {
+      ended(error.description, peer)
+      return nil
+    }
+    guard let acceptedAt = PeerIdentity.ticksSinceBoot(), let file = PeerIdentity.runningFile(of: peer.pid),
+      let executable = PeerIdentity.executable(of: peer.pid, acceptedAt: acceptedAt),
+      PeerIdentity.runningFile(of: peer.pid) == file
+    else {
+      count("an executable that cannot be known")
+      logger.warning("refused a connection", metadata: ["pid": .stringConvertible(peer.pid)])
+      return nil
+    }
+    var grant = policy.grant(for: executable) { PeerIdentity.sha256(of: peer.pid, acceptedAt: acceptedAt) }
+    if grant.namedByRule, let alteration = PeerIdentity.alteration(of: peer.pid) {
+      // The rule trusts the program, not code put into it: its own group only, as a program no
+      // rule names.
+      count("a program the policy names, altered: its own group only")
+      logger.warning(
+        "gave a program the policy names its own group only, because \(alteration)",
+        metadata: ["executable": .string(executable), "pid": .stringConvertible(peer.pid)])
+      grant = AccessGrant(groups: [executable], namedByRule: false)
+    }
+    do throws(FrameSocketError) {
+      guard try FrameSocket.pendingBytes(on: descriptor) == 0 else {
+        ended("a request sent before the agent greeted the connection", peer)
+        return nil
+      }
+      try FrameSocket.send(AgentFrame.greeting, on: descriptor)
+    } catch {
+      if error != .closed { ended(error.description, peer) }
+      return nil
+    }
+    logger.debug(
+      "connected",
+      metadata: [
+        "executable": .string(executable), "groups": .string(grant.groups?.joined(separator: ",") ?? "*"),
+      ])
+    return Caller(
+      peer: peer, executable: executable, file: file, grant: grant,
+      authentication: ConnectionAuthentication(authenticator: authenticator, executable: executable))
+  }
+
+  /// A connection's caller, as `identify` found it.
+  private struct Caller {
+    let peer: PeerCredentials
+    let executable: String
+    /// The file it ran when identified: each request checks it still does.
+    let file: RunningFile
+    let grant: AccessGrant
+    let authentication: ConnectionAuthentication
   }
 
   /// How long a connection's thread polls for the client's next request before it sleeps: a
@@ -142,29 +210,50 @@ final class AgentServer: Sendable {
   /// CPU time once per answer.
   static let pollMicroseconds = 100
 
-  /// Serves one connection until its client closes it or breaks the protocol.
-  private func serve(
-    _ descriptor: Int32, peer: PeerCredentials, grant: AccessGrant, authentication: ConnectionAuthentication
-  ) {
-    defer { close(descriptor) }
+  /// Serves one connection until its client closes it, breaks the protocol, stays idle too long,
+  /// or is found not to be the caller it was identified as: bytes from another process (the
+  /// socket shared or handed on), or a process that has run another program since.
+  private func serve(_ descriptor: Int32, _ caller: Caller) {
+    var idle = timeval(tv_sec: Self.idleSeconds, tv_usec: 0)
+    setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &idle, socklen_t(MemoryLayout<timeval>.size))
+    let peer = caller.peer
     while true {
-      let body: [UInt8]
+      var body: [UInt8]
       do {
-        guard let received = try FrameSocket.receive(on: descriptor, spinning: Self.pollMicroseconds) else { return }
+        guard
+          let received = try FrameSocket.receive(
+            on: descriptor, spinning: Self.pollMicroseconds, sender: peer.pid, budget: frameBudget)
+        else { return }
         body = received
       } catch {
-        if error != .closed { ended(error.description, peer) }
+        if case .system(_, let code) = error, code == EAGAIN || code == EWOULDBLOCK {
+          count("idle for \(Self.idleSeconds) s")
+        } else if error != .closed {
+          ended(error.description, peer)
+        }
         return
       }
-      let answer: [UInt8]
+      // Wiped (a request may carry a secret or a passphrase) and given back to the budget once used.
+      defer {
+        frameBudget.release(body.count)
+        FrameSocket.wipe(&body)
+      }
+      guard PeerIdentity.runningFile(of: peer.pid) == caller.file else {
+        ended("the process that connected now runs another program", peer)
+        return
+      }
+      connections.touch(descriptor)
+      var answer: [UInt8]
       do {
-        idleLock.touch()
+        if AgentDispatch.isUseOfTheStore(body) { idleLock.touch() }
         answer = try AgentDispatch.answer(
-          body, storage: storage, grant: grant, idleTimeout: idleLock.timeout, authentication: authentication)
+          body, storage: storage, grant: caller.grant, idleTimeout: idleLock.timeout,
+          authentication: caller.authentication, ledger: ledger)
       } catch {
         ended("a malformed request: \(error.detail ?? "errSecDecode")", peer)
         return
       }
+      defer { FrameSocket.wipe(&answer) }
       do {
         try FrameSocket.send(answer, on: descriptor)
       } catch {
@@ -174,12 +263,20 @@ final class AgentServer: Sendable {
     }
   }
 
+  /// The soft limit on open descriptors raised to the hard one: the connection limit needs room.
+  private static func raiseDescriptorLimit() {
+    var limits = rlimit()
+    guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limits) == 0, limits.rlim_cur < limits.rlim_max else { return }
+    limits.rlim_cur = limits.rlim_max
+    _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limits)
+  }
+
   private func ended(_ reason: String, _ peer: PeerCredentials) {
     count(reason)
     logger.notice("closed a connection", metadata: ["reason": .string(reason), "pid": .stringConvertible(peer.pid)])
   }
 
-  private func count(_ reason: String) { endings.withLock { $0[reason, default: 0] += 1 } }
+  private func count(_ reason: String, _ times: Int = 1) { endings.withLock { $0[reason, default: 0] += times } }
 
   /// How many connections ended for each reason other than their client closing them.
   var closedConnections: [String: Int] { endings.withLock { $0 } }

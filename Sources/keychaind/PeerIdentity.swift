@@ -98,3 +98,68 @@ struct FileIdentity: Hashable {
     changedNanoseconds = Int64(status.st_ctim.tv_nsec)
   }
 }
+
+extension PeerIdentity {
+  /// The identity of the file process `pid` runs now (device and inode through /proc/PID/exe), or
+  /// nil when it cannot be read. Compared at each request with the one read when the caller was
+  /// identified: a process that ran another program since (execve) is not the caller the policy
+  /// judged.
+  static func runningFile(of pid: Int32) -> RunningFile? {
+    var status = stat()
+    guard stat("/proc/\(pid)/exe", &status) == 0 else { return nil }
+    return RunningFile(device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
+  }
+}
+
+/// Which file a process runs: its device and inode.
+struct RunningFile: Hashable, Sendable {
+  let device: UInt64
+  let inode: UInt64
+}
+
+extension PeerIdentity {
+  /// The environment variables that make the dynamic loader run code the executable does not
+  /// name: a program started with one is not the program a rule trusts.
+  static let loaderVariables = ["LD_PRELOAD=", "LD_AUDIT=", "LD_LIBRARY_PATH="]
+
+  /// Why process `pid` may not be the program its executable is (issue 49, case 4), or nil: it was
+  /// started with a loader variable (its initial environment, /proc/PID/environ), or another
+  /// process traces it (TracerPid), or either cannot be read. A rule's groups are not given to
+  /// such a process. What this cannot see: code a process loads itself later, a preloaded library
+  /// that erased its own variable, or a debugger that attaches after this check; the
+  /// Authentication article's table states these.
+  static func alteration(of pid: Int32) -> String? {
+    guard let environment = boundedContents(of: "/proc/\(pid)/environ") else {
+      return "its environment cannot be read"
+    }
+    for variable in environment.split(separator: 0) {
+      for name in loaderVariables where variable.starts(with: name.utf8) && variable.count > name.utf8.count {
+        return "it was started with \(name.dropLast())"
+      }
+    }
+    guard let status = boundedContents(of: "/proc/\(pid)/status"),
+      let line = String(decoding: status, as: UTF8.self).split(separator: "\n").first(where: {
+        $0.hasPrefix("TracerPid:")
+      })
+    else { return "its status cannot be read" }
+    let tracer = line.dropFirst("TracerPid:".count).trimmingCharacters(in: .whitespaces)
+    return tracer == "0" ? nil : "process \(tracer) traces it"
+  }
+
+  /// A /proc file's bytes, at most 1 MiB (an environment is bounded by the kernel's argument
+  /// limit), or nil when it cannot be read.
+  private static func boundedContents(of path: String) -> [UInt8]? {
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    guard descriptor >= 0 else { return nil }
+    defer { close(descriptor) }
+    var bytes: [UInt8] = []
+    var block = [UInt8](repeating: 0, count: 16 << 10)
+    while bytes.count < 1 << 20 {
+      let count = block.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+      if count < 0 { return nil }
+      if count == 0 { break }
+      bytes += block.prefix(count)
+    }
+    return bytes
+  }
+}

@@ -5,9 +5,10 @@
 
 /*
     What keychaind and the library that starts it need from the C library that Swift cannot
-    call: prctl(2) is variadic, and Swift imports no variadic C function; posix_spawn's
-    POSIX_SPAWN_SETSID and posix_spawn_file_actions_addclosefrom_np are declared for _GNU_SOURCE
-    only, which Swift's Glibc module does not define.
+    call: prctl(2) and ioctl(2) are variadic, and Swift imports no variadic C function; posix_spawn's
+    POSIX_SPAWN_SETSID and posix_spawn_file_actions_addclosefrom_np, struct ucred and SO_PASSCRED
+    are declared for _GNU_SOURCE only, which Swift's Glibc module does not define; the CMSG
+    macros that read a message's control data are macros.
 */
 
 /// Marks the process not dumpable (PR_SET_DUMPABLE 0): no core file, and no other process of
@@ -23,5 +24,18 @@ int keychaind_is_dumpable(void);
 /// errno value.
 int keychaind_spawn_detached(
     const char *path, char *const argv[], char *const envp[], const char *log, pid_t *pid);
+
+/// Turns on SO_PASSCRED on `socket`: every message received on it then carries the process
+/// identifier of the process that sent it (SCM_CREDENTIALS), recorded by the kernel at send time.
+/// Returns 0, or -1 with errno.
+int keychain_socket_pass_credentials(int socket);
+
+/// recv(2) into `buffer` that also reports the process that sent the bytes (SCM_CREDENTIALS, when
+/// SO_PASSCRED is on): `*sender` is its process identifier, or 0 when the kernel attached none.
+/// The kernel never merges bytes of two senders in one read. Returns what recv returns.
+long keychain_receive_with_sender(int socket, void *buffer, unsigned long length, int flags, pid_t *sender);
+
+/// How many bytes wait in `socket`'s receive queue (FIONREAD), or -1 with errno.
+int keychain_socket_pending_bytes(int socket);
 
 #endif

@@ -43,11 +43,16 @@ package struct FailedAttemptLedger: Sendable {
   /// The recorded failures and the time of the last one.
   package func read() -> (failures: Int, last: Date) {
     guard let file else { return (0, .distantPast) }
-    let descriptor = open(file.path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+    // O_NONBLOCK: a FIFO in the file's place must not hang the read; it is no ledger.
+    let descriptor = open(file.path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
     guard descriptor >= 0 else {
       return errno == ENOENT ? (0, .distantPast) : (Self.freeAttempts + 1, now())
     }
     defer { close(descriptor) }
+    var status = stat()
+    guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+      return (Self.freeAttempts + 1, now())
+    }
     var bytes = [UInt8](repeating: 0, count: 64)
     let count = bytes.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
     guard count > 0, count < 64, let line = String(bytes: bytes[0..<count], encoding: .utf8) else {

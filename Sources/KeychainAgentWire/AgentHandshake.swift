@@ -1,0 +1,43 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// How a connection to the agent begins: the client connects and sends nothing until the agent
+/// greets it (`AgentFrame.greeting`).
+///
+/// The agent identifies its caller from the process that connected (its executable, read from
+/// /proc) and greets it only after that, and it refuses a connection on which bytes arrived before
+/// the greeting. So every request was sent after the agent read the caller's executable: a
+/// program cannot connect, send, and then exec a trusted program that the agent would take the
+/// request for (issue 49, case 2). The agent also learns who sent each later read
+/// (SO_PASSCRED) and checks the executable again at each request.
+package enum AgentHandshake {
+  /// A connection to the agent at `path`, greeted. With `expectedAgent`, the process serving the
+  /// socket must run that executable (the same file: device and inode), so a relay another
+  /// program of the user put at the socket's path is refused before anything is sent to it.
+  package static func connect(to path: String, expectedAgent: String? = nil) throws(FrameSocketError) -> Int32 {
+    let descriptor = try FrameSocket.connect(to: path)
+    do throws(FrameSocketError) {
+      if let expectedAgent { try checkAgent(on: descriptor, is: expectedAgent) }
+      guard let greeting = try FrameSocket.receive(on: descriptor), greeting == AgentFrame.greeting else {
+        throw FrameSocketError.closed
+      }
+      return descriptor
+    } catch {
+      close(descriptor)
+      throw error
+    }
+  }
+
+  /// Refuses a server that is not `executable` run by this user.
+  static func checkAgent(on descriptor: Int32, is executable: String) throws(FrameSocketError) {
+    guard let server = FrameSocket.credentials(of: descriptor) else { throw .system("getsockopt(SO_PEERCRED)", errno) }
+    var expected = stat()
+    var running = stat()
+    guard server.uid == getuid(), stat(executable, &expected) == 0, stat("/proc/\(server.pid)/exe", &running) == 0,
+      expected.st_dev == running.st_dev, expected.st_ino == running.st_ino
+    else { throw .notTheAgent(server.pid) }
+  }
+}
