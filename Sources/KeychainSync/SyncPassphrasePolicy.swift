@@ -34,7 +34,12 @@ enum SyncPassphrasePolicy {
     let lowered = passphrase.lowercased()
     let stem = String(lowered.reversed().drop { $0.isNumber || $0.isPunctuation || $0.isSymbol }.reversed())
     let distinct = Set(lowered.filter { !$0.isWhitespace })
-    guard !common.contains(lowered), !common.contains(stem), distinct.count > 3 else {
+    // Words of the list put together, or one word said again ("sunshine sunshine"), are what a
+    // guesser's rules try right after the list itself.
+    let words = lowered.split { !$0.isLetter && !$0.isNumber }.map(String.init)
+    let madeOfGuesses =
+      !words.isEmpty && (words.allSatisfy(common.contains) || (words.count > 1 && Set(words).count == 1))
+    guard !common.contains(lowered), !common.contains(stem), distinct.count > 3, !madeOfGuesses else {
       throw SecStatus(
         errSecParam, detail: "Sync: the group passphrase is among the first any guesser tries; choose another")
     }

@@ -30,8 +30,11 @@ import Testing
   }
 
   @Test func passphrasesAGuesserTriesFirstAreRefused() async throws {
-    for weak in ["sunshine", "pw", "sunshine2024!", "Password1234", "correct horse battery staple", "aaaaaaaaaaaaaaaa"]
-    {
+    // "sunshine sunshine" and "password letmein": words of the list put together (issue 49, case 13).
+    for weak in [
+      "sunshine", "pw", "sunshine2024!", "Password1234", "correct horse battery staple", "aaaaaaaaaaaaaaaa",
+      "sunshine sunshine", "password letmein", "tulipgarden tulipgarden",
+    ] {
       #expect(await createStatus(weak) == errSecParam, "\(weak)")
     }
     // Nothing reached the server: not even its schema was made.

@@ -31,11 +31,7 @@ import Testing
       #expect(
         SecItemUpdate(tokenQuery() as CFDictionary, [kSecValueData as String: Data("replaced".utf8)] as CFDictionary)
           == errSecUserCanceled)
-      #expect(
-        SecItemUpdate(
-          tokenQuery() as CFDictionary,
-          [kSecAttrAccessible as String: kSecAttrAccessibleAfterFirstUnlock] as CFDictionary) == errSecUserCanceled)
-      #expect(fixture.prompts.count == 3)
+      #expect(fixture.prompts.count == 2)
       #expect(Self.quietRead() == (errSecInteractionNotAllowed, nil))
       // The upsert behind the typed API's `set` asks the same.
       #expect(

@@ -254,17 +254,25 @@ import Testing
       process.executableURL = URL(fileURLWithPath: Self.python)
       process.arguments = [
         "-c",
-        "import socket, sys, time\nheld = []\nfor _ in range(100):\n    s = socket.socket(socket.AF_UNIX)\n"
-          + "    s.connect(sys.argv[1]); held.append(s)\nprint('held', flush=True)\ntime.sleep(60)\n",
+        "import socket, sys\nheld = []\nfor _ in range(100):\n    s = socket.socket(socket.AF_UNIX)\n"
+          + "    s.connect(sys.argv[1]); held.append(s)\nprint('held', flush=True)\nsys.stdin.read()\n",
         agent.socketPath,
       ]
       let output = Pipe()
       process.standardOutput = output
+      // It holds its connections until its standard input closes (the test's end, or its crash).
+      process.standardInput = Pipe()
+      process.standardError = FileHandle.nullDevice
       try? process.run()
       _ = output.fileHandleForReading.availableData  // "held": its 100 connections are accepted or queued
       return process
     }
-    defer { holders.forEach { $0.terminate() } }
+    defer {
+      for holder in holders where holder.isRunning {
+        holder.terminate()
+        holder.waitUntilExit()
+      }
+    }
     let late = try AgentTests.client(agent)
     withKeychainContext(store: late, accessGroups: ["g"]) {
       #expect(AgentTests.read("after headers").1 == Data("secret of after headers".utf8))

@@ -189,12 +189,23 @@ import Testing
     #expect(openStatus(temporary.directory, passphrase: nil) == errSecInvalidKeychain)
   }
 
-  @Test func aDirectoryOrFileOfAnotherUserIsRefused() throws {
-    // Only root can give a file away; another user's tests see the refusal through the mode test.
-    guard geteuid() == 0 else {
-      print("other users' files: chown needs root")
-      return
-    }
+  /// Issue 49, case 12: a FIFO in the key file's place hung every open (it was opened blocking
+  /// before the regular-file check). Now the open is refused at once, and so is the failure
+  /// ledger's FIFO (read as a damaged ledger: prompts wait, nothing hangs).
+  @Test func aFIFOInPlaceOfTheKeyFileIsRefusedAtOnce() throws {
+    let temporary = try TemporaryStore()
+    try FileManager.default.removeItem(at: keyFile(temporary.directory))
+    #expect(mkfifo(keyFile(temporary.directory).path, 0o600) == 0)
+    #expect(openStatus(temporary.directory, passphrase: nil) == errSecInvalidKeychain)
+    let ledgerPath = temporary.directory.appendingPathComponent("authentication-failures").path
+    #expect(mkfifo(ledgerPath, 0o600) == 0)
+    let ledger = FailedAttemptLedger(directory: temporary.directory)
+    #expect(ledger.read().failures == FailedAttemptLedger.freeAttempts + 1)
+  }
+
+  // Only root can give a file away; another user's tests see the refusal through the mode test.
+  @Test(.enabled(if: geteuid() == 0, "chown needs root"))
+  func aDirectoryOrFileOfAnotherUserIsRefused() throws {
     let temporary = try TemporaryStore()
     #expect(chown(keyFile(temporary.directory).path, 65534, 65534) == 0)
     #expect(openStatus(temporary.directory, passphrase: nil) == errSecInvalidKeychain)

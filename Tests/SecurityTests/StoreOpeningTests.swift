@@ -61,18 +61,16 @@ import Testing
     }
   }
 
-  @Test func aStoreOnAReadOnlyFileSystemAnswersReadsAndRefusesWrites() throws {
-    guard let mount = try ScratchMount(megabytes: 4) else {
-      print("read-only store: a tmpfs needs root and mount(2); the directory-mode test covers other users")
-      return
-    }
+  @Test(.enabled(if: ScratchMount.isPossible, "a tmpfs needs root and mount(2)"))
+  func aStoreOnAReadOnlyFileSystemAnswersReadsAndRefusesWrites() throws {
+    let mount = try #require(try ScratchMount(megabytes: 4), "root could not mount a tmpfs")
     defer { mount.remove() }
     try checkReadOnly(mount.path.appendingPathComponent("store")) { mount.remountReadOnly() }
   }
 
-  @Test func aStoreInADirectoryThisUserCannotWriteAnswersReads() throws {
-    // Root writes any directory whatever its mode, so only another user can check this form.
-    guard getuid() != 0 else { return }
+  // Root writes any directory whatever its mode, so only another user can check this form.
+  @Test(.enabled(if: getuid() != 0, "root writes any directory whatever its mode"))
+  func aStoreInADirectoryThisUserCannotWriteAnswersReads() throws {
     let temporary = try TemporaryStore()
     try checkReadOnly(temporary.directory) {
       chmod(temporary.directory.path, 0o500) == 0
@@ -80,8 +78,9 @@ import Testing
     chmod(temporary.directory.path, 0o700)
   }
 
-  @Test func aMissingStoreOnAReadOnlyFileSystemIsAClearError() throws {
-    guard let mount = try ScratchMount(megabytes: 1) else { return }
+  @Test(.enabled(if: ScratchMount.isPossible, "a tmpfs needs root and mount(2)"))
+  func aMissingStoreOnAReadOnlyFileSystemIsAClearError() throws {
+    let mount = try #require(try ScratchMount(megabytes: 1), "root could not mount a tmpfs")
     defer { mount.remove() }
     try FileManager.default.createDirectory(
       at: mount.path.appendingPathComponent("empty"), withIntermediateDirectories: false,

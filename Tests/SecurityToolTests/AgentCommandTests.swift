@@ -49,9 +49,17 @@ import Testing
       for pid in Self.agents(serving: socket) { kill(pid, SIGTERM) }
       try? FileManager.default.removeItem(at: runtime)
     }
-    // The agent grants the tool its own group (no policy names it), which "*" asks for.
+    // The user's policy names the tool (every group): the agent started on demand reads it from
+    // XDG_CONFIG_HOME; only a program a rule names may lock the store for every program.
+    let configuration = runtime.appendingPathComponent("config/keychain-bridge", isDirectory: true)
+    try FileManager.default.createDirectory(
+      at: configuration, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    try Data("\(SecurityToolTests.binary.resolvingSymlinksInPath().path) = *\n".utf8).write(
+      to: configuration.appendingPathComponent("agent-policy"))
     let environment = [
-      "KEYCHAIN_BRIDGE_AGENT": "auto", "XDG_RUNTIME_DIR": runtime.path, "KEYCHAIN_BRIDGE_ACCESS_GROUPS": "*",
+      "KEYCHAIN_BRIDGE_AGENT": "auto", "XDG_RUNTIME_DIR": runtime.path,
+      "KEYCHAIN_BRIDGE_ACCESS_GROUPS": SecurityToolTests.groups,
+      "XDG_CONFIG_HOME": runtime.appendingPathComponent("config").path,
     ]
     // Six programs at once and no agent yet: they start one between them, and each is served.
     let programs = (0..<6).map { index in
@@ -256,9 +264,10 @@ import Testing
       "-f", "-qq", "-e", "trace=open,openat,openat2", "-o", trace.path, SecurityToolTests.binary.path,
       "add-generic-password", "-a", "bob", "-s", "svc", "-w", "pw",
     ]
-    process.environment = [
-      "KEYCHAIN_BRIDGE_AGENT": agent.socketPath, "KEYCHAIN_BRIDGE_ACCESS_GROUPS": SecurityToolTests.groups,
-    ]
+    // A traced program is not the program a rule trusts (issue 49, case 4): the agent gives the
+    // tool under strace its own group only, its executable's path.
+    let ownGroup = SecurityToolTests.binary.resolvingSymlinksInPath().path
+    process.environment = ["KEYCHAIN_BRIDGE_AGENT": agent.socketPath, "KEYCHAIN_BRIDGE_ACCESS_GROUPS": ownGroup]
     try process.run()
     process.waitUntilExit()
     #expect(process.terminationStatus == 0)

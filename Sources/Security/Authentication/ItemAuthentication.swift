@@ -112,11 +112,11 @@ struct ItemAuthentication {
     return true
   }
 
-  /// Whether `change` reaches an item's secret: new data, a new access control, or a new
-  /// protection class (the secret is sealed again under that class's key, and the access control
-  /// takes the new protection).
+  /// Whether `change` reaches an item's secret or what protects it: new data or a new access
+  /// control. A new protection class alone does not: the access control keeps its constraints
+  /// (rule 12), so the secret still needs the user.
   static func reachesSecret(_ change: ItemChange) -> Bool {
-    change.data != nil || change.accessControl != nil || change.attributes[SecConstantValue.attrAccessible] != nil
+    change.data != nil || change.accessControl != nil
   }
 
   /// Proves what each of `matches` asks of the user before `change` may replace its secret or its
