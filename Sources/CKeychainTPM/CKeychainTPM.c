@@ -14,7 +14,6 @@
 struct keychain_tpm {
   TSS2_TCTI_CONTEXT *tcti;
   ESYS_CONTEXT *esys;
-  ESYS_TR primary;
   // An ESAPI context serves one command at a time.
   pthread_mutex_t lock;
 };
@@ -48,6 +47,31 @@ static void describe(char *message, const char *step, TSS2_RC status) {
   snprintf(message, 256, "%s: %s", step, Tss2_RC_Decode(status));
 }
 
+/// Makes the storage primary (the same key each time, from the fixed template) into `primary`.
+///
+/// It is flushed after each use rather than kept loaded (issue 49, case 10): with no resource
+/// manager between the processes and the TPM (a software TPM, or /dev/tpm0), an object a process
+/// leaves loaded stays when the process ends, and after a few such processes the TPM has no room
+/// for the objects a good store needs.
+static TSS2_RC make_primary(keychain_tpm *tpm, ESYS_TR *primary) {
+  TPM2B_SENSITIVE_CREATE sensitive = {0};
+  TPM2B_PUBLIC template = primary_template();
+  TPM2B_DATA outside = {0};
+  TPML_PCR_SELECTION pcrs = {0};
+  TPM2B_PUBLIC *public_area = NULL;
+  TPM2B_CREATION_DATA *creation = NULL;
+  TPM2B_DIGEST *creation_hash = NULL;
+  TPMT_TK_CREATION *ticket = NULL;
+  TSS2_RC status = Esys_CreatePrimary(
+    tpm->esys, ESYS_TR_RH_OWNER, ESYS_TR_PASSWORD, ESYS_TR_NONE, ESYS_TR_NONE, &sensitive, &template, &outside,
+    &pcrs, primary, &public_area, &creation, &creation_hash, &ticket);
+  Esys_Free(public_area);
+  Esys_Free(creation);
+  Esys_Free(creation_hash);
+  Esys_Free(ticket);
+  return status;
+}
+
 uint32_t keychain_tpm_open(const char *tcti, keychain_tpm **out, char *message) {
   *out = NULL;
   keychain_tpm *tpm = calloc(1, sizeof(keychain_tpm));
@@ -78,21 +102,10 @@ uint32_t keychain_tpm_open(const char *tcti, keychain_tpm **out, char *message) 
     free(tpm);
     return status;
   }
-  TPM2B_SENSITIVE_CREATE sensitive = {0};
-  TPM2B_PUBLIC template = primary_template();
-  TPM2B_DATA outside = {0};
-  TPML_PCR_SELECTION pcrs = {0};
-  TPM2B_PUBLIC *public_area = NULL;
-  TPM2B_CREATION_DATA *creation = NULL;
-  TPM2B_DIGEST *creation_hash = NULL;
-  TPMT_TK_CREATION *ticket = NULL;
-  status = Esys_CreatePrimary(
-    tpm->esys, ESYS_TR_RH_OWNER, ESYS_TR_PASSWORD, ESYS_TR_NONE, ESYS_TR_NONE, &sensitive, &template, &outside,
-    &pcrs, &tpm->primary, &public_area, &creation, &creation_hash, &ticket);
-  Esys_Free(public_area);
-  Esys_Free(creation);
-  Esys_Free(creation_hash);
-  Esys_Free(ticket);
+  // The primary is made for each command and flushed after it (`with_primary`): one made here
+  // first proves the TPM can, so a TPM that cannot fails the open, not the first use.
+  ESYS_TR primary = ESYS_TR_NONE;
+  status = make_primary(tpm, &primary);
   if (status != TSS2_RC_SUCCESS) {
     describe(message, "cannot make the storage primary", status);
     Esys_Finalize(&tpm->esys);
@@ -100,6 +113,7 @@ uint32_t keychain_tpm_open(const char *tcti, keychain_tpm **out, char *message) 
     free(tpm);
     return status;
   }
+  Esys_FlushContext(tpm->esys, primary);
   pthread_mutex_init(&tpm->lock, NULL);
   *out = tpm;
   return TSS2_RC_SUCCESS;
@@ -107,7 +121,6 @@ uint32_t keychain_tpm_open(const char *tcti, keychain_tpm **out, char *message) 
 
 void keychain_tpm_close(keychain_tpm *tpm) {
   if (tpm == NULL) return;
-  Esys_FlushContext(tpm->esys, tpm->primary);
   Esys_Finalize(&tpm->esys);
   Tss2_TctiLdr_Finalize(&tpm->tcti);
   pthread_mutex_destroy(&tpm->lock);
@@ -126,9 +139,13 @@ static TSS2_RC create(
   TPM2B_CREATION_DATA *creation = NULL;
   TPM2B_DIGEST *creation_hash = NULL;
   TPMT_TK_CREATION *ticket = NULL;
-  TSS2_RC status = Esys_Create(
-    tpm->esys, tpm->primary, ESYS_TR_PASSWORD, ESYS_TR_NONE, ESYS_TR_NONE, sensitive, template, &outside, &pcrs,
+  ESYS_TR primary = ESYS_TR_NONE;
+  TSS2_RC status = make_primary(tpm, &primary);
+  if (status != TSS2_RC_SUCCESS) return status;
+  status = Esys_Create(
+    tpm->esys, primary, ESYS_TR_PASSWORD, ESYS_TR_NONE, ESYS_TR_NONE, sensitive, template, &outside, &pcrs,
     &created_private, created_public, &creation, &creation_hash, &ticket);
+  Esys_FlushContext(tpm->esys, primary);
   Esys_Free(creation);
   Esys_Free(creation_hash);
   Esys_Free(ticket);
@@ -159,7 +176,13 @@ static TSS2_RC load(
   status = Tss2_MU_TPM2B_PUBLIC_Unmarshal(public_blob, public_length, &offset, &public_area);
   if (status != TSS2_RC_SUCCESS) return status;
   if (offset != public_length) return TSS2_ESYS_RC_BAD_VALUE;
-  return Esys_Load(tpm->esys, tpm->primary, ESYS_TR_PASSWORD, ESYS_TR_NONE, ESYS_TR_NONE, &private_area, &public_area, object);
+  // The loaded object outlives its parent's flush: only loading needs the primary.
+  ESYS_TR primary = ESYS_TR_NONE;
+  status = make_primary(tpm, &primary);
+  if (status != TSS2_RC_SUCCESS) return status;
+  status = Esys_Load(tpm->esys, primary, ESYS_TR_PASSWORD, ESYS_TR_NONE, ESYS_TR_NONE, &private_area, &public_area, object);
+  Esys_FlushContext(tpm->esys, primary);
+  return status;
 }
 
 uint32_t keychain_tpm_create_p256(

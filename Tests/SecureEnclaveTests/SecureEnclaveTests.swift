@@ -235,3 +235,23 @@ import Testing
     #expect(openssl.terminationStatus == 0 && said.contains("Verified OK"), "\(said)")
   }
 }
+
+/// Issue 49, case 10: with swtpm reached directly (no resource manager), each process left its
+/// storage primary loaded, and after two of them a good sealed store failed to open and enclave
+/// keys could not be made. Five connections alive at once stand for five processes here: each
+/// left a primary behind before; now none is loaded between commands, and every connection works.
+@Suite(.serialized) struct TPMPrimaryFlushing {
+  @Test("Connections that never close leave no primary loaded: a later one seals, creates and signs")
+  func openConnectionsLeaveNoObjectLoaded() throws {
+    let tpm = try SoftwareTPM()
+    defer { tpm.stop() }
+    let connections = try (0..<5).map { _ in try TPMConnection(tcti: tpm.tcti) }
+    for connection in connections {
+      let sealed = try connection.seal(Array("store key".utf8))
+      #expect(try connection.unseal(sealed) == Array("store key".utf8))
+      let (blob, publicKey) = try connection.createP256()
+      #expect(publicKey.count == 65)
+      _ = try connection.sign(blob, digest: [UInt8](repeating: 7, count: 32))
+    }
+  }
+}

@@ -9,7 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/// A connection to one TPM: its TCTI, its ESAPI context, and the storage primary made on it.
+/// A connection to one TPM: its TCTI and its ESAPI context. The storage primary is made for each
+/// command that needs it and flushed after, so no process leaves it loaded in the TPM.
 typedef struct keychain_tpm keychain_tpm;
 
 /// The largest marshalled private and public blobs the functions write (TPM2B_PRIVATE and
@@ -17,12 +18,13 @@ typedef struct keychain_tpm keychain_tpm;
 #define KEYCHAIN_TPM_BLOB_CAPACITY 1024
 
 /// Opens the TPM that `tcti` names in tpm2-tss syntax ("device:/dev/tpmrm0",
-/// "swtpm:host=127.0.0.1,port=2321") and makes the storage primary (an ECC P-256 key from the owner
-/// hierarchy's fixed template: the same key on the same TPM every time, nothing kept in NV memory).
+/// "swtpm:host=127.0.0.1,port=2321") and checks that it can make the storage primary (an ECC P-256
+/// key from the owner hierarchy's fixed template: the same key on the same TPM every time, nothing
+/// kept in NV memory), flushing it again.
 /// Returns 0 or a TSS2_RC; `message` (at least 256 bytes) says what failed.
 uint32_t keychain_tpm_open(const char *tcti, keychain_tpm **out, char *message);
 
-/// Flushes the primary and closes the connection.
+/// Closes the connection.
 void keychain_tpm_close(keychain_tpm *tpm);
 
 /// Creates a P-256 key for signing and ECDH under the primary: its private blob (only this TPM
