@@ -13,8 +13,10 @@ import Security
 ///
 /// The agent is started from the `keychaind` beside the running program (where SwiftPM and a
 /// package's installation put it), else from `PATH`; in a session of its own (no terminal, not
-/// in the program's process group, so it outlives the program), with the program's environment
-/// (so it serves the store `KEYCHAIN_BRIDGE_HOME` names), its standard error going to
+/// in the program's process group, so it outlives the program), with the few variables of the
+/// program's environment that say where the user's files are and how to ask them
+/// (`agentEnvironment`: so it serves the store `KEYCHAIN_BRIDGE_HOME` names, and nothing such as
+/// `LD_PRELOAD` chooses code it runs), its standard error going to
 /// `keychaind.log` beside the socket. Programs that start at the same time take a lock on the
 /// socket's folder first, so one agent is started and the others connect to it.
 package enum AgentLauncher {
@@ -97,12 +99,34 @@ package enum AgentLauncher {
   {
     let argv = ([executable] + arguments).map { strdup($0) } + [nil]
     defer { argv.forEach { free($0) } }
+    let environment = agentEnvironment(ProcessInfo.processInfo.environment).map { strdup("\($0.key)=\($0.value)") }
+    let envp = environment + [nil]
+    defer { environment.forEach { free($0) } }
     var pid: pid_t = 0
-    let result = keychaind_spawn_detached(executable, argv, environ, log, &pid)
+    let result = keychaind_spawn_detached(executable, argv, envp, log, &pid)
     guard result == 0 else {
       throw failure(socketPath, "cannot start \(executable): \(String(cString: strerror(result)))")
     }
     return pid
+  }
+
+  /// The variables an agent started on demand receives of the starting program's `environment`
+  /// (issue 49, case 6): where the user's files, runtime folder and display are, the keychain's
+  /// own settings, and the language; nothing that chooses code (`LD_*`, interpreters' paths) or
+  /// that the agent does not need. An agent started with the program's whole environment ran the
+  /// program's `LD_PRELOAD`, which made it dumpable and its memory readable.
+  package static func agentEnvironment(_ environment: [String: String]) -> [String: String] {
+    let kept: Set<String> = [
+      "HOME", "USER", "LOGNAME", "XDG_RUNTIME_DIR", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME",
+      "DISPLAY", "WAYLAND_DISPLAY", "DBUS_SESSION_BUS_ADDRESS", "LANG", "LC_ALL", "LC_MESSAGES", "LC_CTYPE",
+      "KEYCHAIN_BRIDGE_HOME", "KEYCHAIN_BRIDGE_ASKPASS", "KEYCHAIN_BRIDGE_ASKPASS_TIMEOUT", "KEYCHAIN_BRIDGE_TCTI",
+      // A program that holds the passphrase may unlock anyway; the agent wipes it once read.
+      "KEYCHAIN_BRIDGE_PASSPHRASE",
+    ]
+    var chosen = environment.filter { kept.contains($0.key) }
+    // A fixed search path: the askpass helper's interpreter must not be found where the program said.
+    chosen["PATH"] = "/usr/local/bin:/usr/bin:/bin"
+    return chosen
   }
 
   /// Reaps the agent when it ends, on a thread of its own, so that an agent that exits while this

@@ -41,6 +41,14 @@ func fail(_ message: String, status: Int32 = 1) -> Never {
   exit(status)
 }
 
+// Before anything else: no code the environment chose, and no crash report with memory in it.
+if let variable = AgentEnvironment.loaderVariable() {
+  fail(
+    "started with \(variable) set: the agent holds the keychain's keys and runs no code the environment chose; "
+      + "start it from a clean environment (systemd's units and KEYCHAIN_BRIDGE_AGENT=auto do)", status: 78)
+}
+if let problem = AgentEnvironment.restartWithoutCrashReports() { fail(problem) }
+
 var socketPath: String?
 var storeDirectory: URL?
 var policyPath: String?
@@ -137,7 +145,7 @@ do {
 }
 
 let directory = storeDirectory ?? KeychainStore.defaultDirectory
-let passphrase = ProcessInfo.processInfo.environment["KEYCHAIN_BRIDGE_PASSPHRASE"].flatMap { $0.isEmpty ? nil : $0 }
+let passphrase = AgentEnvironment.takePassphrase()
 let store: KeychainStore
 do {
   store = try KeychainStore(directory: directory, passphrase: passphrase)

@@ -268,8 +268,9 @@ import Testing
       return process
     }
     defer {
+      // SIGKILL: a process started from a test's thread inherits its blocked signals, SIGTERM among them.
       for holder in holders where holder.isRunning {
-        holder.terminate()
+        kill(holder.processIdentifier, SIGKILL)
         holder.waitUntilExit()
       }
     }
@@ -316,5 +317,85 @@ import Testing
     let ledger = try String(
       contentsOf: agent.storeDirectory.appendingPathComponent("authentication-failures"), encoding: .utf8)
     #expect(ledger.hasPrefix("KBAF1 5 "))
+  }
+
+  /// The processes whose command line serves `socket` (`keychaind --socket SOCKET`).
+  static func agents(serving socket: String) -> [Int32] {
+    let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+    return entries.compactMap(Int32.init).filter { pid in
+      guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return false }
+      let arguments = data.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+      return arguments.first?.hasSuffix("keychaind") == true && arguments.contains(socket)
+    }
+  }
+
+  /// A process's environment, as /proc shows it (root reads a non-dumpable process's too).
+  static func environment(of pid: Int32) throws -> [String] {
+    let data = try FileHandle(forReadingFrom: URL(fileURLWithPath: "/proc/\(pid)/environ")).readToEnd() ?? Data()
+    return data.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+  }
+
+  static var preloadedLibrary: String? {
+    ["/lib/x86_64-linux-gnu/libm.so.6", "/lib/aarch64-linux-gnu/libm.so.6", "/usr/lib64/libm.so.6"].first {
+      FileManager.default.fileExists(atPath: $0)
+    }
+  }
+
+  @Test("Case 6: an agent started on demand gets none of the starting program's loader variables")
+  func anAgentStartedOnDemandHasACleanEnvironment() throws {
+    let runtime = URL(fileURLWithPath: "/tmp/kcr-\(UUID().uuidString.prefix(8))", isDirectory: true)
+    try FileManager.default.createDirectory(
+      at: runtime, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+    let socket = runtime.path + "/keychain-bridge/agent.sock"
+    defer {
+      for pid in Self.agents(serving: socket) { kill(pid, SIGKILL) }
+      try? FileManager.default.removeItem(at: runtime)
+    }
+    let tool = Process()
+    tool.executableURL = RunningAgent.executable.deletingLastPathComponent().appendingPathComponent("security")
+    tool.arguments = ["show-keychain-info"]
+    tool.environment = [
+      "KEYCHAIN_BRIDGE_AGENT": "auto", "XDG_RUNTIME_DIR": runtime.path,
+      "KEYCHAIN_BRIDGE_HOME": runtime.appendingPathComponent("store").path,
+      "LD_PRELOAD": try #require(Self.preloadedLibrary), "PYTHONPATH": "/tmp/evil", "HOME": runtime.path,
+    ]
+    tool.standardOutput = FileHandle.nullDevice
+    tool.standardError = FileHandle.nullDevice
+    try tool.run()
+    tool.waitUntilExit()
+    #expect(tool.terminationStatus == 0)
+    let agent = try #require(Self.agents(serving: socket).first, "no agent was started at \(socket)")
+    let environment = try Self.environment(of: agent)
+    #expect(!environment.contains { $0.hasPrefix("LD_PRELOAD=") || $0.hasPrefix("PYTHONPATH=") }, "\(environment)")
+    #expect(environment.contains("KEYCHAIN_BRIDGE_HOME=\(runtime.path)/store"))
+    #expect(environment.contains("SWIFT_BACKTRACE=enable=no"))
+  }
+
+  @Test(
+    "Cases 6 and 8: keychaind refuses loader variables, wipes the passphrase from its environment, and a crash reports no memory"
+  )
+  func theAgentsOwnEnvironment() throws {
+    let refused = Process()
+    refused.executableURL = RunningAgent.executable
+    refused.arguments = ["--socket", "/tmp/kcr-never/s"]
+    refused.environment = ["LD_PRELOAD": try #require(Self.preloadedLibrary)]
+    let errors = Pipe()
+    refused.standardError = errors
+    try refused.run()
+    let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    refused.waitUntilExit()
+    #expect(refused.terminationStatus == 78)
+    #expect(message.contains("started with LD_PRELOAD set"), "\(message)")
+
+    let agent = try RunningAgent(passphrase: "a passphrase in the environment")
+    defer { agent.stop() }
+    let pid = agent.process.processIdentifier
+    let environment = try Self.environment(of: pid)
+    #expect(!environment.contains { $0.contains("a passphrase in the environment") })
+    #expect(environment.contains("SWIFT_BACKTRACE=enable=no"))
+    kill(pid, SIGSEGV)
+    agent.process.waitUntilExit()
+    #expect(agent.process.terminationReason == .uncaughtSignal)
+    #expect(!agent.log.contains("crashed") && !agent.log.contains("Registers"), "\(agent.log)")
   }
 }
