@@ -157,14 +157,24 @@ final class AgentServer: Sendable {
       return nil
     }
     guard let acceptedAt = PeerIdentity.ticksSinceBoot(), let file = PeerIdentity.runningFile(of: peer.pid),
-      let executable = PeerIdentity.executable(of: peer.pid, acceptedAt: acceptedAt),
+      let path = PeerIdentity.executable(of: peer.pid, acceptedAt: acceptedAt),
       PeerIdentity.runningFile(of: peer.pid) == file
     else {
       count("an executable that cannot be known")
       logger.warning("refused a connection", metadata: ["pid": .stringConvertible(peer.pid)])
       return nil
     }
-    var grant = policy.grant(for: executable) { PeerIdentity.sha256(of: peer.pid, acceptedAt: acceptedAt) }
+    var executable = path
+    var grant: AccessGrant
+    if let namespace = PeerIdentity.foreignNamespace(of: peer.pid) {
+      // Its path names nothing the agent can trust (a bind mount may put any file there): no rule
+      // applies, and its own group is told apart from that path's own group here.
+      executable = "\(executable) (in another \(namespace == "mnt" ? "mount" : "user") namespace)"
+      count("a program in another namespace: its own group only")
+      grant = AccessGrant(groups: [executable], namedByRule: false)
+    } else {
+      grant = policy.grant(for: executable) { PeerIdentity.sha256(of: peer.pid, acceptedAt: acceptedAt) }
+    }
     if grant.namedByRule, let alteration = PeerIdentity.alteration(of: peer.pid) {
       // The rule trusts the program, not code put into it: its own group only, as a program no
       // rule names.

@@ -163,3 +163,24 @@ extension PeerIdentity {
     return bytes
   }
 }
+
+extension PeerIdentity {
+  /// The namespaces in which a path names the same file for the caller and the agent.
+  static let pathNamespaces = ["mnt", "user"]
+
+  /// The namespace in which process `pid` differs from the agent, or nil when it shares them all
+  /// (issue 49, case 3). A process in another mount namespace can bind any file over a path a rule
+  /// names, and /proc/PID/exe then shows that path; in another user namespace it can do so without
+  /// privilege. Unreadable counts as different.
+  static func foreignNamespace(of pid: Int32) -> String? {
+    for name in pathNamespaces {
+      var own = stat()
+      var theirs = stat()
+      guard stat("/proc/self/ns/\(name)", &own) == 0, stat("/proc/\(pid)/ns/\(name)", &theirs) == 0 else {
+        return name
+      }
+      if own.st_ino != theirs.st_ino || own.st_dev != theirs.st_dev { return name }
+    }
+    return nil
+  }
+}

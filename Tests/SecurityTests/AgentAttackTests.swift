@@ -398,4 +398,42 @@ import Testing
     #expect(agent.process.terminationReason == .uncaughtSignal)
     #expect(!agent.log.contains("crashed") && !agent.log.contains("Registers"), "\(agent.log)")
   }
+
+  @Test(
+    "Case 3: a program in another mount and user namespace, bound over a rule's path, gets a group of its own",
+    .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare"), "needs util-linux's unshare"))
+  func aCallerInAnotherNamespaceIsNotTheRulesProgram() throws {
+    let agent = try Self.agentGuarding("trusted-group", for: Self.trustedProgram)
+    defer { agent.stop() }
+    let frame = Self.findFrame(group: "trusted-group")
+    // As the attacker did, without privilege: a user and mount namespace of its own, python3
+    // bound over the rule's path, run by that path.
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
+    process.arguments = [
+      "-Urm", "/bin/sh", "-c",
+      "mount --bind \(Self.pythonExecutable) \(Self.trustedProgram) && exec \(Self.trustedProgram) -c \"$0\" \"$@\"",
+      Self.attacker, "plain", agent.socketPath, "\(agent.process.processIdentifier)", Self.hex(frame),
+    ]
+    let output = Pipe()
+    process.standardOutput = output
+    let errors = Pipe()
+    process.standardError = errors
+    try process.run()
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    let problems = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    try #require(process.terminationStatus == 0, "unshare: \(problems)")
+    let answer = text.trimmingCharacters(in: .whitespacesAndNewlines)
+    try #require(answer != "closed" && !answer.isEmpty, "\(problems)")
+    var bytes: [UInt8] = []
+    var index = answer.startIndex
+    while let next = answer.index(index, offsetBy: 2, limitedBy: answer.endIndex), next > index,
+      let byte = UInt8(answer[index..<next], radix: 16)
+    {
+      bytes.append(byte)
+      index = next
+    }
+    #expect(try Self.secrets(in: bytes).isEmpty, "the program in another namespace read the rule's group")
+  }
 }
