@@ -436,4 +436,18 @@ import Testing
     }
     #expect(try Self.secrets(in: bytes).isEmpty, "the program in another namespace read the rule's group")
   }
+
+  @Test(
+    "Case 12: without a runtime folder the automatic socket is in the home, not in a /tmp folder another user can take")
+  func theAutomaticSocketIsNotInAFolderAnotherUserCanMakeFirst() {
+    #expect(
+      KeychainStore.automaticAgentSocketPath(["XDG_RUNTIME_DIR": "/run/user/1000", "HOME": "/home/ann"])
+        == "/run/user/1000/keychain-bridge/agent.sock")
+    #expect(KeychainStore.automaticAgentSocketPath(["HOME": "/home/ann"]) == "/home/ann/.keychain-bridge/agent.sock")
+    #expect(
+      KeychainStore.automaticAgentSocketPath(["HOME": "/home/ann/", "XDG_RUNTIME_DIR": "relative"])
+        == "/home/ann/.keychain-bridge/agent.sock")
+    let deep = "/" + String(repeating: "d", count: 120)
+    #expect(KeychainStore.automaticAgentSocketPath(["HOME": deep]) == "/tmp/keychain-bridge-\(getuid())/agent.sock")
+  }
 }

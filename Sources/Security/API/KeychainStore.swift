@@ -73,12 +73,24 @@ public final class KeychainStore: Sendable {
   public let agentSocketPath: String?
 
   /// The socket `KEYCHAIN_BRIDGE_AGENT=auto` means: the one keychaind's systemd units make,
-  /// `$XDG_RUNTIME_DIR/keychain-bridge/agent.sock`, or a folder of this user's in /tmp when no
-  /// runtime directory is set.
+  /// `$XDG_RUNTIME_DIR/keychain-bridge/agent.sock`.
   package static var automaticAgentSocketPath: String {
-    let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"].flatMap { $0.isEmpty ? nil : $0 }
-    let folder = runtime.map { "\($0)/keychain-bridge" } ?? "/tmp/keychain-bridge-\(getuid())"
-    return "\(folder)/agent.sock"
+    automaticAgentSocketPath(ProcessInfo.processInfo.environment)
+  }
+
+  /// The automatic socket for `environment`. Without a runtime directory it is in the user's home
+  /// (`~/.keychain-bridge/agent.sock`, as gpg-agent's is in `~/.gnupg`), not in /tmp: another user
+  /// who made `/tmp/keychain-bridge-UID` first stopped every on-demand start (issue 49, case 12).
+  /// /tmp is used only when the home's path is too long for a socket address (107 bytes).
+  package static func automaticAgentSocketPath(_ environment: [String: String]) -> String {
+    if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") {
+      return "\(runtime)/keychain-bridge/agent.sock"
+    }
+    let home =
+      environment["HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+      ?? FileManager.default.homeDirectoryForCurrentUser.path
+    let inHome = "\(home.hasSuffix("/") ? String(home.dropLast()) : home)/.keychain-bridge/agent.sock"
+    return inHome.utf8.count < 108 ? inHome : "/tmp/keychain-bridge-\(getuid())/agent.sock"
   }
 
   /// The store the agent serves at `socketPath`; `directory` names the socket. With
