@@ -32,7 +32,7 @@ package enum AgentHandshake {
   }
 
   /// Refuses a server that is not `executable` run by this user.
-  static func checkAgent(on descriptor: Int32, is executable: String) throws(FrameSocketError) {
+  package static func checkAgent(on descriptor: Int32, is executable: String) throws(FrameSocketError) {
     guard let server = FrameSocket.credentials(of: descriptor) else { throw .system("getsockopt(SO_PEERCRED)", errno) }
     var expected = stat()
     var running = stat()

@@ -71,9 +71,14 @@ package final class AgentItemStorage: ItemStorage {
   static let answerPollMicroseconds = 200
 
   /// Sends `request` and returns a reader over the result, or throws the status the agent answered.
+  ///
+  /// With `verifyingAgent`, the request (it carries a passphrase) is sent only when the process
+  /// serving the socket runs the `keychaind` this program would start (`AgentLauncher`), the same
+  /// file: another program of the user may have renamed the agent's socket and put a relay at its
+  /// path (issue 49, case 5).
   private static func exchange(
     _ request: [UInt8], socketPath: String, connection: borrowing Mutex<Int32?>, retrying: Bool,
-    startingOnDemand: Bool
+    startingOnDemand: Bool, verifyingAgent: Bool = false
   ) throws(SecStatus) -> WireReader {
     let answer: Result<[UInt8], SecStatus> = connection.withLock { descriptor in
       // A connection that the agent closed since the last call (it restarted) is made again,
@@ -89,6 +94,22 @@ package final class AgentItemStorage: ItemStorage {
             return .failure(error)
           }
           descriptor = open
+        }
+        if verifyingAgent {
+          guard let expected = AgentLauncher.executable() else {
+            return .failure(
+              SecStatus(
+                errSecNotAvailable,
+                detail: "the passphrase was not sent: no keychaind beside this program or on PATH to check the "
+                  + "process serving \(socketPath) against"))
+          }
+          do throws(FrameSocketError) {
+            try AgentHandshake.checkAgent(on: open, is: expected)
+          } catch {
+            close(open)
+            descriptor = nil
+            return .failure(SecStatus(errSecNotAvailable, detail: "the passphrase was not sent: \(error)"))
+          }
         }
         do throws(FrameSocketError) {
           try FrameSocket.send(request, on: open)
@@ -133,11 +154,14 @@ package final class AgentItemStorage: ItemStorage {
   }
 
   func call(
-    _ operation: AgentFrame.Operation, _ arguments: (inout WireWriter) -> Void = { _ in }
+    _ operation: AgentFrame.Operation, verifyingAgent: Bool = false,
+    _ arguments: (inout WireWriter) -> Void = { _ in }
   ) throws(SecStatus) -> WireReader {
-    try Self.exchange(
-      AgentFrame.request(operation, arguments), socketPath: socketPath, connection: connection, retrying: true,
-      startingOnDemand: startsOnDemand)
+    var request = AgentFrame.request(operation, arguments)
+    defer { FrameSocket.wipe(&request) }
+    return try Self.exchange(
+      request, socketPath: socketPath, connection: connection, retrying: true, startingOnDemand: startsOnDemand,
+      verifyingAgent: verifyingAgent)
   }
 
   /// A call that changes the store: counted for `writeGeneration` when it succeeds.
@@ -223,7 +247,9 @@ package final class AgentItemStorage: ItemStorage {
   package func dropKeys() {}
 
   package func unlock(passphrase: String?) throws(SecStatus) {
-    _ = try call(.unlock) { writer in writer.optional(passphrase) { $0.string($1) } }
+    _ = try call(.unlock, verifyingAgent: passphrase != nil) { writer in
+      writer.optional(passphrase) { $0.string($1) }
+    }
   }
 
   package func checkIntegrity() throws(SecStatus) -> KeychainIntegrityReport {

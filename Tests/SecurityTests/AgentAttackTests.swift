@@ -450,4 +450,70 @@ import Testing
     let deep = "/" + String(repeating: "d", count: 120)
     #expect(KeychainStore.automaticAgentSocketPath(["HOME": deep]) == "/tmp/keychain-bridge-\(getuid())/agent.sock")
   }
+
+  /// A relay at the agent's socket path, as a same-user program would put one: it renames the
+  /// real socket, listens at its path, and copies what clients send to a file as it passes it on.
+  static let relay = #"""
+    import os, socket, sys, threading
+    real, path, capture = sys.argv[1], sys.argv[2], sys.argv[3]
+    os.rename(path, real)
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(path)
+    server.listen(8)
+    print('ready', flush=True)
+    def pump(source, target, log):
+        while True:
+            data = source.recv(65536)
+            if not data: break
+            if log: log.write(data); log.flush()
+            target.sendall(data)
+    while True:
+        client, _ = server.accept()
+        upstream = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        upstream.connect(real)
+        log = open(capture, 'ab')
+        threading.Thread(target=pump, args=(client, upstream, log), daemon=True).start()
+        threading.Thread(target=pump, args=(upstream, client, None), daemon=True).start()
+    """#
+
+  @Test("Case 5: a client sends no passphrase to a relay another program put at the socket's path")
+  func aRelayAtTheSocketPathGetsNoPassphrase() throws {
+    let agent = try RunningAgent(passphrase: "the right passphrase")
+    defer { agent.stop() }
+    let real = agent.folder.appendingPathComponent("real.sock").path
+    let capture = agent.folder.appendingPathComponent("captured")
+    let relay = Process()
+    relay.executableURL = URL(fileURLWithPath: Self.python)
+    relay.arguments = ["-c", Self.relay, real, agent.socketPath, capture.path]
+    let output = Pipe()
+    relay.standardOutput = output
+    relay.standardError = FileHandle.nullDevice
+    try relay.run()
+    defer {
+      kill(relay.processIdentifier, SIGKILL)
+      relay.waitUntilExit()
+    }
+    _ = output.fileHandleForReading.availableData  // "ready"
+    // The real agent, reached at its new path, is locked by a program the policy names.
+    let direct = try AgentItemStorage(socketPath: real)
+    direct.lock()
+    #expect(direct.isLocked)
+    // A client at the usual path talks to the relay: requests without secrets pass, the
+    // passphrase is not sent.
+    let client = try AgentItemStorage(socketPath: agent.socketPath)
+    #expect(client.isLocked)
+    do throws(SecStatus) {
+      try client.unlock(passphrase: "the right passphrase")
+      Issue.record("the client unlocked through the relay")
+    } catch {
+      #expect(error.code == errSecNotAvailable)
+      #expect(error.detail?.contains("not the keychain agent") == true, "\(error)")
+    }
+    let captured = (try? Data(contentsOf: capture)) ?? Data()
+    #expect(captured.range(of: Data("the right passphrase".utf8)) == nil, "the relay captured the passphrase")
+    #expect(direct.isLocked)
+    // The real agent, checked the same way, gets it.
+    try direct.unlock(passphrase: "the right passphrase")
+    #expect(!direct.isLocked)
+  }
 }
