@@ -325,10 +325,15 @@ extension SQLiteItemStorage {
         message: "The key file \(files.keyFilePath) does not belong to the database \(files.databasePath).")
     }
     guard try opensAnItem(ring, readers: readers, files: files) else {
+      // The recorded check cannot tell the two apart: a planted key file comes with its check.
+      let why =
+        stored == nil
+        ? "it is not the key they were sealed under (the key file was replaced?)"
+        : "either the key file and its recorded check were both replaced, or every item was damaged"
       throw KeychainStoreError(
         status: errSecAuthFailed,
         message:
-          "The key file \(files.keyFilePath) opens none of the items in \(files.databasePath): it is not the key they were sealed under (replaced?), and is refused."
+          "The key file \(files.keyFilePath) opens none of the items in \(files.databasePath): \(why). The store is refused so that no new secret is sealed under a key that is not the store's."
       )
     }
     guard stored == nil else { return }

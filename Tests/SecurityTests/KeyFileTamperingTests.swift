@@ -189,6 +189,23 @@ import Testing
     #expect(openStatus(temporary.directory, passphrase: nil) == errSecInvalidKeychain)
   }
 
+  /// Issue 49, case 13: a store whose key check verifies but whose every row fails authentication
+  /// was refused as "the key file was replaced?"; the recorded check cannot tell that from every
+  /// item being damaged, and the message now says both.
+  @Test func aStoreWhoseEveryRowIsDamagedSaysSoToo() throws {
+    let directory = try passphraseStore()
+    try database(directory).write { database in
+      try database.execute(sql: "UPDATE item SET meta = zeroblob(length(meta))")
+    }
+    do {
+      _ = try KeychainStore(directory: directory, passphrase: "correct horse")
+      Issue.record("a store none of whose items opens was opened")
+    } catch {
+      #expect(error.status == errSecAuthFailed)
+      #expect(error.message.contains("or every item was damaged"), "\(error.message)")
+    }
+  }
+
   /// Issue 49, case 12: a FIFO in the key file's place hung every open (it was opened blocking
   /// before the regular-file check). Now the open is refused at once, and so is the failure
   /// ledger's FIFO (read as a damaged ledger: prompts wait, nothing hangs).
