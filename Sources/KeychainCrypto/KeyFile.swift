@@ -87,6 +87,16 @@ package enum KeyFile {
   package static func decode(_ contents: [UInt8], passphrase: String?, accepted: [ScryptCost] = [.storeKey])
     throws(KeyFileError) -> [UInt8]
   {
+    var bytes = passphrase.map { Array($0.utf8) }
+    defer { if bytes != nil { SecureBytes.wipe(&bytes!) } }
+    return try decode(contents, passphraseBytes: bytes, accepted: accepted)
+  }
+
+  /// `decode` with the passphrase as bytes, which the caller wipes: the agent's path, where the
+  /// passphrase never becomes a String (a String's storage cannot be wiped).
+  package static func decode(
+    _ contents: [UInt8], passphraseBytes passphrase: [UInt8]?, accepted: [ScryptCost] = [.storeKey]
+  ) throws(KeyFileError) -> [UInt8] {
     if try !needsPassphrase(contents) {
       guard contents.count == 5 + keyLength else { throw .damaged(nil) }
       return Array(contents[5...])
@@ -100,7 +110,7 @@ package enum KeyFile {
     let salt = Array(contents[14..<30])
     do {
       var wrappingKey = try Scrypt.deriveKey(
-        passphrase: Array(passphrase.utf8), salt: salt, logN: cost.logN, r: cost.r, p: cost.p)
+        passphrase: passphrase, salt: salt, logN: cost.logN, r: cost.r, p: cost.p)
       defer { SecureBytes.wipe(&wrappingKey) }
       return try AES.GCM.open(combined: Array(contents[headerLength...]), using: wrappingKey, authenticating: header)
     } catch .authenticationFailed {

@@ -116,12 +116,18 @@ final class SQLiteItemStorage: ItemStorage {
   }
 
   func unlock(passphrase: String?) throws(SecStatus) {
+    var bytes = passphrase.map { Array($0.utf8) }
+    defer { if bytes != nil { SecureBytes.wipe(&bytes!) } }
+    try unlock(passphraseBytes: bytes)
+  }
+
+  func unlock(passphraseBytes passphrase: [UInt8]?) throws(SecStatus) {
     if !hasPassphrase && passphrase != nil {
       throw SecStatus(errSecAuthFailed, detail: Self.noPassphrase(files).message)
     }
     let ring: KeyRing
     do {
-      ring = try Self.unlockedRing(keyFileContents, passphrase: passphrase, files: files)
+      ring = try Self.unlockedRing(keyFileContents, passphraseBytes: passphrase, files: files)
       let stored = try readers.storeInfo("key_check")
       try Self.verify(ring, against: stored.map { [UInt8]($0) }, readers: readers, in: writer, files: files)
     } catch let error as KeychainStoreError {

@@ -288,12 +288,21 @@ extension SQLiteItemStorage {
   static func unlockedRing(_ keyFile: SecretKey, passphrase: String?, files: StoreFiles)
     throws(KeychainStoreError) -> KeyRing
   {
+    var bytes = passphrase.map { Array($0.utf8) }
+    defer { if bytes != nil { SecureBytes.wipe(&bytes!) } }
+    return try unlockedRing(keyFile, passphraseBytes: bytes, files: files)
+  }
+
+  /// `unlockedRing` with the passphrase as bytes, which the caller wipes.
+  static func unlockedRing(_ keyFile: SecretKey, passphraseBytes passphrase: [UInt8]?, files: StoreFiles)
+    throws(KeychainStoreError) -> KeyRing
+  {
     var storeKey: [UInt8]
     // The key file's bytes are in an array only for the time KeyFile reads them.
     var contents = keyFile.withKeyBytes { [UInt8]($0) }
     defer { SecureBytes.wipe(&contents) }
     do {
-      storeKey = try KeyFile.decode(contents, passphrase: passphrase)
+      storeKey = try KeyFile.decode(contents, passphraseBytes: passphrase)
     } catch {
       let status = error.status
       let reason =

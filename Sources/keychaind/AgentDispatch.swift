@@ -232,18 +232,15 @@ enum AgentDispatch {
     throws(SecStatus)
   {
     guard let passphrase, storage.hasPassphrase, let ledger else {
-      return try storage.unlock(passphrase: passphrase.map { String(decoding: $0, as: UTF8.self) })
+      return try storage.unlock(passphraseBytes: passphrase)
     }
     let locked = ledger.secondsLocked()
     guard locked == 0 else {
       throw SecStatus(errSecAuthFailed, detail: "Too many wrong passphrases: try again in \(locked) seconds.")
     }
-    guard let text = String(validating: passphrase, as: UTF8.self) else {
-      try ledger.recordFailure()
-      throw SecStatus(errSecAuthFailed, detail: "The passphrase is wrong.")
-    }
     do throws(SecStatus) {
-      try storage.unlock(passphrase: text)
+      // The bytes go to the key derivation as they are, never through a String (issue 49, case 8).
+      try storage.unlock(passphraseBytes: passphrase)
     } catch  where error.code == errSecAuthFailed {
       let failures = try ledger.recordFailure()
       let wait = FailedAttemptLedger.lockout(afterFailures: failures)

@@ -39,10 +39,11 @@ enum AgentEnvironment {
   /// The passphrase the environment gives (`KEYCHAIN_BRIDGE_PASSPHRASE`), after which its bytes in
   /// the environment's memory are overwritten and the variable removed: /proc/PID/environ and a
   /// later read of the process's memory find nothing there.
-  static func takePassphrase() -> String? {
+  /// Its bytes, which the caller wipes: never a String, whose storage cannot be wiped.
+  static func takePassphrase() -> [UInt8]? {
     guard let value = getenv("KEYCHAIN_BRIDGE_PASSPHRASE") else { return nil }
     let length = strlen(value)
-    let passphrase = length == 0 ? nil : String(cString: value)
+    let passphrase = length == 0 ? nil : Array(UnsafeRawBufferPointer(start: value, count: length))
     explicit_bzero(value, length)
     unsetenv("KEYCHAIN_BRIDGE_PASSPHRASE")
     return passphrase

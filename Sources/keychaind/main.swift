@@ -1,5 +1,6 @@
 import CKeychainAgent
 import Foundation
+import KeychainAgentWire
 import KeychainCrypto
 import Logging
 import Security
@@ -145,13 +146,29 @@ do {
 }
 
 let directory = storeDirectory ?? KeychainStore.defaultDirectory
-let passphrase = AgentEnvironment.takePassphrase()
-let store: KeychainStore
-do {
-  store = try KeychainStore(directory: directory, passphrase: passphrase)
-} catch {
-  fail("cannot open the store: \(error.message)")
+/// The store, unlocked with the environment's passphrase when it gives one. An existing store is
+/// opened locked and unlocked with the passphrase's bytes, which are then wiped; only a store made
+/// now takes it as a String (its creation's one copy, which is not wiped).
+func openStore() -> KeychainStore {
+  var passphrase = AgentEnvironment.takePassphrase()
+  defer { if passphrase != nil { FrameSocket.wipe(&passphrase!) } }
+  let exists = FileManager.default.fileExists(atPath: directory.appendingPathComponent("keychain.key").path)
+  do {
+    guard exists, let bytes = passphrase else {
+      return try KeychainStore(directory: directory, passphrase: passphrase.map { String(decoding: $0, as: UTF8.self) })
+    }
+    let store = try KeychainStore(directory: directory, passphrase: nil)
+    do throws(SecStatus) {
+      try store.backend.unlock(passphraseBytes: bytes)
+    } catch {
+      fail("cannot open the store: \(error.detail ?? "the passphrase in KEYCHAIN_BRIDGE_PASSPHRASE is wrong")")
+    }
+    return store
+  } catch {
+    fail("cannot open the store: \(error.message)")
+  }
 }
+let store = openStore()
 
 let idleLock = IdleLock(timeout: idleTimeout, storage: store.backend, logger: logger)
 let server: AgentServer

@@ -516,4 +516,55 @@ import Testing
     try direct.unlock(passphrase: "the right passphrase")
     #expect(!direct.isLocked)
   }
+
+  /// Counts the copies of a string in a process's readable memory (/proc/PID/mem, as root).
+  static let memoryScan = #"""
+    import re, sys
+    pid, needle, count = int(sys.argv[1]), sys.argv[2].encode(), 0
+    with open('/proc/%d/maps' % pid) as maps, open('/proc/%d/mem' % pid, 'rb', 0) as mem:
+        for line in maps:
+            fields = line.split()
+            start, end = (int(x, 16) for x in fields[0].split('-'))
+            if 'r' not in fields[1]: continue
+            try:
+                mem.seek(start)
+                count += mem.read(end - start).count(needle)
+            except (OSError, ValueError, OverflowError):
+                pass
+    print(count)
+    """#
+
+  static func copies(of text: String, inMemoryOf pid: Int32) throws -> Int {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: python)
+    process.arguments = ["-c", memoryScan, "\(pid)", text]
+    let output = Pipe()
+    process.standardOutput = output
+    try process.run()
+    let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    return try #require(Int(printed.trimmingCharacters(in: .whitespacesAndNewlines)), "the scan printed \(printed)")
+  }
+
+  @Test(
+    "Case 8: no copy of the passphrase stays in the agent's memory after a start, unlocks and a lock",
+    .enabled(if: getuid() == 0, "reading a non-dumpable process's memory needs root"))
+  func thePassphraseLeavesNoCopyInTheAgent() throws {
+    let passphrase = "zebra quartz violin 42"
+    let agent = try RunningAgent(passphrase: passphrase)
+    defer { agent.stop() }
+    // An existing store: the agent unlocks it with the environment's bytes, then wipes them.
+    agent.terminate()
+    try agent.start()
+    let pid = agent.process.processIdentifier
+    #expect(try Self.copies(of: passphrase, inMemoryOf: pid) == 0, "after the start")
+    let client = try AgentItemStorage(socketPath: agent.socketPath)
+    for _ in 0..<3 {
+      client.lock()
+      try client.unlock(passphrase: passphrase)
+      #expect(try Self.copies(of: passphrase, inMemoryOf: pid) == 0, "after an unlock")
+    }
+    client.lock()
+    #expect(try Self.copies(of: passphrase, inMemoryOf: pid) == 0, "after a lock")
+  }
 }

@@ -147,9 +147,10 @@ package final class PassphraseAuthenticator: UserAuthenticating {
       }
       var bytes = try prompt.answer(Self.promptText(reason: reason, caller: caller))
       defer { Secrets.wipe(&bytes) }
-      guard let passphrase = String(validating: bytes, as: UTF8.self) else { throw try wrong() }
+      guard Self.isUTF8(bytes) else { throw try wrong() }
       do throws(SecStatus) {
-        try storage.unlock(passphrase: passphrase)
+        // As bytes, wiped above: never a String, whose storage cannot be wiped.
+        try storage.unlock(passphraseBytes: bytes)
       } catch  where error.code == errSecAuthFailed {
         throw try wrong()
       } catch {
@@ -157,6 +158,19 @@ package final class PassphraseAuthenticator: UserAuthenticating {
       }
       ledger.recordSuccess()
       lastProof.withLock { $0 = .now }
+    }
+  }
+
+  /// Whether `bytes` are UTF-8, checked without making a String of them (a copy nobody wipes).
+  static func isUTF8(_ bytes: [UInt8]) -> Bool {
+    var iterator = bytes.makeIterator()
+    var decoder = UTF8()
+    while true {
+      switch decoder.decode(&iterator) {
+      case .scalarValue: continue
+      case .emptyInput: return true
+      case .error: return false
+      }
     }
   }
 

@@ -286,6 +286,11 @@ package protocol ItemStorage: AnyObject, Sendable {
   /// Restores the key material: from the key file, or from the passphrase of a passphrase store.
   func unlock(passphrase: String?) throws(SecStatus)
 
+  /// `unlock(passphrase:)` with the passphrase as UTF-8 bytes, which the caller wipes: a storage
+  /// that derives keys from it reads them without making a String (whose storage cannot be
+  /// wiped). The default makes one and calls `unlock(passphrase:)`.
+  func unlock(passphraseBytes: [UInt8]?) throws(SecStatus)
+
   /// Whether the store is locked.
   var isLocked: Bool { get }
 
@@ -340,6 +345,11 @@ package protocol ItemStorage: AnyObject, Sendable {
 }
 
 extension ItemStorage {
+  /// The default: a String made of the bytes (a storage that derives no key from it).
+  package func unlock(passphraseBytes: [UInt8]?) throws(SecStatus) {
+    try unlock(passphrase: passphraseBytes.map { String(decoding: $0, as: UTF8.self) })
+  }
+
   /// A store this process opened grants what the caller's groups say.
   package var grantedAccessGroups: [String]? { nil }
 
