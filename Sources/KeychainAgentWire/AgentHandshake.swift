@@ -16,20 +16,38 @@ import Foundation
 package enum AgentHandshake {
   /// A connection to the agent at `path`, greeted. With `expectedAgent`, the process serving the
   /// socket must run that executable (the same file: device and inode), so a relay another
-  /// program of the user put at the socket's path is refused before anything is sent to it.
+  /// program of the user put at the socket's path is refused before anything is sent to it (it
+  /// can pass the agent's greeting on, but not be the agent's file).
   package static func connect(to path: String, expectedAgent: String? = nil) throws(FrameSocketError) -> Int32 {
     let descriptor = try FrameSocket.connect(to: path)
     do throws(FrameSocketError) {
-      if let expectedAgent { try checkAgent(on: descriptor, is: expectedAgent) }
-      guard let greeting = try FrameSocket.receive(on: descriptor), greeting == AgentFrame.greeting else {
-        throw FrameSocketError.closed
+      // Bounded: a keychaind of the first protocol, still running after an upgrade, waits for a
+      // request while this waits for its greeting.
+      var limit = timeval(tv_sec: greetingSeconds, tv_usec: 0)
+      setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+      let greeting: [UInt8]?
+      do throws(FrameSocketError) {
+        greeting = try FrameSocket.receive(on: descriptor)
+      } catch .system(_, let code) where code == EAGAIN || code == EWOULDBLOCK {
+        throw .system(
+          "waiting \(greetingSeconds) s for the agent's greeting (an older keychaind still running? restart it)", code)
       }
+      guard let greeting, greeting == AgentFrame.greeting else { throw FrameSocketError.closed }
+      var unlimited = timeval(tv_sec: 0, tv_usec: 0)
+      setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &unlimited, socklen_t(MemoryLayout<timeval>.size))
+      // Checked once greeted: the process that made the socket may still become the agent
+      // (systemd-socket-activate execs keychaind in its own process when the first client comes).
+      if let expectedAgent { try checkAgent(on: descriptor, is: expectedAgent) }
       return descriptor
     } catch {
       close(descriptor)
       throw error
     }
   }
+
+  /// How long a client waits for the greeting: an agent greets as soon as it has read the
+  /// caller's executable, so only an agent that does not speak this protocol takes this long.
+  package static let greetingSeconds = 30
 
   /// Refuses a server that is not `executable` run by this user.
   package static func checkAgent(on descriptor: Int32, is executable: String) throws(FrameSocketError) {

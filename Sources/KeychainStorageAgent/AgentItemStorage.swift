@@ -139,15 +139,22 @@ package final class AgentItemStorage: ItemStorage {
   }
 
   /// A new connection to the agent, started first when it does not answer and `startingOnDemand`.
+  ///
+  /// Where this program finds the `keychaind` it would start (`AgentLauncher`), the process
+  /// serving the socket must run that file, or nothing is sent (issue 49, case 5): a relay another
+  /// program of the user put at the socket's path would see every request and every answer, the
+  /// secrets read included. A program that finds no keychaind cannot check; its connections are
+  /// taken as they are (the Authentication article's table says so).
   private static func connect(to socketPath: String, startingOnDemand: Bool) throws(SecStatus) -> Int32 {
+    let expected = AgentLauncher.executable()
     do throws(FrameSocketError) {
-      return try AgentHandshake.connect(to: socketPath)
+      return try AgentHandshake.connect(to: socketPath, expectedAgent: expected)
     } catch {
-      guard startingOnDemand else { throw unreachable(socketPath, error) }
+      guard startingOnDemand, case .system = error else { throw unreachable(socketPath, error) }
     }
     try AgentLauncher.ensureRunning(at: socketPath)
     do throws(FrameSocketError) {
-      return try AgentHandshake.connect(to: socketPath)
+      return try AgentHandshake.connect(to: socketPath, expectedAgent: expected)
     } catch {
       throw unreachable(socketPath, error)
     }
