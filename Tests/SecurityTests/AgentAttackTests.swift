@@ -120,6 +120,19 @@ import Testing
 
   static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
 
+  /// The bytes a line of hexadecimal digits spells, up to the first pair that is not hexadecimal.
+  static func bytes(fromHex line: String) -> [UInt8] {
+    var bytes: [UInt8] = []
+    var index = line.startIndex
+    while let next = line.index(index, offsetBy: 2, limitedBy: line.endIndex), next > index,
+      let byte = UInt8(line[index..<next], radix: 16)
+    {
+      bytes.append(byte)
+      index = next
+    }
+    return bytes
+  }
+
   /// Runs the attacker in `mode`; its answer's bytes, or nil when the agent closed the connection.
   static func attack(
     _ mode: String, _ agent: RunningAgent, frame: [UInt8], extra: [String] = [], environment: [String: String] = [:]
@@ -138,14 +151,7 @@ import Testing
     process.waitUntilExit()
     let line = text.trimmingCharacters(in: .whitespacesAndNewlines)
     guard line != "closed" else { return nil }
-    var bytes: [UInt8] = []
-    var index = line.startIndex
-    while index < line.endIndex, let next = line.index(index, offsetBy: 2, limitedBy: line.endIndex),
-      let byte = UInt8(line[index..<next], radix: 16)
-    {
-      bytes.append(byte)
-      index = next
-    }
+    let bytes = Self.bytes(fromHex: line)
     try #require(!bytes.isEmpty, "the attacker printed \(text)")
     return bytes
   }
@@ -426,15 +432,9 @@ import Testing
     try #require(process.terminationStatus == 0, "unshare: \(problems)")
     let answer = text.trimmingCharacters(in: .whitespacesAndNewlines)
     try #require(answer != "closed" && !answer.isEmpty, "\(problems)")
-    var bytes: [UInt8] = []
-    var index = answer.startIndex
-    while let next = answer.index(index, offsetBy: 2, limitedBy: answer.endIndex), next > index,
-      let byte = UInt8(answer[index..<next], radix: 16)
-    {
-      bytes.append(byte)
-      index = next
-    }
-    #expect(try Self.secrets(in: bytes).isEmpty, "the program in another namespace read the rule's group")
+    #expect(
+      try Self.secrets(in: Self.bytes(fromHex: answer)).isEmpty,
+      "the program in another namespace read the rule's group")
   }
 
   @Test(
