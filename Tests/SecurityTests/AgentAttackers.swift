@@ -20,7 +20,8 @@ enum AgentAttackers {
   static let trustedProgram = "/usr/bin/sleep"
 
   /// The attacker's side: connects, races, hands over, and prints the agent's answer in hex, or
-  /// "closed" when the agent ended the connection.
+  /// "closed" when the agent ended the connection. It waits up to 30 s for the greeting, as
+  /// clients do, so a loaded machine does not make an honest connection send too early.
   static let attacker = #"""
     import os, socket, sys, signal, time
     mode, path, agent, frame = sys.argv[1], sys.argv[2], int(sys.argv[3]), bytes.fromhex(sys.argv[4])
@@ -63,7 +64,7 @@ enum AgentAttackers {
                 time.sleep(0.01)
         finally:
             os.kill(agent, signal.SIGCONT)
-        first = read_frame(s, 5)
+        first = read_frame(s, 30)
         if mode == 'parent-sends':
             if first is None: report(None)
             else:
@@ -76,14 +77,14 @@ enum AgentAttackers {
         # This (trusted) program connects, then runs perl on the same socket.
         s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         s.connect(path)
-        read_frame(s, 5)
+        read_frame(s, 30)
         fd = s.detach()
         os.set_inheritable(fd, True)
         os.execv('/usr/bin/perl', ['perl', '-e', sys.argv[5], str(fd), sys.argv[4]])
     else:
         s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         s.connect(path)
-        first = read_frame(s, 5)
+        first = read_frame(s, 30)
         if first is None: report(None)
         else:
             s.sendall(frame)
