@@ -241,24 +241,15 @@ package enum FrameSocket {
         larger.withUnsafeMutableBytes { target in
           body.withUnsafeBytes { source in target.copyMemory(from: source) }
         }
-        Self.wipe(&body)
+        Secrets.wipe(&body)
         body = larger
       }
     } catch {
       budget?.release(counted)
-      Self.wipe(&body)
+      Secrets.wipe(&body)
       throw error
     }
     return body
-  }
-
-  /// Overwrites `bytes` with zeros where the optimizer cannot drop the write: a frame that carried
-  /// a secret or a passphrase is wiped once used.
-  package static func wipe(_ bytes: inout [UInt8]) {
-    bytes.withUnsafeMutableBytes { buffer in
-      guard let base = buffer.baseAddress else { return }
-      explicit_bzero(base, buffer.count)
-    }
   }
 
   /// Turns on SO_PASSCRED: each read then learns which process sent its bytes (`receive(sender:)`).
@@ -346,9 +337,6 @@ package final class FrameBudget: Sendable {
   private let held = Atomic<Int>(0)
 
   package init(limit: Int) { self.limit = limit }
-
-  /// The bytes held now.
-  package var heldBytes: Int { held.load(ordering: .relaxed) }
 
   /// Counts `bytes` more; false (and nothing counted) when that would pass the limit.
   package func reserve(_ bytes: Int) -> Bool {

@@ -71,14 +71,9 @@ package final class AgentItemStorage: ItemStorage {
   static let answerPollMicroseconds = 200
 
   /// Sends `request` and returns a reader over the result, or throws the status the agent answered.
-  ///
-  /// With `verifyingAgent`, the request (it carries a passphrase) is sent only when the process
-  /// serving the socket runs the `keychaind` this program would start (`AgentLauncher`), the same
-  /// file: another program of the user may have renamed the agent's socket and put a relay at its
-  /// path (issue 49, case 5).
   private static func exchange(
     _ request: [UInt8], socketPath: String, connection: borrowing Mutex<Int32?>, retrying: Bool,
-    startingOnDemand: Bool, verifyingAgent: Bool = false
+    startingOnDemand: Bool
   ) throws(SecStatus) -> WireReader {
     let answer: Result<[UInt8], SecStatus> = connection.withLock { descriptor in
       // A connection that the agent closed since the last call (it restarted) is made again,
@@ -94,22 +89,6 @@ package final class AgentItemStorage: ItemStorage {
             return .failure(error)
           }
           descriptor = open
-        }
-        if verifyingAgent {
-          guard let expected = AgentLauncher.executable() else {
-            return .failure(
-              SecStatus(
-                errSecNotAvailable,
-                detail: "the passphrase was not sent: no keychaind beside this program or on PATH to check the "
-                  + "process serving \(socketPath) against"))
-          }
-          do throws(FrameSocketError) {
-            try AgentHandshake.checkAgent(on: open, is: expected)
-          } catch {
-            close(open)
-            descriptor = nil
-            return .failure(SecStatus(errSecNotAvailable, detail: "the passphrase was not sent: \(error)"))
-          }
         }
         do throws(FrameSocketError) {
           try FrameSocket.send(request, on: open)
@@ -161,14 +140,12 @@ package final class AgentItemStorage: ItemStorage {
   }
 
   func call(
-    _ operation: AgentFrame.Operation, verifyingAgent: Bool = false,
-    _ arguments: (inout WireWriter) -> Void = { _ in }
+    _ operation: AgentFrame.Operation, _ arguments: (inout WireWriter) -> Void = { _ in }
   ) throws(SecStatus) -> WireReader {
     var request = AgentFrame.request(operation, arguments)
-    defer { FrameSocket.wipe(&request) }
+    defer { Secrets.wipe(&request) }
     return try Self.exchange(
-      request, socketPath: socketPath, connection: connection, retrying: true, startingOnDemand: startsOnDemand,
-      verifyingAgent: verifyingAgent)
+      request, socketPath: socketPath, connection: connection, retrying: true, startingOnDemand: startsOnDemand)
   }
 
   /// A call that changes the store: counted for `writeGeneration` when it succeeds.
@@ -253,10 +230,16 @@ package final class AgentItemStorage: ItemStorage {
   /// client's store.
   package func dropKeys() {}
 
+  /// A passphrase goes only to a connection whose agent was checked (`connect`): where this
+  /// program finds no keychaind to check against, it is not sent at all (issue 49, case 5).
   package func unlock(passphrase: String?) throws(SecStatus) {
-    _ = try call(.unlock, verifyingAgent: passphrase != nil) { writer in
-      writer.optional(passphrase) { $0.string($1) }
+    if passphrase != nil && AgentLauncher.executable() == nil {
+      throw SecStatus(
+        errSecNotAvailable,
+        detail: "the passphrase was not sent: no keychaind beside this program or on PATH to check the "
+          + "process serving \(socketPath) against")
     }
+    _ = try call(.unlock) { writer in writer.optional(passphrase) { $0.string($1) } }
   }
 
   package func checkIntegrity() throws(SecStatus) -> KeychainIntegrityReport {

@@ -8,7 +8,11 @@ struct AccessGrant: Sendable {
   let groups: [String]?
   /// Whether a rule of the policy names the program: only such a program may lock or unlock the
   /// store for every program (issue 49, case 9); one no rule names has its own group only.
-  var namedByRule = true
+  let namedByRule: Bool
+
+  /// What a program no rule names gets (or one a rule names but that is not itself: altered, or in
+  /// another namespace): one group of its own, `executable`, as every app on Apple's systems has.
+  static func ownGroup(of executable: String) -> AccessGrant { AccessGrant(groups: [executable], namedByRule: false) }
 
   func allows(_ group: String) -> Bool { groups?.contains(group) ?? true }
 
@@ -129,7 +133,7 @@ enum AgentDispatch {
       }
     case .unlock:
       var passphrase = try reader.optional { reader throws(SecStatus) in try reader.secretBytes() }
-      defer { if passphrase != nil { FrameSocket.wipe(&passphrase!) } }
+      defer { if passphrase != nil { Secrets.wipe(&passphrase!) } }
       try finished(reader)
       return perform { () throws(SecStatus) in
         try grant.requireNamedByRule()

@@ -8,7 +8,8 @@ import Foundation
 /// no code chosen by the environment, no crash report with memory in it, no passphrase left in
 /// the environment's memory.
 enum AgentEnvironment {
-  /// The variables that make the dynamic loader run code keychaind does not name.
+  /// The variables that make the dynamic loader run code the executable does not name: keychaind
+  /// refuses to run with one, and gives no rule's groups to a caller started with one.
   static let loaderVariables = ["LD_PRELOAD", "LD_AUDIT", "LD_LIBRARY_PATH"]
 
   /// What the Swift runtime's crash reporter must be told: off. Its report holds registers and
@@ -36,10 +37,10 @@ enum AgentEnvironment {
     return nil
   }
 
-  /// The passphrase the environment gives (`KEYCHAIN_BRIDGE_PASSPHRASE`), after which its bytes in
-  /// the environment's memory are overwritten and the variable removed: /proc/PID/environ and a
-  /// later read of the process's memory find nothing there.
-  /// Its bytes, which the caller wipes: never a String, whose storage cannot be wiped.
+  /// The passphrase the environment gives (`KEYCHAIN_BRIDGE_PASSPHRASE`) as bytes the caller wipes
+  /// (never a String, whose storage cannot be wiped); its bytes in the environment's memory are
+  /// overwritten and the variable removed, so /proc/PID/environ and a later read of the process's
+  /// memory find nothing there.
   static func takePassphrase() -> [UInt8]? {
     guard let value = getenv("KEYCHAIN_BRIDGE_PASSPHRASE") else { return nil }
     let length = strlen(value)

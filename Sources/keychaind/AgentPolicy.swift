@@ -36,7 +36,7 @@ struct AgentPolicy: Sendable {
       if let pinned = rule.sha256, pinned != digest() { continue }
       return AccessGrant(groups: rule.groups, namedByRule: true)
     }
-    return AccessGrant(groups: [executable], namedByRule: false)
+    return .ownGroup(of: executable)
   }
 
   /// Reads the rules of `text`, the file at `path`; a mistake is an error naming path:line:column.

@@ -171,7 +171,7 @@ final class AgentServer: Sendable {
       // applies, and its own group is told apart from that path's own group here.
       executable = "\(executable) (in another \(namespace == "mnt" ? "mount" : "user") namespace)"
       count("a program in another namespace: its own group only")
-      grant = AccessGrant(groups: [executable], namedByRule: false)
+      grant = .ownGroup(of: executable)
     } else {
       grant = policy.grant(for: executable) { PeerIdentity.sha256(of: peer.pid, acceptedAt: acceptedAt) }
     }
@@ -182,7 +182,7 @@ final class AgentServer: Sendable {
       logger.warning(
         "gave a program the policy names its own group only, because \(alteration)",
         metadata: ["executable": .string(executable), "pid": .stringConvertible(peer.pid)])
-      grant = AccessGrant(groups: [executable], namedByRule: false)
+      grant = .ownGroup(of: executable)
     }
     do throws(FrameSocketError) {
       guard try FrameSocket.pendingBytes(on: descriptor) == 0 else {
@@ -200,14 +200,13 @@ final class AgentServer: Sendable {
         "executable": .string(executable), "groups": .string(grant.groups?.joined(separator: ",") ?? "*"),
       ])
     return Caller(
-      peer: peer, executable: executable, file: file, grant: grant,
+      peer: peer, file: file, grant: grant,
       authentication: ConnectionAuthentication(authenticator: authenticator, executable: executable))
   }
 
   /// A connection's caller, as `identify` found it.
   private struct Caller {
     let peer: PeerCredentials
-    let executable: String
     /// The file it ran when identified: each request checks it still does.
     let file: RunningFile
     let grant: AccessGrant
@@ -246,7 +245,7 @@ final class AgentServer: Sendable {
       // Wiped (a request may carry a secret or a passphrase) and given back to the budget once used.
       defer {
         frameBudget.release(body.count)
-        FrameSocket.wipe(&body)
+        Secrets.wipe(&body)
       }
       guard PeerIdentity.runningFile(of: peer.pid) == caller.file else {
         ended("the process that connected now runs another program", peer)
@@ -263,7 +262,7 @@ final class AgentServer: Sendable {
         ended("a malformed request: \(error.detail ?? "errSecDecode")", peer)
         return
       }
-      defer { FrameSocket.wipe(&answer) }
+      defer { Secrets.wipe(&answer) }
       do {
         try FrameSocket.send(answer, on: descriptor)
       } catch {

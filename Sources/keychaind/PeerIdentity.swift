@@ -118,10 +118,6 @@ struct RunningFile: Hashable, Sendable {
 }
 
 extension PeerIdentity {
-  /// The environment variables that make the dynamic loader run code the executable does not
-  /// name: a program started with one is not the program a rule trusts.
-  static let loaderVariables = ["LD_PRELOAD=", "LD_AUDIT=", "LD_LIBRARY_PATH="]
-
   /// Why process `pid` may not be the program its executable is (issue 49, case 4), or nil: it was
   /// started with a loader variable (its initial environment, /proc/PID/environ), or another
   /// process traces it (TracerPid), or either cannot be read. A rule's groups are not given to
@@ -132,9 +128,11 @@ extension PeerIdentity {
     guard let environment = boundedContents(of: "/proc/\(pid)/environ") else {
       return "its environment cannot be read"
     }
+    // A program started with a loader variable is not the program a rule trusts.
     for variable in environment.split(separator: 0) {
-      for name in loaderVariables where variable.starts(with: name.utf8) && variable.count > name.utf8.count {
-        return "it was started with \(name.dropLast())"
+      for name in AgentEnvironment.loaderVariables {
+        let prefix = Array("\(name)=".utf8)
+        if variable.starts(with: prefix) && variable.count > prefix.count { return "it was started with \(name)" }
       }
     }
     guard let status = boundedContents(of: "/proc/\(pid)/status"),

@@ -1,6 +1,5 @@
 import CKeychainAgent
 import Foundation
-import KeychainAgentWire
 import KeychainCrypto
 import Logging
 import Security
@@ -151,7 +150,7 @@ let directory = storeDirectory ?? KeychainStore.defaultDirectory
 /// now takes it as a String (its creation's one copy, which is not wiped).
 func openStore() -> KeychainStore {
   var passphrase = AgentEnvironment.takePassphrase()
-  defer { if passphrase != nil { FrameSocket.wipe(&passphrase!) } }
+  defer { if passphrase != nil { Secrets.wipe(&passphrase!) } }
   let exists = FileManager.default.fileExists(atPath: directory.appendingPathComponent("keychain.key").path)
   do {
     guard exists, let bytes = passphrase else {
