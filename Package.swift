@@ -93,11 +93,22 @@ let package = Package(
     // prctl(2) for keychaind (variadic, so not callable from Swift), and posix_spawn's GNU flags
     // for the library that starts it on demand.
     .target(name: "CKeychainAgent"),
-    // The per-user agent that alone opens the store and holds its keys (issue 31).
+    // The per-user agent as a library (issue 50): who is calling, the policy, the idle lock, what
+    // the user proved on a connection, and the service that runs the engine for each caller over
+    // an event loop. Tests drive it without a process or a socket.
+    .target(
+      name: "KeychainAgent",
+      dependencies: [
+        "Security", "KeychainBackend", "KeychainAgentWire", "CKeychainAgent", "KeychainCrypto",
+        .product(name: "Logging", package: "swift-log"),
+      ]
+    ),
+    // The per-user agent that alone opens the store and holds its keys (issue 31): its arguments,
+    // and the front ends of KeychainAgent wired together.
     .executableTarget(
       name: "keychaind",
       dependencies: [
-        "Security", "KeychainBackend", "KeychainAgentWire", "CKeychainAgent", "KeychainCrypto",
+        "KeychainAgent", "Security", "CKeychainAgent", "KeychainCrypto",
         .product(name: "Logging", package: "swift-log"),
       ]
     ),
@@ -317,6 +328,13 @@ let package = Package(
     .testTarget(
       name: "SecureEnclaveTests",
       dependencies: ["Security", "KeychainBackend", "KeychainTPM", "SoftwareTPM", "enclave-key-demo"]
+    ),
+    .testTarget(
+      name: "KeychainAgentTests",
+      dependencies: [
+        "KeychainAgent", "KeychainAgentWire", "Security", "KeychainBackend", "KeychainStorageMemory",
+        .product(name: "Logging", package: "swift-log"),
+      ]
     ),
     .testTarget(
       name: "KeychainTests",

@@ -1,6 +1,6 @@
 import CKeychainAgent
 import Foundation
-import KeychainCrypto
+import KeychainAgent
 import Logging
 import Security
 
@@ -129,45 +129,15 @@ do {
   fail(error.description)
 }
 
-// The store's keys live in OpenSSL's secure heap: locked in memory (never swapped out), left out of
-// core dumps and wiped when dropped. 64 KiB holds a store's dozen keys and HMAC's copies many
-// times over; the agent makes no private-key objects of its own, which would share it.
-do {
-  switch try SecureHeap.enable(byteCount: 64 * 1024) {
-  case .locked:
-    logger.info("Key memory: 64 KiB secure heap, locked and excluded from core dumps")
-  case .unlocked:
-    logger.warning(
-      "Key memory: 64 KiB secure heap, but the kernel refused to lock it (raise RLIMIT_MEMLOCK, `ulimit -l`)")
-  }
-} catch {
-  fail("cannot set up locked memory for the keys: \(error)")
-}
-
 let directory = storeDirectory ?? KeychainStore.defaultDirectory
-/// The store, unlocked with the environment's passphrase when it gives one. An existing store is
-/// opened locked and unlocked with the passphrase's bytes, which are then wiped; only a store made
-/// now takes it as a String (its creation's one copy, which is not wiped).
-func openStore() -> KeychainStore {
-  var passphrase = AgentEnvironment.takePassphrase()
-  defer { if passphrase != nil { Secrets.wipe(&passphrase!) } }
-  let exists = FileManager.default.fileExists(atPath: directory.appendingPathComponent("keychain.key").path)
-  do {
-    guard exists, let bytes = passphrase else {
-      return try KeychainStore(directory: directory, passphrase: passphrase.map { String(decoding: $0, as: UTF8.self) })
-    }
-    let store = try KeychainStore(directory: directory, passphrase: nil)
-    do throws(SecStatus) {
-      try store.backend.unlock(passphraseBytes: bytes)
-    } catch {
-      fail("cannot open the store: \(error.detail ?? "the passphrase in KEYCHAIN_BRIDGE_PASSPHRASE is wrong")")
-    }
-    return store
-  } catch {
-    fail("cannot open the store: \(error.message)")
-  }
+let store: KeychainStore
+do {
+  let keyMemory = try AgentStartup.enableKeyMemory()
+  if keyMemory.locked { logger.info("\(keyMemory.message)") } else { logger.warning("\(keyMemory.message)") }
+  store = try AgentStartup.openStore(in: directory)
+} catch {
+  fail(error.description)
 }
-let store = openStore()
 
 let idleLock = IdleLock(timeout: idleTimeout, storage: store.backend, logger: logger)
 let server: AgentServer

@@ -25,6 +25,35 @@ package enum ItemRows {
       attributes: comparable(itemClass, attributes))
   }
 
+  /// Checks that a row someone else built agrees with itself, as the API would have built it: every
+  /// attribute is one of its class's, the protection is a known class and the access control's
+  /// own, the fingerprint covers the attributes, and the index is the one the attributes give.
+  /// The agent runs it on every row a client sends (issue 50): a client that wrote its own index
+  /// could otherwise store a row found under one group or key whose sealed attributes name another.
+  package static func checkConsistency(
+    _ itemClass: ItemClass, _ attributes: SortedAttributes, accessControl: SecAccessControl?, index: ItemIndex
+  ) throws(SecStatus) {
+    for (key, _) in attributes where ItemSchema.attribute(key, of: itemClass) == nil {
+      throw SecStatus(errSecNoSuchAttr, detail: "the item has an attribute its class does not have (\(key))")
+    }
+    guard case .string(let protection)? = attributes[SecConstantValue.attrAccessible],
+      ItemIndex.protectionClasses[protection] != nil
+    else { throw SecStatus(errSecParam, detail: "the item's protection class is not one the keychain knows") }
+    if let accessControl, accessControl.protection != protection {
+      throw SecStatus(errSecParam, detail: "the item's access control names another protection class than the item")
+    }
+    guard case .integer(let synchronizable)? = attributes[SecConstantValue.attrSynchronizable],
+      synchronizable == 0 || synchronizable == 1
+    else { throw SecStatus(errSecParam, detail: "the item's synchronizable flag is neither 0 nor 1") }
+    try SecItemCall.validate(attributes, accessControl)
+    guard case .data(let fingerprint)? = attributes[SecConstantValue.attrSHA1],
+      fingerprint == (try Self.fingerprint(attributes))
+    else { throw SecStatus(errSecParam, detail: "the item's fingerprint does not cover its attributes") }
+    guard try Self.index(itemClass, attributes) == index else {
+      throw SecStatus(errSecParam, detail: "the item's index does not match its attributes")
+    }
+  }
+
   /// Every attribute as it compares, by its kind in the class's schema.
   static func comparable(_ itemClass: ItemClass, _ attributes: some AttributeLookup) -> [String: ComparableValue] {
     // init(minimumCapacity:) is specialized; reserveCapacity is an unspecialized call here that

@@ -8,19 +8,19 @@ import Synchronization
 ///
 /// Only a passphrase store is locked so: a key-file store's lock protects nothing its key file
 /// does not give back to any client that asks, so locking it would only make reads fail.
-final class IdleLock: @unchecked Sendable {
+package final class IdleLock: @unchecked Sendable {
   // @unchecked: `timer` (a DispatchSourceTimer, not Sendable) is set once in init and only
   // cancelled in deinit; every other property is immutable or atomic.
   /// The default: 15 minutes, a laptop's screen lock (`keychaind --idle-timeout SECONDS`; 0 never).
-  static let defaultTimeout = 900
+  package static let defaultTimeout = 900
 
-  let timeout: Int
+  package let timeout: Int
   private let storage: any ItemStorage
   private let logger: Logger
   private let lastRequest = Atomic<Int64>(IdleLock.now())
   private let timer: DispatchSourceTimer?
 
-  init(timeout: Int, storage: any ItemStorage, logger: Logger) {
+  package init(timeout: Int, storage: any ItemStorage, logger: Logger) {
     self.timeout = timeout
     self.storage = storage
     self.logger = logger
@@ -43,7 +43,7 @@ final class IdleLock: @unchecked Sendable {
   static func now() -> Int64 { Int64(DispatchTime.now().uptimeNanoseconds / 1_000_000_000) }
 
   /// A request came: the idle period starts again.
-  func touch() { lastRequest.store(Self.now(), ordering: .relaxed) }
+  package func touch() { lastRequest.store(Self.now(), ordering: .relaxed) }
 
   private func check() {
     guard Self.now() - lastRequest.load(ordering: .relaxed) >= Int64(timeout), !storage.isLocked else { return }

@@ -13,25 +13,25 @@ import Foundation
 /// (the rule then holds only for that build), and grants groups; `*` grants every group. An
 /// executable no rule names gets one group of its own, its path, as every app on Apple's systems
 /// has its own group by default: such programs share nothing unless a rule says so.
-struct AgentPolicy: Sendable {
-  struct Rule: Sendable, Equatable {
-    var executable: String
+package struct AgentPolicy: Sendable {
+  package struct Rule: Sendable, Equatable {
+    package var executable: String
     /// The SHA-256 of the executable's file, lowercase hex, when the rule pins it.
-    var sha256: String?
+    package var sha256: String?
     /// The groups granted; nil for every group (`*`).
-    var groups: [String]?
+    package var groups: [String]?
     /// Where the rule is written, for messages.
-    var place: String
+    package var place: String
   }
 
-  var rules: [Rule] = []
+  package var rules: [Rule] = []
 
   /// The largest policy file read: a policy is a few lines, and the file comes from disk.
   static let maximumLength = 1 << 20
 
   /// What the program whose executable is `executable` is granted: the first rule naming it whose
   /// pin (if any) matches `digest()`, else the executable's own group and nothing more.
-  func grant(for executable: String, digest: () -> String?) -> AccessGrant {
+  package func grant(for executable: String, digest: () -> String?) -> AccessGrant {
     for rule in rules where rule.executable == executable {
       if let pinned = rule.sha256, pinned != digest() { continue }
       return AccessGrant(groups: rule.groups, namedByRule: true)
@@ -40,7 +40,7 @@ struct AgentPolicy: Sendable {
   }
 
   /// Reads the rules of `text`, the file at `path`; a mistake is an error naming path:line:column.
-  static func parse(_ text: String, path: String) throws(AgentStartError) -> [Rule] {
+  package static func parse(_ text: String, path: String) throws(AgentStartError) -> [Rule] {
     var rules: [Rule] = []
     for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
       let line = rawLine.prefix { $0 != "#" }
@@ -78,7 +78,7 @@ struct AgentPolicy: Sendable {
   /// The policy of the files that exist among `paths`, the administrator's first: a rule of an
   /// earlier file wins for the executable it names. A file another user may write, or that is
   /// not a regular file, is refused: it would decide what this user's programs may read.
-  static func load(_ paths: [String]) throws(AgentStartError) -> AgentPolicy {
+  package static func load(_ paths: [String]) throws(AgentStartError) -> AgentPolicy {
     var policy = AgentPolicy()
     for path in paths {
       var status = stat()
@@ -100,7 +100,7 @@ struct AgentPolicy: Sendable {
   }
 
   /// Where the policy is read from: /etc first (the administrator's), then the user's.
-  static var defaultPaths: [String] {
+  package static var defaultPaths: [String] {
     ["/etc/keychain-bridge/agent-policy", configurationHome + "/keychain-bridge/agent-policy"]
   }
 

@@ -9,9 +9,9 @@ import Foundation
 /// The socket unit has systemd listen at `%t/keychain-bridge/agent.sock` (`%t` is
 /// `$XDG_RUNTIME_DIR`) in a 0700 folder; the first connection starts the service, which receives
 /// the listening socket as descriptor 3 (sd_listen_fds(3)) and serves on it.
-enum SystemdUnits {
+package enum SystemdUnits {
   /// The socket path the units use, for a client's KEYCHAIN_BRIDGE_AGENT.
-  static let socketInRuntimeDirectory = "keychain-bridge/agent.sock"
+  package static let socketInRuntimeDirectory = "keychain-bridge/agent.sock"
 
   static let socketUnit = """
     [Unit]
@@ -28,7 +28,7 @@ enum SystemdUnits {
     """
 
   /// The service unit running the agent at `executable`.
-  static func serviceUnit(executable: String) -> String {
+  package static func serviceUnit(executable: String) -> String {
     """
     [Unit]
     Description=KeychainBridge keychain agent
@@ -45,7 +45,7 @@ enum SystemdUnits {
   }
 
   /// Writes both units into `directory` (created 0700 when missing) and says what to run next.
-  static func install(into directory: URL, executable: String) throws -> [URL] {
+  package static func install(into directory: URL, executable: String) throws -> [URL] {
     try FileManager.default.createDirectory(
       at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     let socket = directory.appendingPathComponent("keychaind.socket")
@@ -56,14 +56,14 @@ enum SystemdUnits {
   }
 
   /// The user's unit folder: $XDG_CONFIG_HOME/systemd/user.
-  static var userUnitDirectory: URL {
+  package static var userUnitDirectory: URL {
     URL(fileURLWithPath: AgentPolicy.configurationHome).appendingPathComponent("systemd/user", isDirectory: true)
   }
 
   /// The listening socket systemd passed, when this process was started by socket activation:
   /// LISTEN_PID names this process and LISTEN_FDS counts descriptors from 3. The variables are
   /// removed, so that nothing this process starts takes them for its own.
-  static func activatedListener() throws(AgentStartError) -> Int32? {
+  package static func activatedListener() throws(AgentStartError) -> Int32? {
     let environment = ProcessInfo.processInfo.environment
     guard let pid = environment["LISTEN_PID"].flatMap({ Int32($0) }), pid == getpid() else { return nil }
     let count = environment["LISTEN_FDS"].flatMap { Int($0) } ?? 0

@@ -4,7 +4,7 @@ import Security
 
 /// The access groups the policy grants a connection's program (nil: every group), and what that
 /// makes of its requests: the agent enforces them, whatever the client's own engine sent.
-struct AccessGrant: Sendable {
+package struct AccessGrant: Sendable {
   let groups: [String]?
   /// Whether a rule of the policy names the program: only such a program may lock or unlock the
   /// store for every program (issue 49, case 9); one no rule names has its own group only.
@@ -43,7 +43,7 @@ struct AccessGrant: Sendable {
 }
 
 /// One request of the agent's protocol, run against the store the agent holds.
-enum AgentDispatch {
+package enum AgentDispatch {
   /// The answer to `body`: the operation's result, or the status it failed with. Throws when the
   /// request itself is malformed (another version, an unknown operation, arguments that do not
   /// parse or bytes left over): the connection then ends, with the reason logged.
@@ -59,7 +59,7 @@ enum AgentDispatch {
       let item = try reader.newItem()
       try finished(reader)
       return perform { () throws(SecStatus) in
-        guard grant.allows(item.index.accessGroup) else { throw .missingEntitlement }
+        try checkNewItem(item, grant: grant)
         return try storage.insert(item)
       } write: {
         $0.storedItem($1)
@@ -69,7 +69,7 @@ enum AgentDispatch {
       let skipping = try reader.flag()
       try finished(reader)
       return perform { () throws(SecStatus) in
-        guard items.allSatisfy({ grant.allows($0.index.accessGroup) }) else { throw .missingEntitlement }
+        for item in items { try checkNewItem(item, grant: grant) }
         return try storage.insertBatch(items, skippingDuplicates: skipping)
       } write: {
         $0.int($1)
@@ -105,7 +105,8 @@ enum AgentDispatch {
       let replacements = try reader.list { reader throws(SecStatus) in try reader.replacement() }
       try finished(reader)
       return perform { () throws(SecStatus) in
-        try Self.checkReplacements(replacements, storage: storage, grant: grant, authentication: authentication)
+        guard try Self.checkReplacements(replacements, storage: storage, grant: grant, authentication: authentication)
+        else { return ReplacementOutcome.changedSinceRead }
         return try storage.replace(replacements)
       } write: { writer, outcome in
         switch outcome {
@@ -204,6 +205,10 @@ enum AgentDispatch {
       try finished(reader)
       return perform { () throws(SecStatus) in
         try grant.requireEverything()
+        for case (.store(let item, _), _) in batch.steps {
+          try ItemRows.checkConsistency(
+            item.itemClass, SortedAttributes(item.attributes), accessControl: item.accessControl, index: item.index)
+        }
         return try storage.applyReplication(batch)
       } write: { writer, outcome in
         writer.byte(outcome == ReplicationOutcome.applied ? 0 : 1)
@@ -264,26 +269,53 @@ enum AgentDispatch {
     return operation != .state && operation != .lock
   }
 
-  /// A replacement may change only rows of granted groups, into rows of granted groups: the row
-  /// it names is looked up within the granted groups before anything is written. And it may
-  /// replace the secret or the access control of a row that asks for the user only on a
-  /// connection whose user proved their presence to the agent (`ConnectionAuthentication`): the
-  /// secret a `find` withholds must not be had by stripping the access control first.
+  /// A new item must agree with itself (its index is the one its attributes give: the agent
+  /// stores nothing it has not computed, issue 50) and belong to a granted group.
+  private static func checkNewItem(_ item: NewItem, grant: AccessGrant) throws(SecStatus) {
+    try ItemRows.checkConsistency(
+      item.itemClass, SortedAttributes(item.attributes), accessControl: item.accessControl, index: item.index)
+    guard grant.allows(item.index.accessGroup) else { throw .missingEntitlement }
+  }
+
+  /// A replacement must agree with itself as a new item must, and may change only rows of granted
+  /// groups, into rows of granted groups: the row it names is looked up within the granted groups
+  /// before anything is written. One that keeps the row's attributes (a new secret only, which
+  /// the storage writes without deriving the row's index again) must carry them unchanged but for
+  /// the modification date. And it may replace the secret or the access control of a row that
+  /// asks for the user only on a connection whose user proved their presence to the agent
+  /// (`ConnectionAuthentication`): the secret a `find` withholds must not be had by stripping the
+  /// access control first. False when a row is gone since it was read.
   private static func checkReplacements(
     _ replacements: [ItemReplacement], storage: any ItemStorage, grant: AccessGrant,
     authentication: ConnectionAuthentication
-  ) throws(SecStatus) {
+  ) throws(SecStatus) -> Bool {
     let guardsSecrets = authentication.withholds
-    guard grant.groups != nil || guardsSecrets else { return }
     for replacement in replacements {
-      guard grant.allows(replacement.revision.index.accessGroup) else { throw .missingEntitlement }
+      let revision = replacement.revision
+      try ItemRows.checkConsistency(
+        replacement.itemClass, revision.attributes, accessControl: revision.accessControl, index: revision.index)
+      guard grant.allows(revision.index.accessGroup) else { throw .missingEntitlement }
       var filter = ItemFilter(itemClass: replacement.itemClass)
       filter.reference = .uuid(replacement.itemClass, replacement.persistentID)
       filter.accessGroups = grant.groups
       filter.synchronizable = nil
       let current = try storage.find(
-        filter, limit: 1, fetch: ItemFetch(attributes: false, data: false, accessControl: true))
-      guard let stored = current.first else { throw .missingEntitlement }
+        filter, limit: 1,
+        fetch: ItemFetch(attributes: revision.keepsAttributes, data: false, accessControl: true))
+      guard let stored = current.first else {
+        // Gone since the client read it (another program deleted it): the client reads again,
+        // as the storage would have told it. A row of another group is not for this program.
+        filter.accessGroups = nil
+        let anywhere = try storage.find(filter, limit: 1, fetch: ItemFetch(attributes: false, data: false))
+        if anywhere.isEmpty { return false }
+        throw .missingEntitlement
+      }
+      if revision.keepsAttributes,
+        Self.withoutModificationDate(stored.attributes) != Self.withoutModificationDate(revision.attributes)
+          || stored.accessControl != revision.accessControl
+      {
+        throw SecStatus(errSecParam, detail: "a change of the secret alone carries other attributes than the item's")
+      }
       if guardsSecrets, stored.accessControl?.asksForUserProof == true,
         replacement.revision.data != nil || replacement.revision.accessControl != stored.accessControl
       {
@@ -294,6 +326,13 @@ enum AgentDispatch {
         )
       }
     }
+    return true
+  }
+
+  private static func withoutModificationDate(_ attributes: SortedAttributes) -> SortedAttributes {
+    var kept = attributes
+    kept[SecConstantValue.attrModificationDate] = nil
+    return kept
   }
 
   /// A request with bytes after its arguments is malformed: they would mean something to a peer

@@ -9,7 +9,7 @@ import Synchronization
 /// client's own engine decided. The proof lasts as long as the connection: the client's LAContext
 /// rules (invalidate) are applied by its engine on top of it, and a reuse window
 /// (`touchIDAuthenticationAllowableReuseDuration`) counts only proofs given on this connection.
-final class ConnectionAuthentication: Sendable {
+package final class ConnectionAuthentication: Sendable {
   /// Who proves the user: the store's authenticator (its prompt, its failure count).
   let authenticator: (any UserAuthenticating)?
   /// The calling program, as the prompt names it.

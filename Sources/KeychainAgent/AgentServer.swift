@@ -10,8 +10,8 @@ import Synchronization
 
 /// The agent's socket: who may connect, and one thread per connection serving requests, the
 /// connections and the memory their frames hold bounded.
-final class AgentServer: Sendable {
-  let socketPath: String
+package final class AgentServer: Sendable {
+  package let socketPath: String
   let storage: any ItemStorage
   /// Who asks the user to prove their presence (the store's prompt and failure count).
   let authenticator: any UserAuthenticating
@@ -32,7 +32,7 @@ final class AgentServer: Sendable {
   private let frameBudget = FrameBudget(limit: frameMemory)
 
   /// Listens at `socketPath` for `storage`'s clients; the socket's folder must be the user's alone.
-  init(
+  package init(
     socketPath: String, storage: any ItemStorage, authenticator: any UserAuthenticating, policy: AgentPolicy,
     idleLock: IdleLock, ledger: FailedAttemptLedger, logger: Logger
   ) throws(AgentStartError) {
@@ -55,7 +55,7 @@ final class AgentServer: Sendable {
 
   /// Serves on `listener`, a socket systemd created and handed over (socket activation); its
   /// folder must be the user's alone all the same (the units set DirectoryMode=0700).
-  init(
+  package init(
     activatedListener listener: Int32, storage: any ItemStorage, authenticator: any UserAuthenticating,
     policy: AgentPolicy, idleLock: IdleLock, ledger: FailedAttemptLedger, logger: Logger
   ) throws(AgentStartError) {
@@ -113,7 +113,7 @@ final class AgentServer: Sendable {
   static let frameMemory = 4 * AgentFrame.maximumFrameLength
 
   /// Accepts connections until the process ends.
-  func run() -> Never {
+  package func run() -> Never {
     logger.info("serving", metadata: ["socket": .string(socketPath), "activated": .stringConvertible(activated)])
     Self.raiseDescriptorLimit()
     while true {
@@ -146,7 +146,7 @@ final class AgentServer: Sendable {
   }
 
   /// Who is calling, which decides the groups as entitlements do: the executable behind the pid
-  /// the kernel reported, checked against the moment of the accept (PeerIdentity). Then the
+  /// the kernel reported, checked against the moment of the accept (ProcessInspection). Then the
   /// greeting, once no byte has come yet: every request is sent after this reading
   /// (AgentHandshake). nil, the connection refused and the reason counted, otherwise.
   private func identify(_ descriptor: Int32, _ peer: PeerCredentials) -> Caller? {
@@ -156,9 +156,9 @@ final class AgentServer: Sendable {
       ended(error.description, peer)
       return nil
     }
-    guard let acceptedAt = PeerIdentity.ticksSinceBoot(), let file = PeerIdentity.runningFile(of: peer.pid),
-      let path = PeerIdentity.executable(of: peer.pid, acceptedAt: acceptedAt),
-      PeerIdentity.runningFile(of: peer.pid) == file
+    guard let acceptedAt = ProcessInspection.ticksSinceBoot(), let file = ProcessInspection.runningFile(of: peer.pid),
+      let path = ProcessInspection.executable(of: peer.pid, acceptedAt: acceptedAt),
+      ProcessInspection.runningFile(of: peer.pid) == file
     else {
       count("an executable that cannot be known")
       logger.warning("refused a connection", metadata: ["pid": .stringConvertible(peer.pid)])
@@ -166,16 +166,16 @@ final class AgentServer: Sendable {
     }
     var executable = path
     var grant: AccessGrant
-    if let namespace = PeerIdentity.foreignNamespace(of: peer.pid) {
+    if let namespace = ProcessInspection.foreignNamespace(of: peer.pid) {
       // Its path names nothing the agent can trust (a bind mount may put any file there): no rule
       // applies, and its own group is told apart from that path's own group here.
       executable = "\(executable) (in another \(namespace == "mnt" ? "mount" : "user") namespace)"
       count("a program in another namespace: its own group only")
       grant = .ownGroup(of: executable)
     } else {
-      grant = policy.grant(for: executable) { PeerIdentity.sha256(of: peer.pid, acceptedAt: acceptedAt) }
+      grant = policy.grant(for: executable) { ProcessInspection.sha256(of: peer.pid, acceptedAt: acceptedAt) }
     }
-    if grant.namedByRule, let alteration = PeerIdentity.alteration(of: peer.pid) {
+    if grant.namedByRule, let alteration = ProcessInspection.alteration(of: peer.pid) {
       // The rule trusts the program, not code put into it: its own group only, as a program no
       // rule names.
       count("a program the policy names, altered: its own group only")
@@ -247,7 +247,7 @@ final class AgentServer: Sendable {
         frameBudget.release(body.count)
         Secrets.wipe(&body)
       }
-      guard PeerIdentity.runningFile(of: peer.pid) == caller.file else {
+      guard ProcessInspection.runningFile(of: peer.pid) == caller.file else {
         ended("the process that connected now runs another program", peer)
         return
       }
@@ -288,10 +288,10 @@ final class AgentServer: Sendable {
   private func count(_ reason: String, _ times: Int = 1) { endings.withLock { $0[reason, default: 0] += times } }
 
   /// How many connections ended for each reason other than their client closing them.
-  var closedConnections: [String: Int] { endings.withLock { $0 } }
+  package var closedConnections: [String: Int] { endings.withLock { $0 } }
 
   /// Stops serving: the socket goes, and the store drops its keys.
-  func stop() {
+  package func stop() {
     // An activated socket is systemd's: it stays, so the next connection starts the agent again.
     if !activated { unlink(socketPath) }
     // Every key, not only the WhenUnlocked ones a lock drops: the process exits next.
@@ -301,8 +301,10 @@ final class AgentServer: Sendable {
 }
 
 /// Why the agent cannot start, in a sentence for its standard error.
-struct AgentStartError: Error, CustomStringConvertible {
-  let description: String
+package struct AgentStartError: Error, CustomStringConvertible {
+  /// The sentence.
+  package let description: String
 
-  init(_ description: String) { self.description = description }
+  /// The error saying `description`.
+  package init(_ description: String) { self.description = description }
 }

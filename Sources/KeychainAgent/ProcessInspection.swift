@@ -13,7 +13,7 @@ import Synchronization
 /// since then started after the connection did, so its start time (field 22 of /proc/PID/stat, in
 /// clock ticks since boot) is later than the moment of the accept; the start time is read before
 /// and after the executable's path, and must be the same both times and no later than the accept.
-enum PeerIdentity {
+package enum ProcessInspection {
   /// Clock ticks since boot now, on the clock /proc/PID/stat's start time counts.
   static func ticksSinceBoot() -> UInt64? {
     var now = timespec()
@@ -99,7 +99,7 @@ struct FileIdentity: Hashable {
   }
 }
 
-extension PeerIdentity {
+extension ProcessInspection {
   /// The identity of the file process `pid` runs now (device and inode through /proc/PID/exe), or
   /// nil when it cannot be read. Compared at each request with the one read when the caller was
   /// identified: a process that ran another program since (execve) is not the caller the policy
@@ -117,7 +117,7 @@ struct RunningFile: Hashable, Sendable {
   let inode: UInt64
 }
 
-extension PeerIdentity {
+extension ProcessInspection {
   /// Why process `pid` may not be the program its executable is (issue 49, case 4), or nil: it was
   /// started with a loader variable (its initial environment, /proc/PID/environ), or another
   /// process traces it (TracerPid), or either cannot be read. A rule's groups are not given to
@@ -162,7 +162,7 @@ extension PeerIdentity {
   }
 }
 
-extension PeerIdentity {
+extension ProcessInspection {
   /// The namespaces in which a path names the same file for the caller and the agent.
   static let pathNamespaces = ["mnt", "user"]
 

@@ -11,7 +11,7 @@ import Synchronization
 /// refused: programs reconnect when their connection is gone (`AgentItemStorage`), so a program
 /// that opens connections without end only ever closes idle ones, and never keeps another program
 /// from being served or the agent from accepting (its descriptors stay below the limit).
-final class ConnectionRegistry: Sendable {
+package final class ConnectionRegistry: Sendable {
   let limit: Int
   let perProcess: Int
 

@@ -1,0 +1,54 @@
+import Foundation
+import KeychainCrypto
+import Security
+
+/// What keychaind does before it serves: the store opened with the environment's passphrase, and
+/// the memory its keys will live in.
+package enum AgentStartup {
+  /// The store in `directory`, unlocked with the environment's passphrase when it gives one
+  /// (`KEYCHAIN_BRIDGE_PASSPHRASE`, removed from the environment as it is read). An existing store
+  /// is opened locked and unlocked with the passphrase's bytes, which are then wiped; only a store
+  /// made now takes it as a String (its creation's one copy, which is not wiped).
+  package static func openStore(in directory: URL) throws(AgentStartError) -> KeychainStore {
+    var passphrase = AgentEnvironment.takePassphrase()
+    defer { if passphrase != nil { Secrets.wipe(&passphrase!) } }
+    let exists = FileManager.default.fileExists(atPath: directory.appendingPathComponent("keychain.key").path)
+    let store: KeychainStore
+    do {
+      guard exists, passphrase != nil else {
+        return try KeychainStore(
+          directory: directory, passphrase: passphrase.map { String(decoding: $0, as: UTF8.self) })
+      }
+      store = try KeychainStore(directory: directory, passphrase: nil)
+    } catch {
+      throw AgentStartError("cannot open the store: \(error.message)")
+    }
+    do throws(SecStatus) {
+      try store.backend.unlock(passphraseBytes: passphrase)
+    } catch {
+      throw AgentStartError(
+        "cannot open the store: \(error.detail ?? "the passphrase in KEYCHAIN_BRIDGE_PASSPHRASE is wrong")")
+    }
+    return store
+  }
+
+  /// The store's keys in OpenSSL's secure heap: locked in memory (never swapped out), left out of
+  /// core dumps and wiped when dropped. 64 KiB holds a store's dozen keys and HMAC's copies many
+  /// times over; the agent makes no private-key objects of its own, which would share it. Returns
+  /// the sentence to log.
+  package static func enableKeyMemory() throws(AgentStartError) -> (message: String, locked: Bool) {
+    do {
+      switch try SecureHeap.enable(byteCount: 64 * 1024) {
+      case .locked:
+        return ("Key memory: 64 KiB secure heap, locked and excluded from core dumps", true)
+      case .unlocked:
+        return (
+          "Key memory: 64 KiB secure heap, but the kernel refused to lock it (raise RLIMIT_MEMLOCK, `ulimit -l`)",
+          false
+        )
+      }
+    } catch {
+      throw AgentStartError("cannot set up locked memory for the keys: \(error)")
+    }
+  }
+}
