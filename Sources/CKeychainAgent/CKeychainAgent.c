@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 
 int keychaind_disable_dumps(void) { return prctl(PR_SET_DUMPABLE, 0, 0, 0, 0); }
@@ -73,4 +74,31 @@ int keychain_socket_pending_bytes(int socket) {
   int pending = 0;
   if (ioctl(socket, FIONREAD, &pending) != 0) return -1;
   return pending;
+}
+
+int keychain_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
+
+int keychain_epoll_arm(int epoll, int descriptor, int adding) {
+    struct epoll_event event;
+    memset(&event, 0, sizeof event);
+    event.events = EPOLLIN | EPOLLRDHUP | EPOLLONESHOT;
+    event.data.fd = descriptor;
+    return epoll_ctl(epoll, adding ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, descriptor, &event);
+}
+
+int keychain_epoll_remove(int epoll, int descriptor) {
+    struct epoll_event event;
+    memset(&event, 0, sizeof event);
+    return epoll_ctl(epoll, EPOLL_CTL_DEL, descriptor, &event);
+}
+
+int keychain_epoll_wait(int epoll, int *descriptors, int *hangUps, int capacity, int timeout) {
+    struct epoll_event events[64];
+    if (capacity > 64) capacity = 64;
+    int count = epoll_wait(epoll, events, capacity, timeout);
+    for (int index = 0; index < count; index++) {
+        descriptors[index] = events[index].data.fd;
+        hangUps[index] = (events[index].events & (EPOLLHUP | EPOLLERR)) != 0;
+    }
+    return count;
 }

@@ -44,14 +44,19 @@ package struct AccessGrant: Sendable {
 
 /// One request of the agent's protocol, run against the store the agent holds.
 package enum AgentDispatch {
-  /// The answer to `body`: the operation's result, or the status it failed with. Throws when the
-  /// request itself is malformed (another version, an unknown operation, arguments that do not
-  /// parse or bytes left over): the connection then ends, with the reason logged.
+  /// The answer to `body` from `caller`: the operation's result, or the status it failed with;
+  /// nil when it comes later, through `later` (a request that waits for the user, who answers a
+  /// prompt), which wipes it when sent. Throws when the request itself is malformed (another version, an unknown
+  /// operation, arguments that do not parse or bytes left over): the connection then ends, with
+  /// the reason logged.
   static func answer(
-    _ body: [UInt8], storage: any ItemStorage, grant: AccessGrant, idleTimeout: Int = 0,
-    authentication: ConnectionAuthentication = ConnectionAuthentication(authenticator: nil, executable: "a client"),
-    ledger: FailedAttemptLedger? = nil
-  ) throws(SecStatus) -> [UInt8] {
+    _ body: [UInt8], service: AgentService, caller: AgentCaller,
+    later: @escaping @Sendable (inout [UInt8]) -> Void
+  ) throws(SecStatus) -> [UInt8]? {
+    let storage = service.storage
+    let grant = caller.grant
+    let authentication = caller.session
+    let backend = service.backend
     let (operation, arguments) = try AgentFrame.readRequest(body)
     var reader = arguments
     switch operation {
@@ -59,7 +64,7 @@ package enum AgentDispatch {
       let item = try reader.newItem()
       try finished(reader)
       return perform { () throws(SecStatus) in
-        try checkNewItem(item, grant: grant)
+        try checkNewItem(item, grant: grant, backend: backend)
         return try storage.insert(item)
       } write: {
         $0.storedItem($1)
@@ -69,7 +74,7 @@ package enum AgentDispatch {
       let skipping = try reader.flag()
       try finished(reader)
       return perform { () throws(SecStatus) in
-        for item in items { try checkNewItem(item, grant: grant) }
+        for item in items { try checkNewItem(item, grant: grant, backend: backend) }
         return try storage.insertBatch(items, skippingDuplicates: skipping)
       } write: {
         $0.int($1)
@@ -105,7 +110,9 @@ package enum AgentDispatch {
       let replacements = try reader.list { reader throws(SecStatus) in try reader.replacement() }
       try finished(reader)
       return perform { () throws(SecStatus) in
-        guard try Self.checkReplacements(replacements, storage: storage, grant: grant, authentication: authentication)
+        guard
+          try Self.checkReplacements(
+            replacements, storage: storage, grant: grant, authentication: authentication, backend: backend)
         else { return ReplacementOutcome.changedSinceRead }
         return try storage.replace(replacements)
       } write: { writer, outcome in
@@ -138,7 +145,7 @@ package enum AgentDispatch {
       try finished(reader)
       return perform { () throws(SecStatus) in
         try grant.requireNamedByRule()
-        try unlock(storage, passphrase: passphrase, ledger: ledger)
+        try unlock(storage, passphrase: passphrase, ledger: service.ledger)
       } write: { _, _ in
       }
     case .state:
@@ -149,20 +156,23 @@ package enum AgentDispatch {
         writer.flag(storage.isReadOnly)
         writer.optional(grant.groups) { writer, groups in writer.list(groups) { $0.string($1) } }
         // The seconds after which an idle agent locks the store; 0 when it never does.
-        writer.int(storage.hasPassphrase ? idleTimeout : 0)
+        writer.int(storage.hasPassphrase ? service.idleLock.timeout : 0)
       }
     case .authenticateUser:
       let reason = try reader.string()
       let reuseMilliseconds = try reader.nonNegativeInt()
       try finished(reader)
-      let failure = authentication.authenticate(reason: reason, reuse: TimeInterval(reuseMilliseconds) / 1000)
-      return AgentFrame.result { writer in
-        writer.flag(failure != nil)
-        if let failure {
-          writer.int(failure.laErrorCode)
-          writer.string(failure.message)
+      authentication.authenticate(reason: reason, reuse: TimeInterval(reuseMilliseconds) / 1000) { failure in
+        var answer = AgentFrame.result { writer in
+          writer.flag(failure != nil)
+          if let failure {
+            writer.int(failure.laErrorCode)
+            writer.string(failure.message)
+          }
         }
+        later(&answer)
       }
+      return nil
     case .checkIntegrity:
       try finished(reader)
       return perform { () throws(SecStatus) in
@@ -207,7 +217,8 @@ package enum AgentDispatch {
         try grant.requireEverything()
         for case (.store(let item, _), _) in batch.steps {
           try ItemRows.checkConsistency(
-            item.itemClass, SortedAttributes(item.attributes), accessControl: item.accessControl, index: item.index)
+            item.itemClass, SortedAttributes(item.attributes), accessControl: item.accessControl, index: item.index,
+            backend: backend)
         }
         return try storage.applyReplication(batch)
       } write: { writer, outcome in
@@ -237,10 +248,10 @@ package enum AgentDispatch {
 
   /// Unlocks with a passphrase a client sent, counting wrong ones in the same ledger as the
   /// agent's prompts (`FailedAttemptLedger`): after four, each guess waits out the lockout first.
-  private static func unlock(_ storage: any ItemStorage, passphrase: [UInt8]?, ledger: FailedAttemptLedger?)
+  private static func unlock(_ storage: any ItemStorage, passphrase: [UInt8]?, ledger: FailedAttemptLedger)
     throws(SecStatus)
   {
-    guard let passphrase, storage.hasPassphrase, let ledger else {
+    guard let passphrase, storage.hasPassphrase else {
       return try storage.unlock(passphraseBytes: passphrase)
     }
     let locked = ledger.secondsLocked()
@@ -271,9 +282,12 @@ package enum AgentDispatch {
 
   /// A new item must agree with itself (its index is the one its attributes give: the agent
   /// stores nothing it has not computed, issue 50) and belong to a granted group.
-  private static func checkNewItem(_ item: NewItem, grant: AccessGrant) throws(SecStatus) {
+  private static func checkNewItem(_ item: NewItem, grant: AccessGrant, backend: any SecurityBackend)
+    throws(SecStatus)
+  {
     try ItemRows.checkConsistency(
-      item.itemClass, SortedAttributes(item.attributes), accessControl: item.accessControl, index: item.index)
+      item.itemClass, SortedAttributes(item.attributes), accessControl: item.accessControl, index: item.index,
+      backend: backend)
     guard grant.allows(item.index.accessGroup) else { throw .missingEntitlement }
   }
 
@@ -283,17 +297,18 @@ package enum AgentDispatch {
   /// the storage writes without deriving the row's index again) must carry them unchanged but for
   /// the modification date. And it may replace the secret or the access control of a row that
   /// asks for the user only on a connection whose user proved their presence to the agent
-  /// (`ConnectionAuthentication`): the secret a `find` withholds must not be had by stripping the
+  /// (`CallerSession`): the secret a `find` withholds must not be had by stripping the
   /// access control first. False when a row is gone since it was read.
   private static func checkReplacements(
     _ replacements: [ItemReplacement], storage: any ItemStorage, grant: AccessGrant,
-    authentication: ConnectionAuthentication
+    authentication: CallerSession, backend: any SecurityBackend
   ) throws(SecStatus) -> Bool {
     let guardsSecrets = authentication.withholds
     for replacement in replacements {
       let revision = replacement.revision
       try ItemRows.checkConsistency(
-        replacement.itemClass, revision.attributes, accessControl: revision.accessControl, index: revision.index)
+        replacement.itemClass, revision.attributes, accessControl: revision.accessControl, index: revision.index,
+        backend: backend)
       guard grant.allows(revision.index.accessGroup) else { throw .missingEntitlement }
       var filter = ItemFilter(itemClass: replacement.itemClass)
       filter.reference = .uuid(replacement.itemClass, replacement.persistentID)

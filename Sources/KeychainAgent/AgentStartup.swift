@@ -32,6 +32,16 @@ package enum AgentStartup {
     return store
   }
 
+  /// The backend this program linked (the SQLite store, the OpenSSL key engine), for the engines
+  /// the agent runs.
+  package static func backend() throws(AgentStartError) -> any SecurityBackend {
+    do {
+      return try SecurityBackends.required()
+    } catch {
+      throw AgentStartError(error.detail ?? SecurityBackends.notLinkedMessage)
+    }
+  }
+
   /// The store's keys in OpenSSL's secure heap: locked in memory (never swapped out), left out of
   /// core dumps and wiped when dropped. 64 KiB holds a store's dozen keys and HMAC's copies many
   /// times over; the agent makes no private-key objects of its own, which would share it. Returns

@@ -112,7 +112,7 @@ extension ProcessInspection {
 }
 
 /// Which file a process runs: its device and inode.
-struct RunningFile: Hashable, Sendable {
+package struct RunningFile: Hashable, Sendable {
   let device: UInt64
   let inode: UInt64
 }

@@ -175,7 +175,11 @@ package enum FrameSocket {
     return credentials
   }
 
-  /// Sends one frame: its length, then `body`.
+  /// How long a send on a non-blocking socket waits for its peer to read, in seconds.
+  package static let sendPatienceSeconds = 30
+
+  /// Sends one frame: its length, then `body`. On a non-blocking socket, waits at most
+  /// `sendPatienceSeconds` at a time for the peer to make room.
   package static func send(_ body: [UInt8], on descriptor: Int32) throws(FrameSocketError) {
     guard body.count <= AgentFrame.maximumFrameLength else { throw .tooLong(body.count) }
     var frame: [UInt8] = []
@@ -190,6 +194,14 @@ package enum FrameSocket {
       }
       if result < 0 {
         if errno == EINTR { continue }
+        if errno == EAGAIN || errno == EWOULDBLOCK {
+          // A non-blocking socket (the agent's) whose peer has not read what came before: wait
+          // for room, but not for ever: a client that never reads is given up.
+          var ready = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
+          let waited = Glibc.poll(&ready, 1, Int32(sendPatienceSeconds * 1000))
+          if waited > 0 || (waited < 0 && errno == EINTR) { continue }
+          throw .system("send", waited == 0 ? ETIMEDOUT : errno)
+        }
         throw errno == EPIPE || errno == ECONNRESET ? .closed : .system("send", errno)
       }
       sent += result

@@ -18,8 +18,11 @@ struct SQLiteOpenSSLBackend: SecurityBackend {
       sealing: KeyFileSealing(sealer: TPMKeyFileSealer(), sealsNewStores: sealingToTPM))
   }
 
-  func connectAgent(socketPath: String, startingOnDemand: Bool) throws(SecStatus) -> any ItemStorage {
-    try AgentItemStorage(socketPath: socketPath, startingOnDemand: startingOnDemand)
+  func connectAgent(socketPath: String, startingOnDemand: Bool) throws(SecStatus)
+    -> (storage: any ItemStorage, session: StorageSession)
+  {
+    let storage = try AgentItemStorage(socketPath: socketPath, startingOnDemand: startingOnDemand)
+    return (storage, storage.session)
   }
 
   var keyEngine: any KeyEngine { OpenSSLKeyEngine.shared }

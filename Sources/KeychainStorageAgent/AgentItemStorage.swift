@@ -51,6 +51,12 @@ package final class AgentItemStorage: ItemStorage {
   /// decides them from the executable behind the connection, and enforces them on every request.
   package let grantedAccessGroups: [String]?
 
+  /// What the agent decided about this program, for the engine: its groups, its idle timeout, and
+  /// the agent as the one who asks the user.
+  package var session: StorageSession {
+    StorageSession(grantedAccessGroups: grantedAccessGroups, idleLockTimeout: idleLockTimeout, authenticator: self)
+  }
+
   deinit {
     connection.withLock { descriptor in
       if let open = descriptor { close(open) }

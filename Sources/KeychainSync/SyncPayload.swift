@@ -48,7 +48,8 @@ enum SyncPayload {
     } catch {
       throw SecStatus(errSecDecode, detail: "the record's contents are not an item this version can read")
     }
-    let item = try form.newItem()
+    // The sync engine runs beside the SecItem engine: it completes items with the linked backend.
+    let item = try form.newItem(backend: try SecurityBackends.required())
     guard item.index.synchronizable == 1 else {
       throw SecStatus(errSecDecode, detail: "the record holds an item that is not synchronizable")
     }

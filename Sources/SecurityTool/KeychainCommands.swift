@@ -145,7 +145,7 @@ struct ShowKeychainInfo: ParsableCommand {
       let opened = try store.open(unlocking: false)
       let protection = opened.hasPassphrase ? "passphrase" : "key file"
       if let agent = opened.agentSocketPath {
-        let timeout = opened.backend.idleLockTimeout.map { "timeout=\($0)s" } ?? "no-timeout"
+        let timeout = opened.session.idleLockTimeout.map { "timeout=\($0)s" } ?? "no-timeout"
         print(
           "Keychain served by agent \"\(agent)\" \(opened.isLocked ? "locked" : "unlocked") \(timeout) "
             + "protection=\(protection)")

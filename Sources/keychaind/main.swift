@@ -139,20 +139,20 @@ do {
   fail(error.description)
 }
 
-let idleLock = IdleLock(timeout: idleTimeout, storage: store.backend, logger: logger)
-let server: AgentServer
+// The front ends over one service: the agent socket (and, as it comes, the Secret Service).
+let server: AgentSocketServer
 do {
+  let service = AgentService(
+    store: store, backend: try AgentStartup.backend(),
+    policy: policy, idleLock: IdleLock(timeout: idleTimeout, storage: store.backend, logger: logger),
+    ledger: FailedAttemptLedger(directory: directory), logger: logger)
   if let activatedListener {
-    server = try AgentServer(
-      activatedListener: activatedListener, storage: store.backend, authenticator: store.authenticator, policy: policy,
-      idleLock: idleLock, ledger: FailedAttemptLedger(directory: directory), logger: logger)
+    server = try AgentSocketServer(activatedListener: activatedListener, service: service)
     if let socketPath, socketPath != server.socketPath {
       fail("--socket \(socketPath) is not the socket systemd passed (\(server.socketPath))")
     }
   } else {
-    server = try AgentServer(
-      socketPath: socketPath ?? "", storage: store.backend, authenticator: store.authenticator, policy: policy,
-      idleLock: idleLock, ledger: FailedAttemptLedger(directory: directory), logger: logger)
+    server = try AgentSocketServer(socketPath: socketPath ?? "", service: service)
   }
 } catch {
   fail(error.description)

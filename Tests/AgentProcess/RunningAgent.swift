@@ -96,6 +96,15 @@ package final class RunningAgent: @unchecked Sendable {
   /// A client of the agent: the storage contract over its socket.
   package func connect() throws -> AgentItemStorage { try AgentItemStorage(socketPath: socketPath) }
 
+  /// A SecItem store over a new connection, with the session the agent returned (its groups and
+  /// its prompt).
+  package func connectStore() throws -> KeychainStore {
+    let storage = try connect()
+    return KeychainStore(
+      directory: URL(fileURLWithPath: socketPath), storage: storage, session: storage.session,
+      agentSocketPath: socketPath)
+  }
+
   /// Ends the agent as SIGTERM does, and waits for it.
   package func terminate() {
     guard process.isRunning else { return }

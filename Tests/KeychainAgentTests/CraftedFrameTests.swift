@@ -13,8 +13,14 @@ import Testing
 @Suite("The agent refuses crafted rows")
 struct CraftedFrameTests {
   let storage = InMemoryItemStorage()
+  let service: AgentService
   /// A program granted one group, "mine"; "victim" is another program's.
-  let grant = AccessGrant(groups: ["mine"], namedByRule: false)
+  let caller: AgentCaller
+
+  init() throws {
+    service = try AgentServices.make(over: storage)
+    caller = try AgentServices.caller(of: service, granted: ["mine"])
+  }
 
   /// A generic password as the API builds it: complete attributes, fingerprint and index.
   static func honestItem(account: String, group: String) throws -> NewItem {
@@ -26,7 +32,7 @@ struct CraftedFrameTests {
     for (key, value) in ItemSchema.primaryKeyDefaults(of: .genericPassword) where attributes[key] == nil {
       attributes[key] = value
     }
-    let complete = try ItemRows.completed(attributes, at: Date())
+    let complete = try ItemRows.completed(attributes, at: Date(), backend: try SecurityBackends.required())
     return NewItem(
       itemClass: .genericPassword, attributes: complete, accessControl: nil, data: Data("hunter2".utf8),
       index: try ItemRows.index(.genericPassword, complete))
@@ -34,7 +40,7 @@ struct CraftedFrameTests {
 
   /// The status the agent answers `request` with (nil: success).
   func status(of request: [UInt8]) throws -> OSStatus? {
-    let answer = try AgentDispatch.answer(request, storage: storage, grant: grant)
+    let answer = try #require(try service.answer(request, from: caller) { _ in })
     do throws(SecStatus) {
       _ = try AgentFrame.readAnswer(answer)
       return nil
@@ -104,7 +110,8 @@ struct CraftedFrameTests {
 
   @Test("An honest row in a group the program was not granted is refused")
   func aRowInAnotherGroupIsRefused() throws {
-    #expect(try status(of: insertFrame(try Self.honestItem(account: "me", group: "victim"))) == errSecMissingEntitlement)
+    #expect(
+      try status(of: insertFrame(try Self.honestItem(account: "me", group: "victim"))) == errSecMissingEntitlement)
     #expect(try storedRows().isEmpty)
   }
 

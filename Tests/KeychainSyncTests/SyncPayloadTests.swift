@@ -12,7 +12,7 @@ import Testing
         "acct": .data(Data("alice".utf8)), "svce": .string("mail"), "agrp": .string("com.example.sync"),
         "sync": .integer(synchronizable), "pdmn": .string(protection), "labl": .string("Mail (alice)"),
         "icmt": .string("ünïcode ✓"), "invi": .integer(1),
-      ], at: Date(timeIntervalSinceReferenceDate: 800_000_000.25))
+      ], at: Date(timeIntervalSinceReferenceDate: 800_000_000.25), backend: try SecurityBackends.required())
     return StoredItem(
       itemClass: .genericPassword, persistentID: Data(count: 16), attributes: SortedAttributes(attributes),
       accessControl: SecAccessControl(protection: protection, flags: []), data: Data([0, 1, 2, 255]))

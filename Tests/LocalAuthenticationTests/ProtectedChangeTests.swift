@@ -114,7 +114,8 @@ import Testing
       let rows = try store.backend.find(
         filter, limit: nil, fetch: ItemFetch(attributes: true, data: false, version: true))
       let row = try #require(rows.first)
-      let stripped = try ItemRows.revision(of: row, ItemChange(accessControl: Self.open), at: Date())
+      let stripped = try ItemRows.revision(
+        of: row, ItemChange(accessControl: Self.open), at: Date(), backend: try SecurityBackends.required())
       let replacement = ItemReplacement(
         itemClass: row.itemClass, persistentID: row.persistentID, expected: try #require(row.version),
         revision: stripped)

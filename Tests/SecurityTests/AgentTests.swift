@@ -16,7 +16,7 @@ import Testing
 @Suite struct AgentTests {
   /// A SecItem store over a new connection to `agent`.
   static func client(_ agent: RunningAgent) throws -> KeychainStore {
-    KeychainStore(directory: URL(fileURLWithPath: agent.socketPath), storage: try agent.connect())
+    try agent.connectStore()
   }
 
   static func add(_ account: String, accessible: CFString = kSecAttrAccessibleWhenUnlocked) -> OSStatus {
@@ -300,7 +300,8 @@ import Testing
     while !FileManager.default.fileExists(atPath: socket) && Date() < deadline { usleep(20_000) }
     // The first connection starts the agent; it answers once it has opened the store.
     let storage = try AgentItemStorage(socketPath: socket)
-    let store = KeychainStore(directory: URL(fileURLWithPath: socket), storage: storage)
+    let store = KeychainStore(
+      directory: URL(fileURLWithPath: socket), storage: storage, session: storage.session, agentSocketPath: socket)
     withKeychainContext(store: store, accessGroups: ["g"]) {
       #expect(Self.add("activated") == errSecSuccess)
       #expect(Self.read("activated").1 == Data("secret of activated".utf8))
@@ -338,7 +339,7 @@ import Testing
     let agent = try RunningAgent(passphrase: "idle", arguments: ["--idle-timeout", "2"])
     defer { agent.stop() }
     let store = try Self.client(agent)
-    #expect(store.backend.idleLockTimeout == 2)
+    #expect(store.session.idleLockTimeout == 2)
     var filter = ItemFilter(itemClass: .genericPassword)
     filter.accessGroups = ["g"]
     for _ in 0..<6 {
@@ -354,7 +355,7 @@ import Testing
     #expect(store.unlock(passphrase: "idle") == errSecSuccess)
     let keyFile = try RunningAgent(arguments: ["--idle-timeout", "2"])
     defer { keyFile.stop() }
-    #expect(try Self.client(keyFile).backend.idleLockTimeout == nil)
+    #expect(try Self.client(keyFile).session.idleLockTimeout == nil)
   }
 
   @Test func theAgentHoldsItsKeysInLockedMemoryLeftOutOfCoreDumps() throws {

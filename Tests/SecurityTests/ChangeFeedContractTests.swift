@@ -111,7 +111,7 @@ import Testing
     var filter = StoreContract.filter(sync: 1)
     filter.attributes = [:]
     filter.primaryKey = nil
-    #expect(try StorageUpdates.update(store, filter, StoreContract.describing("changed")) == 1)
+    #expect(try StorageUpdates.update(store, filter, StoreContract.describing("changed"), backend: testBackend) == 1)
     let updated = try Self.onlyChange(store)
     #expect(updated.sequence > first.sequence)
     #expect(updated.mark == Self.mark)
@@ -137,7 +137,7 @@ import Testing
     var filter = StoreContract.filter(sync: 1)
     filter.attributes = [:]
     filter.primaryKey = nil
-    #expect(try StorageUpdates.update(store, filter, rename) == 1)
+    #expect(try StorageUpdates.update(store, filter, rename, backend: testBackend) == 1)
     let entries = try store.changes(after: 0, limit: 10).compactMap { entry -> FeedChange? in
       guard case .change(let change) = entry else { return nil }
       return change

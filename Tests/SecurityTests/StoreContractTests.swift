@@ -56,7 +56,7 @@ import Testing
       "pdmn": .string(protection),
     ]
     if let description { attributes["desc"] = .string(description) }
-    let complete = try ItemRows.completed(attributes, at: Date())
+    let complete = try ItemRows.completed(attributes, at: Date(), backend: testBackend)
     return NewItem(
       itemClass: .genericPassword, attributes: complete, accessControl: nil, data: data,
       index: try ItemRows.index(.genericPassword, complete))
@@ -191,13 +191,16 @@ import Testing
     let (store, cleanUp) = try kind.make()
     defer { cleanUp() }
     let stored = try store.insert(try Self.row(account: "alice"))
-    #expect(try StorageUpdates.update(store, Self.filter(["acct": .string("alice")]), Self.describing("new")) == 1)
+    #expect(
+      try StorageUpdates.update(
+        store, Self.filter(["acct": .string("alice")]), Self.describing("new"), backend: testBackend) == 1)
     let found = try store.find(Self.filter(), limit: nil, fetch: Self.everything)
     #expect(found.first?.attributes["desc"] == .string("new"))
     #expect(found.first?.data == Data("secret".utf8))
     #expect(found.first?.persistentID == stored.persistentID)
     #expect(throws: SecStatus.itemNotFound) {
-      try StorageUpdates.update(store, Self.filter(["acct": .string("nobody")]), Self.describing("x"))
+      try StorageUpdates.update(
+        store, Self.filter(["acct": .string("nobody")]), Self.describing("x"), backend: testBackend)
     }
   }
 
@@ -210,7 +213,8 @@ import Testing
     let stored = try store.insert(try Self.row(account: "alice"))
     var newSecret = ItemChange()
     newSecret.data = Data("changed".utf8)
-    #expect(try StorageUpdates.update(store, Self.filter(["acct": .string("alice")]), newSecret) == 1)
+    #expect(
+      try StorageUpdates.update(store, Self.filter(["acct": .string("alice")]), newSecret, backend: testBackend) == 1)
     for constraints: [String: AttributeValue] in [
       ["acct": .string("alice")], ["svce": .string("svc")], ["acct": .string("alice"), "svce": .string("svc")], [:],
     ] {
@@ -225,7 +229,8 @@ import Testing
     #expect(throws: SecStatus.duplicateItem) { _ = try store.insert(try Self.row(account: "alice")) }
     // An item stored without a secret gets one.
     _ = try store.insert(try Self.row(account: "bob", data: nil))
-    #expect(try StorageUpdates.update(store, Self.filter(["acct": .string("bob")]), newSecret) == 1)
+    #expect(
+      try StorageUpdates.update(store, Self.filter(["acct": .string("bob")]), newSecret, backend: testBackend) == 1)
     let bob = try store.find(Self.filter(["acct": .string("bob")]), limit: nil, fetch: Self.everything)
     #expect(bob.first?.data == Data("changed".utf8))
   }
@@ -238,7 +243,9 @@ import Testing
     _ = try store.insert(try Self.row(account: "bob"))
     var renaming = ItemChange()
     renaming.attributes = ["acct": .string("alice")]
-    #expect(throws: SecStatus.duplicateItem) { try StorageUpdates.update(store, Self.filter(), renaming) }
+    #expect(throws: SecStatus.duplicateItem) {
+      try StorageUpdates.update(store, Self.filter(), renaming, backend: testBackend)
+    }
     let accounts = try store.find(Self.filter(), limit: nil, fetch: Self.everything).map { $0.attributes["acct"] }
     #expect(accounts == [.string("alice"), .string("bob")])
   }
@@ -258,10 +265,12 @@ import Testing
     let replacements = try read.map { item in
       ItemReplacement(
         itemClass: item.itemClass, persistentID: item.persistentID, expected: try #require(item.version),
-        revision: try ItemRows.revision(of: item, Self.describing("stale"), at: Date()))
+        revision: try ItemRows.revision(of: item, Self.describing("stale"), at: Date(), backend: testBackend))
     }
     // Another writer changes bob after the read.
-    #expect(try StorageUpdates.update(store, Self.filter(["acct": .string("bob")]), Self.describing("other")) == 1)
+    #expect(
+      try StorageUpdates.update(
+        store, Self.filter(["acct": .string("bob")]), Self.describing("other"), backend: testBackend) == 1)
     #expect(try store.replace(replacements) == .changedSinceRead)
     var descriptions = try store.find(Self.filter(), limit: nil, fetch: Self.everything).map { $0.attributes["desc"] }
     #expect(descriptions == [nil, .string("other")])
@@ -271,7 +280,7 @@ import Testing
     let again = try fresh.map { item in
       ItemReplacement(
         itemClass: item.itemClass, persistentID: item.persistentID, expected: try #require(item.version),
-        revision: try ItemRows.revision(of: item, Self.describing("fresh"), at: Date()))
+        revision: try ItemRows.revision(of: item, Self.describing("fresh"), at: Date(), backend: testBackend))
     }
     _ = try store.delete(Self.filter(["acct": .string("alice")]))
     #expect(try store.replace(again) == .changedSinceRead)
@@ -286,9 +295,11 @@ import Testing
     defer { cleanUp() }
     let filter = Self.filter(["acct": .string("alice"), "svce": .string("svc")])
     let item = try Self.row(account: "alice")
-    #expect(try StorageUpdates.upsert(store, filter, Self.describing("updated"), orInsert: item) == 1)
+    #expect(
+      try StorageUpdates.upsert(store, filter, Self.describing("updated"), orInsert: item, backend: testBackend) == 1)
     #expect(try store.find(filter, limit: nil, fetch: Self.everything).first?.attributes["desc"] == nil)
-    #expect(try StorageUpdates.upsert(store, filter, Self.describing("updated"), orInsert: item) == 1)
+    #expect(
+      try StorageUpdates.upsert(store, filter, Self.describing("updated"), orInsert: item, backend: testBackend) == 1)
     let found = try store.find(filter, limit: nil, fetch: Self.everything)
     #expect(found.count == 1)
     #expect(found.first?.attributes["desc"] == .string("updated"))

@@ -130,3 +130,6 @@ func genp(_ extra: [String: Any]) -> [String: Any] { genp("alice", service: "svc
 
 /// An internet password for "alice" at "example.com" with extra attributes.
 func inet(_ extra: [String: Any]) -> [String: Any] { inet("alice", server: "example.com", extra) }
+
+/// The backend this test program linked, for the API functions that take one.
+let testBackend: any SecurityBackend = try! SecurityBackends.required()

@@ -68,10 +68,11 @@ struct VersionedReads {
     let replacements = try read.map { item in
       ItemReplacement(
         itemClass: item.itemClass, persistentID: item.persistentID, expected: try #require(item.version),
-        revision: try ItemRows.revision(of: item, StoreContract.describing("stale"), at: Date()))
+        revision: try ItemRows.revision(of: item, StoreContract.describing("stale"), at: Date(), backend: testBackend))
     }
     #expect(
-      try StorageUpdates.update(second.backend, StoreContract.filter(), StoreContract.describing("other")) == 1)
+      try StorageUpdates.update(
+        second.backend, StoreContract.filter(), StoreContract.describing("other"), backend: testBackend) == 1)
     #expect(try storage.replace(replacements) == .changedSinceRead)
     let descriptions = try storage.find(StoreContract.filter(), limit: nil, fetch: StoreContract.everything)
       .map { $0.attributes["desc"] }

@@ -244,7 +244,7 @@ import Testing
       [
         "acct": .string("mallory"), "svce": .string("svc"), "agrp": .string("org.example.a"), "sync": .integer(0),
         "pdmn": .string("ak"),
-      ], at: Date())
+      ], at: Date(), backend: try SecurityBackends.required())
     let intruder = NewItem(
       itemClass: .genericPassword, attributes: attributes, accessControl: nil, data: Data("x".utf8),
       index: try ItemRows.index(.genericPassword, attributes))

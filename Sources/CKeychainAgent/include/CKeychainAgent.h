@@ -38,4 +38,25 @@ long keychain_receive_with_sender(int socket, void *buffer, unsigned long length
 /// How many bytes wait in `socket`'s receive queue (FIONREAD), or -1 with errno.
 int keychain_socket_pending_bytes(int socket);
 
+/*
+    epoll(7) for the agent's event loop: struct epoll_event is packed on x86-64, which Swift
+    does not import faithfully, so the loop sees only descriptors and event bits.
+*/
+
+/// A new epoll instance (close-on-exec), or -1 with errno.
+int keychain_epoll_create(void);
+
+/// Watches `descriptor` for input, its peer's hang-up and errors, once: after an event it is
+/// disarmed until armed again (EPOLLONESHOT), so one thread at a time owns a connection. `adding`
+/// adds it, else re-arms it. Returns 0, or -1 with errno.
+int keychain_epoll_arm(int epoll, int descriptor, int adding);
+
+/// Stops watching `descriptor`. Returns 0, or -1 with errno.
+int keychain_epoll_remove(int epoll, int descriptor);
+
+/// Waits up to `timeout` milliseconds for events; fills `descriptors` and `hangUps` (1 when the
+/// peer hung up or the descriptor failed) with at most `capacity` of them. Returns how many, or
+/// -1 with errno.
+int keychain_epoll_wait(int epoll, int *descriptors, int *hangUps, int capacity, int timeout);
+
 #endif

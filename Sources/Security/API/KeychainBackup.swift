@@ -41,40 +41,40 @@ package struct SecKeychainRestoreReport: Sendable, Equatable {
 /// read), errSecMissingEntitlement when the process has no access group, and the store's status
 /// when it cannot be read. Every failure's reason is also given to `SecCopyErrorMessageString`.
 package func SecKeychainExportBackup(passphrase: String) -> Result<SecKeychainBackup, KeychainStoreError> {
-  KeychainBackupCall.run { context throws(SecStatus) in
-    if context.store.isLocked {
+  KeychainBackupCall.run { engine throws(SecStatus) in
+    if engine.store.isLocked {
       throw SecStatus(
         errSecInteractionNotAllowed, detail: "Backup: the store is locked; unlock it to export its secrets")
     }
-    var (items, skipped) = try exportedItems(context)
+    var (items, skipped) = try exportedItems(engine)
     // An agent withholds the secrets of items that ask for the user until the user proved their
     // presence to it (issue 32): a backup holding such an item asks once, then reads again.
-    if context.store.agentSocketPath != nil,
+    if engine.store.agentSocketPath != nil,
       items.contains(where: { $0.secretWithheld })
     {
       do throws(UserAuthenticationFailure) {
-        try context.store.authenticator.authenticateUser(
+        try engine.authenticator.authenticateUser(
           reason: "export the keychain's items", caller: ItemAuthentication.programName, reuse: 0)
       } catch {
         throw error.status
       }
-      (items, skipped) = try exportedItems(context)
+      (items, skipped) = try exportedItems(engine)
     }
     let plaintext = try BackupPayload(items: items).encoded()
-    let file = try SecurityBackends.required().sealBackup(plaintext, passphrase: passphrase)
+    let file = try engine.backend.sealBackup(plaintext, passphrase: passphrase)
     return SecKeychainBackup(file: file, exportedItems: items.count, skippedThisDeviceOnlyItems: skipped)
   }
 }
 
 /// The items of the current store a backup holds, and how many ThisDeviceOnly ones it leaves out.
-private func exportedItems(_ context: SecItemCall.Context) throws(SecStatus) -> ([BackupPayload.Item], Int) {
+private func exportedItems(_ engine: SecItemEngine) throws(SecStatus) -> ([BackupPayload.Item], Int) {
   var items: [BackupPayload.Item] = []
   var skipped = 0
   for itemClass in ItemClass.allCases where itemClass.isImplemented {
     var filter = ItemFilter(itemClass: itemClass)
-    filter.accessGroups = context.accessGroups.contains("*") ? nil : context.accessGroups
+    filter.accessGroups = engine.accessGroups.contains("*") ? nil : engine.accessGroups
     filter.synchronizable = nil
-    for item in try context.store.backend.find(filter, limit: nil, fetch: ItemFetch(attributes: true, data: true)) {
+    for item in try engine.store.backend.find(filter, limit: nil, fetch: ItemFetch(attributes: true, data: true)) {
       guard case .string(let protection)? = item.attributes[SecConstantValue.attrAccessible],
         !BackupPayload.deviceOnlyProtections.contains(protection)
       else {
@@ -99,35 +99,35 @@ private func exportedItems(_ context: SecItemCall.Context) throws(SecStatus) -> 
 package func SecKeychainImportBackup(_ file: Data, passphrase: String)
   -> Result<SecKeychainRestoreReport, KeychainStoreError>
 {
-  KeychainBackupCall.run { context throws(SecStatus) in
-    let payload = try BackupPayload(decoding: try SecurityBackends.required().openBackup(file, passphrase: passphrase))
+  KeychainBackupCall.run { engine throws(SecStatus) in
+    let payload = try BackupPayload(decoding: try engine.backend.openBackup(file, passphrase: passphrase))
     var prepared: [NewItem] = []
     var rejections: [String] = []
     for (position, item) in payload.items.enumerated() {
       do throws(SecStatus) {
-        prepared.append(try item.newItem(context))
+        prepared.append(try item.newItem(engine))
       } catch {
         let reason = error.detail ?? secMessage(for: error.code)
         rejections.append("item \(position + 1) (class \(item.itemClass)): \(reason)")
       }
     }
-    let added = try context.store.backend.insertBatch(prepared, skippingDuplicates: true)
+    let added = try engine.store.backend.insertBatch(prepared, skippingDuplicates: true)
     return SecKeychainRestoreReport(addedItems: added, duplicateItems: prepared.count - added, rejections: rejections)
   }
 }
 
-/// The context and failure reporting of the backup calls, as SecItemCall gives the SecItem ones.
+/// The engine and failure reporting of the backup calls, as SecItemCall gives the SecItem ones.
 private enum KeychainBackupCall {
-  static func run<Value>(_ body: (SecItemCall.Context) throws(SecStatus) -> Value) -> Result<Value, KeychainStoreError>
-  {
+  static func run<Value>(_ body: (SecItemEngine) throws(SecStatus) -> Value) -> Result<Value, KeychainStoreError> {
     SecItemFailureDetail.clear()
     do throws(SecStatus) {
-      let current = KeychainContext.current
-      let groups = current.resolvedAccessGroups
-      guard !groups.isEmpty else {
+      let engine: SecItemEngine
+      do {
+        engine = try SecItemEngine.forCurrentCall()
+      } catch  where error.code == errSecMissingEntitlement {
         throw SecStatus(errSecMissingEntitlement, detail: "Backup: the process has no access group")
       }
-      return .success(try body(SecItemCall.Context(store: try current.resolvedStore(), accessGroups: groups)))
+      return .success(try body(engine))
     } catch {
       SecItemFailureDetail.record(error)
       let message = error.detail.map { "\(secMessage(for: error.code)) \($0)." } ?? secMessage(for: error.code)
@@ -221,13 +221,22 @@ package struct BackupPayload: Codable {
       data = item.data
     }
 
-    /// The item as the store adds it, checked by the rules SecItemAdd applies; the dates it was
-    /// created and modified with are kept, as a restore should. Without a context (an item arriving
-    /// from the item's sync group) no process's access groups are checked: the item is the user's.
-    /// The item as a restore adds it outside any call (sync): checked and completed.
-    package func newItem() throws(SecStatus) -> NewItem { try newItem(nil) }
+    /// The item as a replicator adds it outside any call (sync): checked and completed with
+    /// `backend`'s fingerprint, no process's access groups checked (the item is the user's).
+    package func newItem(backend: any SecurityBackend) throws(SecStatus) -> NewItem {
+      try newItem(checkingGroupsOf: nil, backend: backend, at: Date())
+    }
 
-    func newItem(_ context: SecItemCall.Context?) throws(SecStatus) -> NewItem {
+    /// The item as `engine`'s store adds it in a restore, checked by the rules SecItemAdd applies
+    /// (the caller's access groups included); the dates it was created and modified with are kept,
+    /// as a restore should.
+    func newItem(_ engine: SecItemEngine) throws(SecStatus) -> NewItem {
+      try newItem(checkingGroupsOf: engine, backend: engine.backend, at: engine.clock())
+    }
+
+    private func newItem(checkingGroupsOf engine: SecItemEngine?, backend: any SecurityBackend, at now: Date)
+      throws(SecStatus) -> NewItem
+    {
       guard let itemClass = ItemClass(rawValue: itemClass), itemClass.isImplemented else {
         throw SecStatus(errSecNoSuchClass, detail: "this store does not keep items of this class")
       }
@@ -248,9 +257,9 @@ package struct BackupPayload: Codable {
       guard case .string(let group)? = values[SecConstantValue.attrAccessGroup] else {
         throw SecStatus(errSecDecode, detail: "it has no access group")
       }
-      if let context {
+      if let engine {
         do {
-          try SecItemCall.checkGroup(group, context, writing: true)
+          try SecItemCall.checkGroup(group, engine, writing: true)
         } catch {
           throw SecStatus(error.code, detail: "its access group \(group) is not one of this process's")
         }
@@ -269,10 +278,9 @@ package struct BackupPayload: Codable {
       }
       try SecItemCall.validate(values, accessControl)
       try checkItemSize(data: data, attributes: values)
-      let now = Date()
       let created = values[SecConstantValue.attrCreationDate]
       let modified = values[SecConstantValue.attrModificationDate]
-      var complete = try ItemRows.completed(values, at: now)
+      var complete = try ItemRows.completed(values, at: now, backend: backend)
       if case .date? = created { complete[SecConstantValue.attrCreationDate] = created }
       if case .date? = modified { complete[SecConstantValue.attrModificationDate] = modified }
       return NewItem(

@@ -38,6 +38,7 @@ public final class KeychainStore: Sendable {
     }
     backend = try linked.openStore(directory: directory, passphrase: passphrase, sealingToTPM: sealedToTPM)
     agentSocketPath = nil
+    session = .local
     authentication = Mutex(Self.localAuthenticator(backend, directory: directory))
   }
 
@@ -45,7 +46,7 @@ public final class KeychainStore: Sendable {
   /// counts failures beside the store.
   private static func localAuthenticator(_ storage: any ItemStorage, directory: URL?) -> any UserAuthenticating {
     PassphraseAuthenticator(
-      storage: storage, ledger: FailedAttemptLedger(directory: directory), prompt: .fromEnvironment())
+      storage: storage, ledger: FailedAttemptLedger(directory: directory), prompt: PassphrasePrompt.fromEnvironment())
   }
 
   private let authentication: Mutex<any UserAuthenticating>
@@ -59,15 +60,23 @@ public final class KeychainStore: Sendable {
   }
 
   /// A store over another implementation of the storage contract (the in-memory one, in tests that
-  /// run the same SecItem calls over two storages); `directory` only names it.
-  package init(directory: URL, storage: any ItemStorage, agentSocketPath: String? = nil) {
+  /// run the same SecItem calls over two storages, or the agent's client with the session the agent
+  /// returned); `directory` only names it.
+  package init(
+    directory: URL, storage: any ItemStorage, session: StorageSession = .local, agentSocketPath: String? = nil
+  ) {
     self.directory = directory
     backend = storage
+    self.session = session
     self.agentSocketPath = agentSocketPath
     authentication = Mutex(
-      (storage as? any UserAuthenticating)
+      session.authenticator
         ?? Self.localAuthenticator(storage, directory: agentSocketPath == nil ? directory : nil))
   }
+
+  /// What the store's server decided about this process (`StorageSession.local` for a store this
+  /// process opened).
+  package let session: StorageSession
 
   /// The socket of the agent that serves this store, or nil for a store this process opened.
   public let agentSocketPath: String?
@@ -102,10 +111,9 @@ public final class KeychainStore: Sendable {
       throw KeychainStoreError(status: errSecNotAvailable, message: SecurityBackends.notLinkedMessage)
     }
     do {
+      let (storage, session) = try linked.connectAgent(socketPath: socketPath, startingOnDemand: startingOnDemand)
       return KeychainStore(
-        directory: URL(fileURLWithPath: socketPath),
-        storage: try linked.connectAgent(socketPath: socketPath, startingOnDemand: startingOnDemand),
-        agentSocketPath: socketPath)
+        directory: URL(fileURLWithPath: socketPath), storage: storage, session: session, agentSocketPath: socketPath)
     } catch {
       throw KeychainStoreError(status: error.code, message: error.detail ?? error.description)
     }

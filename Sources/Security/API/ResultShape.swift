@@ -12,8 +12,10 @@ enum ResultShape {
   /// One item in the shape the flags ask for, as the CF object SecItem calls write; nil when
   /// nothing is to be written (no flags, or only kSecReturnRef, for which password items have no
   /// ref type).
-  static func single(_ item: StoredItem, _ flags: ReturnFlags, forAdd: Bool) -> CFTypeRef? {
-    value(item, flags, forAdd: forAdd).map(bridged)
+  static func single(_ item: StoredItem, _ flags: ReturnFlags, forAdd: Bool, backend: any SecurityBackend)
+    -> CFTypeRef?
+  {
+    value(item, flags, forAdd: forAdd, backend: backend).map(bridged)
   }
 
   /// A result of `value`, or an array of them, as the Foundation objects Apple's API hands out.
@@ -26,14 +28,18 @@ enum ResultShape {
     }
   }
 
-  /// One item in the shape the flags ask for, as Swift values (`Data`, `[String: Any]`, or a ref).
-  static func value(_ item: StoredItem, _ flags: ReturnFlags, forAdd: Bool, foundationValues: Bool = true) -> Any? {
+  /// One item in the shape the flags ask for, as Swift values (`Data`, `[String: Any]`, or a ref);
+  /// refs are made by `backend`.
+  static func value(
+    _ item: StoredItem, _ flags: ReturnFlags, forAdd: Bool, foundationValues: Bool = true,
+    backend: any SecurityBackend
+  ) -> Any? {
     // Keys and certificates have a ref type (SecKey, SecCertificate); password items have none, so
     // for them kSecReturnRef adds nothing.
     let keyRef: AnyObject? =
       switch (flags.contains(.ref), item.itemClass) {
-      case (true, .key): KeyItems.key(of: item)
-      case (true, .certificate): item.data.flatMap { SecCertificateCreateWithData(nil, $0 as NSData) }
+      case (true, .key): KeyItems.key(of: item, backend: backend)
+      case (true, .certificate): item.data.flatMap { SecCertificate.parse($0, with: backend) }
       default: nil
       }
     let shaped = flags.subtracting(.ref)

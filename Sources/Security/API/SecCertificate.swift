@@ -53,11 +53,18 @@ public final class SecCertificate: Hashable, Sendable, CustomStringConvertible {
 /// certificate are dropped. A program that links the Security target without its store has no
 /// X.509 parser: the result is nil.
 public func SecCertificateCreateWithData(_ allocator: CFAllocator?, _ data: CFData) -> SecCertificate? {
-  guard let backend = SecurityBackends.current,
-    let contents = CertificateContents.read(Data(referencing: data), with: backend),
-    let publicKeyHash = try? backend.sha1(Array(contents.publicKeyBits))
-  else { return nil }
-  return SecCertificate(contents: contents, publicKeyHash: publicKeyHash)
+  guard let backend = SecurityBackends.current else { return nil }
+  return SecCertificate.parse(Data(referencing: data), with: backend)
+}
+
+extension SecCertificate {
+  /// The certificate in `bytes` (DER) as `backend`'s parser reads it, or nil.
+  package static func parse(_ bytes: Data, with backend: any SecurityBackend) -> SecCertificate? {
+    guard let contents = CertificateContents.read(bytes, with: backend),
+      let publicKeyHash = try? backend.sha1(Array(contents.publicKeyBits))
+    else { return nil }
+    return SecCertificate(contents: contents, publicKeyHash: publicKeyHash)
+  }
 }
 
 /// The certificate's DER bytes (keys rule 7.4).

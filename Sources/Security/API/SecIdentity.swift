@@ -107,13 +107,27 @@ public func SecPKCS12Import(
       SecConstantValue.importExportAccess, SecConstantValue.importToMemoryOnly,
       SecConstantValue.useDataProtectionKeychain,
     ] { attributes[key] = nil }
-    for (identity, chain) in toStore {
-      for item: AnyObject in [identity] + chain {
-        var add = attributes
-        add[SecConstantValue.valueRef] = item
-        let added = SecItemAdd(add as NSDictionary, nil)
-        if added != errSecSuccess && added != errSecDuplicateItem { status = added }
+    // Stored by this call's engine (the store and groups SecItemAdd would use), each item as
+    // SecItemAdd's body adds it.
+    do throws(SecStatus) {
+      let engine = try SecItemEngine.forCurrentCall()
+      for (identity, chain) in toStore {
+        for item: AnyObject in [identity] + chain {
+          var add = attributes
+          add[SecConstantValue.valueRef] = item
+          do throws(SecStatus) {
+            if let identity = item as? SecIdentity {
+              try IdentityItems.add(add as NSDictionary, identity, engine)
+            } else {
+              _ = try engine.add(try ItemRequest(add as NSDictionary))
+            }
+          } catch {
+            if error.code != errSecDuplicateItem { status = error.code }
+          }
+        }
       }
+    } catch {
+      status = error.code
     }
   }
   items.pointee = results as NSArray

@@ -13,26 +13,25 @@ import Foundation
 // under warnings-as-errors here too.
 @discardableResult
 public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
-  SecItemCall.run(.add, attributes) { context throws(SecStatus) in
+  SecItemCall.run(.add, attributes) { engine throws(SecStatus) in
     if let identity = IdentityItems.reference(in: attributes) {
-      try IdentityItems.add(attributes, identity, context)
+      try IdentityItems.add(attributes, identity, engine)
       // 8.5: the result is shaped as a search by the identity ref would give it.
       let flags = try ItemRequest(
         IdentityItems.half(attributes, itemClass: SecConstantValue.classCertificate, reference: nil)
       ).returnFlags
       if let result, !flags.isEmpty,
-        let pair = try IdentityItems.pairs([SecConstantValue.valueRef: identity] as NSDictionary, context, limit: 1)
+        let pair = try IdentityItems.pairs([SecConstantValue.valueRef: identity] as NSDictionary, engine, limit: 1)
           .first
       {
-        result.pointee = IdentityItems.shaped(pair, flags)
+        result.pointee = IdentityItems.shaped(pair, flags, backend: engine.backend)
       }
       return
     }
     let request = try ItemRequest(attributes)
-    let item = try SecItemCall.newItem(from: request, context)
-    let stored = try context.store.backend.insert(item)
+    let stored = try engine.add(request)
     if !request.returnFlags.isEmpty, let result {
-      result.pointee = ResultShape.single(stored, request.returnFlags, forAdd: true)
+      result.pointee = ResultShape.single(stored, request.returnFlags, forAdd: true, backend: engine.backend)
     }
   }
 }
@@ -45,12 +44,12 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
 /// - Returns: errSecSuccess, errSecItemNotFound when nothing matches, or another errSec code.
 @discardableResult
 public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
-  SecItemCall.run(.copyMatching, query) { context throws(SecStatus) in
+  SecItemCall.run(.copyMatching, query) { engine throws(SecStatus) in
     guard case .items(let request) = try SecItemCall.read(query) else {
-      try SecItemCall.copyIdentities(query, context, result)
+      try SecItemCall.copyIdentities(query, engine, result)
       return
     }
-    let found = try SecItemCall.copyMatching(request, context, foundationValues: true)
+    let found = try engine.copyMatching(request, foundationValues: true)
     if let result, let value = found { result.pointee = ResultShape.bridged(value) }
   }
 }
@@ -64,12 +63,12 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
 ///   errSecNoSuchAttr for a key that cannot be updated, or another errSec code.
 @discardableResult
 public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus {
-  SecItemCall.run(.update, query, attributesToUpdate) { context throws(SecStatus) in
+  SecItemCall.run(.update, query, attributesToUpdate) { engine throws(SecStatus) in
     guard case .items(let request) = try SecItemCall.read(query) else {
-      try IdentityItems.update(query, attributesToUpdate, context)
+      try IdentityItems.update(query, attributesToUpdate, engine)
       return
     }
-    try SecItemCall.update(request, try attributesToUpdate.keychainEntries(), context)
+    try engine.update(request, changes: try attributesToUpdate.keychainEntries())
   }
 }
 
@@ -80,12 +79,12 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
 /// - Returns: errSecSuccess, errSecItemNotFound when nothing matched, or another errSec code.
 @discardableResult
 public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
-  SecItemCall.run(.delete, query) { context throws(SecStatus) in
+  SecItemCall.run(.delete, query) { engine throws(SecStatus) in
     guard case .items(let request) = try SecItemCall.read(query) else {
-      try IdentityItems.delete(query, context)
+      try IdentityItems.delete(query, engine)
       return
     }
-    try SecItemCall.delete(request, context)
+    try engine.delete(request)
   }
 }
 
@@ -96,24 +95,16 @@ public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
 /// never lose the old item the way a delete-then-add does. The dictionaries follow SecItemUpdate's
 /// and SecItemAdd's rules.
 package func SecItemUpsert(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus {
-  SecItemCall.run(.upsert, query, attributesToUpdate) { context throws(SecStatus) in
-    let request = try ItemRequest(query)
-    let itemClass = try request.requiredClass()
-    let filter = try SecItemCall.filter(from: request, context, ignoringMatchAndReturn: true)
-    let change = try SecItemCall.change(from: attributesToUpdate, itemClass: itemClass, context)
-    // A persistent reference names an existing item: there is nothing to add when it is gone.
-    if request.reference != nil {
-      _ = try SecItemCall.changeStoredItems(filter, change, request, context)
-      return
-    }
+  SecItemCall.run(.upsert, query, attributesToUpdate) { engine throws(SecStatus) in
+    // The add is the query merged with the changes, without the search's keys.
     let merged = query.mutableCopy() as! NSMutableDictionary
     for key in [
       SecConstantValue.matchLimit, SecConstantValue.returnData, SecConstantValue.returnAttributes,
       SecConstantValue.returnRef, SecConstantValue.returnPersistentRef,
     ] { merged.removeObject(forKey: key) }
     for (key, value) in attributesToUpdate { merged.setObject(value, forKey: key as! AnyHashable) }
-    let item = try SecItemCall.newItem(from: try ItemRequest(merged), context)
-    _ = try SecItemCall.changeStoredItems(filter, change, request, context, orInsert: item)
+    try engine.upsert(
+      try ItemRequest(query), changes: try attributesToUpdate.keychainEntries(), addition: try ItemRequest(merged))
   }
 }
 
@@ -121,14 +112,10 @@ package func SecItemUpsert(_ query: CFDictionary, _ attributesToUpdate: CFDictio
 ///
 /// Not part of Apple's API: for imports, and for benchmarks that fill large stores.
 package func SecItemImport(_ items: [CFDictionary]) -> OSStatus {
-  SecItemCall.run(.importItems, NSDictionary()) { context throws(SecStatus) in
-    var prepared: [NewItem] = []
-    prepared.reserveCapacity(items.count)
-    for attributes in items {
-      let request = try ItemRequest(attributes)
-      if !request.returnFlags.isEmpty { throw .param }
-      prepared.append(try SecItemCall.newItem(from: request, context))
-    }
-    try context.store.backend.insertBatch(prepared, skippingDuplicates: false)
+  SecItemCall.run(.importItems, NSDictionary()) { engine throws(SecStatus) in
+    var requests: [ItemRequest] = []
+    requests.reserveCapacity(items.count)
+    for attributes in items { requests.append(try ItemRequest(attributes)) }
+    try engine.importItems(requests)
   }
 }

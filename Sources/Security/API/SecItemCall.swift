@@ -1,24 +1,25 @@
 import Foundation
 
-/// The steps shared by the SecItem calls: context, access-group policy and the add/update rules.
+/// The steps shared by the SecItem calls, run by `SecItemEngine`: access-group policy and the
+/// add/update rules.
 enum SecItemCall {
   /// SecItemCopyMatching for kSecClassIdentity (keys rule 8.1 to 8.5), with the return
   /// keys read as for any class.
   static func copyIdentities(
-    _ query: NSDictionary, _ context: Context, _ result: UnsafeMutablePointer<CFTypeRef?>?
+    _ query: NSDictionary, _ engine: SecItemEngine, _ result: UnsafeMutablePointer<CFTypeRef?>?
   ) throws(SecStatus) {
     let returns = try IdentityItems.certificateRequest(query)
     let limit = returns.limit ?? .one
     // Identities have no class of their own here; their ref always carries the private key.
     let readsSecrets = ItemAuthentication.readsSecrets(returns.returnFlags, of: nil)
-    var authentication = try ItemAuthentication(returns, store: context.store)
+    var authentication = try ItemAuthentication(returns, engine: engine)
     let rowLimit = readsSecrets && authentication.skipsItems ? nil : limit.rowLimit
-    var pairs = try IdentityItems.pairs(query, context, limit: rowLimit)
+    var pairs = try IdentityItems.pairs(query, engine, limit: rowLimit)
     if readsSecrets {
       // An identity's ref and data carry its private key: the key item's access control decides.
       var admitted = try authentication.admit(pairs.map(\.key), limit: nil)
       if try authentication.mustReadAgain(admitted, readingData: returns.returnFlags.contains(.ref)) {
-        pairs = try IdentityItems.pairs(query, context, limit: rowLimit)
+        pairs = try IdentityItems.pairs(query, engine, limit: rowLimit)
         admitted = try authentication.admit(pairs.map(\.key), limit: nil)
       }
       let keys = Dictionary(admitted.map { ($0.persistentID, $0) }) { first, _ in first }
@@ -30,39 +31,30 @@ enum SecItemCall {
     guard !pairs.isEmpty else { throw .itemNotFound }
     guard let result else { return }
     if limit.isOne {
-      if let shaped = IdentityItems.shaped(pairs[0], returns.returnFlags), !returns.returnFlags.isEmpty {
+      if let shaped = IdentityItems.shaped(pairs[0], returns.returnFlags, backend: engine.backend),
+        !returns.returnFlags.isEmpty
+      {
         result.pointee = shaped
       }
     } else {
       result.pointee =
-        (returns.returnFlags.isEmpty ? [] : pairs.compactMap { IdentityItems.shaped($0, returns.returnFlags) })
+        (returns.returnFlags.isEmpty
+        ? [] : pairs.compactMap { IdentityItems.shaped($0, returns.returnFlags, backend: engine.backend) })
         as NSArray
     }
   }
 
-  struct Context {
-    var store: KeychainStore
-    var accessGroups: [String]
-  }
-
-  /// Runs one call: every failure becomes its status, and nothing escapes as a crash. The call is
-  /// recorded when a recorder is installed (withSecItemCallRecording).
+  /// Runs one call of this process's CF functions on their engine (`SecItemEngine.forCurrentCall`):
+  /// every failure becomes its status, and nothing escapes as a crash. The call is recorded when a
+  /// recorder is installed (withSecItemCallRecording).
   static func run(
     _ function: SecItemFunction, _ dictionary: @autoclosure () -> NSDictionary,
-    _ changes: @autoclosure () -> NSDictionary? = nil, _ body: (Context) throws(SecStatus) -> Void
+    _ changes: @autoclosure () -> NSDictionary? = nil, _ body: (SecItemEngine) throws(SecStatus) -> Void
   ) -> OSStatus {
     let status: OSStatus
     SecItemFailureDetail.clear()
     do throws(SecStatus) {
-      let current = KeychainContext.current
-      let store = try current.resolvedStore()
-      var groups = current.resolvedAccessGroups
-      if let granted = store.backend.grantedAccessGroups {
-        groups = KeychainAccessGroups.narrowed(
-          groups, to: granted, callerChose: current.accessGroups != nil || KeychainAccessGroups.isConfigured)
-      }
-      guard !groups.isEmpty else { throw SecStatus.missingEntitlement }  // rule 11
-      try body(Context(store: store, accessGroups: groups))
+      try body(try SecItemEngine.forCurrentCall())
       status = errSecSuccess
     } catch {
       status = error.code
@@ -75,15 +67,15 @@ enum SecItemCall {
   private static let tokenGroup = "com.apple.token"
 
   /// Checks that the caller may use `group` (rule 3.4).
-  static func checkGroup(_ group: String, _ context: Context, writing: Bool) throws(SecStatus) {
+  static func checkGroup(_ group: String, _ engine: SecItemEngine, writing: Bool) throws(SecStatus) {
     if writing && group == tokenGroup { throw .missingEntitlement }
-    guard context.accessGroups.contains(group) || context.accessGroups.contains("*") else {
+    guard engine.accessGroups.contains(group) || engine.accessGroups.contains("*") else {
       throw .missingEntitlement
     }
   }
 
   /// Builds the store filter of a search, update or delete query (rule 3).
-  static func filter(from request: ItemRequest, _ context: Context, ignoringMatchAndReturn: Bool = false)
+  static func filter(from request: ItemRequest, _ engine: SecItemEngine, ignoringMatchAndReturn: Bool = false)
     throws(SecStatus) -> ItemFilter
   {
     let itemClass = try request.requiredClass()
@@ -117,12 +109,12 @@ enum SecItemCall {
     }
     attributes[SecConstantValue.attrSynchronizable] = nil
     if case .string(let group)? = attributes[SecConstantValue.attrAccessGroup] {
-      try checkGroup(group, context, writing: false)
+      try checkGroup(group, engine, writing: false)
       filter.accessGroups = [group]
-    } else if context.accessGroups.contains("*") {
+    } else if engine.accessGroups.contains("*") {
       filter.accessGroups = nil
     } else {
-      filter.accessGroups = context.accessGroups
+      filter.accessGroups = engine.accessGroups
     }
     attributes[SecConstantValue.attrAccessGroup] = nil
     let constraints = ItemRows.comparable(itemClass, attributes)
@@ -136,7 +128,7 @@ enum SecItemCall {
   }
 
   /// Builds a new item from an add dictionary (rule 5), with defaults for what it leaves out.
-  static func newItem(from request: ItemRequest, _ context: Context) throws(SecStatus) -> NewItem {
+  static func newItem(from request: ItemRequest, _ engine: SecItemEngine) throws(SecStatus) -> NewItem {
     let itemClass = try request.requiredClass()
     if let key = request.matchKeys.sorted().first {
       throw SecStatus.param.naming(key, "match keys have no meaning in SecItemAdd (decision 1)")
@@ -179,18 +171,18 @@ enum SecItemCall {
       attributes[SecConstantValue.attrSynchronizable] = .integer(0)
     }
     try validate(attributes, request.accessControl)
-    if ItemIndex.protectionClasses[protection] == .whenPasscodeSet && !context.store.hasPassphrase {
+    if ItemIndex.protectionClasses[protection] == .whenPasscodeSet && !engine.store.hasPassphrase {
       throw .authFailed  // rule 5.13: no passcode is set
     }
     if case .string(let group)? = attributes[SecConstantValue.attrAccessGroup] {
-      try checkGroup(group, context, writing: true)
+      try checkGroup(group, engine, writing: true)
     } else {
-      guard let group = context.accessGroups.first(where: { $0 != "*" }) else { throw .missingEntitlement }
+      guard let group = engine.accessGroups.first(where: { $0 != "*" }) else { throw .missingEntitlement }
       attributes[SecConstantValue.attrAccessGroup] = .string(group)
     }
-    let complete = try ItemRows.completed(attributes, at: Date())
+    let complete = try ItemRows.completed(attributes, at: engine.clock(), backend: engine.backend)
     if let control = request.accessControl, control.flags.contains(.applicationPassword), let secret = data {
-      data = try ItemAuthentication.sealForApplicationPassword(secret, request, context.store)
+      data = try ItemAuthentication.sealForApplicationPassword(secret, request, engine)
     }
     return NewItem(
       itemClass: itemClass, attributes: complete, accessControl: request.accessControl, data: data,
@@ -206,14 +198,14 @@ enum SecItemCall {
 
   /// What an update does to each matching item, for the store to run inside its transaction.
   /// Parses attributesToUpdate (rules 7.6 to 7.8, decisions 5 and 7).
-  static func change(from dictionary: NSDictionary, itemClass: ItemClass, _ context: Context) throws(SecStatus)
+  static func change(from dictionary: NSDictionary, itemClass: ItemClass, _ engine: SecItemEngine) throws(SecStatus)
     -> ItemChange
   {
-    try change(from: try dictionary.keychainEntries(), itemClass: itemClass, context)
+    try change(from: try dictionary.keychainEntries(), itemClass: itemClass, engine)
   }
 
   /// attributesToUpdate's entries as a change (rules 7.x and decisions 5 and 7).
-  static func change(from entries: [(String, Any)], itemClass: ItemClass, _ context: Context) throws(SecStatus)
+  static func change(from entries: [(String, Any)], itemClass: ItemClass, _ engine: SecItemEngine) throws(SecStatus)
     -> ItemChange
   {
     var change = ItemChange()
@@ -250,7 +242,7 @@ enum SecItemCall {
       throw .param
     }
     if case .string(let group)? = change.attributes[SecConstantValue.attrAccessGroup] {
-      try checkGroup(group, context, writing: true)  // rule 7.8
+      try checkGroup(group, engine, writing: true)  // rule 7.8
     }
     return change
   }

@@ -79,17 +79,17 @@ func callEntries(
     SecItemCall.namesIdentityOrReference(entries) || entries.containsKey { $0.hasPrefix("r_") }
   switch function {
   case .add where !needsFoundationPath:
-    return SecItemCall.run(.add, dictionary()) { context throws(SecStatus) in
-      _ = try context.store.backend.insert(try SecItemCall.newItem(from: try ItemRequest(entries: entries), context))
+    return SecItemCall.run(.add, dictionary()) { engine throws(SecStatus) in
+      _ = try engine.add(try ItemRequest(entries: entries))
     }
   case .update where !needsFoundationPath:
     guard let changeEntries else { return errSecParam }
-    return SecItemCall.run(.update, dictionary(), changes()) { context throws(SecStatus) in
-      try SecItemCall.update(try ItemRequest(entries: entries), changeEntries, context)
+    return SecItemCall.run(.update, dictionary(), changes()) { engine throws(SecStatus) in
+      try engine.update(try ItemRequest(entries: entries), changes: changeEntries)
     }
   case .delete where !needsFoundationPath:
-    return SecItemCall.run(.delete, dictionary()) { context throws(SecStatus) in
-      try SecItemCall.delete(try ItemRequest(entries: entries), context)
+    return SecItemCall.run(.delete, dictionary()) { engine throws(SecStatus) in
+      try engine.delete(try ItemRequest(entries: entries))
     }
   case .add:
     return SecItemAdd(dictionary(), nil)
@@ -122,8 +122,8 @@ func copyMatchingEntries(_ entries: [(String, Any)], query: () -> NSDictionary) 
     return (status, result)
   }
   var found: Any?
-  let status = SecItemCall.run(.copyMatching, query()) { context throws(SecStatus) in
-    found = try SecItemCall.copyMatching(try ItemRequest(entries: entries), context, foundationValues: false)
+  let status = SecItemCall.run(.copyMatching, query()) { engine throws(SecStatus) in
+    found = try engine.copyMatching(try ItemRequest(entries: entries), foundationValues: false)
   }
   return (status, status == errSecSuccess ? found : nil)
 }

@@ -29,11 +29,13 @@ extension SecItemCall {
   }
 
   /// SecItemUpdate's body for every class but identities.
-  static func update(_ request: ItemRequest, _ changeEntries: [(String, Any)], _ context: Context) throws(SecStatus) {
+  static func update(_ request: ItemRequest, _ changeEntries: [(String, Any)], _ engine: SecItemEngine)
+    throws(SecStatus)
+  {
     let itemClass = try request.requiredClass()
-    let filter = try SecItemCall.filter(from: request, context, ignoringMatchAndReturn: true)
-    let change = try SecItemCall.change(from: changeEntries, itemClass: itemClass, context)
-    _ = try changeStoredItems(filter, change, request, context)
+    let filter = try SecItemCall.filter(from: request, engine, ignoringMatchAndReturn: true)
+    let change = try SecItemCall.change(from: changeEntries, itemClass: itemClass, engine)
+    _ = try changeStoredItems(filter, change, request, engine)
   }
 
   /// Replaces the matches of `filter` by what `change` makes of them (StorageUpdates.update),
@@ -42,28 +44,37 @@ extension SecItemCall {
   /// access control, and new data sealed under an application password where one protects it.
   /// `insert`, when given, is added instead when nothing matches (an upsert).
   static func changeStoredItems(
-    _ filter: ItemFilter, _ change: ItemChange, _ request: ItemRequest, _ context: Context,
+    _ filter: ItemFilter, _ change: ItemChange, _ request: ItemRequest, _ engine: SecItemEngine,
     orInsert insert: NewItem? = nil
   ) throws(SecStatus) -> Int {
     guard ItemAuthentication.reachesSecret(change) else {
-      guard let insert else { return try StorageUpdates.update(context.store.backend, filter, change) }
-      return try StorageUpdates.upsert(context.store.backend, filter, change, orInsert: insert)
+      guard let insert else {
+        return try StorageUpdates.update(
+          engine.store.backend, filter, change, backend: engine.backend, clock: engine.clock)
+      }
+      return try StorageUpdates.upsert(
+        engine.store.backend, filter, change, orInsert: insert, backend: engine.backend, clock: engine.clock)
     }
-    var authentication = try ItemAuthentication(request, store: context.store)
+    var authentication = try ItemAuthentication(request, engine: engine)
     var sealed: Data?
     let adjust = { (change: ItemChange, matches: [StoredItem]) throws(SecStatus) -> ItemChange in
       try authentication.authorizeChange(change, of: matches)
-      return try ItemAuthentication.sealingChange(change, for: matches, request, context.store, sealed: &sealed)
+      return try ItemAuthentication.sealingChange(change, for: matches, request, engine, sealed: &sealed)
     }
-    guard let insert else { return try StorageUpdates.update(context.store.backend, filter, change, adjusting: adjust) }
-    return try StorageUpdates.upsert(context.store.backend, filter, change, orInsert: insert, adjusting: adjust)
+    guard let insert else {
+      return try StorageUpdates.update(
+        engine.store.backend, filter, change, backend: engine.backend, clock: engine.clock, adjusting: adjust)
+    }
+    return try StorageUpdates.upsert(
+      engine.store.backend, filter, change, orInsert: insert, backend: engine.backend, clock: engine.clock,
+      adjusting: adjust)
   }
 
   /// SecItemDelete's body for every class but identities.
-  static func delete(_ request: ItemRequest, _ context: Context) throws(SecStatus) {
+  static func delete(_ request: ItemRequest, _ engine: SecItemEngine) throws(SecStatus) {
     _ = try request.requiredClass()
-    let filter = try SecItemCall.filter(from: request, context, ignoringMatchAndReturn: true)
-    _ = try context.store.backend.delete(filter)
+    let filter = try SecItemCall.filter(from: request, engine, ignoringMatchAndReturn: true)
+    _ = try engine.store.backend.delete(filter)
   }
 }
 
@@ -72,7 +83,7 @@ extension SecItemCall {
   /// the return keys ask for, or nil when they ask for nothing to be written. Attribute values are
   /// Foundation objects when `foundationValues` (they are bridged to a CFDictionary next), Swift
   /// values otherwise.
-  static func copyMatching(_ request: ItemRequest, _ context: Context, foundationValues: Bool) throws(SecStatus)
+  static func copyMatching(_ request: ItemRequest, _ engine: SecItemEngine, foundationValues: Bool) throws(SecStatus)
     -> Any?
   {
     let itemClass = try request.requiredClass()
@@ -86,25 +97,30 @@ extension SecItemCall {
       throw SecStatus.unimplemented.naming(SecConstantValue.matchIssuers, "applies to certificates and identities")
     }
     if request.hostOrSubdomain != nil && itemClass != .internetPassword { throw .unimplemented }
-    let filter = try SecItemCall.filter(from: request, context)
+    let filter = try SecItemCall.filter(from: request, engine)
     let limit = request.limit ?? .one
     let flags = request.returnFlags
     var fetch = ResultShape.fetch(for: flags, itemClass)
     let readsSecrets = ItemAuthentication.readsSecrets(flags, of: itemClass)
     fetch.accessControl = readsSecrets
-    var authentication = try ItemAuthentication(request, store: context.store)
+    var authentication = try ItemAuthentication(request, engine: engine)
     // Skipped items must not use up the limit, so a skipping search reads every match first.
     let rowLimit = readsSecrets && authentication.skipsItems ? nil : limit.rowLimit
-    var items = try context.store.backend.find(filter, limit: rowLimit, fetch: fetch)
+    var items = try engine.store.backend.find(filter, limit: rowLimit, fetch: fetch)
     if readsSecrets {
       items = try authentication.admit(items, limit: limit.rowLimit)
       if try authentication.mustReadAgain(items, readingData: fetch.data) {
         items = try authentication.admit(
-          try context.store.backend.find(filter, limit: rowLimit, fetch: fetch), limit: limit.rowLimit)
+          try engine.store.backend.find(filter, limit: rowLimit, fetch: fetch), limit: limit.rowLimit)
       }
     }
     guard !items.isEmpty else { throw .itemNotFound }
-    if limit.isOne { return ResultShape.value(items[0], flags, forAdd: false, foundationValues: foundationValues) }
-    return items.compactMap { ResultShape.value($0, flags, forAdd: false, foundationValues: foundationValues) }
+    if limit.isOne {
+      return ResultShape.value(
+        items[0], flags, forAdd: false, foundationValues: foundationValues, backend: engine.backend)
+    }
+    return items.compactMap {
+      ResultShape.value($0, flags, forAdd: false, foundationValues: foundationValues, backend: engine.backend)
+    }
   }
 }

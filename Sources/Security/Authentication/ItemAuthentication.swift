@@ -17,7 +17,7 @@ struct ItemAuthentication {
     case skip
   }
 
-  let store: KeychainStore
+  let engine: SecItemEngine
   let session: AuthenticationSession?
   let interaction: Interaction
   /// kSecUseOperationPrompt: why the call asks, shown in the prompt.
@@ -27,8 +27,8 @@ struct ItemAuthentication {
   /// The application password the user typed at this call's prompt.
   private var typedApplicationPassword: [UInt8]?
 
-  init(_ request: ItemRequest, store: KeychainStore) throws(SecStatus) {
-    self.store = store
+  init(_ request: ItemRequest, engine: SecItemEngine) throws(SecStatus) {
+    self.engine = engine
     session = try Self.session(in: request)
     switch request.useKeys[SecConstantValue.useAuthenticationUI].flatMap(ValueConversion.string) {
     case SecConstantValue.useAuthenticationUISkip?: interaction = .skip
@@ -94,7 +94,7 @@ struct ItemAuthentication {
   /// (evaluated on a connection since lost, the agent having restarted), the agent asks again,
   /// where the call allows a prompt.
   mutating func mustReadAgain(_ items: [StoredItem], readingData: Bool) throws(SecStatus) -> Bool {
-    guard store.agentSocketPath != nil, readingData else { return false }
+    guard engine.store.agentSocketPath != nil, readingData else { return false }
     let withheld = items.contains { $0.data == nil && $0.accessControl?.asksForUserProof == true }
     guard withheld else { return false }
     if provenByPrompt.isEmpty {
@@ -103,7 +103,7 @@ struct ItemAuthentication {
           SecConstantValue.useAuthenticationContext, "was proven to a keychain agent that has since restarted")
       }
       do {
-        try store.authenticator.authenticateUser(reason: reason, caller: Self.programName, reuse: 0)
+        try engine.authenticator.authenticateUser(reason: reason, caller: Self.programName, reuse: 0)
       } catch {
         throw error.status
       }
@@ -168,7 +168,7 @@ struct ItemAuthentication {
       switch proof {
       case .passcode:
         do {
-          try store.authenticator.authenticateUser(reason: reason, caller: Self.programName, reuse: 0)
+          try engine.authenticator.authenticateUser(reason: reason, caller: Self.programName, reuse: 0)
         } catch {
           throw error.status
         }
@@ -181,7 +181,7 @@ struct ItemAuthentication {
       }
     }
     if needsPassword {
-      typedApplicationPassword = try Self.askApplicationPassword(store, reason: reason, adding: false)
+      typedApplicationPassword = try Self.askApplicationPassword(engine, reason: reason, adding: false)
     }
     return true
   }
@@ -192,14 +192,14 @@ struct ItemAuthentication {
 
   private func openSecret(_ sealed: Data) throws(SecStatus) -> Data {
     guard let password = applicationPassword else { throw .interactionNotAllowed }
-    return try SecurityBackends.required().openWithApplicationPassword(sealed, password: password)
+    return try engine.backend.openWithApplicationPassword(sealed, password: password)
   }
 
   /// The name prompts give this program: its executable's.
   static var programName: String { ProcessInfo.processInfo.processName }
 
   /// Asks the user for an item's application password (the store's authenticator's prompt).
-  static func askApplicationPassword(_ store: KeychainStore, reason: String, adding: Bool) throws(SecStatus)
+  static func askApplicationPassword(_ engine: SecItemEngine, reason: String, adding: Bool) throws(SecStatus)
     -> [UInt8]
   {
     let words = PassphraseAuthenticator.programWords(reason)
@@ -209,7 +209,7 @@ struct ItemAuthentication {
       ? "\(programName) is adding a keychain item protected by an application password\(why). Choose its password:"
       : "\(programName) wants to read a keychain item protected by an application password\(why). Its password:"
     do {
-      return try store.authenticator.askApplicationPassword(text)
+      return try engine.authenticator.askApplicationPassword(text)
     } catch {
       throw error.status
     }
@@ -218,7 +218,7 @@ struct ItemAuthentication {
   /// The item's secret sealed under its application password, for an add or an update whose
   /// access control has .applicationPassword: the context's credential, else a prompt where the
   /// call allows one.
-  static func sealForApplicationPassword(_ secret: Data, _ request: ItemRequest, _ store: KeychainStore)
+  static func sealForApplicationPassword(_ secret: Data, _ request: ItemRequest, _ engine: SecItemEngine)
     throws(SecStatus) -> Data
   {
     let session = try Self.session(in: request)
@@ -236,10 +236,10 @@ struct ItemAuthentication {
           "asks for an application password: give it with LAContext.setCredential(_:type:)")
       }
       let reason = request.useKeys[SecConstantValue.useOperationPrompt].flatMap(ValueConversion.string) ?? ""
-      password = try askApplicationPassword(store, reason: reason, adding: true)
+      password = try askApplicationPassword(engine, reason: reason, adding: true)
     }
     defer { Secrets.wipe(&password) }
-    return try SecurityBackends.required().sealWithApplicationPassword(secret, password: password)
+    return try engine.backend.sealWithApplicationPassword(secret, password: password)
   }
 
   /// An update's change with its new data sealed where the items it updates (`matches`, as the
@@ -249,7 +249,7 @@ struct ItemAuthentication {
   /// sealed under a password its access control no longer names (or plain under one that does),
   /// or when the matches differ in this.
   static func sealingChange(
-    _ change: ItemChange, for matches: [StoredItem], _ request: ItemRequest, _ store: KeychainStore,
+    _ change: ItemChange, for matches: [StoredItem], _ request: ItemRequest, _ engine: SecItemEngine,
     sealed: inout Data?
   ) throws(SecStatus) -> ItemChange {
     func isSealed(_ control: SecAccessControl?) -> Bool { control?.flags.contains(.applicationPassword) ?? false }
@@ -270,7 +270,7 @@ struct ItemAuthentication {
         "would be sealed under an application password for some of the items and not others: update them apart")
     }
     guard after[0] else { return change }
-    if sealed == nil { sealed = try sealForApplicationPassword(secret, request, store) }
+    if sealed == nil { sealed = try sealForApplicationPassword(secret, request, engine) }
     var sealedChange = change
     sealedChange.data = sealed
     return sealedChange

@@ -86,36 +86,53 @@ package protocol UserAuthenticating: Sendable {
   /// Asks the user for an item's application password, showing `text`; the answer is the
   /// application's secret, so it is returned to the calling process.
   func askApplicationPassword(_ text: String) throws(UserAuthenticationFailure) -> [UInt8]
+
+  /// `authenticateUser` without waiting: returns at once, and `completion` runs later, on any
+  /// thread, with nil on success or the failure. A server uses it so that callers waiting for the
+  /// user hold no thread each.
+  func authenticateUser(
+    reason: String, caller: String, reuse: TimeInterval,
+    completion: @escaping @Sendable (UserAuthenticationFailure?) -> Void)
 }
 
-extension PassphrasePrompt {
-  /// What the user typed at a prompt showing `text`, or why there is no answer.
-  package func answer(_ text: String) throws(UserAuthenticationFailure) -> [UInt8] {
-    if case .failure(let unavailable) = channel() { throw .notInteractive(unavailable.reason) }
-    switch ask(text) {
-    case .answered(let answer): return answer
-    case .canceled: throw .canceled
-    case .timedOut: throw .systemCanceled("No answer came within \(timeout.components.seconds) seconds.")
-    case .failed(let why): throw .systemCanceled(why)
+extension UserAuthenticating {
+  /// The default: the waiting form, on a thread of its own.
+  package func authenticateUser(
+    reason: String, caller: String, reuse: TimeInterval,
+    completion: @escaping @Sendable (UserAuthenticationFailure?) -> Void
+  ) {
+    let thread = Thread {
+      do throws(UserAuthenticationFailure) {
+        try self.authenticateUser(reason: reason, caller: caller, reuse: reuse)
+        completion(nil)
+      } catch {
+        completion(error)
+      }
     }
+    thread.name = "keychain authentication"
+    thread.start()
   }
 }
 
 /// The longest reuse Apple allows (LATouchIDAuthenticationMaximumAllowableReuseDuration).
 package let maximumReuse: TimeInterval = 300
 
-/// The authenticator of a store this process (or the agent) opened: prompts through
-/// `PassphrasePrompt`, checks the answer by unlocking the store with it (a right passphrase
-/// unlocks, as a passcode does), and counts wrong answers in a `FailedAttemptLedger`.
+/// The authenticator of a store this process (or the agent) opened: prompts through its prompt
+/// service (`PassphrasePrompt`'s terminal or askpass helper by default), checks the answer by
+/// unlocking the store with it (a right passphrase unlocks, as a passcode does), and counts wrong
+/// answers in a `FailedAttemptLedger`.
 package final class PassphraseAuthenticator: UserAuthenticating {
   private let storage: any ItemStorage
   private let ledger: FailedAttemptLedger
-  private let prompt: PassphrasePrompt
+  private let prompt: any PromptService
+  /// Where the non-waiting form runs its prompts, one at a time: callers waiting for the user
+  /// wait in this queue, not on threads of their own.
+  private let prompts = DispatchQueue(label: "keychain-bridge.prompts")
   private let lastProof = Mutex<ContinuousClock.Instant?>(nil)
   /// One prompt at a time: two calls that need the user share the first one's answer.
   private let promptTurn = Mutex(())
 
-  package init(storage: any ItemStorage, ledger: FailedAttemptLedger, prompt: PassphrasePrompt) {
+  package init(storage: any ItemStorage, ledger: FailedAttemptLedger, prompt: any PromptService) {
     self.storage = storage
     self.ledger = ledger
     self.prompt = prompt
@@ -130,6 +147,20 @@ package final class PassphraseAuthenticator: UserAuthenticating {
   private func provenWithin(_ reuse: TimeInterval) -> Bool {
     guard reuse.isFinite, reuse > 0, let last = lastProof.withLock({ $0 }) else { return false }
     return last.duration(to: .now) <= .milliseconds(Int64(min(reuse, maximumReuse) * 1000))
+  }
+
+  package func authenticateUser(
+    reason: String, caller: String, reuse: TimeInterval,
+    completion: @escaping @Sendable (UserAuthenticationFailure?) -> Void
+  ) {
+    prompts.async {
+      do throws(UserAuthenticationFailure) {
+        try self.authenticateUser(reason: reason, caller: caller, reuse: reuse)
+        completion(nil)
+      } catch {
+        completion(error)
+      }
+    }
   }
 
   package func authenticateUser(reason: String, caller: String, reuse: TimeInterval)

@@ -69,7 +69,7 @@ enum IdentityItems {
 
   /// SecItemAdd of an identity (8.5): the certificate, then the private key, each with the rest
   /// of the dictionary. One duplicate half is tolerated; both are errSecDuplicateItem.
-  static func add(_ dictionary: NSDictionary, _ identity: SecIdentity, _ context: SecItemCall.Context)
+  static func add(_ dictionary: NSDictionary, _ identity: SecIdentity, _ engine: SecItemEngine)
     throws(SecStatus)
   {
     var duplicates = 0
@@ -79,7 +79,7 @@ enum IdentityItems {
     ] {
       let request = try ItemRequest(half(dictionary, itemClass: itemClass, reference: reference, dropping: resultKeys))
       do {
-        _ = try context.store.backend.insert(try SecItemCall.newItem(from: request, context))
+        _ = try engine.store.backend.insert(try SecItemCall.newItem(from: request, engine))
       } catch .duplicateItem {
         duplicates += 1
       }
@@ -107,7 +107,7 @@ enum IdentityItems {
 
   /// The identities a query names (8.1, 8.2): certificates matching its attributes, each with
   /// every private key (kcls 1, decision D3) whose application label is its public-key hash.
-  static func pairs(_ dictionary: NSDictionary, _ context: SecItemCall.Context, limit: Int?) throws(SecStatus)
+  static func pairs(_ dictionary: NSDictionary, _ engine: SecItemEngine, limit: Int?) throws(SecStatus)
     -> [Pair]
   {
     let identity = reference(in: dictionary)
@@ -121,10 +121,10 @@ enum IdentityItems {
         certificateReference as NSData, forKey: SecConstantValue.valuePersistentRef as NSString)
     }
     let certificateRequest = try ItemRequest(certificateQuery)
-    var certificateFilter = try SecItemCall.filter(from: certificateRequest, context, ignoringMatchAndReturn: true)
+    var certificateFilter = try SecItemCall.filter(from: certificateRequest, engine, ignoringMatchAndReturn: true)
     certificateFilter.issuers = certificateRequest.issuers
     let everything = ItemFetch(attributes: true, data: true)
-    let certificates = try context.store.backend.find(certificateFilter, limit: nil, fetch: everything)
+    let certificates = try engine.store.backend.find(certificateFilter, limit: nil, fetch: everything)
     guard !certificates.isEmpty else { return [] }
 
     var keyQuery: [String: Any] = [
@@ -132,9 +132,9 @@ enum IdentityItems {
       SecConstantValue.attrSynchronizable: SecConstantValue.attrSynchronizableAny,
     ]
     keyQuery.merge(keyConstraints) { _, new in new }
-    let keyFilter = try SecItemCall.filter(from: try ItemRequest(keyQuery as NSDictionary), context)
+    let keyFilter = try SecItemCall.filter(from: try ItemRequest(keyQuery as NSDictionary), engine)
     var keysByLabel: [Data: [StoredItem]] = [:]
-    for key in try context.store.backend.find(keyFilter, limit: nil, fetch: everything) {
+    for key in try engine.store.backend.find(keyFilter, limit: nil, fetch: everything) {
       if case .data(let label)? = key.attributes[SecConstantValue.attrApplicationLabel] {
         keysByLabel[label, default: []].append(key)
       }
@@ -152,9 +152,9 @@ enum IdentityItems {
 
   /// One identity in the shape the return keys ask for (8.3, 8.4): the key's attributes overwritten
   /// by the certificate's, the certificate's data, and the SecIdentity as its ref.
-  static func shaped(_ pair: Pair, _ flags: ReturnFlags) -> AnyObject? {
-    let identity = pair.certificate.data.flatMap { SecCertificateCreateWithData(nil, $0 as NSData) }.flatMap {
-      certificate in KeyItems.key(of: pair.key).flatMap { SecIdentityCreate(nil, certificate, $0) }
+  static func shaped(_ pair: Pair, _ flags: ReturnFlags, backend: any SecurityBackend) -> AnyObject? {
+    let identity = pair.certificate.data.flatMap { SecCertificate.parse($0, with: backend) }.flatMap {
+      certificate in KeyItems.key(of: pair.key, backend: backend).flatMap { SecIdentityCreate(nil, certificate, $0) }
     }
     if flags == .ref { return identity }
     if flags == .data { return (pair.certificate.data ?? Data()) as NSData }
@@ -187,36 +187,36 @@ enum IdentityItems {
 
   /// SecItemUpdate of identities (8.8): each certificate, then its key, with the same changes,
   /// which must therefore be valid for both classes (a label, an accessibility...).
-  static func update(_ query: NSDictionary, _ changes: NSDictionary, _ context: SecItemCall.Context) throws(SecStatus) {
-    let pairs = try pairs(query, context, limit: nil)
+  static func update(_ query: NSDictionary, _ changes: NSDictionary, _ engine: SecItemEngine) throws(SecStatus) {
+    let pairs = try pairs(query, engine, limit: nil)
     guard !pairs.isEmpty else { throw .itemNotFound }
-    let certificateChange = try SecItemCall.change(from: changes, itemClass: .certificate, context)
-    let keyChange = try SecItemCall.change(from: changes, itemClass: .key, context)
+    let certificateChange = try SecItemCall.change(from: changes, itemClass: .certificate, engine)
+    let keyChange = try SecItemCall.change(from: changes, itemClass: .key, engine)
     // The query's use keys (its LAContext, whether it may prompt) decide how a protected private
     // key's proof is given, as for a search of identities.
     let uses = try certificateRequest(query)
     for pair in pairs {
       for (item, change) in [(pair.certificate, certificateChange), (pair.key, keyChange)] {
-        _ = try SecItemCall.changeStoredItems(exactly(item), change, uses, context)
+        _ = try SecItemCall.changeStoredItems(exactly(item), change, uses, engine)
       }
     }
   }
 
   /// SecItemDelete of identities (8.6, 8.7): each certificate, then its key unless another
   /// certificate still has the key's application label as its public-key hash.
-  static func delete(_ dictionary: NSDictionary, _ context: SecItemCall.Context) throws(SecStatus) {
-    let pairs = try pairs(dictionary, context, limit: nil)
+  static func delete(_ dictionary: NSDictionary, _ engine: SecItemEngine) throws(SecStatus) {
+    let pairs = try pairs(dictionary, engine, limit: nil)
     guard !pairs.isEmpty else { throw .itemNotFound }
-    for pair in pairs { try deleteIfPresent(pair.certificate, context) }
+    for pair in pairs { try deleteIfPresent(pair.certificate, engine) }
     for pair in pairs {
       guard case .data(let label)? = pair.key.attributes[SecConstantValue.attrApplicationLabel] else { continue }
       var remaining = ItemFilter(itemClass: .certificate)
       remaining.synchronizable = nil
       remaining.attributes = [SecConstantValue.attrPublicKeyHash: .bytes(Array(label))]
-      let stillUsed = try context.store.backend.find(
+      let stillUsed = try engine.store.backend.find(
         remaining, limit: 1, fetch: ItemFetch(attributes: false, data: false))
       guard stillUsed.isEmpty else { continue }
-      try deleteIfPresent(pair.key, context)
+      try deleteIfPresent(pair.key, engine)
     }
   }
 
@@ -229,9 +229,9 @@ enum IdentityItems {
   }
 
   /// Deletes `item`; already gone (two identities sharing a key or certificate) is not a failure.
-  private static func deleteIfPresent(_ item: StoredItem, _ context: SecItemCall.Context) throws(SecStatus) {
+  private static func deleteIfPresent(_ item: StoredItem, _ engine: SecItemEngine) throws(SecStatus) {
     do {
-      _ = try context.store.backend.delete(exactly(item))
+      _ = try engine.store.backend.delete(exactly(item))
     } catch .itemNotFound {
       return
     }

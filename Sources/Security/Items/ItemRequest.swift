@@ -28,7 +28,8 @@ enum MatchLimit: Sendable, Equatable {
 }
 
 /// A caller's dictionary after the key grammar of rule 1: every key classified, every value typed.
-struct ItemRequest {
+/// The one typed request `SecItemEngine` runs; each front end makes it once, at its boundary.
+package struct ItemRequest {
   var itemClass: ItemClass?
   var attributes: [String: AttributeValue] = [:]
   var accessControl: SecAccessControl?
@@ -341,5 +342,18 @@ func describeType(_ value: Any) -> String {
   case is NSArray: "an array"
   case is NSDictionary: "a dictionary"
   default: "a value of type \(type(of: value))"
+  }
+}
+
+extension ItemRequest {
+  /// A CF dictionary read by rule 1's grammar, for a front end outside this module.
+  package static func reading(_ dictionary: NSDictionary) throws(SecStatus) -> ItemRequest {
+    try ItemRequest(dictionary)
+  }
+
+  /// A dictionary's entries as Swift values, read by rule 1's grammar without a Foundation
+  /// dictionary.
+  package static func reading(entries: [(String, Any)]) throws(SecStatus) -> ItemRequest {
+    try ItemRequest(entries: entries)
   }
 }

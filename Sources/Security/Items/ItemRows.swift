@@ -31,7 +31,8 @@ package enum ItemRows {
   /// The agent runs it on every row a client sends (issue 50): a client that wrote its own index
   /// could otherwise store a row found under one group or key whose sealed attributes name another.
   package static func checkConsistency(
-    _ itemClass: ItemClass, _ attributes: SortedAttributes, accessControl: SecAccessControl?, index: ItemIndex
+    _ itemClass: ItemClass, _ attributes: SortedAttributes, accessControl: SecAccessControl?, index: ItemIndex,
+    backend: any SecurityBackend
   ) throws(SecStatus) {
     for (key, _) in attributes where ItemSchema.attribute(key, of: itemClass) == nil {
       throw SecStatus(errSecNoSuchAttr, detail: "the item has an attribute its class does not have (\(key))")
@@ -47,7 +48,7 @@ package enum ItemRows {
     else { throw SecStatus(errSecParam, detail: "the item's synchronizable flag is neither 0 nor 1") }
     try SecItemCall.validate(attributes, accessControl)
     guard case .data(let fingerprint)? = attributes[SecConstantValue.attrSHA1],
-      fingerprint == (try Self.fingerprint(attributes))
+      fingerprint == (try Self.fingerprint(attributes, backend: backend))
     else { throw SecStatus(errSecParam, detail: "the item's fingerprint does not cover its attributes") }
     guard try Self.index(itemClass, attributes) == index else {
       throw SecStatus(errSecParam, detail: "the item's index does not match its attributes")
@@ -82,7 +83,7 @@ package enum ItemRows {
 
   /// Apple's `sha1`: a fingerprint of the item's attributes other than the dates (the access
   /// control and the data are not part of it).
-  static func fingerprint(_ attributes: SortedAttributes) throws(SecStatus) -> Data {
+  static func fingerprint(_ attributes: SortedAttributes, backend: any SecurityBackend) throws(SecStatus) -> Data {
     var bytes: [UInt8] = []
     bytes.reserveCapacity(256)
     for (key, value) in attributes
@@ -106,27 +107,29 @@ package enum ItemRows {
       withUnsafeBytes(of: UInt32(payload.count).littleEndian) { bytes += $0 }
       bytes += payload
     }
-    return try SecurityBackends.required().sha1(bytes)
+    return try backend.sha1(bytes)
   }
 
   /// Completes a new item's attributes with what the store would own on Apple (rule 2.2): the
   /// dates, the tombstone flag, the multi-user id and the fingerprint.
-  static func completed(_ attributes: [String: AttributeValue], at now: Date) throws(SecStatus)
-    -> [String: AttributeValue]
+  static func completed(_ attributes: [String: AttributeValue], at now: Date, backend: any SecurityBackend)
+    throws(SecStatus) -> [String: AttributeValue]
   {
     var attributes = attributes
     attributes[SecConstantValue.attrCreationDate] = .date(now)
     attributes[SecConstantValue.attrModificationDate] = .date(now)
     attributes[SecConstantValue.attrTombstone] = .integer(0)
     attributes[SecConstantValue.attrMultiUser] = .data(Data())
-    attributes[SecConstantValue.attrSHA1] = .data(try fingerprint(SortedAttributes(attributes)))
+    attributes[SecConstantValue.attrSHA1] = .data(try fingerprint(SortedAttributes(attributes), backend: backend))
     return attributes
   }
 
   /// What SecItemUpdate makes of `item` (rules 7.6 to 7.10 and 12): the changed attributes, a new
   /// protection carried into the access control (and the reverse), the whole item checked again,
   /// a modification date later than the last, and a new fingerprint.
-  static func revision(of item: StoredItem, _ change: ItemChange, at now: Date) throws(SecStatus) -> ItemRevision {
+  static func revision(of item: StoredItem, _ change: ItemChange, at now: Date, backend: any SecurityBackend)
+    throws(SecStatus) -> ItemRevision
+  {
     var attributes = item.attributes
     for (key, value) in change.attributes { attributes[key] = value }
     var accessControl = item.accessControl
@@ -151,7 +154,7 @@ package enum ItemRows {
     if keepsAttributes, case .data? = item.attributes[SecConstantValue.attrSHA1] {
       attributes[SecConstantValue.attrSHA1] = item.attributes[SecConstantValue.attrSHA1]
     } else {
-      attributes[SecConstantValue.attrSHA1] = .data(try fingerprint(attributes))
+      attributes[SecConstantValue.attrSHA1] = .data(try fingerprint(attributes, backend: backend))
     }
     return ItemRevision(
       attributes: attributes, accessControl: accessControl, data: change.data,

@@ -42,12 +42,12 @@ enum KeyItems {
 
   /// The SecKey of a stored key item, from its type, class and data; nil when they do not make
   /// one (an item added with raw bytes that are not a key, 6.5).
-  static func key(of item: StoredItem) -> SecKey? {
+  static func key(of item: StoredItem, backend: any SecurityBackend) -> SecKey? {
     // Decision 10.3: a token's key (an item with kSecAttrTokenID, say from an Apple backup) is never
     // made a software key from whatever bytes the item holds; a Secure Enclave key of this
     // keychain is the TPM's blob (issue 33), used where that TPM is.
     if case .string(let token)? = item.attributes[SecConstantValue.attrTokenID] {
-      guard token == secureEnclaveTokenID, let data = item.data, let backend = SecurityBackends.current,
+      guard token == secureEnclaveTokenID, let data = item.data,
         let key = try? backend.secureEnclave.key(fromBlob: data)
       else { return nil }
       return try? SecKey(key)
@@ -55,8 +55,8 @@ enum KeyItems {
     if item.attributes[SecConstantValue.attrTokenID] != nil { return nil }
     guard let data = item.data, case .integer(let typeCode)? = item.attributes[SecConstantValue.attrKeyType],
       case .integer(let keyClass)? = item.attributes[SecConstantValue.attrKeyClass], keyClass == 0 || keyClass == 1,
-      let type = KeyParameters.keyType(String(typeCode)), let engine = SecurityBackends.current?.keyEngine
+      let type = KeyParameters.keyType(String(typeCode))
     else { return nil }
-    return try? SecKey(try engine.importKey(type, isPrivate: keyClass == 1, data: data))
+    return try? SecKey(try backend.keyEngine.importKey(type, isPrivate: keyClass == 1, data: data))
   }
 }

@@ -160,6 +160,8 @@ public func SecKeyCreateRandomKey(_ parameters: CFDictionary, _ error: UnsafeMut
     } else {
       key = try SecKey(try linkedKeyEngine().generate(type, bits: bits))
     }
+    // Made when a half is to be stored, once for both.
+    var engine: SecItemEngine?
     for (isPublic, attributes) in [
       (true, entries.merged(SecConstantValue.publicKeyAttrs)),
       (false, entries.merged(SecConstantValue.privateKeyAttrs)),
@@ -170,9 +172,14 @@ public func SecKeyCreateRandomKey(_ parameters: CFDictionary, _ error: UnsafeMut
       var add = attributes
       add[SecConstantValue.attrIsPermanent] = nil
       add[SecConstantValue.valueRef] = half
-      let status = SecItemAdd(add as NSDictionary, nil)
-      guard status == errSecSuccess else {
-        throw KeyOperationFailure(status, "failed to add key to keychain")
+      // Stored by the engine of this call (the store and groups SecItemAdd would use), not through
+      // the public SecItemAdd: no second trip through the CF adapter.
+      do throws(SecStatus) {
+        if engine == nil { engine = try SecItemEngine.forCurrentCall() }
+        _ = try engine?.add(try ItemRequest(add as NSDictionary))
+      } catch {
+        SecItemFailureDetail.record(error)
+        throw KeyOperationFailure(error.code, "failed to add key to keychain")
       }
     }
     return key

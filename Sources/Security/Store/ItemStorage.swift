@@ -5,8 +5,8 @@ import Foundation
 // what they compare by, decides which items match beyond what an index can, and computes each
 // update's result. A store keeps rows: it seals them, indexes them, finds them, and enforces the
 // uniqueness of the primary key it is given. It needs no schema, so a second store (a server
-// database) implements this protocol without re-implementing a rule. StoreContractTests is the
-// suite every store must pass.
+// database) implements this protocol without re-implementing a rule. The contract is split by
+// capability (StorageCapabilities.swift); StoreContractTests is the suite every store must pass.
 
 /// An attribute the store indexes an item by: its key and the value it compares by.
 package struct IndexedAttribute: Sendable, Hashable {
@@ -242,125 +242,4 @@ package struct StoredItem: Sendable {
   }
 
   package var persistentReference: Data { ItemReference.bytes(of: itemClass, uuid: persistentID) }
-}
-
-/// The storage layer under the SecItem API: it keeps, finds, changes and removes rows, and keeps
-/// them encrypted. See the comment at the top of this file for where its job ends.
-package protocol ItemStorage: AnyObject, Sendable {
-  /// Whether the store is protected by a passphrase (a "passcode is set", rule 5.13).
-  var hasPassphrase: Bool { get }
-
-  /// Adds one item; errSecDuplicateItem when its primary key is taken (rule 5.2).
-  func insert(_ item: NewItem) throws(SecStatus) -> StoredItem
-
-  /// Adds many items in one transaction (an import or a restore): all of them, or none when one
-  /// fails. With `skippingDuplicates`, an item whose primary key is taken is left out instead of
-  /// failing the batch (a restore into a store that already holds it). Returns how many were added.
-  @discardableResult
-  func insertBatch(_ items: [NewItem], skippingDuplicates: Bool) throws(SecStatus) -> Int
-
-  /// The matching items in insertion order (decision 9), at most `limit` of them. A storage that
-  /// enforces its users' proofs (the agent of a passphrase store) leaves out the secret (`data`
-  /// nil) of an item whose access control asks for the user until the user proved their presence
-  /// to it (issue 32).
-  func find(_ filter: ItemFilter, limit: Int?, fetch: ItemFetch) throws(SecStatus) -> [StoredItem]
-
-  /// Several searches as of one moment, each answered as `find` answers it: the matches of each
-  /// filter, at most `limit` each (a replicator reads a page of changed items this way, in one
-  /// read instead of one per item). A search that fails fails them all.
-  func find(each filters: [ItemFilter], limit: Int?, fetch: ItemFetch) throws(SecStatus) -> [[StoredItem]]
-
-  /// Replaces each row by its revision in one transaction, if every row is still at the version
-  /// it was read at (else `.changedSinceRead`, and nothing is written). A revision whose primary
-  /// key another row holds is errSecDuplicateItem, and nothing is written. The API computes the
-  /// revisions from a `find` with versions (rules 7.1, 7.9): no code of the API runs inside the
-  /// storage, so a storage in another process can keep this contract.
-  func replace(_ replacements: [ItemReplacement]) throws(SecStatus) -> ReplacementOutcome
-
-  /// Removes every match (rule 8.1); errSecItemNotFound when nothing matches. Returns how many.
-  func delete(_ filter: ItemFilter) throws(SecStatus) -> Int
-
-  /// Drops the key material of WhenUnlocked items from memory.
-  func lock()
-
-  /// Restores the key material: from the key file, or from the passphrase of a passphrase store.
-  func unlock(passphrase: String?) throws(SecStatus)
-
-  /// `unlock(passphrase:)` with the passphrase as UTF-8 bytes, which the caller wipes: a storage
-  /// that derives keys from it reads them without making a String (whose storage cannot be
-  /// wiped). The default makes one and calls `unlock(passphrase:)`.
-  func unlock(passphraseBytes: [UInt8]?) throws(SecStatus)
-
-  /// Whether the store is locked.
-  var isLocked: Bool { get }
-
-  /// Whether the store was opened read-only (its files cannot be written by this process).
-  var isReadOnly: Bool { get }
-
-  /// Authenticates every item the store holds and counts those that fail.
-  func checkIntegrity() throws(SecStatus) -> KeychainIntegrityReport
-
-  // MARK: The change feed (ChangeFeed.swift)
-
-  /// The feed's entries with a sequence above `sequence`, in sequence order, at most `limit`.
-  func changes(after sequence: Int64, limit: Int) throws(SecStatus) -> [ChangeFeedEntry]
-
-  /// The entry of each item, or nil where it has none, in the order asked and as of one moment
-  /// (a replicator judges a whole page of records by them).
-  func changes(of identities: [ItemIdentity]) throws(SecStatus) -> [ChangeFeedEntry?]
-
-  /// Whether the feed has an entry above `sequence` (one indexed lookup: a replicator asks often).
-  func hasChanges(after sequence: Int64) throws(SecStatus) -> Bool
-
-  /// Applies the batch in one transaction if every step's expectation holds
-  /// (else `.changedSinceRead`, and nothing is written).
-  func applyReplication(_ batch: ReplicationBatch) throws(SecStatus) -> ReplicationOutcome
-
-  /// Removes the deletion entries changed before `changedBefore` (microseconds since 1970) whose
-  /// sequence is at most `sequence`; returns how many.
-  @discardableResult
-  func purgeDeletions(changedBefore: Int64, through sequence: Int64) throws(SecStatus) -> Int
-
-  /// A value of the replicator's namespace, or nil when it has none.
-  func replicationValue(_ name: String) throws(SecStatus) -> Data?
-
-  /// A number that grows with every committed write of this process to the storage, so a
-  /// replicator notices local changes without a query.
-  var writeGeneration: UInt64 { get }
-
-  /// The access groups this storage grants the calling program, when the storage decides them
-  /// (the agent, from which executable is calling; "*" for every group), or nil when the caller's
-  /// own groups stand (a store this process opened).
-  var grantedAccessGroups: [String]? { get }
-
-  /// The seconds after which the store locks itself when unused (an agent's idle timeout), or nil
-  /// when it never does.
-  var idleLockTimeout: Int? { get }
-
-  /// Drops every key this storage holds in this process's memory, for a process about to exit
-  /// (keychaind on SIGTERM): after it, every call that needs a key answers
-  /// errSecInteractionNotAllowed until `unlock`. A storage whose keys are another process's (the
-  /// agent's client) drops nothing.
-  func dropKeys()
-}
-
-extension ItemStorage {
-  /// The default: a String made of the bytes (a storage that derives no key from it).
-  package func unlock(passphraseBytes: [UInt8]?) throws(SecStatus) {
-    try unlock(passphrase: passphraseBytes.map { String(decoding: $0, as: UTF8.self) })
-  }
-
-  /// A store this process opened grants what the caller's groups say.
-  package var grantedAccessGroups: [String]? { nil }
-
-  /// A store this process opened locks only when asked.
-  package var idleLockTimeout: Int? { nil }
-
-  /// A storage without keys of its own to wipe (the in-memory one) drops what locking drops.
-  package func dropKeys() { lock() }
-
-  /// The entry of one item, or nil when it has none.
-  package func change(of identity: ItemIdentity) throws(SecStatus) -> ChangeFeedEntry? {
-    try changes(of: [identity])[0]
-  }
 }

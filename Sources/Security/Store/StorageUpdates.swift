@@ -13,17 +13,23 @@ enum StorageUpdates {
 
   /// Replaces every match of `filter` by what `change` makes of it (rules 7.1, 7.9);
   /// errSecItemNotFound when nothing matches. Returns how many changed.
+  /// Revisions are fingerprinted by `backend` and dated by `clock`.
   /// `adjusting` may make the change fit the matches it is applied to (an application password's
   /// sealing, which depends on their access control), from what this read already holds.
   static func update(
-    _ storage: any ItemStorage, _ filter: ItemFilter, _ change: ItemChange,
+    _ storage: any ItemRowStorage, _ filter: ItemFilter, _ change: ItemChange, backend: any SecurityBackend,
+    clock: () -> Date = { Date() },
     adjusting adjust: (ItemChange, [StoredItem]) throws(SecStatus) -> ItemChange = { change, _ in change }
   ) throws(SecStatus) -> Int {
     for _ in 0..<attempts {
       let matches = try storage.find(filter, limit: nil, fetch: readForRevision)
       guard !matches.isEmpty else { throw .itemNotFound }
       let adjusted = try adjust(change, matches)
-      if case .replaced(let count) = try storage.replace(try replacements(matches, adjusted)) { return count }
+      if case .replaced(let count) = try storage.replace(
+        try replacements(matches, adjusted, backend: backend, now: clock()))
+      {
+        return count
+      }
     }
     throw gaveUp
   }
@@ -32,7 +38,8 @@ enum StorageUpdates {
   /// that finds its primary key taken is errSecDuplicateItem, as in one transaction.
   /// `adjusting` is applied to the change as `update` applies it.
   static func upsert(
-    _ storage: any ItemStorage, _ filter: ItemFilter, _ change: ItemChange, orInsert item: NewItem,
+    _ storage: any ItemRowStorage, _ filter: ItemFilter, _ change: ItemChange, orInsert item: NewItem,
+    backend: any SecurityBackend, clock: () -> Date = { Date() },
     adjusting adjust: (ItemChange, [StoredItem]) throws(SecStatus) -> ItemChange = { change, _ in change }
   ) throws(SecStatus) -> Int {
     for _ in 0..<attempts {
@@ -42,7 +49,11 @@ enum StorageUpdates {
         return 1
       }
       let adjusted = try adjust(change, matches)
-      if case .replaced(let count) = try storage.replace(try replacements(matches, adjusted)) { return count }
+      if case .replaced(let count) = try storage.replace(
+        try replacements(matches, adjusted, backend: backend, now: clock()))
+      {
+        return count
+      }
     }
     throw gaveUp
   }
@@ -53,10 +64,9 @@ enum StorageUpdates {
   private static let gaveUp = SecStatus(
     errSecInternalComponent, detail: "the items kept changing while they were being updated")
 
-  private static func replacements(_ matches: [StoredItem], _ change: ItemChange) throws(SecStatus)
-    -> [ItemReplacement]
-  {
-    let now = Date()
+  private static func replacements(
+    _ matches: [StoredItem], _ change: ItemChange, backend: any SecurityBackend, now: Date
+  ) throws(SecStatus) -> [ItemReplacement] {
     var replacements: [ItemReplacement] = []
     replacements.reserveCapacity(matches.count)
     for item in matches {
@@ -66,7 +76,7 @@ enum StorageUpdates {
       replacements.append(
         ItemReplacement(
           itemClass: item.itemClass, persistentID: item.persistentID, expected: version,
-          revision: try ItemRows.revision(of: item, change, at: now)))
+          revision: try ItemRows.revision(of: item, change, at: now, backend: backend)))
     }
     return replacements
   }

@@ -1,0 +1,401 @@
+import CKeychainAgent
+import Foundation
+import KeychainAgentWire
+import Security
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The agent's socket front end: who may connect, and one event loop that waits on every
+/// connection at once, with a bounded pool of threads running the requests (issue 50). A
+/// connection costs its descriptor and the bytes of the frame it is sending, not a thread: the loop
+/// reads what arrives without waiting (`FrameAssembler`), hands whole frames to the pool, and a
+/// client that waits for the user (a prompt) holds no thread either (`CallerSession`).
+///
+/// Why epoll here rather than SwiftNIO: every read must say which process sent its bytes
+/// (SCM_CREDENTIALS, the check that defeats a socket handed to another program, issue 49), and
+/// NIO's stream channels deliver no control messages; the loop is two hundred lines over four C
+/// calls (CKeychainAgent), and the frames are the agent's own.
+package final class AgentSocketServer: Sendable {
+  package let socketPath: String
+  package let service: AgentService
+  private let listener: Int32
+  /// Whether the socket was handed over by systemd, which owns its file.
+  private let activated: Bool
+  private let epoll: Int32
+  /// The open connections, bounded.
+  private let registry = ConnectionRegistry(limit: connectionLimit, perProcess: connectionsPerProcess)
+  /// The memory every connection's frames may hold at once.
+  private let frameBudget = FrameBudget(limit: frameMemory)
+  private let workers = WorkerPool(threads: workerThreads, name: "keychaind worker")
+  /// The connections by descriptor; a connection's `busy` flag and its arming in epoll change
+  /// together under this lock, so exactly one thread owns a connection at a time.
+  private let connections = Mutex<[Int32: SocketConnection]>([:])
+
+  /// Listens at `socketPath` for `service`'s clients; the socket's folder must be the user's alone.
+  package init(socketPath: String, service: AgentService) throws(AgentStartError) {
+    self.socketPath = socketPath
+    self.service = service
+    try Self.prepareFolder(of: socketPath)
+    try Self.removeStaleSocket(at: socketPath)
+    do {
+      listener = try FrameSocket.listen(at: socketPath)
+    } catch {
+      throw AgentStartError("cannot listen at \(socketPath): \(error)")
+    }
+    activated = false
+    epoll = try Self.makeEpoll()
+  }
+
+  /// Serves on `listener`, a socket systemd created and handed over (socket activation); its
+  /// folder must be the user's alone all the same (the units set DirectoryMode=0700).
+  package init(activatedListener listener: Int32, service: AgentService) throws(AgentStartError) {
+    do {
+      socketPath = try FrameSocket.listeningPath(of: listener)
+    } catch {
+      throw AgentStartError(
+        "the socket systemd passed (descriptor \(listener)) is not a Unix listening socket: \(error)")
+    }
+    try Self.prepareFolder(of: socketPath)
+    self.listener = listener
+    self.service = service
+    activated = true
+    epoll = try Self.makeEpoll()
+  }
+
+  private static func makeEpoll() throws(AgentStartError) -> Int32 {
+    let epoll = keychain_epoll_create()
+    guard epoll >= 0 else { throw AgentStartError("cannot make an event loop: \(String(cString: strerror(errno)))") }
+    return epoll
+  }
+
+  /// The socket's folder: created 0700 when missing, refused when another user owns it or others
+  /// may enter it (a socket there could be replaced by someone else's).
+  static func prepareFolder(of socketPath: String) throws(AgentStartError) {
+    do throws(SocketFolderError) {
+      try SocketFolder.prepare(for: socketPath)
+    } catch {
+      throw AgentStartError(error.description)
+    }
+  }
+
+  /// A socket left by an agent that is gone is removed; one an agent still serves, or any other
+  /// file, is not.
+  static func removeStaleSocket(at socketPath: String) throws(AgentStartError) {
+    var status = stat()
+    guard lstat(socketPath, &status) == 0 else { return }
+    guard status.st_mode & S_IFMT == S_IFSOCK else {
+      throw AgentStartError("\(socketPath) exists and is not a socket")
+    }
+    if let descriptor = try? FrameSocket.connect(to: socketPath) {
+      close(descriptor)
+      throw AgentStartError("an agent already serves \(socketPath)")
+    }
+    unlink(socketPath)
+  }
+
+  /// At most this many connections are open at once, below the descriptor limit the agent raises
+  /// itself to (`raiseDescriptorLimit`); past it the longest-idle one is closed.
+  static let connectionLimit = 512
+  /// At most this many from one process (a program with a pool of connections uses a few).
+  static let connectionsPerProcess = 128
+  /// A connection on which no whole request comes for this long is closed (its client reconnects
+  /// when it next calls), as is one whose frame stops coming half-way.
+  static let idleSeconds: UInt64 = 300
+  /// The memory all connections' frames may hold at once: four of the longest frames.
+  static let frameMemory = 4 * AgentFrame.maximumFrameLength
+  /// The threads that run requests: enough to keep both cores busy while some wait on the disk,
+  /// few enough that a flood of requests queues instead of multiplying threads.
+  static let workerThreads = max(4, min(16, 2 * ProcessInfo.processInfo.activeProcessorCount))
+  /// How long a worker polls for the client's next request before it hands the connection back
+  /// to the loop: a program making calls in a row sends the next within a few tens of µs, and a
+  /// sleeping thread costs a wake-up from another CPU (FrameSocket.receive). An idle connection
+  /// costs this much CPU time once per answer.
+  static let pollMicroseconds = 100
+
+  /// Accepts and serves connections until the process ends.
+  package func run() -> Never {
+    service.logger.info(
+      "serving", metadata: ["socket": .string(socketPath), "activated": .stringConvertible(activated)])
+    Self.raiseDescriptorLimit()
+    _ = fcntl(listener, F_SETFL, fcntl(listener, F_GETFL) | O_NONBLOCK)
+    guard keychain_epoll_arm(epoll, listener, 1) == 0 else {
+      service.logger.critical("cannot watch the socket", metadata: ["errno": .stringConvertible(errno)])
+      exit(1)
+    }
+    var descriptors = [Int32](repeating: -1, count: 64)
+    var hangUps = [Int32](repeating: 0, count: 64)
+    var lastSweep = Self.seconds()
+    while true {
+      let count = keychain_epoll_wait(epoll, &descriptors, &hangUps, 64, 1000)
+      if count < 0 && errno != EINTR {
+        service.logger.error("waiting for events failed", metadata: ["errno": .stringConvertible(errno)])
+        sleep(1)
+      }
+      for index in 0..<max(0, Int(count)) {
+        if descriptors[index] == listener {
+          acceptWaiting()
+          _ = keychain_epoll_arm(epoll, listener, 0)
+        } else {
+          readable(descriptors[index])
+        }
+      }
+      let now = Self.seconds()
+      if now != lastSweep {
+        lastSweep = now
+        closeIdle(now: now)
+      }
+    }
+  }
+
+  /// Accepts every connection waiting on the listener; each is identified by a worker.
+  private func acceptWaiting() {
+    while true {
+      let descriptor: Int32
+      let peer: PeerCredentials
+      do {
+        (descriptor, peer) = try FrameSocket.accept(on: listener)
+      } catch {
+        if case .system(_, let code) = error, code == EAGAIN || code == EWOULDBLOCK { return }
+        service.logger.error("accept failed", metadata: ["reason": .string(error.description)])
+        return
+      }
+      // Another user's process is refused before it can send a byte: the agent is per user.
+      guard peer.uid == getuid() else {
+        service.count("another user (uid \(peer.uid))")
+        service.logger.warning("refused a connection", metadata: ["uid": .stringConvertible(peer.uid)])
+        close(descriptor)
+        continue
+      }
+      _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+      let evicted = registry.register(descriptor, pid: peer.pid)
+      if evicted > 0 { service.count("closed to make room for another connection", evicted) }
+      let connection = SocketConnection(descriptor: descriptor, peer: peer, now: Self.seconds())
+      connections.withLock { $0[descriptor] = connection }
+      workers.submit { [self] in identify(connection) }
+    }
+  }
+
+  /// Who is calling (AgentService.identify), then the greeting, once no byte has come yet: every
+  /// request is sent after this reading (AgentHandshake). The connection ends, the reason counted,
+  /// otherwise.
+  private func identify(_ connection: SocketConnection) {
+    let peer = connection.peer
+    do throws(FrameSocketError) {
+      try FrameSocket.passCredentials(on: connection.descriptor)
+    } catch {
+      return end(connection, error.description)
+    }
+    guard let acceptedAt = ProcessInspection.ticksSinceBoot(),
+      let caller = service.identify(pid: peer.pid, acceptedAt: acceptedAt)
+    else { return end(connection, nil) }
+    do throws(FrameSocketError) {
+      guard try FrameSocket.pendingBytes(on: connection.descriptor) == 0 else {
+        return end(connection, "a request sent before the agent greeted the connection")
+      }
+      try FrameSocket.send(AgentFrame.greeting, on: connection.descriptor)
+    } catch {
+      return end(connection, error == .closed ? nil : error.description)
+    }
+    service.logger.debug(
+      "connected",
+      metadata: [
+        "executable": .string(caller.executable), "groups": .string(caller.grant.groups?.joined(separator: ",") ?? "*"),
+      ])
+    connection.caller = caller
+    release(connection, adding: true)
+  }
+
+  /// The loop: bytes (or the end) arrived on a connection it owns.
+  private func readable(_ descriptor: Int32) {
+    let connection: SocketConnection? = connections.withLock { open in
+      guard let connection = open[descriptor], !connection.busy else { return nil }
+      connection.busy = true
+      return connection
+    }
+    guard let connection else { return }
+    switch read(connection) {
+    case .frame(let body)?:
+      let frame = FrameBytes(body)
+      workers.submit { [self] in serve(connection, frame) }
+    case .waiting?:
+      release(connection)
+    case .closed?, nil:
+      break
+    }
+  }
+
+  /// What has arrived on the connection, read without waiting; nil when it ended (it is closed).
+  private func read(_ connection: SocketConnection) -> FrameAssembler.Progress? {
+    do {
+      let progress = try connection.assembler.read(
+        on: connection.descriptor, sender: connection.peer.pid, budget: frameBudget)
+      if case .closed = progress { end(connection, nil) }
+      return progress
+    } catch {
+      end(connection, error == .closed ? nil : error.description)
+      return nil
+    }
+  }
+
+  /// A worker: answers `body`, then the requests that follow at once, then hands the connection
+  /// back to the loop. A request that waits for the user answers from the prompt's completion.
+  private func serve(_ connection: SocketConnection, _ first: FrameBytes) {
+    guard let caller = connection.caller else { return end(connection, "a request before the greeting") }
+    var next: FrameBytes? = first
+    while let frame = next {
+      next = nil
+      connection.lastActive = Self.seconds()
+      var answer: [UInt8]?
+      do {
+        // Wiped (a request may carry a secret or a passphrase) and given back to the budget once used.
+        defer {
+          frameBudget.release(frame.bytes.count)
+          frame.wipe()
+        }
+        guard service.isStillRunning(caller) else {
+          return end(connection, "the process that connected now runs another program")
+        }
+        registry.touch(connection.descriptor)
+        answer = try service.answer(frame.bytes, from: caller) { [self] later in
+          defer { Secrets.wipe(&later) }
+          guard send(later, on: connection) else { return }
+          release(connection)
+        }
+      } catch {
+        return end(connection, "a malformed request: \(error.detail ?? "errSecDecode")")
+      }
+      // nil: the answer comes from a prompt's completion, which hands the connection back.
+      guard answer != nil else { return }
+      // Wiped in place: the optional holds the one reference to the bytes.
+      defer { Secrets.wipe(&answer!) }
+      guard send(answer!, on: connection) else { return }
+      let deadline = Self.microseconds() + Self.pollMicroseconds
+      repeat {
+        switch read(connection) {
+        case .frame(let body)?: next = FrameBytes(body)
+        case .waiting?: break
+        case .closed?, nil: return
+        }
+      } while next == nil && connection.assembler.isBetweenFrames && Self.microseconds() < deadline
+    }
+    release(connection)
+  }
+
+  /// Sends an answer; false when the connection ended (it is closed).
+  private func send(_ answer: [UInt8], on connection: SocketConnection) -> Bool {
+    do {
+      try FrameSocket.send(answer, on: connection.descriptor)
+      return true
+    } catch {
+      end(connection, error == .closed ? nil : error.description)
+      return false
+    }
+  }
+
+  /// Hands `connection` back to the loop: armed in epoll (added, the first time).
+  private func release(_ connection: SocketConnection, adding: Bool = false) {
+    connections.withLock { _ in
+      connection.busy = false
+      _ = keychain_epoll_arm(epoll, connection.descriptor, adding ? 1 : 0)
+    }
+  }
+
+  /// The loop: connections it owns on which no whole request came for `idleSeconds` are closed.
+  private func closeIdle(now: UInt64) {
+    let idle = connections.withLock { open in
+      open.values.filter { !$0.busy && now >= $0.lastActive + Self.idleSeconds }
+    }
+    for connection in idle { end(connection, "idle for \(Self.idleSeconds) s") }
+  }
+
+  /// Ends a connection: forgotten, its unfinished frame wiped, its descriptor closed; `reason`
+  /// (nil: the client closed it) counted and logged.
+  private func end(_ connection: SocketConnection, _ reason: String?) {
+    let wasOpen = connections.withLock { open in
+      guard open[connection.descriptor] === connection else { return false }
+      open[connection.descriptor] = nil
+      return true
+    }
+    guard wasOpen else { return }
+    // Counted and logged before the client can see the end.
+    if let reason {
+      service.count(reason)
+      service.logger.notice(
+        "closed a connection", metadata: ["reason": .string(reason), "pid": .stringConvertible(connection.peer.pid)])
+    }
+    connection.assembler.discard(budget: frameBudget)
+    registry.close(connection.descriptor)
+  }
+
+  /// The soft limit on open descriptors raised to the hard one: the connection limit needs room.
+  private static func raiseDescriptorLimit() {
+    var limits = rlimit()
+    guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limits) == 0, limits.rlim_cur < limits.rlim_max else { return }
+    limits.rlim_cur = limits.rlim_max
+    _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limits)
+  }
+
+  private static func seconds() -> UInt64 { DispatchTime.now().uptimeNanoseconds / 1_000_000_000 }
+
+  private static func microseconds() -> Int { Int(DispatchTime.now().uptimeNanoseconds / 1000) }
+
+  /// Stops serving: the socket goes, and the store drops its keys.
+  package func stop() {
+    // An activated socket is systemd's: it stays, so the next connection starts the agent again.
+    if !activated { unlink(socketPath) }
+    // Every key, not only the WhenUnlocked ones a lock drops: the process exits next.
+    service.stop()
+    service.logger.info("stopped", metadata: ["socket": .string(socketPath)])
+  }
+}
+
+/// A request's bytes, held in one place so that wiping them wipes the only copy: an array passed
+/// between threads by value would be copied by the wipe (copy on write), leaving the original.
+final class FrameBytes: @unchecked Sendable {
+  // @unchecked: used by one thread at a time, the connection's owner.
+  private(set) var bytes: [UInt8]
+
+  init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+  /// Overwrites the bytes with zeros where they are, even while another reference to the same
+  /// storage is still alive (the loop's, for an instant after it handed the frame over): a wipe
+  /// through `inout` would copy them first and zero the copy.
+  func wipe() {
+    bytes.withUnsafeBufferPointer { buffer in
+      if let base = buffer.baseAddress { explicit_bzero(UnsafeMutableRawPointer(mutating: base), buffer.count) }
+    }
+    bytes = []
+  }
+}
+
+/// One client connection, owned by one thread at a time: the loop while it waits in epoll (not
+/// `busy`), else the worker serving it or the prompt answering it.
+final class SocketConnection: @unchecked Sendable {
+  // @unchecked: `busy` changes under AgentSocketServer.connections' lock; the other mutable
+  // fields are used only by the connection's owner of the moment, which that flag decides.
+  let descriptor: Int32
+  let peer: PeerCredentials
+  var caller: AgentCaller?
+  var assembler = FrameAssembler()
+  /// When the last whole request came (seconds on a clock that only goes forward).
+  var lastActive: UInt64
+  var busy = true
+
+  init(descriptor: Int32, peer: PeerCredentials, now: UInt64) {
+    self.descriptor = descriptor
+    self.peer = peer
+    lastActive = now
+  }
+}
+
+/// Why the agent cannot start, in a sentence for its standard error.
+package struct AgentStartError: Error, CustomStringConvertible {
+  /// The sentence.
+  package let description: String
+
+  /// The error saying `description`.
+  package init(_ description: String) { self.description = description }
+}

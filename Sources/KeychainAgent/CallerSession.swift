@@ -1,0 +1,111 @@
+import Foundation
+import KeychainAgentWire
+import Security
+import Synchronization
+
+/// What the user proved to the agent for one caller (issue 32): the session of a connection, or
+/// of a D-Bus client. The agent asks the user itself, with its own prompt, naming the caller's
+/// executable; a caller whose user proved their presence receives the secrets of items that ask
+/// for it, and no other does, whatever the client's own engine decided. The proof lasts as long as
+/// the session: the client's LAContext rules (invalidate) are applied by its engine on top of it,
+/// and a reuse window (`touchIDAuthenticationAllowableReuseDuration`) counts only proofs given in
+/// this session. It is also the authenticator of the engine the agent runs for this caller.
+package final class CallerSession: UserAuthenticating {
+  /// Who proves the user: the store's authenticator (its prompt, its failure count).
+  let authenticator: (any UserAuthenticating)?
+  /// The calling program, as the prompt names it.
+  package let executable: String
+  /// When the user last proved their presence in this session (nil: never).
+  private let provenAt = Mutex<ContinuousClock.Instant?>(nil)
+
+  /// A session for `executable`, whose user proves their presence to `authenticator`.
+  package init(authenticator: (any UserAuthenticating)?, executable: String) {
+    self.authenticator = authenticator
+    self.executable = executable
+  }
+
+  /// Whether the user proved their presence in this session.
+  var hasProven: Bool { provenAt.withLock { $0 != nil } }
+
+  // MARK: UserAuthenticating, for the engine the agent runs for this caller
+
+  /// Whether the store has a passphrase to ask for.
+  package var hasPassphrase: Bool { authenticator?.hasPassphrase ?? false }
+
+  /// Asks the user, naming this session's executable whatever `caller` says.
+  package func authenticateUser(reason: String, caller: String, reuse: TimeInterval)
+    throws(UserAuthenticationFailure)
+  {
+    if let failure = authenticate(reason: reason, reuse: reuse) { throw failure }
+  }
+
+  /// Asks the user for an item's application password through the store's prompt.
+  package func askApplicationPassword(_ text: String) throws(UserAuthenticationFailure) -> [UInt8] {
+    guard let authenticator else { throw .notInteractive("This keychain agent cannot ask the user.") }
+    return try authenticator.askApplicationPassword(text)
+  }
+
+  /// Asks the user; nil on success, else the failure. The calling thread waits.
+  func authenticate(reason: String, reuse: TimeInterval) -> UserAuthenticationFailure? {
+    guard let authenticator else {
+      return .notInteractive("This keychain agent cannot ask the user.")
+    }
+    if isProven(within: reuse) { return nil }
+    do {
+      try authenticator.authenticateUser(reason: reason, caller: executable, reuse: 0)
+    } catch {
+      return error
+    }
+    provenAt.withLock { $0 = .now }
+    return nil
+  }
+
+  /// Asks the user without waiting: `completion` runs later, on any thread, with nil on success
+  /// or the failure. The agent's socket answers a client's `authenticateUser` this way, so a
+  /// client waiting for the user holds none of the agent's threads.
+  package func authenticate(
+    reason: String, reuse: TimeInterval, completion: @escaping @Sendable (UserAuthenticationFailure?) -> Void
+  ) {
+    guard let authenticator else { return completion(.notInteractive("This keychain agent cannot ask the user.")) }
+    if isProven(within: reuse) { return completion(nil) }
+    authenticator.authenticateUser(reason: reason, caller: executable, reuse: 0) { [self] failure in
+      if failure == nil { provenAt.withLock { $0 = .now } }
+      completion(failure)
+    }
+  }
+
+  /// Whether the user proved their presence in this session within `reuse` seconds. A reuse
+  /// window covers proofs given in this session only: a proof the user gave another program must
+  /// not let this one through without a prompt that names it.
+  private func isProven(within reuse: TimeInterval) -> Bool {
+    guard reuse > 0, let last = provenAt.withLock({ $0 }) else { return false }
+    return last.duration(to: .now) <= .milliseconds(Int64(min(reuse, maximumReuse) * 1000))
+  }
+
+  /// The fetch to run for a client's `fetch`: one that reads secrets also reads the access
+  /// control, which decides whether they may leave.
+  func storageFetch(_ fetch: ItemFetch) -> ItemFetch {
+    guard fetch.data, withholds else { return fetch }
+    var widened = fetch
+    widened.accessControl = true
+    return widened
+  }
+
+  /// Whether secrets are withheld at all: only from a store with a passphrase. Without one there
+  /// is nothing the user could prove, and the store's own files give every secret to whoever can
+  /// read them, so withholding would stop backups without protecting anything; SecItem reads of
+  /// such items still answer errSecInteractionNotAllowed, by the client's engine (passcodeNotSet).
+  var withholds: Bool { !hasProven && authenticator?.hasPassphrase == true }
+
+  /// `items` as this connection may receive them: without the secret of any item that asks for
+  /// the user, unless the user proved their presence here (or the store has no passphrase).
+  func withheld(_ items: [StoredItem]) -> [StoredItem] {
+    guard withholds else { return items }
+    return items.map { item in
+      guard item.data != nil, item.accessControl?.asksForUserProof == true else { return item }
+      var kept = item
+      kept.data = nil
+      return kept
+    }
+  }
+}
