@@ -33,6 +33,10 @@ package final class AgentSocketServer: Sendable {
   /// The connections by descriptor; a connection's `busy` flag and its arming in epoll change
   /// together under this lock, so exactly one thread owns a connection at a time.
   private let connections = Mutex<[Int32: SocketConnection]>([:])
+  private let stopping = Atomic<Bool>(false)
+
+  /// How many connections are open.
+  package var openConnections: Int { connections.withLock { $0.count } }
 
   /// Listens at `socketPath` for `service`'s clients; the socket's folder must be the user's alone.
   package init(socketPath: String, service: AgentService) throws(AgentStartError) {
@@ -117,6 +121,16 @@ package final class AgentSocketServer: Sendable {
 
   /// Accepts and serves connections until the process ends.
   package func run() -> Never {
+    serve()
+    exit(0)
+  }
+
+  /// Asks `serve` to return: within a second, every connection is closed and the threads end.
+  /// The store keeps its keys (`stop` drops them).
+  package func stopServing() { stopping.store(true, ordering: .relaxed) }
+
+  /// Accepts and serves connections until `stopServing`.
+  package func serve() {
     service.logger.info(
       "serving", metadata: ["socket": .string(socketPath), "activated": .stringConvertible(activated)])
     Self.raiseDescriptorLimit()
@@ -128,7 +142,7 @@ package final class AgentSocketServer: Sendable {
     var descriptors = [Int32](repeating: -1, count: 64)
     var hangUps = [Int32](repeating: 0, count: 64)
     var lastSweep = Self.seconds()
-    while true {
+    while !stopping.load(ordering: .relaxed) {
       let count = keychain_epoll_wait(epoll, &descriptors, &hangUps, 64, 1000)
       if count < 0 && errno != EINTR {
         service.logger.error("waiting for events failed", metadata: ["errno": .stringConvertible(errno)])
@@ -147,6 +161,13 @@ package final class AgentSocketServer: Sendable {
         lastSweep = now
         closeIdle(now: now)
       }
+    }
+    for connection in connections.withLock({ Array($0.values) }) { end(connection, nil) }
+    workers.stop()
+    close(epoll)
+    if !activated {
+      close(listener)
+      unlink(socketPath)
     }
   }
 

@@ -12,7 +12,7 @@ final class WorkerPool: Sendable {
   init(threads: Int, name: String) {
     for _ in 0..<threads {
       let thread = Thread { [queue] in
-        while true { queue.next()() }
+        while let job = queue.next() { job() }
       }
       thread.name = name
       thread.start()
@@ -21,6 +21,9 @@ final class WorkerPool: Sendable {
 
   /// Runs `job` on one of the threads, after the jobs submitted before it.
   func submit(_ job: @escaping @Sendable () -> Void) { queue.append(job) }
+
+  /// Lets the threads end once the jobs submitted so far are done.
+  func stop() { queue.finish() }
 }
 
 /// The jobs waiting for a thread.
@@ -29,6 +32,7 @@ private final class JobQueue: @unchecked Sendable {
   private let condition = NSCondition()
   private var jobs: [@Sendable () -> Void] = []
   private var first = 0
+  private var finished = false
 
   func append(_ job: @escaping @Sendable () -> Void) {
     condition.lock()
@@ -37,11 +41,22 @@ private final class JobQueue: @unchecked Sendable {
     condition.unlock()
   }
 
-  /// The oldest job, waiting for one when there is none.
-  func next() -> @Sendable () -> Void {
+  /// No job comes after the ones queued: threads that find none end.
+  func finish() {
+    condition.lock()
+    finished = true
+    condition.broadcast()
+    condition.unlock()
+  }
+
+  /// The oldest job, waiting for one when there is none; nil once there is none and none will come.
+  func next() -> (@Sendable () -> Void)? {
     condition.lock()
     defer { condition.unlock() }
-    while first == jobs.count { condition.wait() }
+    while first == jobs.count {
+      if finished { return nil }
+      condition.wait()
+    }
     let job = jobs[first]
     first += 1
     if first > 1024 && first * 2 > jobs.count {

@@ -1,0 +1,178 @@
+import Foundation
+import KeychainAgentWire
+import KeychainStorageMemory
+import Testing
+
+@testable import KeychainAgent
+@testable import Security
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The agent's socket front end, served in this process on a private socket (issue 50): its
+/// connections cost no thread each, and every caller gets an engine of its own.
+@Suite("The agent's socket and its callers")
+struct SocketServerTests {
+  /// A server over a new in-memory storage on a socket of its own, serving on a thread.
+  static func startServer() throws -> (AgentSocketServer, String) {
+    let folder = "/tmp/kb-agent-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+    let server = try AgentSocketServer(
+      socketPath: "\(folder)/agent.sock", service: try AgentServices.make(over: InMemoryItemStorage()))
+    let thread = Thread { server.serve() }
+    thread.start()
+    return (server, folder)
+  }
+
+  static func threadCount() throws -> Int {
+    try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count
+  }
+
+  @Test("A hundred and twenty open connections cost no thread each, and each is answered")
+  func connectionsCostNoThreadEach() throws {
+    let (server, folder) = try Self.startServer()
+    defer {
+      server.stopServing()
+      try? FileManager.default.removeItem(atPath: folder)
+    }
+    // The pool's threads start with the server; the first greeting proves the loop runs.
+    let first = try AgentHandshake.connect(to: server.socketPath)
+    let before = try Self.threadCount()
+    var clients = [first]
+    defer { for client in clients { close(client) } }
+    // From one process, below the agent's bound for one process (128).
+    for _ in 1..<120 { clients.append(try AgentHandshake.connect(to: server.socketPath)) }
+    #expect(server.openConnections == 120)
+    let after = try Self.threadCount()
+    // A thread per connection would be 119 more; the loop and its pool are already running.
+    #expect(after - before < 10, "threads: \(before) before, \(after) with 120 connections")
+    // Every connection is served: a state request on each, all sent before any answer is read.
+    for client in clients { try FrameSocket.send(AgentFrame.request(.state), on: client) }
+    for client in clients {
+      let answer = try #require(try FrameSocket.receive(on: client))
+      var reader = try AgentFrame.readAnswer(answer)
+      #expect(try reader.flag() == false)  // not locked
+    }
+  }
+
+  @Test("A connection that sends half a frame holds no thread and does not stop the others")
+  func halfAFrameHoldsNothing() throws {
+    let (server, folder) = try Self.startServer()
+    defer {
+      server.stopServing()
+      try? FileManager.default.removeItem(atPath: folder)
+    }
+    let stalled = (0..<32).map { _ in try? AgentHandshake.connect(to: server.socketPath) }.compactMap { $0 }
+    defer { for client in stalled { close(client) } }
+    // Each announces a frame of 1 MiB and sends four bytes of it.
+    for client in stalled {
+      let header: [UInt8] = [0x00, 0x00, 0x10, 0x00, 2, 3, 0, 0]
+      #expect(header.withUnsafeBytes { send(client, $0.baseAddress, $0.count, 0) } == 8)
+    }
+    let client = try AgentHandshake.connect(to: server.socketPath)
+    defer { close(client) }
+    try FrameSocket.send(AgentFrame.request(.state), on: client)
+    #expect(try AgentFrame.readAnswer(try #require(try FrameSocket.receive(on: client))).isAtEnd == false)
+  }
+
+  /// A prompt service whose prompts wait until the test opens its gate, then answer `answer`.
+  final class GatedPrompts: PromptService, @unchecked Sendable {
+    // @unchecked: `pending` is used under `lock` only.
+    private let lock = NSLock()
+    private var pending: [@Sendable (PromptAnswer) -> Void] = []
+    let answer: [UInt8]
+
+    init(answer: String) { self.answer = Array(answer.utf8) }
+
+    func unavailability() -> PromptUnavailable? { nil }
+
+    func ask(_ text: String, completion: @escaping @Sendable (PromptAnswer) -> Void) {
+      lock.withLock { pending.append(completion) }
+    }
+
+    var waiting: Int { lock.withLock { pending.count } }
+
+    /// Answers every waiting prompt.
+    func open() {
+      for completion in lock.withLock({ () -> [@Sendable (PromptAnswer) -> Void] in
+        defer { pending = [] }
+        return pending
+      }) {
+        completion(.answered(answer))
+      }
+    }
+  }
+
+  @Test("A client waiting for the user holds no worker: others are served meanwhile")
+  func aPromptHoldsNoWorker() throws {
+    let storage = InMemoryItemStorage(passphrase: "open sesame")
+    let folder = "/tmp/kb-agent-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let service = try AgentServices.make(over: storage)
+    let prompts = GatedPrompts(answer: "open sesame")
+    service.store.authenticator = PassphraseAuthenticator(
+      storage: storage, ledger: FailedAttemptLedger(directory: nil), prompt: prompts)
+    let server = try AgentSocketServer(socketPath: "\(folder)/agent.sock", service: service)
+    Thread { server.serve() }.start()
+    defer { server.stopServing() }
+    // More clients wait for the user than the pool has threads.
+    let askers = try (0..<(AgentSocketServer.workerThreads + 4)).map { _ in
+      try AgentHandshake.connect(to: server.socketPath)
+    }
+    defer { for client in askers { close(client) } }
+    for client in askers {
+      try FrameSocket.send(
+        AgentFrame.request(.authenticateUser) { writer in
+          writer.string("unlock the vault")
+          writer.int(0)
+        }, on: client)
+    }
+    // One prompt at a time is shown; the others wait in the authenticator's queue, not in workers.
+    for _ in 0..<3000 where prompts.waiting == 0 { usleep(10_000) }
+    #expect(prompts.waiting == 1)
+    let other = try AgentHandshake.connect(to: server.socketPath)
+    defer { close(other) }
+    try FrameSocket.send(AgentFrame.request(.state), on: other)
+    #expect(try FrameSocket.receive(on: other) != nil)
+    // Each asker is answered in turn as the user answers each prompt.
+    for client in askers {
+      for _ in 0..<3000 where prompts.waiting == 0 { usleep(10_000) }
+      prompts.open()
+      var reader = try AgentFrame.readAnswer(try #require(try FrameSocket.receive(on: client)))
+      #expect(try reader.flag() == false, "the authentication failed")
+    }
+  }
+
+  @Test("Each caller's engine sees the groups the policy grants it, and no other")
+  func eachCallerHasItsOwnEngine() throws {
+    let service = try AgentServices.make(over: InMemoryItemStorage())
+    let mail = try AgentServices.caller(of: service, granted: ["org.example.mail"])
+    let browser = try AgentServices.caller(of: service, granted: ["org.example.browser"])
+    let everything = try AgentServices.caller(of: service, granted: nil)
+    func request(_ account: String, data: String? = nil) throws -> ItemRequest {
+      var dictionary: [String: Any] = [
+        kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: account,
+        kSecReturnData as String: data == nil, kSecMatchLimit as String: kSecMatchLimitAll,
+      ]
+      if let data {
+        dictionary[kSecValueData as String] = Data(data.utf8)
+        dictionary[kSecReturnData as String] = nil
+        dictionary[kSecMatchLimit as String] = nil
+      }
+      return try ItemRequest.reading(dictionary as NSDictionary)
+    }
+    _ = try service.engine(for: mail).add(try request("alice", data: "mail's"))
+    #expect(throws: SecStatus.itemNotFound) {
+      try service.engine(for: browser).copyMatching(try request("alice"), foundationValues: false)
+    }
+    // The caller cannot name a group it was not granted (rule 3.4), whatever it asks for.
+    let intoMail = try ItemRequest.reading(
+      [
+        kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: "bob",
+        kSecAttrAccessGroup as String: "org.example.mail", kSecValueData as String: Data("x".utf8),
+      ] as NSDictionary)
+    #expect(throws: SecStatus.missingEntitlement) { try service.engine(for: browser).add(intoMail) }
+    let all = try service.engine(for: everything).copyMatching(try request("alice"), foundationValues: false)
+    #expect((all as? [Data]) == [Data("mail's".utf8)])
+  }
+}
