@@ -62,3 +62,12 @@ package enum AgentStartup {
     }
   }
 }
+
+/// Why the agent cannot start, in a sentence for its standard error.
+package struct AgentStartError: Error, CustomStringConvertible {
+  /// The sentence.
+  package let description: String
+
+  /// The error saying `description`.
+  package init(_ description: String) { self.description = description }
+}

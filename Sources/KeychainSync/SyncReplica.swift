@@ -15,11 +15,12 @@ import Synchronization
 /// the counts of refused records and damaged entries. Per item, in its feed entry's mark: the
 /// version the group last had from or gave to this store.
 final class SyncReplica: Sendable {
-  let storage: any ItemStorage
+  /// The two capabilities replication needs: rows, and the change feed (never the keys or the lock).
+  let storage: any ItemRowStorage & ChangeFeedStorage
   /// The records the last `outgoingRecords` made, by record identifier, until acknowledged.
   let outgoing = Mutex<OutgoingBatch?>(nil)
 
-  init(storage: any ItemStorage) {
+  init(storage: any ItemRowStorage & ChangeFeedStorage) {
     self.storage = storage
   }
 

@@ -7,9 +7,10 @@ import Testing
 
 @testable import Security
 
-/// The contract every store under the SecItem API must keep (Security/Store/ItemStorage.swift),
-/// exercised through the protocol alone with rows the API builds. A new backend joins by adding a
-/// case to `StoreKind`.
+/// The contract every store under the SecItem API must keep (Security/Store/StorageCapabilities.swift),
+/// exercised through the protocols alone with rows the API builds: rows, keys and lock, and
+/// maintenance here, the change feed in ChangeFeedContract. A new backend joins by adding a case to
+/// `StoreKind`.
 @Suite struct StoreContract {
   enum StoreKind: String, CaseIterable, CustomStringConvertible, Sendable {
     case sqlite
@@ -82,6 +83,22 @@ import Testing
     var change = ItemChange()
     change.attributes = ["desc": .string(text)]
     return change
+  }
+
+  /// The maintenance capability: a store opened to be written says so, and its integrity check
+  /// counts what it holds (every row sound).
+  @Test(arguments: StoreKind.allCases)
+  func maintenanceCountsTheItemsOfAWritableStore(kind: StoreKind) throws {
+    let (store, cleanUp) = try kind.make()
+    defer { cleanUp() }
+    let maintenance: any StorageMaintenance = store
+    #expect(!maintenance.isReadOnly)
+    #expect(try maintenance.checkIntegrity().checkedItems == 0)
+    _ = try store.insert(try Self.row(account: "alice", description: "first"))
+    _ = try store.insert(try Self.row(account: "bob", description: "second"))
+    let report = try maintenance.checkIntegrity()
+    #expect(report.checkedItems == 2)
+    #expect(report.damagedItems == 0)
   }
 
   @Test(arguments: StoreKind.allCases)

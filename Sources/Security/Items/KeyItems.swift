@@ -50,13 +50,13 @@ enum KeyItems {
       guard token == secureEnclaveTokenID, let data = item.data,
         let key = try? backend.secureEnclave.key(fromBlob: data)
       else { return nil }
-      return try? SecKey(key)
+      return try? SecKey(key, labelledBy: backend)
     }
     if item.attributes[SecConstantValue.attrTokenID] != nil { return nil }
     guard let data = item.data, case .integer(let typeCode)? = item.attributes[SecConstantValue.attrKeyType],
       case .integer(let keyClass)? = item.attributes[SecConstantValue.attrKeyClass], keyClass == 0 || keyClass == 1,
       let type = KeyParameters.keyType(String(typeCode))
     else { return nil }
-    return try? SecKey(try backend.keyEngine.importKey(type, isPrivate: keyClass == 1, data: data))
+    return try? SecKey(try backend.keyEngine.importKey(type, isPrivate: keyClass == 1, data: data), labelledBy: backend)
   }
 }

@@ -23,11 +23,25 @@ public final class SecKey: Hashable, Sendable, CustomStringConvertible {
   /// The public half's external representation: what equality and the application label use.
   package let publicBytes: Data
 
-  package init(_ material: any EngineKey) throws(KeyOperationFailure) {
+  /// The key `material` holds, its application label digested by the linked backend (the CF
+  /// functions' keys).
+  package convenience init(_ material: any EngineKey) throws(KeyOperationFailure) {
+    let backend: any SecurityBackend
+    do {
+      backend = try SecurityBackends.required()
+    } catch {
+      throw KeyOperationFailure(error.code, error.detail ?? SecurityBackends.notLinkedMessage)
+    }
+    try self.init(material, labelledBy: backend)
+  }
+
+  /// The key `material` holds, its application label digested by `backend` (an engine's keys,
+  /// made from its rows).
+  package init(_ material: any EngineKey, labelledBy backend: any SecurityBackend) throws(KeyOperationFailure) {
     self.material = material
     publicBytes = try material.publicRepresentation()
     do {
-      applicationLabel = try SecurityBackends.required().sha1(Array(publicBytes))
+      applicationLabel = try backend.sha1(Array(publicBytes))
     } catch {
       throw KeyOperationFailure(error.code, error.detail ?? "the key's application label could not be computed")
     }
