@@ -15,7 +15,7 @@ final class FrameBytes: @unchecked Sendable {
   init(_ bytes: [UInt8]) { self.bytes = bytes }
 
   /// Overwrites the bytes with zeros where they are, even while another reference to the same
-  /// storage is still alive (the loop's, for an instant after it handed the frame over): a wipe
+  /// storage is still alive (the reader's, for an instant after it made the frame): a wipe
   /// through `inout` would copy them first and zero the copy.
   func wipe() {
     bytes.withUnsafeBufferPointer { buffer in
@@ -25,8 +25,8 @@ final class FrameBytes: @unchecked Sendable {
   }
 }
 
-/// One client connection, owned by one thread at a time: the loop while it waits in epoll (not
-/// `busy`), else the worker serving it or the prompt answering it.
+/// One client connection, owned by one thread at a time: the epoll set while it waits there (not
+/// `busy`), else the thread serving it or the prompt answering it.
 final class SocketConnection: @unchecked Sendable {
   // @unchecked: `busy` changes under AgentSocketServer.connections' lock; the other mutable
   // fields are used only by the connection's owner of the moment, which that flag decides.

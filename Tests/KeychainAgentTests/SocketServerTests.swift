@@ -1,6 +1,7 @@
 import Foundation
 import KeychainAgentWire
 import KeychainStorageMemory
+import Synchronization
 import Testing
 
 @testable import KeychainAgent
@@ -24,6 +25,15 @@ struct SocketServerTests {
     return (server, folder)
   }
 
+  /// A greeted client connection whose reads give up after 30 s, so that a server that never
+  /// answers fails the test instead of hanging it.
+  static func connect(to server: AgentSocketServer) throws -> Int32 {
+    let descriptor = try AgentHandshake.connect(to: server.socketPath)
+    var patience = timeval(tv_sec: 30, tv_usec: 0)
+    setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &patience, socklen_t(MemoryLayout<timeval>.size))
+    return descriptor
+  }
+
   static func threadCount() throws -> Int {
     try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count
   }
@@ -36,12 +46,12 @@ struct SocketServerTests {
       try? FileManager.default.removeItem(atPath: folder)
     }
     // The pool's threads start with the server; the first greeting proves the loop runs.
-    let first = try AgentHandshake.connect(to: server.socketPath)
+    let first = try Self.connect(to: server)
     let before = try Self.threadCount()
     var clients = [first]
     defer { for client in clients { close(client) } }
     // From one process, below the agent's bound for one process (128).
-    for _ in 1..<120 { clients.append(try AgentHandshake.connect(to: server.socketPath)) }
+    for _ in 1..<120 { clients.append(try Self.connect(to: server)) }
     #expect(server.openConnections == 120)
     let after = try Self.threadCount()
     // A thread per connection would be 119 more; the loop and its pool are already running.
@@ -62,14 +72,14 @@ struct SocketServerTests {
       server.stopServing()
       try? FileManager.default.removeItem(atPath: folder)
     }
-    let stalled = (0..<32).map { _ in try? AgentHandshake.connect(to: server.socketPath) }.compactMap { $0 }
+    let stalled = (0..<32).map { _ in try? Self.connect(to: server) }.compactMap { $0 }
     defer { for client in stalled { close(client) } }
     // Each announces a frame of 1 MiB and sends four bytes of it.
     for client in stalled {
       let header: [UInt8] = [0x00, 0x00, 0x10, 0x00, 2, 3, 0, 0]
       #expect(header.withUnsafeBytes { send(client, $0.baseAddress, $0.count, 0) } == 8)
     }
-    let client = try AgentHandshake.connect(to: server.socketPath)
+    let client = try Self.connect(to: server)
     defer { close(client) }
     try FrameSocket.send(AgentFrame.request(.state), on: client)
     #expect(try AgentFrame.readAnswer(try #require(try FrameSocket.receive(on: client))).isAtEnd == false)
@@ -117,7 +127,7 @@ struct SocketServerTests {
     defer { server.stopServing() }
     // More clients wait for the user than the pool has threads.
     let askers = try (0..<(AgentSocketServer.workerThreads + 4)).map { _ in
-      try AgentHandshake.connect(to: server.socketPath)
+      try Self.connect(to: server)
     }
     defer { for client in askers { close(client) } }
     for client in askers {
@@ -130,14 +140,22 @@ struct SocketServerTests {
     // One prompt at a time is shown; the others wait in the authenticator's queue, not in workers.
     for _ in 0..<3000 where prompts.waiting == 0 { usleep(10_000) }
     #expect(prompts.waiting == 1)
-    let other = try AgentHandshake.connect(to: server.socketPath)
+    let other = try Self.connect(to: server)
     defer { close(other) }
     try FrameSocket.send(AgentFrame.request(.state), on: other)
     #expect(try FrameSocket.receive(on: other) != nil)
-    // Each asker is answered in turn as the user answers each prompt.
+    // The user answers each prompt as it comes (in the order the agent took the requests, which
+    // need not be the order they were sent); every asker is answered.
+    let answering = Atomic<Bool>(true)
+    let user = Thread {
+      while answering.load(ordering: .relaxed) {
+        prompts.open()
+        usleep(5_000)
+      }
+    }
+    user.start()
+    defer { answering.store(false, ordering: .relaxed) }
     for client in askers {
-      for _ in 0..<3000 where prompts.waiting == 0 { usleep(10_000) }
-      prompts.open()
       var reader = try AgentFrame.readAnswer(try #require(try FrameSocket.receive(on: client)))
       #expect(try reader.flag() == false, "the authentication failed")
     }
