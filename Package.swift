@@ -108,8 +108,7 @@ let package = Package(
     .executableTarget(
       name: "keychaind",
       dependencies: [
-        "KeychainAgent", "Security", "CKeychainAgent", "KeychainCrypto",
-        .product(name: "Logging", package: "swift-log"),
+        "KeychainAgent", "Security", .product(name: "Logging", package: "swift-log"),
       ]
     ),
     // TPM 2.0 through tpm2-tss's ESAPI (Debian's libtss2-dev): the few operations the keychain

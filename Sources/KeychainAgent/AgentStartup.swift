@@ -1,3 +1,4 @@
+import CKeychainAgent
 import Foundation
 import KeychainCrypto
 import Security
@@ -30,6 +31,14 @@ package enum AgentStartup {
         "cannot open the store: \(error.detail ?? "the passphrase in KEYCHAIN_BRIDGE_PASSPHRASE is wrong")")
     }
     return store
+  }
+
+  /// Marks the process not dumpable, before any key is in memory: no core file, and no process of
+  /// this user may read its memory through ptrace or /proc.
+  package static func makeUndumpable() throws(AgentStartError) {
+    guard keychaind_disable_dumps() == 0 else {
+      throw AgentStartError("cannot make the process undumpable: \(String(cString: strerror(errno)))")
+    }
   }
 
   /// The backend this program linked (the SQLite store, the OpenSSL key engine), for the engines

@@ -1,4 +1,3 @@
-import CKeychainAgent
 import Foundation
 import KeychainAgent
 import Logging
@@ -113,8 +112,10 @@ guard activatedListener != nil || socketPath != nil else {
 
 // Before any key is in memory: no core file, and no process of this user may read this one's
 // memory through ptrace or /proc.
-guard keychaind_disable_dumps() == 0 else {
-  fail("cannot make the process undumpable: \(String(cString: strerror(errno)))")
+do {
+  try AgentStartup.makeUndumpable()
+} catch {
+  fail(error.description)
 }
 
 LoggingSystem.bootstrap(StreamLogHandler.standardError)

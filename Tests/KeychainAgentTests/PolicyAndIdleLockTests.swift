@@ -1,0 +1,77 @@
+import Foundation
+import KeychainStorageMemory
+import Logging
+import Testing
+
+@testable import KeychainAgent
+@testable import Security
+
+/// The agent's policy and idle lock, as the library holds them: no process, no socket.
+@Suite("The agent's policy and idle lock")
+struct PolicyAndIdleLockTests {
+  static let digest = String(repeating: "ab", count: 32)
+
+  @Test("A rule grants its groups to the executable it names, pinned or not; any other gets its own group")
+  func rulesGrantByExecutable() throws {
+    let text = """
+      # mail and its helper share a group; the tool sees every group
+      /usr/bin/mail = org.example.mail, org.example.shared
+      /usr/bin/pinned sha256:\(Self.digest) = org.example.pinned
+      /usr/local/bin/security = *
+      """
+    let policy = AgentPolicy(rules: try AgentPolicy.parse(text, path: "policy"))
+    let mail = policy.grant(for: "/usr/bin/mail") { nil }
+    #expect(mail.groups == ["org.example.mail", "org.example.shared"] && mail.namedByRule)
+    #expect(policy.grant(for: "/usr/local/bin/security") { nil }.groups == nil)
+    let pinned = policy.grant(for: "/usr/bin/pinned") { Self.digest }
+    #expect(pinned.groups == ["org.example.pinned"] && pinned.namedByRule)
+    // Another build of the pinned program is not the rule's: its own group only.
+    let rebuilt = policy.grant(for: "/usr/bin/pinned") { String(repeating: "cd", count: 32) }
+    #expect(rebuilt.groups == ["/usr/bin/pinned"] && !rebuilt.namedByRule)
+    let stranger = policy.grant(for: "/home/user/a.out") { nil }
+    #expect(stranger.groups == ["/home/user/a.out"] && !stranger.namedByRule)
+  }
+
+  @Test("A mistake in the policy is an error naming the file, line and column")
+  func mistakesNameTheirPlace() {
+    for (text, expected) in [
+      ("/usr/bin/tool = g\nrelative/tool = g\n", "policy:2:1: name the executable by its absolute path"),
+      ("/usr/bin/tool sha256:12ab = g\n", "policy:1:15: a pin is sha256: and 64 hexadecimal digits"),
+      ("/usr/bin/tool g\n", "policy:1:1: a rule is"),
+    ] {
+      #expect {
+        _ = try AgentPolicy.parse(text, path: "policy")
+      } throws: { error in
+        "\(error)".hasPrefix(expected)
+      }
+    }
+  }
+
+  @Test("A granted filter is narrowed to the granted groups, and one reaching none finds nothing")
+  func grantsNarrowFilters() {
+    let grant = AccessGrant(groups: ["a", "b"], namedByRule: false)
+    var filter = ItemFilter(itemClass: .genericPassword)
+    filter.accessGroups = nil
+    #expect(grant.narrowed(filter)?.accessGroups == ["a", "b"])
+    filter.accessGroups = ["b", "c"]
+    #expect(grant.narrowed(filter)?.accessGroups == ["b"])
+    filter.accessGroups = ["c"]
+    #expect(grant.narrowed(filter) == nil)
+    #expect(throws: SecStatus.missingEntitlement) { try grant.requireNamedByRule() }
+  }
+
+  @Test("An idle passphrase store locks itself; a key-file store never does")
+  func anIdleStoreLocks() throws {
+    let storage = InMemoryItemStorage(passphrase: "idle")
+    let lock = IdleLock(timeout: 1, storage: storage, logger: Logger(label: "test"))
+    // The lock comes within a few checks of the timeout; on a loaded machine, later.
+    for _ in 0..<300 where !storage.isLocked { usleep(100_000) }
+    #expect(storage.isLocked)
+    #expect(lock.timeout == 1)
+    let keyFile = InMemoryItemStorage()
+    let never = IdleLock(timeout: 1, storage: keyFile, logger: Logger(label: "test"))
+    usleep(2_500_000)
+    #expect(!keyFile.isLocked)
+    #expect(never.timeout == 1)
+  }
+}
