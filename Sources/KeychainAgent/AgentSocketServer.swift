@@ -204,8 +204,11 @@ package final class AgentSocketServer: Sendable {
       if case .system(_, let code) = error, code == EAGAIN || code == EWOULDBLOCK {
         accepted = nil
       } else {
+        // Out of descriptors, say: the listener stays readable, so waiting a moment keeps the
+        // threads from spinning on it.
         service.logger.error("accept failed", metadata: ["reason": .string(error.description)])
         accepted = nil
+        usleep(100_000)
       }
     }
     _ = keychain_epoll_arm(epoll, listener, 0)
