@@ -93,13 +93,22 @@ let package = Package(
     // prctl(2) for keychaind (variadic, so not callable from Swift), and posix_spawn's GNU flags
     // for the library that starts it on demand.
     .target(name: "CKeychainAgent"),
+    // sd-bus through Debian's libsystemd-dev: the session bus the Secret Service is served on
+    // (issue 51). A maintained C library rather than a hand-written wire protocol: it authenticates
+    // to the bus, marshals messages with their signatures checked, and asks the bus who sent one.
+    .systemLibrary(
+      name: "CSystemdBus",
+      path: "Sources/CSystemdBus",
+      pkgConfig: "libsystemd",
+      providers: [.apt(["libsystemd-dev"])]
+    ),
     // The per-user agent as a library (issue 50): who is calling, the policy, the idle lock, what
     // the user proved on a connection, and the service that runs the engine for each caller over
     // an event loop. Tests drive it without a process or a socket.
     .target(
       name: "KeychainAgent",
       dependencies: [
-        "Security", "KeychainBackend", "KeychainAgentWire", "CKeychainAgent", "KeychainCrypto",
+        "Security", "KeychainBackend", "KeychainAgentWire", "CKeychainAgent", "KeychainCrypto", "CSystemdBus",
         .product(name: "Logging", package: "swift-log"),
       ]
     ),
@@ -332,7 +341,7 @@ let package = Package(
       name: "KeychainAgentTests",
       dependencies: [
         "KeychainAgent", "KeychainAgentWire", "Security", "KeychainBackend", "KeychainStorageMemory",
-        .product(name: "Logging", package: "swift-log"),
+        "AgentProcess", "keychaind", .product(name: "Logging", package: "swift-log"),
       ]
     ),
     .testTarget(

@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Installs what the project needs on a fresh Debian 12 machine with the Swift toolchain: SQLite and
 # OpenSSL development files, tpm2-tss's (libtss2-dev: Secure Enclave keys on a TPM), pkg-config,
-# PostgreSQL (the sync tests' servers), swtpm (the TPM tests' software TPM) and tmux (the
-# LocalAuthentication tests type a passphrase into a real terminal), through apt-get (with sudo when not root). Nothing else
+# PostgreSQL (the sync tests' servers), swtpm (the TPM tests' software TPM), tmux (the
+# LocalAuthentication tests type a passphrase into a real terminal), libsystemd-dev (sd-bus, the
+# Secret Service's D-Bus library) with dbus, secret-tool and Python's SecretStorage and keyring (the
+# Secret Service tests' bus and clients), through apt-get (with sudo when not root). Nothing else
 # is written outside the work tree: secgen finds the libclang that the Swift toolchain ships, so
 # libclang-dev is optional. Safe to run again; does nothing when everything is installed.
 set -euo pipefail
 
-packages=(libsqlite3-dev libssl-dev libtss2-dev pkg-config postgresql swtpm swtpm-tools tmux)
+packages=(libsqlite3-dev libssl-dev libtss2-dev pkg-config postgresql swtpm swtpm-tools tmux libsystemd-dev dbus
+  libsecret-tools python3-secretstorage python3-keyring)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

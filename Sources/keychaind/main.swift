@@ -12,7 +12,8 @@ import Security
 // holds for all of them. See the Security documentation's "Keychain agent" article.
 
 let usage = """
-  usage: keychaind --socket PATH [--store DIR] [--policy FILE] [--idle-timeout SECONDS]
+  usage: keychaind --socket PATH [--store DIR] [--policy FILE] [--idle-timeout SECONDS] [--secret-service]
+         keychaind --secret-service [--store DIR] [--policy FILE] [--idle-timeout SECONDS]
          keychaind [--store DIR] [--policy FILE] [--idle-timeout SECONDS]   (from systemd's socket unit)
          keychaind --install-units [--unit-directory DIR]
 
@@ -26,6 +27,12 @@ let usage = """
   Each program gets the access groups the policy grants its executable (/etc/keychain-bridge/
   agent-policy, then $XDG_CONFIG_HOME/keychain-bridge/agent-policy; or FILE alone), whatever it
   asks for; a program no rule names gets one group of its own, its executable's path.
+
+  --secret-service also serves the freedesktop Secret Service (org.freedesktop.secrets) on the
+  session bus DBUS_SESSION_BUS_ADDRESS names, from the same store: secret-tool, libsecret programs
+  and Python's keyring see the default collection, which is the store's default access group.
+  Without --socket it listens on the default socket too (the one KEYCHAIN_BRIDGE_AGENT=auto finds).
+  It fails when another program owns the name (stop GNOME Keyring's secrets component first).
 
   --install-units writes systemd user units (keychaind.socket, keychaind.service) into DIR (default:
   $XDG_CONFIG_HOME/systemd/user) for this executable; then run `systemctl --user daemon-reload` and
@@ -52,6 +59,7 @@ var socketPath: String?
 var storeDirectory: URL?
 var policyPath: String?
 var installUnits = false
+var secretService = false
 var idleTimeout = IdleLock.defaultTimeout
 var unitDirectory: URL?
 var arguments = CommandLine.arguments.dropFirst()
@@ -71,6 +79,8 @@ while let argument = arguments.popFirst() {
       fail("--idle-timeout needs a number of seconds (0: never)\n\(usage)", status: 64)
     }
     idleTimeout = seconds
+  case "--secret-service":
+    secretService = true
   case "--install-units":
     installUnits = true
   case "--unit-directory":
@@ -106,6 +116,9 @@ do {
 } catch {
   fail(error.description)
 }
+if secretService && activatedListener == nil && socketPath == nil {
+  socketPath = KeychainStore.automaticAgentSocketPath
+}
 guard activatedListener != nil || socketPath != nil else {
   fail("give the socket with --socket PATH, or start the agent through its systemd socket unit\n\(usage)", status: 64)
 }
@@ -140,13 +153,17 @@ do {
   fail(error.description)
 }
 
-// The front ends over one service: the agent socket (and, as it comes, the Secret Service).
+// The front ends over one service: the Secret Service on the session bus (first, so that once
+// the socket answers the bus name is owned) and the agent socket.
+let service: AgentService
 let server: AgentSocketServer
+var bus: SecretServiceBus?
 do {
-  let service = AgentService(
+  service = AgentService(
     store: store, backend: try AgentStartup.backend(),
     policy: policy, idleLock: IdleLock(timeout: idleTimeout, storage: store.backend, logger: logger),
     ledger: FailedAttemptLedger(directory: directory), logger: logger)
+  if secretService { bus = try SecretServiceBus(service: service) }
   if let activatedListener {
     server = try AgentSocketServer(activatedListener: activatedListener, service: service)
     if let socketPath, socketPath != server.socketPath {
@@ -171,6 +188,18 @@ let signalSources = [SIGTERM, SIGINT].map { signalNumber in
   }
   source.resume()
   return source
+}
+
+// The bus on a thread of its own (sd-bus is used from one thread); if its connection ends, so
+// does the agent, as a keyring that vanished from the bus must not look alive.
+if let bus {
+  let thread = Thread {
+    bus.serve()
+    server.stop()
+    exit(1)
+  }
+  thread.name = "keychaind secret service"
+  thread.start()
 }
 
 server.run()

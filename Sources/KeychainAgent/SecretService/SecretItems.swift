@@ -1,0 +1,195 @@
+import Foundation
+import Security
+
+/// Secret Service items as keychain items (issue 51): one store, two APIs.
+///
+/// An item of the default collection is a `kSecClassGenericPassword` item in the access group
+/// `KeychainAccessGroups.defaultAccessGroup`, the group Apple-API programs of a store without an
+/// agent policy use. Its attributes are kept exactly, as JSON with sorted keys, in the generic
+/// attribute (`gena`); `service` is also its service (`svce`), and `username`, else `account`, its
+/// account (`acct`), so that `SecItemCopyMatching` finds what `secret-tool store` wrote. The label
+/// is `labl`; created and modified are the item's dates. An Apple-API item without such JSON shows
+/// on the bus with the attributes `service`, `username` and `account` derived from its service and
+/// account.
+///
+/// Identity: a generic password's key is its group, service and account (Apple's rule 2.1). The
+/// Secret Service allows two items with the same attributes (CreateItem without replace), so an
+/// item that would take another's key carries a distinct `vwht` (Apple's view hint, part of the
+/// key's SPI columns and never set by Apple-API calls here): both exist, and a search by service
+/// and account through Apple's API finds the first.
+struct SecretItems {
+  let engine: SecItemEngine
+  static let group = KeychainAccessGroups.defaultAccessGroup
+  static let collectionPath = "/org/freedesktop/secrets/collection/login"
+
+  /// One item as the bus sees it.
+  struct Item {
+    var path: String
+    var persistentReference: Data
+    var label: String
+    var attributes: [String: String]
+    var created: Date?
+    var modified: Date?
+  }
+
+  static func path(of persistentReference: Data) -> String {
+    // The UUID behind the reference: its last 16 bytes, as 32 hexadecimal digits.
+    collectionPath + "/i" + persistentReference.suffix(16).map { String(format: "%02x", $0) }.joined()
+  }
+
+  /// The search dictionary for `attributes`: the class and group, and the service and account
+  /// where the attributes name them (the store's indexes narrow by those).
+  private static func query(for attributes: [String: String]) -> [String: Any] {
+    var query: [String: Any] = [
+      kSecClass as String: kSecClassGenericPassword, kSecAttrAccessGroup as String: group,
+      kSecMatchLimit as String: kSecMatchLimitAll,
+    ]
+    if let service = attributes["service"] { query[kSecAttrService as String] = service }
+    if let account = attributes["username"] ?? attributes["account"] { query[kSecAttrAccount as String] = account }
+    return query
+  }
+
+  /// Every item of the collection whose attributes include `attributes`.
+  func search(_ wanted: [String: String]) throws(BusError) -> [Item] {
+    var query = Self.query(for: wanted)
+    query[kSecReturnAttributes as String] = true
+    query[kSecReturnPersistentRef as String] = true
+    let found: Any?
+    do {
+      found = try engine.copyMatching(try ItemRequest.reading(query as NSDictionary), foundationValues: true)
+    } catch  where error.code == errSecItemNotFound {
+      return []
+    } catch {
+      throw Self.busError(error)
+    }
+    let rows = (found as? [Any] ?? []).compactMap { $0 as? [String: Any] }
+    return rows.compactMap(Self.item).filter { item in wanted.allSatisfy { item.attributes[$0.key] == $0.value } }
+  }
+
+  /// The item at `path`, or NoSuchObject.
+  func item(at path: String) throws(BusError) -> Item {
+    guard let found = try search([:]).first(where: { $0.path == path }) else {
+      throw .noSuchObject("No item at \(path).")
+    }
+    return found
+  }
+
+  /// The item's secret.
+  func secret(of item: Item) throws(BusError) -> [UInt8] {
+    let query: [String: Any] = [
+      kSecClass as String: kSecClassGenericPassword, kSecValuePersistentRef as String: item.persistentReference,
+      kSecReturnData as String: true,
+    ]
+    do {
+      let found = try engine.copyMatching(try ItemRequest.reading(query as NSDictionary), foundationValues: true)
+      return Array(found as? Data ?? Data())
+    } catch {
+      throw Self.busError(error)
+    }
+  }
+
+  /// Creates an item (or, with `replace`, replaces the one with exactly these attributes).
+  func create(label: String, attributes: [String: String], secret: [UInt8], replace: Bool) throws(BusError) -> Item {
+    let existing = try search(attributes).filter { $0.attributes == attributes }
+    if replace, let first = existing.first {
+      try update(first, label: label, attributes: nil, secret: secret)
+      return try item(at: first.path)
+    }
+    var add = Self.query(for: attributes)
+    add[kSecMatchLimit as String] = nil
+    add[kSecAttrLabel as String] = label
+    add[kSecAttrGeneric as String] = Self.encoded(attributes)
+    add[kSecValueData as String] = Data(secret)
+    add[kSecReturnPersistentRef as String] = true
+    if add[kSecAttrService as String] == nil { add[kSecAttrService as String] = "" }
+    if add[kSecAttrAccount as String] == nil { add[kSecAttrAccount as String] = "" }
+    do {
+      do {
+        _ = try engine.add(try ItemRequest.reading(add as NSDictionary))
+      } catch  where error.code == errSecDuplicateItem {
+        // Another item has this service and account: this one is told apart by its view hint.
+        add[kSecAttrSyncViewHint as String] = "org.freedesktop.secrets/\(UUID().uuidString)"
+        _ = try engine.add(try ItemRequest.reading(add as NSDictionary))
+      }
+    } catch {
+      throw Self.busError(error)
+    }
+    guard let created = try search(attributes).last(where: { $0.attributes == attributes && $0.label == label })
+    else { throw .failed("The new item could not be read back.") }
+    return created
+  }
+
+  /// Changes an item's label, attributes or secret.
+  func update(_ item: Item, label: String?, attributes: [String: String]?, secret: [UInt8]?) throws(BusError) {
+    let query: [String: Any] = [
+      kSecClass as String: kSecClassGenericPassword, kSecValuePersistentRef as String: item.persistentReference,
+    ]
+    var changes: [(String, Any)] = []
+    if let label { changes.append((kSecAttrLabel as String, label)) }
+    if let attributes {
+      changes.append((kSecAttrGeneric as String, Self.encoded(attributes)))
+      if let service = attributes["service"] { changes.append((kSecAttrService as String, service)) }
+      if let account = attributes["username"] ?? attributes["account"] {
+        changes.append((kSecAttrAccount as String, account))
+      }
+    }
+    if let secret { changes.append((kSecValueData as String, Data(secret))) }
+    guard !changes.isEmpty else { return }
+    do {
+      try engine.update(try ItemRequest.reading(query as NSDictionary), changes: changes)
+    } catch {
+      throw Self.busError(error)
+    }
+  }
+
+  /// Deletes an item.
+  func delete(_ item: Item) throws(BusError) {
+    let query: [String: Any] = [
+      kSecClass as String: kSecClassGenericPassword, kSecValuePersistentRef as String: item.persistentReference,
+    ]
+    do {
+      try engine.delete(try ItemRequest.reading(query as NSDictionary))
+    } catch {
+      throw Self.busError(error)
+    }
+  }
+
+  private static func encoded(_ attributes: [String: String]) -> Data {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = .sortedKeys
+    return (try? encoder.encode(attributes)) ?? Data("{}".utf8)
+  }
+
+  /// A row of the search as a bus item.
+  private static func item(_ row: [String: Any]) -> Item? {
+    guard let reference = row[kSecValuePersistentRef as String] as? Data else { return nil }
+    var attributes: [String: String]
+    if let json = row[kSecAttrGeneric as String] as? Data,
+      let decoded = try? JSONDecoder().decode([String: String].self, from: json)
+    {
+      attributes = decoded
+    } else {
+      attributes = [:]
+      if let service = row[kSecAttrService as String] as? String { attributes["service"] = service }
+      if let account = row[kSecAttrAccount as String] as? String {
+        attributes["username"] = account
+        attributes["account"] = account
+      }
+    }
+    return Item(
+      path: path(of: reference), persistentReference: reference,
+      label: row[kSecAttrLabel as String] as? String ?? "", attributes: attributes,
+      created: row[kSecAttrCreationDate as String] as? Date, modified: row[kSecAttrModificationDate as String] as? Date)
+  }
+
+  /// A keychain status as the bus's error.
+  static func busError(_ status: SecStatus) -> BusError {
+    switch status.code {
+    case errSecItemNotFound: .noSuchObject("No such item.")
+    case errSecInteractionNotAllowed: .isLocked("The keychain is locked.")
+    case errSecMissingEntitlement: .accessDenied("The keychain's policy does not give this program the item.")
+    default:
+      .failed(status.detail ?? (SecCopyErrorMessageString(status.code, nil) as String?) ?? "The keychain failed.")
+    }
+  }
+}

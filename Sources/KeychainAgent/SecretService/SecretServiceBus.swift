@@ -1,0 +1,146 @@
+import CSystemdBus
+import Foundation
+import Security
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The Secret Service front end (issue 51): owns `org.freedesktop.secrets` on the session bus that
+/// `DBUS_SESSION_BUS_ADDRESS` names and answers its objects' calls with each caller's engine.
+///
+/// A caller is identified by the bus (the process and user the bus daemon read from the caller's
+/// socket when it connected: `sd_bus_query_sender_creds`), then as the agent socket identifies one
+/// (`AgentService.identify`: the executable, its namespaces, whether it was started altered). A
+/// caller of another user is refused. Every program of the user gets the default collection (the
+/// group `KeychainAccessGroups.defaultAccessGroup`), as GNOME Keyring gives it, so desktop programs
+/// work unchanged; a program a policy rule names gets the rule's groups instead.
+///
+/// sd-bus objects are used from one thread: `serve` runs the bus there.
+package final class SecretServiceBus: @unchecked Sendable {
+  // @unchecked: `bus`, `objects` and `callers` are used on the serving thread only (and set up
+  // before it starts).
+  static let name = "org.freedesktop.secrets"
+  private var bus: OpaquePointer?
+  private var slot: OpaquePointer?
+  private let service: AgentService
+  private let objects: SecretServiceObjects
+  /// Callers by unique bus name and process: identified once per client connection.
+  private var callers: [String: AgentCaller] = [:]
+
+  /// Connects to the session bus and takes the name; fails with a sentence when the bus cannot be
+  /// reached or another program owns the name (GNOME Keyring, KWallet, KeePassXC).
+  package init(service: AgentService) throws(AgentStartError) {
+    self.service = service
+    objects = SecretServiceObjects(service: service)
+    var opened: OpaquePointer?
+    let connected = sd_bus_open_user(&opened)
+    guard connected >= 0, let opened else {
+      throw AgentStartError(
+        "cannot connect to the session bus (DBUS_SESSION_BUS_ADDRESS): \(String(cString: strerror(-connected)))")
+    }
+    bus = opened
+    let requested = sd_bus_request_name(opened, Self.name, 0)
+    guard requested >= 0 else {
+      sd_bus_unref(opened)
+      bus = nil
+      throw AgentStartError(
+        requested == -EEXIST
+          ? "another program owns \(Self.name) on the session bus (GNOME Keyring or another keyring): stop it first"
+          : "cannot own \(Self.name) on the session bus: \(String(cString: strerror(-requested)))")
+    }
+    let added = sd_bus_add_fallback(
+      opened, &slot, SecretServiceObjects.servicePath,
+      { message, context, _ in
+        guard let message, let context else { return 0 }
+        return Unmanaged<SecretServiceBus>.fromOpaque(context).takeUnretainedValue().handle(message)
+      }, Unmanaged.passUnretained(self).toOpaque())
+    guard added >= 0 else {
+      throw AgentStartError("cannot serve the Secret Service's objects: \(String(cString: strerror(-added)))")
+    }
+  }
+
+  /// Serves the bus on this thread until the connection ends.
+  package func serve() {
+    guard let bus else { return }
+    service.logger.info("serving the Secret Service", metadata: ["name": .string(Self.name)])
+    while true {
+      let processed = sd_bus_process(bus, nil)
+      if processed < 0 {
+        service.logger.error("the session bus connection ended", metadata: ["errno": .stringConvertible(-processed)])
+        return
+      }
+      if processed > 0 { continue }
+      _ = sd_bus_wait(bus, UInt64.max)
+    }
+  }
+
+  /// One message for an object of ours: a method call is answered, anything else left alone.
+  private func handle(_ message: OpaquePointer) -> Int32 {
+    guard sd_bus_message_is_method_call(message, nil, nil) > 0,
+      let member = sd_bus_message_get_member(message).map({ String(cString: $0) }),
+      let path = sd_bus_message_get_path(message).map({ String(cString: $0) })
+    else { return 0 }
+    let interface = sd_bus_message_get_interface(message).map { String(cString: $0) } ?? ""
+    let sender = sd_bus_message_get_sender(message).map { String(cString: $0) } ?? ""
+    let values: [BusValue]
+    do throws(BusError) {
+      let caller = try identify(message, sender: sender)
+      values = try objects.answer(
+        BusCall(
+          path: path, interface: interface, member: member, arguments: BusMessageReader(message: message),
+          engine: engine(for: caller), sender: sender))
+    } catch {
+      return reply(to: message, error: error)
+    }
+    var reply: OpaquePointer?
+    guard sd_bus_message_new_method_return(message, &reply) >= 0, let reply else { return -ENOMEM }
+    defer { sd_bus_message_unref(reply) }
+    let writer = BusMessageWriter(message: reply)
+    for value in values where writer.append(value) < 0 {
+      return self.reply(to: message, error: .failed("The answer could not be written."))
+    }
+    return sd_bus_send(bus, reply, nil) >= 0 ? 1 : -EIO
+  }
+
+  private func reply(to message: OpaquePointer, error: BusError) -> Int32 {
+    var busError = sd_bus_error()
+    _ = sd_bus_error_set(&busError, error.name, error.message)
+    defer { sd_bus_error_free(&busError) }
+    return sd_bus_reply_method_error(message, &busError) >= 0 ? 1 : -EIO
+  }
+
+  /// The caller behind `message`, identified once per client and checked on each call.
+  private func identify(_ message: OpaquePointer, sender: String) throws(BusError) -> AgentCaller {
+    var credentials: OpaquePointer?
+    guard sd_bus_query_sender_creds(message, kb_bus_creds_mask(), &credentials) >= 0, let credentials else {
+      throw .accessDenied("The bus did not say who is calling.")
+    }
+    defer { sd_bus_creds_unref(credentials) }
+    var pid: pid_t = 0
+    var uid: uid_t = 0
+    guard sd_bus_creds_get_pid(credentials, &pid) >= 0, sd_bus_creds_get_euid(credentials, &uid) >= 0 else {
+      throw .accessDenied("The bus did not say which process is calling.")
+    }
+    guard uid == getuid() else {
+      service.count("a Secret Service caller of another user (uid \(uid))")
+      throw .accessDenied("This keyring serves its own user only.")
+    }
+    let key = "\(sender) \(pid)"
+    if let known = callers[key], service.isStillRunning(known) { return known }
+    guard let acceptedAt = ProcessInspection.ticksSinceBoot(),
+      let caller = service.identify(pid: pid, acceptedAt: acceptedAt)
+    else { throw .accessDenied("The calling program cannot be identified.") }
+    if callers.count >= 4096 { callers.removeAll() }
+    callers[key] = caller
+    return caller
+  }
+
+  /// The engine of a Secret Service caller: the default collection's group, unless a policy rule
+  /// names the program (then the rule's groups, as on the agent's socket).
+  private func engine(for caller: AgentCaller) -> SecItemEngine {
+    let groups = caller.grant.namedByRule ? caller.grant.groups ?? ["*"] : [SecretItems.group]
+    return SecItemEngine(
+      store: service.store, accessGroups: groups, authenticator: caller.session, backend: service.backend)
+  }
+}

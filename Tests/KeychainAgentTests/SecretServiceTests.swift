@@ -1,0 +1,171 @@
+import AgentProcess
+import Foundation
+import Security
+import Testing
+
+/// keychaind's Secret Service on a session bus of the test's own, used by real clients
+/// (`secret-tool`, Python's keyring and SecretStorage) and by Apple's API through the agent's
+/// socket, each reading what the others wrote (issue 51).
+@Suite(
+  "The Secret Service", .enabled(if: SecretServiceClients.installed, "dbus-daemon, secret-tool and python3 are needed"))
+struct SecretServiceTests {
+  static let python = SecretServiceClients.python
+  static let secretTool = SecretServiceClients.secretTool
+
+  /// A bus and a keychaind serving the Secret Service on it over a new key-file store.
+  static func start() throws -> (PrivateSessionBus, RunningAgent) {
+    let bus = try PrivateSessionBus()
+    let agent = try RunningAgent(
+      arguments: ["--secret-service"], environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
+    return (bus, agent)
+  }
+
+  /// The secret of the generic password with `service` and `account` in the default collection's
+  /// group, read with Apple's API through the agent's socket (the test runner's rule grants it).
+  static func appleSecret(_ agent: RunningAgent, service: String, account: String) throws -> String? {
+    let store = try agent.connectStore()
+    return withKeychainContext(store: store, accessGroups: [KeychainAccessGroups.defaultAccessGroup]) {
+      var result: CFTypeRef?
+      let status = SecItemCopyMatching(
+        [
+          kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service,
+          kSecAttrAccount as String: account, kSecReturnData as String: true,
+        ] as CFDictionary, &result)
+      return status == errSecSuccess ? (result as? Data).map { String(decoding: $0, as: UTF8.self) } : nil
+    }
+  }
+
+  @Test("secret-tool stores, Apple's API reads it; Apple's API adds, secret-tool finds it")
+  func secretToolAndAppleSeeOneStore() throws {
+    let (bus, agent) = try Self.start()
+    defer {
+      agent.stop()
+      bus.stop()
+    }
+    let stored = try bus.run(
+      Self.secretTool, ["store", "--label=Mail", "service", "mail", "username", "alice"], input: "hunter2")
+    #expect(stored.status == 0, "\(stored.error)")
+    #expect(try Self.appleSecret(agent, service: "mail", account: "alice") == "hunter2")
+    let lookup = try bus.run(Self.secretTool, ["lookup", "service", "mail", "username", "alice"])
+    #expect(lookup.status == 0 && lookup.output == "hunter2", "\(lookup)")
+
+    let store = try agent.connectStore()
+    let added = withKeychainContext(store: store, accessGroups: [KeychainAccessGroups.defaultAccessGroup]) {
+      SecItemAdd(
+        [
+          kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "chat",
+          kSecAttrAccount as String: "bob", kSecValueData as String: Data("from Apple's API".utf8),
+        ] as CFDictionary, nil)
+    }
+    #expect(added == errSecSuccess)
+    let found = try bus.run(Self.secretTool, ["lookup", "service", "chat", "username", "bob"])
+    #expect(found.status == 0 && found.output == "from Apple's API", "\(found)")
+
+    let cleared = try bus.run(Self.secretTool, ["clear", "service", "mail", "username", "alice"])
+    #expect(cleared.status == 0)
+    #expect(try Self.appleSecret(agent, service: "mail", account: "alice") == nil)
+  }
+
+  @Test("Python's keyring and SecretStorage: set, get, delete, and items with the same attributes")
+  func pythonClients() throws {
+    let (bus, agent) = try Self.start()
+    defer {
+      agent.stop()
+      bus.stop()
+    }
+    let script = """
+      import keyring, secretstorage
+      from keyring.backends import SecretService
+      keyring.set_keyring(SecretService.Keyring())
+      keyring.set_password('svc', 'carol', 's3cret')
+      print(keyring.get_password('svc', 'carol'))
+      connection = secretstorage.dbus_init()
+      collection = secretstorage.get_default_collection(connection)
+      attributes = {'xdg:schema': 'org.example.Token', 'host': 'example.org'}
+      first = collection.create_item('first', attributes, b'one')
+      second = collection.create_item('second', attributes, b'two')
+      print(sorted(item.get_secret().decode() for item in collection.search_items(attributes)))
+      collection.create_item('third', attributes, b'three', replace=True)
+      print(len(list(collection.search_items(attributes))))
+      second.set_label('renamed')
+      print(second.get_label(), second.get_attributes() == attributes)
+      """
+    let run = try bus.run(Self.python, ["-c", script])
+    #expect(run.status == 0, "\(run.error)")
+    let lines = run.output.split(separator: "\n").map(String.init)
+    #expect(lines.count == 4, "\(run.output)")
+    guard lines.count == 4 else { return }
+    #expect(lines[0] == "s3cret")
+    #expect(lines[1] == "['one', 'two']")
+    #expect(lines[2] == "2")  // replace overwrote one of the two, and made no third
+    #expect(lines[3] == "renamed True")
+    // What Python's keyring wrote is a generic password with its service and account.
+    #expect(try Self.appleSecret(agent, service: "svc", account: "carol") == "s3cret")
+  }
+
+  @Test("Bad calls get D-Bus errors, and the service answers after them")
+  func badCallsGetErrors() throws {
+    let (bus, agent) = try Self.start()
+    defer {
+      agent.stop()
+      bus.stop()
+    }
+    let script = """
+      import dbus
+      bus = dbus.SessionBus()
+      name = 'org.freedesktop.secrets'
+      service = '/org/freedesktop/secrets'
+      interface = 'org.freedesktop.Secret.Service'
+      def call(path, interface, member, signature, arguments):
+          # Marshalled as given, not as the service's introspection says: a wrong call on purpose.
+          return bus.call_blocking(name, path, interface, member, signature, arguments)
+      def error_of(path, interface, member, signature, arguments):
+          try:
+              call(path, interface, member, signature, arguments)
+              return 'no error'
+          except dbus.exceptions.DBusException as error:
+              return error.get_dbus_name()
+      print(error_of(service, interface, 'OpenSession', 'ii', (5, 1)))
+      print(error_of(service, interface, 'OpenSession', 'sv', ('dh-ietf1024-sha256-aes128-cbc-pkcs7', dbus.ByteArray(b'x'))))
+      print(error_of(service, interface, 'GetSecrets', 'aoo', (['/org/freedesktop/secrets/collection/login/inothing'], '/org/freedesktop/secrets/session/nope')))
+      print(error_of(service, interface, 'SearchItems', 'a{ss}', ({('k%d' % n): 'v' for n in range(5000)},)))
+      print(error_of('/org/freedesktop/secrets/collection/login/ideadbeef', 'org.freedesktop.Secret.Item', 'GetSecret', 'o', ('/',)))
+      print(error_of(service, interface, 'Frobnicate', '', ()))
+      print(call(service, interface, 'ReadAlias', 's', ('default',)))
+      """
+    let run = try bus.run(Self.python, ["-c", script])
+    #expect(run.status == 0, "\(run.error)")
+    #expect(
+      run.output.split(separator: "\n").map(String.init) == [
+        "org.freedesktop.DBus.Error.InvalidArgs", "org.freedesktop.DBus.Error.NotSupported",
+        "org.freedesktop.Secret.Error.NoSession", "org.freedesktop.DBus.Error.InvalidArgs",
+        "org.freedesktop.Secret.Error.NoSuchObject", "org.freedesktop.DBus.Error.UnknownMethod",
+        "/org/freedesktop/secrets/collection/login",
+      ], "\(run.output)")
+  }
+
+  @Test("A second keyring on the same bus exits with a sentence saying the name is taken")
+  func theNameIsOwnedOnce() throws {
+    let (bus, agent) = try Self.start()
+    defer {
+      agent.stop()
+      bus.stop()
+    }
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("kb-second-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let second = try bus.run(
+      RunningAgent.executable.path,
+      ["--secret-service", "--socket", folder.appendingPathComponent("agent.sock").path, "--store", folder.path])
+    #expect(second.status != 0)
+    #expect(second.error.contains("another program owns org.freedesktop.secrets"), "\(second.error)")
+  }
+}
+
+/// The clients the Secret Service tests run (scripts/setup.sh installs them).
+enum SecretServiceClients {
+  static let python = "/usr/bin/python3"
+  static let secretTool = "/usr/bin/secret-tool"
+  static var installed: Bool {
+    [python, secretTool, "/usr/bin/dbus-daemon"].allSatisfy { FileManager.default.isExecutableFile(atPath: $0) }
+  }
+}
