@@ -103,6 +103,66 @@ struct SecretServiceTests {
     #expect(try Self.appleSecret(agent, service: "svc", account: "carol") == "s3cret")
   }
 
+  @Test("Creating, changing and deleting an item signal it on the collection")
+  func changesAreSignalled() throws {
+    let (bus, agent) = try Self.start()
+    defer {
+      agent.stop()
+      bus.stop()
+    }
+    let script = """
+      import secretstorage
+      from jeepney import MatchRule, message_bus, HeaderFields
+      from jeepney.io.blocking import open_dbus_connection, Proxy
+      listener = open_dbus_connection('SESSION')
+      rule = MatchRule(type='signal', interface='org.freedesktop.Secret.Collection',
+                       path='/org/freedesktop/secrets/collection/login')
+      Proxy(message_bus, listener).AddMatch(rule)
+      connection = secretstorage.dbus_init()
+      collection = secretstorage.get_default_collection(connection)
+      with listener.filter(rule) as queue:
+          item = collection.create_item('signalled', {'app': 'test'}, b'x')
+          item.set_secret(b'y')
+          item.delete()
+          for _ in range(3):
+              message = listener.recv_until_filtered(queue, timeout=30)
+              print(message.header.fields[HeaderFields.member], message.body[0] == item.item_path)
+      """
+    let run = try bus.run(Self.python, ["-c", script])
+    #expect(run.status == 0, "\(run.error)")
+    #expect(run.output == "ItemCreated True\nItemChanged True\nItemDeleted True\n", "\(run.output)")
+  }
+
+  @Test("Lock is the agent's one lock: Apple's API is locked out, and SearchItems lists the matches as locked")
+  func lockIsTheAgentsLock() throws {
+    let (bus, agent) = try Self.start()
+    defer {
+      agent.stop()
+      bus.stop()
+    }
+    #expect(
+      try bus.run(Self.secretTool, ["store", "--label=Mail", "service", "mail", "username", "eve"], input: "pw").status
+        == 0)
+    let script = """
+      import dbus
+      bus = dbus.SessionBus()
+      def call(member, signature, arguments):
+          return bus.call_blocking('org.freedesktop.secrets', '/org/freedesktop/secrets',
+                                   'org.freedesktop.Secret.Service', member, signature, arguments)
+      call('Lock', 'ao', (['/org/freedesktop/secrets/collection/login'],))
+      unlocked, locked = call('SearchItems', 'a{ss}', ({'service': 'mail'},))
+      print(len(unlocked), len(locked))
+      """
+    let run = try bus.run(Self.python, ["-c", script])
+    #expect(run.status == 0 && run.output == "0 1\n", "\(run)")
+    #expect(try Self.appleSecret(agent, service: "mail", account: "eve") == nil)
+    #expect(try bus.run(Self.secretTool, ["lookup", "service", "mail", "username", "eve"]).output.isEmpty)
+    // Unlocked through the agent (as `security unlock-keychain` does), both APIs read again.
+    #expect(try agent.connectStore().unlock() == errSecSuccess)
+    #expect(try Self.appleSecret(agent, service: "mail", account: "eve") == "pw")
+    #expect(try bus.run(Self.secretTool, ["lookup", "service", "mail", "username", "eve"]).output == "pw")
+  }
+
   @Test("Bad calls get D-Bus errors, and the service answers after them")
   func badCallsGetErrors() throws {
     let (bus, agent) = try Self.start()

@@ -100,7 +100,12 @@ package final class SecretServiceBus: @unchecked Sendable {
     for value in values where writer.append(value) < 0 {
       return self.reply(to: message, error: .failed("The answer could not be written."))
     }
-    return sd_bus_send(bus, reply, nil) >= 0 ? 1 : -EIO
+    guard sd_bus_send(bus, reply, nil) >= 0 else { return -EIO }
+    for signal in objects.takeSignals() {
+      _ = kb_bus_emit_path_signal(
+        bus, SecretItems.collectionPath, "org.freedesktop.Secret.Collection", signal.member, signal.item)
+    }
+    return 1
   }
 
   private func reply(to message: OpaquePointer, error: BusError) -> Int32 {

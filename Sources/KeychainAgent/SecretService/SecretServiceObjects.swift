@@ -20,6 +20,9 @@ final class SecretServiceObjects {
   static let servicePath = "/org/freedesktop/secrets"
   static let sessionPrefix = "/org/freedesktop/secrets/session/"
   let service: AgentService
+  /// The signals a call's changes emit, `(member, item path)` on the collection, sent by the bus
+  /// after the reply (ItemCreated, ItemDeleted, ItemChanged).
+  private(set) var pendingSignals: [(member: String, item: String)] = []
   /// Open sessions by path, with the bus name that opened each.
   private var sessions: [String: String] = [:]
   private var nextSession = 1
@@ -57,6 +60,12 @@ final class SecretServiceObjects {
       return []
     }
     throw .noSuchObject("No object at \(call.path).")
+  }
+
+  /// The signals to emit for the calls answered so far, handed over once.
+  func takeSignals() -> [(member: String, item: String)] {
+    defer { pendingSignals = [] }
+    return pendingSignals
   }
 
   /// Forgets the sessions of a client that left the bus.
@@ -145,7 +154,9 @@ final class SecretServiceObjects {
       let replace = try arguments.boolean()
       try session(secret.session, of: call.sender)
       guard !service.store.isLocked else { throw .isLocked("The keychain is locked.") }
+      let before = replace ? Set(try items.search(attributes).map(\.path)) : []
       let item = try items.create(label: label, attributes: attributes, secret: secret.value, replace: replace)
+      pendingSignals.append((before.contains(item.path) ? "ItemChanged" : "ItemCreated", item.path))
       return [.objectPath(item.path), .objectPath("/")]
     case ("org.freedesktop.Secret.Collection", "Delete"):
       throw .notSupported("The default collection is the keychain itself and cannot be deleted.")
@@ -167,9 +178,11 @@ final class SecretServiceObjects {
       let secret = try arguments.secret()
       try session(secret.session, of: call.sender)
       try items.update(item, label: nil, attributes: nil, secret: secret.value)
+      pendingSignals.append(("ItemChanged", item.path))
       return []
     case ("org.freedesktop.Secret.Item", "Delete"):
       try items.delete(item)
+      pendingSignals.append(("ItemDeleted", item.path))
       return [.objectPath("/")]
     default:
       throw .unknownMethod("An item has no method \(call.interface).\(call.member).")
@@ -207,6 +220,7 @@ final class SecretServiceObjects {
       default:
         throw .accessDenied("The property \(name) cannot be set.")
       }
+      pendingSignals.append(("ItemChanged", item.path))
       return []
     default:
       throw .unknownMethod("Properties has no method \(call.member).")
