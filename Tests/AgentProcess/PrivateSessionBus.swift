@@ -6,7 +6,8 @@ import Foundation
 
 /// A D-Bus session bus of a test's own: `dbus-daemon` on a socket in a private folder, with no
 /// service activation (so no installed keyring, GNOME Keyring's included, is started on it), and
-/// stopped when the test ends.
+/// stopped when the test ends. Any user may connect (unlike a real session bus), so that a test can
+/// show what a service does with a caller of another user.
 package final class PrivateSessionBus: @unchecked Sendable {
   // @unchecked: set up in init, then read only; `stop` is called once.
   package let folder: URL
@@ -16,7 +17,8 @@ package final class PrivateSessionBus: @unchecked Sendable {
 
   package init() throws {
     folder = URL(fileURLWithPath: "/tmp/kb-bus-\(getpid())-\(UInt32.random(in: 0...UInt32.max))", isDirectory: true)
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    try FileManager.default.createDirectory(
+      at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
     let socket = folder.appendingPathComponent("bus").path
     address = "unix:path=\(socket)"
     let configuration = """
@@ -27,6 +29,7 @@ package final class PrivateSessionBus: @unchecked Sendable {
         <listen>\(address)</listen>
         <auth>EXTERNAL</auth>
         <policy context="default">
+          <allow user="*"/>
           <allow send_destination="*" eavesdrop="true"/>
           <allow eavesdrop="true"/>
           <allow own="*"/>
@@ -56,12 +59,22 @@ package final class PrivateSessionBus: @unchecked Sendable {
 
   /// Runs `executable` with `arguments` on this bus, `input` on its standard input; its exit
   /// status, standard output and standard error. A client that hangs is killed after 60 s.
-  package func run(_ executable: String, _ arguments: [String], input: String = "") throws -> (
-    status: Int32, output: String, error: String
-  ) {
+  package func run(_ executable: String, _ arguments: [String], input: String = "", asUser user: String? = nil)
+    throws -> (
+      status: Int32, output: String, error: String
+    )
+  {
     let child = Process()
-    child.executableURL = URL(fileURLWithPath: executable)
-    child.arguments = arguments
+    if let user {
+      // setpriv, as CI runs as root: the client runs as `user`, with no group of root's.
+      child.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+      child.arguments =
+        ["--reuid=\(user)", "--regid=\(user == "nobody" ? "nogroup" : user)", "--clear-groups", executable]
+        + arguments
+    } else {
+      child.executableURL = URL(fileURLWithPath: executable)
+      child.arguments = arguments
+    }
     child.environment = environment
     let output = Pipe()
     let error = Pipe()

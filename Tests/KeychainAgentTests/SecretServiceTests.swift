@@ -204,6 +204,25 @@ struct SecretServiceTests {
       ], "\(run.output)")
   }
 
+  @Test(
+    "A caller of another user is refused",
+    .enabled(if: getuid() == 0, "needs root, to run a client as nobody through setpriv"))
+  func anotherUserIsRefused() throws {
+    let (bus, agent) = try Self.start()
+    defer {
+      agent.stop()
+      bus.stop()
+    }
+    #expect(
+      try bus.run(Self.secretTool, ["store", "--label=Mail", "service", "mail", "username", "root"], input: "pw").status
+        == 0)
+    let stranger = try bus.run(Self.secretTool, ["lookup", "service", "mail", "username", "root"], asUser: "nobody")
+    #expect(stranger.status != 0 && stranger.output.isEmpty, "\(stranger)")
+    #expect(stranger.error.contains("This keyring serves its own user only"), "\(stranger.error)")
+    // Its own user is still served.
+    #expect(try bus.run(Self.secretTool, ["lookup", "service", "mail", "username", "root"]).output == "pw")
+  }
+
   @Test("A second keyring on the same bus exits with a sentence saying the name is taken")
   func theNameIsOwnedOnce() throws {
     let (bus, agent) = try Self.start()
