@@ -133,7 +133,8 @@ struct SecretServiceTests {
     #expect(run.output == "ItemCreated True\nItemChanged True\nItemDeleted True\n", "\(run.output)")
   }
 
-  @Test("Lock is the agent's one lock: Apple's API is locked out, and SearchItems lists the matches as locked")
+  @Test(
+    "Lock is the agent's one lock: Apple's API is locked out, SearchItems lists the match as locked, Unlock opens it")
   func lockIsTheAgentsLock() throws {
     let (bus, agent) = try Self.start()
     defer {
@@ -156,11 +157,55 @@ struct SecretServiceTests {
     let run = try bus.run(Self.python, ["-c", script])
     #expect(run.status == 0 && run.output == "0 1\n", "\(run)")
     #expect(try Self.appleSecret(agent, service: "mail", account: "eve") == nil)
-    #expect(try bus.run(Self.secretTool, ["lookup", "service", "mail", "username", "eve"]).output.isEmpty)
-    // Unlocked through the agent (as `security unlock-keychain` does), both APIs read again.
-    #expect(try agent.connectStore().unlock() == errSecSuccess)
-    #expect(try Self.appleSecret(agent, service: "mail", account: "eve") == "pw")
+    // secret-tool finds the item locked and calls Unlock: a key-file store's lock asks nothing of
+    // the user (its key file gives the keys back), so the store is unlocked, for both APIs.
     #expect(try bus.run(Self.secretTool, ["lookup", "service", "mail", "username", "eve"]).output == "pw")
+    #expect(try Self.appleSecret(agent, service: "mail", account: "eve") == "pw")
+  }
+
+  /// An askpass helper that records each prompt in `log` and answers `answer`, or cancels
+  /// (exits 1) when `answer` is nil.
+  static func askpass(in folder: URL, answer: String?) throws -> (helper: URL, log: URL) {
+    let helper = folder.appendingPathComponent("askpass-\(UUID().uuidString)")
+    let log = folder.appendingPathComponent("prompts-\(UUID().uuidString)")
+    let reply = answer.map { "printf '%s\\n' '\($0)'" } ?? "exit 1"
+    try Data("#!/bin/sh\nprintf '%s\\n' \"$1\" >> '\(log.path)'\n\(reply)\n".utf8).write(to: helper)
+    try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: helper.path)
+    return (helper, log)
+  }
+
+  @Test("A locked passphrase store is unlocked through a prompt the client shows; a cancelled one stays locked")
+  func unlockingPromptsTheUser() throws {
+    let bus = try PrivateSessionBus()
+    defer { bus.stop() }
+    for (answer, unlocks) in [("open sesame", true), (nil, false)] {
+      let (helper, log) = try Self.askpass(in: bus.folder, answer: answer)
+      let agent = try RunningAgent(
+        passphrase: "open sesame", arguments: ["--secret-service"],
+        environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address, "KEYCHAIN_BRIDGE_ASKPASS": helper.path])
+      defer { agent.stop() }
+      #expect(
+        try bus.run(Self.secretTool, ["store", "--label=Vault", "service", "vault", "username", "me"], input: "gold")
+          .status == 0)
+      let lock = """
+        import dbus
+        dbus.SessionBus().call_blocking('org.freedesktop.secrets', '/org/freedesktop/secrets',
+            'org.freedesktop.Secret.Service', 'Lock', 'ao', (['/org/freedesktop/secrets/collection/login'],))
+        """
+      #expect(try bus.run(Self.python, ["-c", lock]).status == 0)
+      #expect(try Self.appleSecret(agent, service: "vault", account: "me") == nil)
+      // libsecret finds the item locked, calls Unlock, shows the prompt and waits for Completed.
+      let lookup = try bus.run(Self.secretTool, ["lookup", "service", "vault", "username", "me"])
+      let prompts = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+      #expect(prompts.contains("wants to use a protected keychain item"), "\(prompts)")
+      if unlocks {
+        #expect(lookup.output == "gold", "\(lookup)")
+        #expect(try Self.appleSecret(agent, service: "vault", account: "me") == "gold")
+      } else {
+        #expect(lookup.output.isEmpty, "\(lookup)")
+        #expect(try Self.appleSecret(agent, service: "vault", account: "me") == nil)
+      }
+    }
   }
 
   @Test("Bad calls get D-Bus errors, and the service answers after them")

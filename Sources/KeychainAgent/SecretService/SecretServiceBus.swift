@@ -1,6 +1,7 @@
 import CSystemdBus
 import Foundation
 import Security
+import Synchronization
 
 #if canImport(Glibc)
   import Glibc
@@ -27,12 +28,27 @@ package final class SecretServiceBus: @unchecked Sendable {
   private let objects: SecretServiceObjects
   /// Callers by unique bus name and process: identified once per client connection.
   private var callers: [String: AgentCaller] = [:]
+  /// Work other threads hand to the bus's thread (a prompt's completion), and the pipe that wakes
+  /// it: sd-bus objects are used from one thread.
+  private let queued = Mutex<[@Sendable () -> Void]>([])
+  private var wakeRead: Int32 = -1
+  private var wakeWrite: Int32 = -1
 
   /// Connects to the session bus and takes the name; fails with a sentence when the bus cannot be
   /// reached or another program owns the name (GNOME Keyring, KWallet, KeePassXC).
   package init(service: AgentService) throws(AgentStartError) {
     self.service = service
     objects = SecretServiceObjects(service: service)
+    var ends: [Int32] = [-1, -1]
+    // pipe2 is declared for _GNU_SOURCE only, which Swift's Glibc module does not define.
+    guard pipe(&ends) == 0 else {
+      throw AgentStartError("cannot make the Secret Service's wake-up pipe: \(String(cString: strerror(errno)))")
+    }
+    for end in ends {
+      _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+      _ = fcntl(end, F_SETFL, O_NONBLOCK)
+    }
+    (wakeRead, wakeWrite) = (ends[0], ends[1])
     var opened: OpaquePointer?
     let connected = sd_bus_open_user(&opened)
     guard connected >= 0, let opened else {
@@ -58,6 +74,27 @@ package final class SecretServiceBus: @unchecked Sendable {
     guard added >= 0 else {
       throw AgentStartError("cannot serve the Secret Service's objects: \(String(cString: strerror(-added)))")
     }
+    objects.onBusThread = { [unowned self] work in perform(work) }
+    objects.emit = { [unowned self] path, interface, member, values in
+      emit(path: path, interface: interface, member: member, values)
+    }
+  }
+
+  /// Runs `work` on the bus's thread, soon (from any thread).
+  private func perform(_ work: @escaping @Sendable () -> Void) {
+    queued.withLock { $0.append(work) }
+    var byte: UInt8 = 1
+    _ = write(wakeWrite, &byte, 1)
+  }
+
+  /// Emits a signal from `path`.
+  private func emit(path: String, interface: String, member: String, _ values: [BusValue]) {
+    var signal: OpaquePointer?
+    guard sd_bus_message_new_signal(bus, &signal, path, interface, member) >= 0, let signal else { return }
+    defer { sd_bus_message_unref(signal) }
+    let writer = BusMessageWriter(message: signal)
+    guard values.allSatisfy({ writer.append($0) >= 0 }) else { return }
+    _ = sd_bus_send(bus, signal, nil)
   }
 
   /// Serves the bus on this thread until the connection ends.
@@ -71,7 +108,25 @@ package final class SecretServiceBus: @unchecked Sendable {
         return
       }
       if processed > 0 { continue }
-      _ = sd_bus_wait(bus, UInt64.max)
+      var drained = [UInt8](repeating: 0, count: 64)
+      while read(wakeRead, &drained, drained.count) > 0 {}
+      for work in queued.withLock({ work in
+        defer { work = [] }; return work
+      }) { work() }
+      // Waits for the bus (as sd_bus_wait does, with its events and deadline) or the pipe.
+      var deadline: UInt64 = 0
+      var timeout: Int32 = -1
+      if sd_bus_get_timeout(bus, &deadline) > 0, deadline != UInt64.max {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        let current = UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1000
+        timeout = deadline > current ? Int32(min((deadline - current) / 1000 + 1, 60_000)) : 0
+      }
+      var waiting = [
+        pollfd(fd: sd_bus_get_fd(bus), events: Int16(truncatingIfNeeded: sd_bus_get_events(bus)), revents: 0),
+        pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
+      ]
+      _ = poll(&waiting, 2, timeout)
     }
   }
 
@@ -102,8 +157,9 @@ package final class SecretServiceBus: @unchecked Sendable {
     }
     guard sd_bus_send(bus, reply, nil) >= 0 else { return -EIO }
     for signal in objects.takeSignals() {
-      _ = kb_bus_emit_path_signal(
-        bus, SecretItems.collectionPath, "org.freedesktop.Secret.Collection", signal.member, signal.item)
+      emit(
+        path: SecretItems.collectionPath, interface: "org.freedesktop.Secret.Collection", member: signal.member,
+        [.objectPath(signal.item)])
     }
     return 1
   }

@@ -14,12 +14,30 @@ struct BusCall {
 }
 
 /// The Secret Service's objects (freedesktop Secret Service 0.2): the service, the default
-/// collection, its items and the sessions, answering each call with its reply values or a D-Bus
-/// error. Runs on the bus's thread only, so its state needs no lock.
-final class SecretServiceObjects {
+/// collection, its items, the sessions and the prompts, answering each call with its reply values
+/// or a D-Bus error.
+final class SecretServiceObjects: @unchecked Sendable {
+  // @unchecked: used on the bus's thread only (a prompt's completion comes back to it through
+  // `onBusThread`), so its state needs no lock.
   static let servicePath = "/org/freedesktop/secrets"
   static let sessionPrefix = "/org/freedesktop/secrets/session/"
+  static let promptPrefix = "/org/freedesktop/secrets/prompt/"
   let service: AgentService
+  /// Runs work on the bus's thread (set by the bus).
+  var onBusThread: (@escaping @Sendable () -> Void) -> Void = { $0() }
+  /// Emits a signal: path, interface, member, arguments (set by the bus).
+  var emit: (String, String, String, [BusValue]) -> Void = { _, _, _, _ in }
+  /// Prompts not completed yet, by path.
+  private var prompts: [String: PendingPrompt] = [:]
+  private var nextPrompt = 1
+
+  /// A prompt an Unlock returned: who may show it, what it unlocks, who proves the user.
+  private struct PendingPrompt {
+    let sender: String
+    let objects: [String]
+    let authenticator: any UserAuthenticating
+    var shown = false
+  }
   /// The signals a call's changes emit, `(member, item path)` on the collection, sent by the bus
   /// after the reply (ItemCreated, ItemDeleted, ItemChanged).
   private(set) var pendingSignals: [(member: String, item: String)] = []
@@ -51,6 +69,7 @@ final class SecretServiceObjects {
     if call.path == Self.servicePath { return try serviceMethod(call) }
     if call.path == SecretItems.collectionPath { return try collectionMethod(call) }
     if call.path.hasPrefix(SecretItems.collectionPath + "/") { return try itemMethod(call) }
+    if call.path.hasPrefix(Self.promptPrefix) { return try promptMethod(call) }
     if call.path.hasPrefix(Self.sessionPrefix) {
       guard call.interface == "org.freedesktop.Secret.Session", call.member == "Close" else {
         throw .unknownMethod("A session has one method, Close.")
@@ -60,6 +79,40 @@ final class SecretServiceObjects {
       return []
     }
     throw .noSuchObject("No object at \(call.path).")
+  }
+
+  /// Prompt.Prompt asks the user through the prompt service, which answers later: the prompt
+  /// completes then, with the Completed signal. Prompt.Dismiss completes it dismissed.
+  private func promptMethod(_ call: BusCall) throws(BusError) -> [BusValue] {
+    guard var prompt = prompts[call.path], prompt.sender == call.sender else {
+      throw .noSuchObject("No prompt at \(call.path) for this client.")
+    }
+    switch (call.interface, call.member) {
+    case ("org.freedesktop.Secret.Prompt", "Prompt"):
+      _ = try call.arguments.string()  // the window to show it over: no window here
+      guard !prompt.shown else { return [] }
+      prompt.shown = true
+      prompts[call.path] = prompt
+      let path = call.path
+      prompt.authenticator.authenticateUser(reason: "unlock the keyring", caller: "", reuse: 0) { [self] failure in
+        onBusThread { self.complete(path, dismissed: failure != nil) }
+      }
+      return []
+    case ("org.freedesktop.Secret.Prompt", "Dismiss"):
+      complete(call.path, dismissed: true)
+      return []
+    default:
+      throw .unknownMethod("A prompt has the methods Prompt and Dismiss.")
+    }
+  }
+
+  /// Ends a prompt with its Completed signal: what it unlocked, or dismissed.
+  private func complete(_ path: String, dismissed: Bool) {
+    guard let prompt = prompts.removeValue(forKey: path) else { return }
+    let unlocked = dismissed || service.store.isLocked ? [] : prompt.objects
+    emit(
+      path, "org.freedesktop.Secret.Prompt", "Completed",
+      [.boolean(dismissed || service.store.isLocked), .variant(.objectPaths(unlocked))])
   }
 
   /// The signals to emit for the calls answered so far, handed over once.
@@ -117,10 +170,22 @@ final class SecretServiceObjects {
       return [.objectPath(try arguments.string() == "default" ? SecretItems.collectionPath : "/")]
     case ("org.freedesktop.Secret.Service", "Unlock"):
       let objects = try arguments.objectPaths()
-      guard !service.store.isLocked else {
-        throw .isLocked("The keychain is locked: unlock it with `security unlock-keychain`.")
+      guard service.store.isLocked else { return [.objectPaths(objects), .objectPath("/")] }
+      guard service.store.hasPassphrase else {
+        // A key-file store's lock asks nothing of the user: its key file gives the keys back.
+        do throws(SecStatus) {
+          try service.storage.unlock(passphrase: nil)
+        } catch {
+          throw SecretItems.busError(error)
+        }
+        return [.objectPaths(objects), .objectPath("/")]
       }
-      return [.objectPaths(objects), .objectPath("/")]
+      // The user types the store's passphrase when the client shows the prompt (Prompt.Prompt).
+      guard prompts.count < 64 else { throw .failed("Too many prompts are waiting.") }
+      let path = Self.promptPrefix + "u\(nextPrompt)"
+      nextPrompt += 1
+      prompts[path] = PendingPrompt(sender: call.sender, objects: objects, authenticator: call.engine.authenticator)
+      return [.objectPaths([]), .objectPath(path)]
     case ("org.freedesktop.Secret.Service", "Lock"):
       let objects = try arguments.objectPaths()
       // The agent's one lock: Apple-API programs are locked out too.
