@@ -24,6 +24,7 @@ package struct AgentPolicy: Sendable {
     package var place: String
   }
 
+  /// The rules, in the order they were read: the first naming an executable decides.
   package var rules: [Rule] = []
 
   /// The largest policy file read: a policy is a few lines, and the file comes from disk.

@@ -28,10 +28,13 @@ package final class AgentService: Sendable {
   package let store: KeychainStore
   /// The backend the engines and the row checks use.
   package let backend: any SecurityBackend
+  /// Which groups each program gets.
   package let policy: AgentPolicy
+  /// Locks a passphrase store when no request comes for a while.
   package let idleLock: IdleLock
   /// The count of wrong passphrases, the one the store's prompts keep: `unlock` requests count too.
   package let ledger: FailedAttemptLedger
+  /// Operational events (callers refused, connections ended), never values.
   package let logger: Logger
   /// Why callers were refused or connections ended other than by their client closing them, by
   /// reason: the figures the attack tests and an operator read (`events`).

@@ -25,7 +25,9 @@ import Synchronization
 /// NIO's stream channels deliver no control messages; the loop is a few hundred lines over four C
 /// calls (CKeychainAgent), and the frames are the agent's own.
 package final class AgentSocketServer: Sendable {
+  /// The socket's path.
   package let socketPath: String
+  /// The service whose callers the socket serves.
   package let service: AgentService
   private let listener: Int32
   /// Whether the socket was handed over by systemd, which owns its file.

@@ -4,9 +4,12 @@ import Foundation
 /// A D-Bus error a method call is answered with: its name (the specification's
 /// `org.freedesktop.Secret.Error.*`, or D-Bus's own) and a sentence.
 package struct BusError: Error, Sendable, Equatable {
+  /// The error's D-Bus name, as `org.freedesktop.Secret.Error.IsLocked`.
   package let name: String
+  /// What went wrong, in a sentence for the client's user.
   package let message: String
 
+  /// The error named `name`, saying `message`.
   package init(_ name: String, _ message: String) {
     self.name = name
     self.message = message
