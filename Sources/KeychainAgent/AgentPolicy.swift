@@ -14,7 +14,9 @@ import Foundation
 /// executable no rule names gets one group of its own, its path, as every app on Apple's systems
 /// has its own group by default: such programs share nothing unless a rule says so.
 package struct AgentPolicy: Sendable {
+  /// One line of the policy file.
   package struct Rule: Sendable, Equatable {
+    /// The executable's absolute path.
     package var executable: String
     /// The SHA-256 of the executable's file, lowercase hex, when the rule pins it.
     package var sha256: String?
