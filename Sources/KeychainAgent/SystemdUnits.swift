@@ -27,15 +27,16 @@ package enum SystemdUnits {
 
     """
 
-  /// The service unit running the agent at `executable`.
-  package static func serviceUnit(executable: String) -> String {
+  /// The service unit running the agent at `executable` (serving the Secret Service too, with
+  /// `secretService`).
+  package static func serviceUnit(executable: String, secretService: Bool = false) -> String {
     """
     [Unit]
     Description=KeychainBridge keychain agent
     Requires=keychaind.socket
 
     [Service]
-    ExecStart=\(executable)
+    ExecStart=\(executable)\(secretService ? " --secret-service" : "")
     LimitCORE=0
 
     [Install]
@@ -44,15 +45,47 @@ package enum SystemdUnits {
     """
   }
 
-  /// Writes both units into `directory` (created 0700 when missing) and says what to run next.
-  package static func install(into directory: URL, executable: String) throws -> [URL] {
+  /// The D-Bus activation file for the Secret Service: the session bus starts the agent (through
+  /// systemd's unit when systemd runs the user's session, else by `Exec`) when a program first
+  /// asks for org.freedesktop.secrets.
+  package static func busActivationFile(executable: String) -> String {
+    """
+    [D-BUS Service]
+    Name=org.freedesktop.secrets
+    Exec=\(executable) --secret-service
+    SystemdService=keychaind.service
+
+    """
+  }
+
+  /// Writes both units into `directory` (created 0700 when missing); with `secretService`, the
+  /// service serves the Secret Service too and the bus's activation file is written into
+  /// `busServiceDirectory`. Returns the files written.
+  package static func install(
+    into directory: URL, executable: String, secretService: Bool = false, busServiceDirectory: URL? = nil
+  ) throws -> [URL] {
     try FileManager.default.createDirectory(
       at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     let socket = directory.appendingPathComponent("keychaind.socket")
     let service = directory.appendingPathComponent("keychaind.service")
     try Data(socketUnit.utf8).write(to: socket)
-    try Data(serviceUnit(executable: executable).utf8).write(to: service)
-    return [socket, service]
+    try Data(serviceUnit(executable: executable, secretService: secretService).utf8).write(to: service)
+    guard secretService else { return [socket, service] }
+    let busDirectory = busServiceDirectory ?? userBusServiceDirectory
+    try FileManager.default.createDirectory(at: busDirectory, withIntermediateDirectories: true)
+    let activation = busDirectory.appendingPathComponent("org.freedesktop.secrets.service")
+    try Data(busActivationFile(executable: executable).utf8).write(to: activation)
+    return [socket, service, activation]
+  }
+
+  /// The user's D-Bus service folder, $XDG_DATA_HOME/dbus-1/services: the session bus reads it
+  /// before the system's, so this activation file wins over GNOME Keyring's.
+  package static var userBusServiceDirectory: URL {
+    let environment = ProcessInfo.processInfo.environment
+    let dataHome =
+      environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+      ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share").path
+    return URL(fileURLWithPath: dataHome).appendingPathComponent("dbus-1/services", isDirectory: true)
   }
 
   /// The user's unit folder: $XDG_CONFIG_HOME/systemd/user.

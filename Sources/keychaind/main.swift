@@ -15,7 +15,7 @@ let usage = """
   usage: keychaind --socket PATH [--store DIR] [--policy FILE] [--idle-timeout SECONDS] [--secret-service]
          keychaind --secret-service [--store DIR] [--policy FILE] [--idle-timeout SECONDS]
          keychaind [--store DIR] [--policy FILE] [--idle-timeout SECONDS]   (from systemd's socket unit)
-         keychaind --install-units [--unit-directory DIR]
+         keychaind --install-units [--unit-directory DIR] [--secret-service]
 
   Serves the keychain store in DIR (default: the store KEYCHAIN_BRIDGE_HOME names, else
   $XDG_DATA_HOME/keychain-bridge) on the Unix socket PATH, in the foreground, until SIGTERM or
@@ -38,7 +38,9 @@ let usage = """
   $XDG_CONFIG_HOME/systemd/user) for this executable; then run `systemctl --user daemon-reload` and
   `systemctl --user enable --now keychaind.socket`, and give programs
   KEYCHAIN_BRIDGE_AGENT=$XDG_RUNTIME_DIR/keychain-bridge/agent.sock. The first connection starts the
-  agent, on the socket systemd made.
+  agent, on the socket systemd made. With --secret-service, the service serves the Secret Service
+  too, and the session bus's activation file for org.freedesktop.secrets goes into
+  $XDG_DATA_HOME/dbus-1/services, so the first program that asks for it starts the agent.
 
   """
 
@@ -98,7 +100,8 @@ while let argument = arguments.popFirst() {
 if installUnits {
   let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
   do {
-    for unit in try SystemdUnits.install(into: unitDirectory ?? SystemdUnits.userUnitDirectory, executable: executable)
+    for unit in try SystemdUnits.install(
+      into: unitDirectory ?? SystemdUnits.userUnitDirectory, executable: executable, secretService: secretService)
     {
       print("wrote \(unit.path)")
     }
@@ -107,6 +110,12 @@ if installUnits {
   }
   print("then: systemctl --user daemon-reload && systemctl --user enable --now keychaind.socket")
   print("and give programs KEYCHAIN_BRIDGE_AGENT=$XDG_RUNTIME_DIR/\(SystemdUnits.socketInRuntimeDirectory)")
+  if secretService {
+    print(
+      "the session bus now starts the agent for org.freedesktop.secrets; if GNOME Keyring runs its secrets "
+        + "component, stop it first: systemctl --user mask --now gnome-keyring-daemon.socket gnome-keyring-daemon.service"
+    )
+  }
   exit(0)
 }
 

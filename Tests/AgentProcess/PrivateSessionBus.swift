@@ -15,7 +15,9 @@ package final class PrivateSessionBus: @unchecked Sendable {
   package let address: String
   private let process = Process()
 
-  package init() throws {
+  /// A bus that activates the services of `serviceDirectory` (none when nil), started with
+  /// `environment` added to this process's (which the services it starts inherit).
+  package init(serviceDirectory: URL? = nil, environment daemonEnvironment: [String: String] = [:]) throws {
     folder = URL(fileURLWithPath: "/tmp/kb-bus-\(getpid())-\(UInt32.random(in: 0...UInt32.max))", isDirectory: true)
     try FileManager.default.createDirectory(
       at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
@@ -27,7 +29,7 @@ package final class PrivateSessionBus: @unchecked Sendable {
       <busconfig>
         <type>session</type>
         <listen>\(address)</listen>
-        <auth>EXTERNAL</auth>
+        <auth>EXTERNAL</auth>\(serviceDirectory.map { "\n  <servicedir>\($0.path)</servicedir>" } ?? "")
         <policy context="default">
           <allow user="*"/>
           <allow send_destination="*" eavesdrop="true"/>
@@ -42,6 +44,7 @@ package final class PrivateSessionBus: @unchecked Sendable {
     process.arguments = ["--config-file=\(configurationFile.path)", "--nofork", "--nopidfile"]
     process.standardOutput = FileHandle.nullDevice
     process.standardError = FileHandle.nullDevice
+    process.environment = ProcessInfo.processInfo.environment.merging(daemonEnvironment) { $1 }
     try process.run()
     for _ in 0..<3000 where !FileManager.default.fileExists(atPath: socket) { usleep(10_000) }
     guard FileManager.default.fileExists(atPath: socket) else {

@@ -268,6 +268,46 @@ struct SecretServiceTests {
     #expect(try bus.run(Self.secretTool, ["lookup", "service", "mail", "username", "root"]).output == "pw")
   }
 
+  @Test("The installed activation file has the session bus start the agent when a program first asks")
+  func theBusStartsTheAgent() throws {
+    let folder = URL(fileURLWithPath: "/tmp/kb-activation-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let data = folder.appendingPathComponent("data")
+    let runtime = folder.appendingPathComponent("run")
+    try FileManager.default.createDirectory(
+      at: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    let install = Process()
+    install.executableURL = RunningAgent.executable
+    install.arguments = [
+      "--install-units", "--secret-service", "--unit-directory", folder.appendingPathComponent("units").path,
+    ]
+    install.environment = ProcessInfo.processInfo.environment.merging(["XDG_DATA_HOME": data.path]) { $1 }
+    install.standardOutput = FileHandle.nullDevice
+    try install.run()
+    install.waitUntilExit()
+    #expect(install.terminationStatus == 0)
+    let services = data.appendingPathComponent("dbus-1/services")
+    let activation = try String(
+      contentsOf: services.appendingPathComponent("org.freedesktop.secrets.service"), encoding: .utf8)
+    #expect(activation.contains("Name=org.freedesktop.secrets"))
+    #expect(activation.contains("Exec=\(RunningAgent.executable.resolvingSymlinksInPath().path) --secret-service"))
+    let unit = try String(contentsOf: folder.appendingPathComponent("units/keychaind.service"), encoding: .utf8)
+    #expect(unit.contains("--secret-service"))
+    // No agent runs: the bus starts one (by Exec: no systemd here) for the first program that asks,
+    // serving the store the environment names; it ends with the bus.
+    let bus = try PrivateSessionBus(
+      serviceDirectory: services,
+      environment: [
+        "KEYCHAIN_BRIDGE_HOME": folder.appendingPathComponent("store").path, "XDG_RUNTIME_DIR": runtime.path,
+      ])
+    defer { bus.stop() }
+    let stored = try bus.run(
+      Self.secretTool, ["store", "--label=Started", "service", "boot", "username", "me"], input: "up")
+    #expect(stored.status == 0, "\(stored.error)")
+    #expect(try bus.run(Self.secretTool, ["lookup", "service", "boot", "username", "me"]).output == "up")
+    #expect(FileManager.default.fileExists(atPath: runtime.appendingPathComponent("keychain-bridge/agent.sock").path))
+  }
+
   @Test("A second keyring on the same bus exits with a sentence saying the name is taken")
   func theNameIsOwnedOnce() throws {
     let (bus, agent) = try Self.start()
