@@ -88,12 +88,14 @@ struct SecretItems {
     }
   }
 
-  /// Creates an item (or, with `replace`, replaces the one with exactly these attributes).
-  func create(label: String, attributes: [String: String], secret: [UInt8], replace: Bool) throws(BusError) -> Item {
-    let existing = try search(attributes).filter { $0.attributes == attributes }
-    if replace, let first = existing.first {
+  /// Creates an item (or, with `replace`, replaces the one with exactly these attributes); says
+  /// whether it replaced one.
+  func create(label: String, attributes: [String: String], secret: [UInt8], replace: Bool) throws(BusError) -> (
+    item: Item, replaced: Bool
+  ) {
+    if replace, let first = try search(attributes).first(where: { $0.attributes == attributes }) {
       try update(first, label: label, attributes: nil, secret: secret)
-      return try item(at: first.path)
+      return (try item(at: first.path), true)
     }
     var add = Self.query(for: attributes)
     add[kSecMatchLimit as String] = nil
@@ -116,7 +118,7 @@ struct SecretItems {
     }
     guard let created = try search(attributes).last(where: { $0.attributes == attributes && $0.label == label })
     else { throw .failed("The new item could not be read back.") }
-    return created
+    return (created, false)
   }
 
   /// Changes an item's label, attributes or secret.

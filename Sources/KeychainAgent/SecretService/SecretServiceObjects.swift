@@ -219,9 +219,9 @@ final class SecretServiceObjects: @unchecked Sendable {
       let replace = try arguments.boolean()
       try session(secret.session, of: call.sender)
       guard !service.store.isLocked else { throw .isLocked("The keychain is locked.") }
-      let before = replace ? Set(try items.search(attributes).map(\.path)) : []
-      let item = try items.create(label: label, attributes: attributes, secret: secret.value, replace: replace)
-      pendingSignals.append((before.contains(item.path) ? "ItemChanged" : "ItemCreated", item.path))
+      let (item, replaced) = try items.create(
+        label: label, attributes: attributes, secret: secret.value, replace: replace)
+      pendingSignals.append((replaced ? "ItemChanged" : "ItemCreated", item.path))
       return [.objectPath(item.path), .objectPath("/")]
     case ("org.freedesktop.Secret.Collection", "Delete"):
       throw .notSupported("The default collection is the keychain itself and cannot be deleted.")
