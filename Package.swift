@@ -341,7 +341,7 @@ let package = Package(
       name: "KeychainAgentTests",
       dependencies: [
         "KeychainAgent", "KeychainAgentWire", "Security", "KeychainBackend", "KeychainStorageMemory",
-        "AgentProcess", "keychaind", .product(name: "Logging", package: "swift-log"),
+        "AgentProcess", "keychaind", "SecurityTool", .product(name: "Logging", package: "swift-log"),
       ]
     ),
     .testTarget(

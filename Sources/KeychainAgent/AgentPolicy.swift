@@ -13,6 +13,10 @@ import Foundation
 /// (the rule then holds only for that build), and grants groups; `*` grants every group. An
 /// executable no rule names gets one group of its own, its path, as every app on Apple's systems
 /// has its own group by default: such programs share nothing unless a rule says so.
+///
+/// One rule is built in, after the files' rules: the `security` tool installed beside keychaind
+/// gets every group, as macOS's `security` is the user's administration tool and reaches every
+/// item of the user's keychain (`administrationToolRule`). A file's rule naming that tool wins.
 package struct AgentPolicy: Sendable {
   /// One line of the policy file.
   package struct Rule: Sendable, Equatable {
@@ -100,6 +104,26 @@ package struct AgentPolicy: Sendable {
       policy.rules += try parse(text, path: path)
     }
     return policy
+  }
+
+  /// The built-in rule for the `security` tool beside `agentExecutable` (keychaind's own file):
+  /// every group, so that `security find-generic-password` reads what `secret-tool` stored with no
+  /// policy file at all. nil when that tool is missing, or when anyone but its owner, the user or
+  /// root, may replace it or the folder holding it: the rule trusts the tool as much as the agent,
+  /// and no more.
+  package static func administrationToolRule(besideAgent agentExecutable: String) -> Rule? {
+    let folder = URL(fileURLWithPath: agentExecutable).resolvingSymlinksInPath().deletingLastPathComponent()
+    let tool = folder.appendingPathComponent("security").resolvingSymlinksInPath().path
+    guard isTrusted(tool, kind: S_IFREG), isTrusted(folder.path, kind: S_IFDIR) else { return nil }
+    return Rule(
+      executable: tool, sha256: nil, groups: nil, place: "the built-in rule for the security tool beside keychaind")
+  }
+
+  /// Whether `path` is a `kind` (S_IFREG, S_IFDIR) of the user or root that no one else may write.
+  private static func isTrusted(_ path: String, kind: mode_t) -> Bool {
+    var status = stat()
+    return lstat(path, &status) == 0 && status.st_mode & S_IFMT == kind
+      && (status.st_uid == getuid() || status.st_uid == 0) && status.st_mode & 0o022 == 0
   }
 
   /// Where the policy is read from: /etc first (the administrator's), then the user's.

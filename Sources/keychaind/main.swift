@@ -26,7 +26,9 @@ let usage = """
 
   Each program gets the access groups the policy grants its executable (/etc/keychain-bridge/
   agent-policy, then $XDG_CONFIG_HOME/keychain-bridge/agent-policy; or FILE alone), whatever it
-  asks for; a program no rule names gets one group of its own, its executable's path.
+  asks for; a program no rule names gets one group of its own, its executable's path. The
+  `security` tool installed beside keychaind gets every group unless a rule names it (it is the
+  user's administration tool, as on macOS).
 
   --secret-service also serves the freedesktop Secret Service (org.freedesktop.secrets) on the
   session bus DBUS_SESSION_BUS_ADDRESS names, from the same store: secret-tool, libsecret programs
@@ -144,13 +146,14 @@ LoggingSystem.bootstrap(StreamLogHandler.standardError)
 var logger = Logger(label: "keychaind")
 logger.logLevel = .info
 
-let policy: AgentPolicy
+var policy: AgentPolicy
 do {
   policy = try AgentPolicy.load(policyPath.map { [$0] } ?? AgentPolicy.defaultPaths)
   if let policyPath, !FileManager.default.fileExists(atPath: policyPath) { fail("no policy file at \(policyPath)") }
 } catch {
   fail(error.description)
 }
+if let rule = AgentPolicy.administrationToolRule(besideAgent: "/proc/self/exe") { policy.rules.append(rule) }
 
 let directory = storeDirectory ?? KeychainStore.defaultDirectory
 let store: KeychainStore

@@ -61,8 +61,12 @@ package final class PrivateSessionBus: @unchecked Sendable {
   }
 
   /// Runs `executable` with `arguments` on this bus, `input` on its standard input; its exit
-  /// status, standard output and standard error. A client that hangs is killed after 60 s.
-  package func run(_ executable: String, _ arguments: [String], input: String = "", asUser user: String? = nil)
+  /// status, standard output and standard error. `environment` is added to the bus's. A client
+  /// that hangs is killed after 60 s.
+  package func run(
+    _ executable: String, _ arguments: [String], input: String = "", asUser user: String? = nil,
+    environment extra: [String: String] = [:]
+  )
     throws -> (
       status: Int32, output: String, error: String
     )
@@ -78,7 +82,7 @@ package final class PrivateSessionBus: @unchecked Sendable {
       child.executableURL = URL(fileURLWithPath: executable)
       child.arguments = arguments
     }
-    child.environment = environment
+    child.environment = environment.merging(extra) { $1 }
     let output = Pipe()
     let error = Pipe()
     let standardInput = Pipe()

@@ -17,6 +17,7 @@ package final class RunningAgent: @unchecked Sendable {
   private let passphrase: String?
   private let extraArguments: [String]
   private let extraEnvironment: [String: String]
+  private let hasPolicyFile: Bool
   package private(set) var process = Process()
 
   /// The agent executable, built beside the test bundle.
@@ -33,9 +34,10 @@ package final class RunningAgent: @unchecked Sendable {
   }
 
   /// Starts an agent over a new store (with `passphrase`, a passphrase store opened unlocked),
-  /// under `policy` (the agent's policy file's text), with `environment` added to its own.
+  /// under `policy` (the agent's policy file's text; nil for no policy file at all, the user's
+  /// configuration folder being the test's), with `environment` added to its own.
   package init(
-    passphrase: String? = nil, policy: String = RunningAgent.defaultPolicy, arguments: [String] = [],
+    passphrase: String? = nil, policy: String? = RunningAgent.defaultPolicy, arguments: [String] = [],
     environment: [String: String] = [:]
   ) throws {
     // Short: a Unix socket's path holds 107 bytes.
@@ -47,7 +49,8 @@ package final class RunningAgent: @unchecked Sendable {
     self.passphrase = passphrase
     extraArguments = arguments
     extraEnvironment = environment
-    try Data(policy.utf8).write(to: folder.appendingPathComponent("agent-policy"))
+    hasPolicyFile = policy != nil
+    if let policy { try Data(policy.utf8).write(to: folder.appendingPathComponent("agent-policy")) }
     try start()
   }
 
@@ -55,15 +58,14 @@ package final class RunningAgent: @unchecked Sendable {
   package func start() throws {
     process = Process()
     process.executableURL = Self.executable
-    process.arguments =
-      [
-        "--socket", socketPath, "--store", storeDirectory.path, "--policy",
-        folder.appendingPathComponent("agent-policy").path,
-      ] + extraArguments
+    let policyArguments = hasPolicyFile ? ["--policy", folder.appendingPathComponent("agent-policy").path] : []
+    process.arguments = ["--socket", socketPath, "--store", storeDirectory.path] + policyArguments + extraArguments
     var environment = ProcessInfo.processInfo.environment
     environment["KEYCHAIN_BRIDGE_AGENT"] = nil
     environment["KEYCHAIN_BRIDGE_PASSPHRASE"] = passphrase
     environment["KEYCHAIN_BRIDGE_ASKPASS"] = nil
+    // Without a policy file the user's folder is read: the test's own, which has none.
+    environment["XDG_CONFIG_HOME"] = folder.appendingPathComponent("config").path
     environment.merge(extraEnvironment) { $1 }
     process.environment = environment
     let log = folder.appendingPathComponent("agent.log")
