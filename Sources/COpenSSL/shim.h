@@ -1,5 +1,6 @@
 // The parts of libcrypto the store and the key engine use: AES-GCM, HMAC-SHA-256, scrypt, the
-// CSPRNG, X.509 parsing, RSA and EC keys through EVP_PKEY, the X9.63 KDF and the error queue.
+// CSPRNG, X.509 parsing, RSA and EC keys through EVP_PKEY, the X9.63 KDF, the error queue, and
+// big numbers with AES-CBC for the Secret Service's Diffie-Hellman sessions.
 #ifndef KEYCHAIN_BRIDGE_COPENSSL_SHIM_H
 #define KEYCHAIN_BRIDGE_COPENSSL_SHIM_H
 #include <openssl/evp.h>
@@ -18,4 +19,5 @@
 #include <openssl/ec.h>
 #include <openssl/pkcs12.h>
 #include <openssl/provider.h>
+#include <openssl/bn.h>
 #endif

@@ -113,7 +113,7 @@ package enum Scrypt {
 /// Runs the EVP_KDF `name` into `output`. `body` gets the digest name "SHA256" as a C string and
 /// a function that derives with the parameters it is given; it builds them inside the scopes that
 /// keep their pointers valid and returns what that function returned.
-private func derive(
+func derive(
   _ name: String, into output: UnsafeMutableRawBufferPointer,
   _ body: (UnsafeMutablePointer<CChar>, (inout [OSSL_PARAM]) -> Int32) -> Int32
 ) throws(CryptoError) {

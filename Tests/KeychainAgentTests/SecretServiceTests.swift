@@ -231,7 +231,9 @@ struct SecretServiceTests {
           except dbus.exceptions.DBusException as error:
               return error.get_dbus_name()
       print(error_of(service, interface, 'OpenSession', 'ii', (5, 1)))
-      print(error_of(service, interface, 'OpenSession', 'sv', ('dh-ietf1024-sha256-aes128-cbc-pkcs7', dbus.ByteArray(b'x'))))
+      print(error_of(service, interface, 'OpenSession', 'sv', ('dh-ietf1024-sha512-aes256', dbus.ByteArray(b'x'))))
+      print(error_of(service, interface, 'OpenSession', 'sv', ('dh-ietf1024-sha256-aes128-cbc-pkcs7', dbus.ByteArray(b'\\x01'))))
+      print(error_of(service, interface, 'OpenSession', 'sv', ('dh-ietf1024-sha256-aes128-cbc-pkcs7', dbus.ByteArray(b'\\xff' * 129))))
       print(error_of(service, interface, 'GetSecrets', 'aoo', (['/org/freedesktop/secrets/collection/login/inothing'], '/org/freedesktop/secrets/session/nope')))
       print(error_of(service, interface, 'SearchItems', 'a{ss}', ({('k%d' % n): 'v' for n in range(5000)},)))
       print(error_of('/org/freedesktop/secrets/collection/login/ideadbeef', 'org.freedesktop.Secret.Item', 'GetSecret', 'o', ('/',)))
@@ -243,6 +245,7 @@ struct SecretServiceTests {
     #expect(
       run.output.split(separator: "\n").map(String.init) == [
         "org.freedesktop.DBus.Error.InvalidArgs", "org.freedesktop.DBus.Error.NotSupported",
+        "org.freedesktop.DBus.Error.InvalidArgs", "org.freedesktop.DBus.Error.InvalidArgs",
         "org.freedesktop.Secret.Error.NoSession", "org.freedesktop.DBus.Error.InvalidArgs",
         "org.freedesktop.Secret.Error.NoSuchObject", "org.freedesktop.DBus.Error.UnknownMethod",
         "/org/freedesktop/secrets/collection/login",

@@ -20,7 +20,6 @@ final class SecretServiceObjects: @unchecked Sendable {
   // @unchecked: used on the bus's thread only (a prompt's completion comes back to it through
   // `onBusThread`), so its state needs no lock.
   static let servicePath = "/org/freedesktop/secrets"
-  static let sessionPrefix = "/org/freedesktop/secrets/session/"
   static let promptPrefix = "/org/freedesktop/secrets/prompt/"
   let service: AgentService
   /// Runs work on the bus's thread (set by the bus).
@@ -41,9 +40,8 @@ final class SecretServiceObjects: @unchecked Sendable {
   /// The signals a call's changes emit, `(member, item path)` on the collection, sent by the bus
   /// after the reply (ItemCreated, ItemDeleted, ItemChanged).
   private(set) var pendingSignals: [(member: String, item: String)] = []
-  /// Open sessions by path, with the bus name that opened each.
-  private var sessions: [String: String] = [:]
-  private var nextSession = 1
+  /// Open sessions, each its client's.
+  private var sessions = SecretSessions()
 
   init(service: AgentService) { self.service = service }
 
@@ -70,12 +68,11 @@ final class SecretServiceObjects: @unchecked Sendable {
     if call.path == SecretItems.collectionPath { return try collectionMethod(call) }
     if call.path.hasPrefix(SecretItems.collectionPath + "/") { return try itemMethod(call) }
     if call.path.hasPrefix(Self.promptPrefix) { return try promptMethod(call) }
-    if call.path.hasPrefix(Self.sessionPrefix) {
+    if call.path.hasPrefix(SecretSessions.prefix) {
       guard call.interface == "org.freedesktop.Secret.Session", call.member == "Close" else {
         throw .unknownMethod("A session has one method, Close.")
       }
-      try session(call.path, of: call.sender)
-      sessions[call.path] = nil
+      try sessions.close(call.path, sender: call.sender)
       return []
     }
     throw .noSuchObject("No object at \(call.path).")
@@ -122,25 +119,14 @@ final class SecretServiceObjects: @unchecked Sendable {
   }
 
   /// Forgets the sessions of a client that left the bus.
-  func clientLeft(_ name: String) { sessions = sessions.filter { $0.value != name } }
+  func clientLeft(_ name: String) { sessions.clientLeft(name) }
 
   private func serviceMethod(_ call: BusCall) throws(BusError) -> [BusValue] {
     let items = SecretItems(engine: call.engine)
     let arguments = call.arguments
     switch (call.interface, call.member) {
     case ("org.freedesktop.Secret.Service", "OpenSession"):
-      let algorithm = try arguments.string()
-      // `plain` only: the Diffie-Hellman session protects a secret from the bus itself, which here
-      // is the user's own session bus; libsecret and SecretStorage fall back to plain when told so.
-      guard algorithm == "plain" else {
-        throw .notSupported("Only the plain algorithm is supported; \(algorithm) is not.")
-      }
-      try arguments.within("v", "s") { () throws(BusError) in _ = try arguments.string() }
-      guard sessions.count < 1024 else { throw .failed("Too many open sessions.") }
-      let path = Self.sessionPrefix + "s\(nextSession)"
-      nextSession += 1
-      sessions[path] = call.sender
-      return [.variant(.string("")), .objectPath(path)]
+      return try sessions.open(algorithm: try arguments.string(), arguments: arguments, sender: call.sender)
     case ("org.freedesktop.Secret.Service", "SearchItems"):
       let found = try items.search(try arguments.stringMap()).map(\.path)
       // Locked items are listed as locked: the search reads attributes, which the store keeps
@@ -150,11 +136,11 @@ final class SecretServiceObjects: @unchecked Sendable {
     case ("org.freedesktop.Secret.Service", "GetSecrets"):
       let paths = try arguments.objectPaths()
       let session = try arguments.objectPath()
-      try self.session(session, of: call.sender)
+      try sessions.check(session, of: call.sender)
       var secrets: [(String, BusValue)] = []
       for path in paths {
         guard let item = try? items.item(at: path) else { continue }
-        secrets.append((path, Self.secretValue(session, try items.secret(of: item))))
+        secrets.append((path, try sessions.secret(try items.secret(of: item), session: session, sender: call.sender)))
       }
       return [.secretsByItem(secrets)]
     case ("org.freedesktop.Secret.Service", "CreateCollection"):
@@ -217,10 +203,9 @@ final class SecretServiceObjects: @unchecked Sendable {
       }
       let secret = try arguments.secret()
       let replace = try arguments.boolean()
-      try session(secret.session, of: call.sender)
+      let value = try sessions.value(of: secret, sender: call.sender)
       guard !service.store.isLocked else { throw .isLocked("The keychain is locked.") }
-      let (item, replaced) = try items.create(
-        label: label, attributes: attributes, secret: secret.value, replace: replace)
+      let (item, replaced) = try items.create(label: label, attributes: attributes, secret: value, replace: replace)
       pendingSignals.append((replaced ? "ItemChanged" : "ItemCreated", item.path))
       return [.objectPath(item.path), .objectPath("/")]
     case ("org.freedesktop.Secret.Collection", "Delete"):
@@ -237,12 +222,10 @@ final class SecretServiceObjects: @unchecked Sendable {
     switch (call.interface, call.member) {
     case ("org.freedesktop.Secret.Item", "GetSecret"):
       let session = try arguments.objectPath()
-      try self.session(session, of: call.sender)
-      return [Self.secretValue(session, try items.secret(of: item))]
+      return [try sessions.secret(try items.secret(of: item), session: session, sender: call.sender)]
     case ("org.freedesktop.Secret.Item", "SetSecret"):
-      let secret = try arguments.secret()
-      try session(secret.session, of: call.sender)
-      try items.update(item, label: nil, attributes: nil, secret: secret.value)
+      let value = try sessions.value(of: try arguments.secret(), sender: call.sender)
+      try items.update(item, label: nil, attributes: nil, secret: value)
       pendingSignals.append(("ItemChanged", item.path))
       return []
     case ("org.freedesktop.Secret.Item", "Delete"):
@@ -320,15 +303,5 @@ final class SecretServiceObjects: @unchecked Sendable {
   private static func seconds(_ date: Date?) -> UInt64 {
     guard let date, date.timeIntervalSince1970 > 0 else { return 0 }
     return UInt64(date.timeIntervalSince1970)
-  }
-
-  /// A secret as the bus carries it in a plain session: (session, no parameters, value, type).
-  private static func secretValue(_ session: String, _ value: [UInt8]) -> BusValue {
-    .structure([.objectPath(session), .bytes([]), .bytes(value), .string("text/plain")])
-  }
-
-  /// Checks that `path` is a session `sender` opened.
-  private func session(_ path: String, of sender: String) throws(BusError) {
-    guard sessions[path] == sender else { throw .noSession("No session at \(path) for this client.") }
   }
 }
