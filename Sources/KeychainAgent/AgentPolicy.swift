@@ -14,6 +14,14 @@ import Foundation
 /// executable no rule names gets one group of its own, its path, as every app on Apple's systems
 /// has its own group by default: such programs share nothing unless a rule says so.
 ///
+/// For the Secret Service (the SecretService article): a collection is a group, and a rule that
+/// names a collection's group confines it to the programs whose rules name it. A line
+///
+///     confirm-first-access = keychain-bridge.default
+///
+/// makes a program no rule names ask the user before it first reads each item of those groups'
+/// collections; the answer is remembered.
+///
 /// One rule is built in, after the files' rules: the `security` tool installed beside keychaind
 /// gets every group, as macOS's `security` is the user's administration tool and reaches every
 /// item of the user's keychain (`administrationToolRule`). A file's rule naming that tool wins.
@@ -32,6 +40,16 @@ package struct AgentPolicy: Sendable {
 
   /// The rules, in the order they were read: the first naming an executable decides.
   package var rules: [Rule] = []
+  /// The groups whose Secret Service items a program no rule names must be allowed to read by the
+  /// user, item by item (`confirm-first-access`).
+  package var confirmedGroups: Set<String> = []
+
+  /// The keyword of the line listing `confirmedGroups`.
+  static let confirmKeyword = "confirm-first-access"
+
+  /// The groups some rule names explicitly (not through `*`): a collection among them is confined
+  /// to the programs those rules name.
+  package var namedGroups: Set<String> { Set(rules.flatMap { $0.groups ?? [] }) }
 
   /// The largest policy file read: a policy is a few lines, and the file comes from disk.
   static let maximumLength = 1 << 20
@@ -48,6 +66,12 @@ package struct AgentPolicy: Sendable {
 
   /// Reads the rules of `text`, the file at `path`; a mistake is an error naming path:line:column.
   package static func parse(_ text: String, path: String) throws(AgentStartError) -> [Rule] {
+    try read(text, path: path).rules
+  }
+
+  /// Reads the rules and the `confirm-first-access` lines of `text`, the file at `path`.
+  static func read(_ text: String, path: String) throws(AgentStartError) -> AgentPolicy {
+    var policy = AgentPolicy()
     var rules: [Rule] = []
     for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
       let line = rawLine.prefix { $0 != "#" }
@@ -58,8 +82,22 @@ package struct AgentPolicy: Sendable {
       }
       let column = line.distance(from: line.startIndex, to: equals) + 1
       let left = line[..<equals].split(whereSeparator: \.isWhitespace).map(String.init)
+      let groups = line[line.index(after: equals)...].split(separator: ",").map {
+        $0.trimmingCharacters(in: .whitespaces)
+      }
+      guard !groups.isEmpty, groups.allSatisfy({ !$0.isEmpty && !$0.contains(where: \.isWhitespace) }) else {
+        throw AgentStartError("\(place):\(column + 1): list the granted groups after `=`, separated by commas")
+      }
+      if left == [confirmKeyword] {
+        guard !groups.contains("*") else {
+          throw AgentStartError(
+            "\(place):\(column + 1): name the groups whose first accesses are confirmed; * is not one")
+        }
+        policy.confirmedGroups.formUnion(groups)
+        continue
+      }
       guard let executable = left.first, executable.hasPrefix("/"), left.count <= 2 else {
-        throw AgentStartError("\(place):1: name the executable by its absolute path before `=`")
+        throw AgentStartError("\(place):1: name the executable by its absolute path (or \(confirmKeyword)) before `=`")
       }
       var sha256: String?
       if left.count == 2 {
@@ -70,16 +108,11 @@ package struct AgentPolicy: Sendable {
         }
         sha256 = hex
       }
-      let groups = line[line.index(after: equals)...].split(separator: ",").map {
-        $0.trimmingCharacters(in: .whitespaces)
-      }
-      guard !groups.isEmpty, groups.allSatisfy({ !$0.isEmpty && !$0.contains(where: \.isWhitespace) }) else {
-        throw AgentStartError("\(place):\(column + 1): list the granted groups after `=`, separated by commas")
-      }
       rules.append(
         Rule(executable: executable, sha256: sha256, groups: groups.contains("*") ? nil : groups, place: place))
     }
-    return rules
+    policy.rules = rules
+    return policy
   }
 
   /// The policy of the files that exist among `paths`, the administrator's first: a rule of an
@@ -101,7 +134,9 @@ package struct AgentPolicy: Sendable {
         let data = FileManager.default.contents(atPath: path), data.count <= maximumLength
       else { throw AgentStartError("\(path) is longer than \(maximumLength) bytes: no policy is") }
       guard let text = String(data: data, encoding: .utf8) else { throw AgentStartError("\(path) is not UTF-8") }
-      policy.rules += try parse(text, path: path)
+      let read = try read(text, path: path)
+      policy.rules += read.rules
+      policy.confirmedGroups.formUnion(read.confirmedGroups)
     }
     return policy
   }

@@ -32,6 +32,44 @@ struct PolicyAndIdleLockTests {
     #expect(stranger.groups == ["/home/user/a.out"] && !stranger.namedByRule)
   }
 
+  @Test("confirm-first-access lists groups; the groups rules name are the confined collections")
+  func confirmationsAndConfinedGroups() throws {
+    let text = """
+      confirm-first-access = keychain-bridge.default
+      /usr/bin/browser = keychain-bridge.default, org.freedesktop.secrets.collection.browser
+      /usr/local/bin/security = *
+      confirm-first-access = org.freedesktop.secrets.collection.work
+      """
+    let policy = try AgentPolicy.read(text, path: "policy")
+    #expect(policy.confirmedGroups == ["keychain-bridge.default", "org.freedesktop.secrets.collection.work"])
+    #expect(policy.rules.map(\.executable) == ["/usr/bin/browser", "/usr/local/bin/security"])
+    // `*` names no group: only the browser's rule confines a collection.
+    #expect(policy.namedGroups == ["keychain-bridge.default", "org.freedesktop.secrets.collection.browser"])
+    #expect {
+      _ = try AgentPolicy.read("confirm-first-access = *\n", path: "policy")
+    } throws: { "\($0)".hasPrefix("policy:1:23: name the groups whose first accesses are confirmed") }
+  }
+
+  @Test("The security tool beside the agent gets every group, unless others may replace it")
+  func administrationToolRule() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("kb-admin-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: folder) }
+    try FileManager.default.createDirectory(
+      at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+    let agent = folder.appendingPathComponent("keychaind")
+    let tool = folder.appendingPathComponent("security")
+    #expect(AgentPolicy.administrationToolRule(besideAgent: agent.path) == nil)  // no tool there
+    try Data().write(to: tool)
+    try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: tool.path)
+    let rule = try #require(AgentPolicy.administrationToolRule(besideAgent: agent.path))
+    #expect(rule.executable == tool.resolvingSymlinksInPath().path && rule.groups == nil)
+    try FileManager.default.setAttributes([.posixPermissions: 0o775], ofItemAtPath: tool.path)
+    #expect(AgentPolicy.administrationToolRule(besideAgent: agent.path) == nil)  // the group may replace it
+    try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: tool.path)
+    try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: folder.path)
+    #expect(AgentPolicy.administrationToolRule(besideAgent: agent.path) == nil)  // anyone may swap the file
+  }
+
   @Test("A mistake in the policy is an error naming the file, line and column")
   func mistakesNameTheirPlace() {
     for (text, expected) in [

@@ -3,9 +3,9 @@ import Security
 
 /// Secret Service items as keychain items (issue 51): one store, two APIs.
 ///
-/// An item of the default collection is a `kSecClassGenericPassword` item in the access group
-/// `KeychainAccessGroups.defaultAccessGroup`, the group Apple-API programs of a store without an
-/// agent policy use. Its attributes are kept exactly, as JSON with sorted keys, in the generic
+/// An item of a collection is a `kSecClassGenericPassword` item in the collection's access group
+/// (for the default collection `KeychainAccessGroups.defaultAccessGroup`, the group Apple-API
+/// programs of a store without an agent policy use). Its attributes are kept exactly, as JSON with sorted keys, in the generic
 /// attribute (`gena`); `service` is also its service (`svce`), and `username`, else `account`, its
 /// account (`acct`), so that `SecItemCopyMatching` finds what `secret-tool store` wrote. The label
 /// is `labl`; created and modified are the item's dates. An Apple-API item without such JSON shows
@@ -19,8 +19,7 @@ import Security
 /// and account through Apple's API finds the first.
 struct SecretItems {
   let engine: SecItemEngine
-  static let group = KeychainAccessGroups.defaultAccessGroup
-  static let collectionPath = "/org/freedesktop/secrets/collection/login"
+  let collection: SecretCollection
 
   /// One item as the bus sees it.
   struct Item {
@@ -32,16 +31,31 @@ struct SecretItems {
     var modified: Date?
   }
 
-  static func path(of persistentReference: Data) -> String {
-    // The UUID behind the reference: its last 16 bytes, as 32 hexadecimal digits.
-    collectionPath + "/i" + persistentReference.suffix(16).map { String(format: "%02x", $0) }.joined()
+  /// The path of the item whose persistent reference is `persistentReference`: the UUID behind the
+  /// reference (its last 16 bytes) as 32 hexadecimal digits, under the collection's path.
+  func path(of persistentReference: Data) -> String {
+    collection.path + "/i" + persistentReference.suffix(16).map { String(format: "%02x", $0) }.joined()
+  }
+
+  /// The persistent reference of the generic password at `path`, or nil when `path` names none.
+  func persistentReference(at path: String) -> Data? {
+    let prefix = collection.path + "/i"
+    guard path.hasPrefix(prefix) else { return nil }
+    let hex = Array(path.utf8.dropFirst(prefix.utf8.count))
+    guard hex.count == 32 else { return nil }
+    var uuid = Data(capacity: 16)
+    for index in stride(from: 0, to: 32, by: 2) {
+      guard let byte = UInt8(String(decoding: hex[index..<index + 2], as: UTF8.self), radix: 16) else { return nil }
+      uuid.append(byte)
+    }
+    return Data("genp".utf8) + uuid
   }
 
   /// The search dictionary for `attributes`: the class and group, and the service and account
   /// where the attributes name them (the store's indexes narrow by those).
-  private static func query(for attributes: [String: String]) -> [String: Any] {
+  private func query(for attributes: [String: String]) -> [String: Any] {
     var query: [String: Any] = [
-      kSecClass as String: kSecClassGenericPassword, kSecAttrAccessGroup as String: group,
+      kSecClass as String: kSecClassGenericPassword, kSecAttrAccessGroup as String: collection.group,
       kSecMatchLimit as String: kSecMatchLimitAll,
     ]
     if let service = attributes["service"] { query[kSecAttrService as String] = service }
@@ -51,7 +65,7 @@ struct SecretItems {
 
   /// Every item of the collection whose attributes include `attributes`.
   func search(_ wanted: [String: String]) throws(BusError) -> [Item] {
-    var query = Self.query(for: wanted)
+    var query = query(for: wanted)
     query[kSecReturnAttributes as String] = true
     query[kSecReturnPersistentRef as String] = true
     let found: Any?
@@ -63,15 +77,30 @@ struct SecretItems {
       throw Self.busError(error)
     }
     let rows = (found as? [Any] ?? []).compactMap { $0 as? [String: Any] }
-    return rows.compactMap(Self.item).filter { item in wanted.allSatisfy { item.attributes[$0.key] == $0.value } }
+    return rows.compactMap(item).filter { item in wanted.allSatisfy { item.attributes[$0.key] == $0.value } }
   }
 
-  /// The item at `path`, or NoSuchObject.
+  /// The item at `path`, or NoSuchObject; read by its persistent reference, not by a search.
   func item(at path: String) throws(BusError) -> Item {
-    guard let found = try search([:]).first(where: { $0.path == path }) else {
+    guard let reference = persistentReference(at: path) else { throw .noSuchObject("No item at \(path).") }
+    // A persistent reference takes no other constraint (Apple's rule 8 of searches): the group is
+    // checked on the row, so that a path under one collection never names another's item.
+    let query: [String: Any] = [
+      kSecValuePersistentRef as String: reference, kSecReturnAttributes as String: true,
+    ]
+    do {
+      let found = try engine.copyMatching(try ItemRequest.reading(query as NSDictionary), foundationValues: true)
+      guard var row = found as? [String: Any], row[kSecAttrAccessGroup as String] as? String == collection.group else {
+        throw BusError.noSuchObject("No item at \(path).")
+      }
+      row[kSecValuePersistentRef as String] = reference
+      guard let item = item(row) else { throw BusError.noSuchObject("No item at \(path).") }
+      return item
+    } catch let error as BusError {
+      throw error
+    } catch {
       throw .noSuchObject("No item at \(path).")
     }
-    return found
   }
 
   /// The item's secret.
@@ -88,16 +117,18 @@ struct SecretItems {
     }
   }
 
-  /// Creates an item (or, with `replace`, replaces the one with exactly these attributes); says
-  /// whether it replaced one.
-  func create(label: String, attributes: [String: String], secret: [UInt8], replace: Bool) throws(BusError) -> (
-    item: Item, replaced: Bool
-  ) {
+  /// Creates an item (or, with `replace`, replaces the one with exactly these attributes, once
+  /// `beforeReplacing` allows it for that item's path); says whether it replaced one.
+  func create(
+    label: String, attributes: [String: String], secret: [UInt8], replace: Bool,
+    beforeReplacing: (String) throws(BusError) -> Void
+  ) throws(BusError) -> (item: Item, replaced: Bool) {
     if replace, let first = try search(attributes).first(where: { $0.attributes == attributes }) {
+      try beforeReplacing(first.path)
       try update(first, label: label, attributes: nil, secret: secret)
       return (try item(at: first.path), true)
     }
-    var add = Self.query(for: attributes)
+    var add = query(for: attributes)
     add[kSecMatchLimit as String] = nil
     add[kSecAttrLabel as String] = label
     add[kSecAttrGeneric as String] = Self.encoded(attributes)
@@ -163,7 +194,7 @@ struct SecretItems {
   }
 
   /// A row of the search as a bus item.
-  private static func item(_ row: [String: Any]) -> Item? {
+  private func item(_ row: [String: Any]) -> Item? {
     guard let reference = row[kSecValuePersistentRef as String] as? Data else { return nil }
     var attributes: [String: String]
     if let json = row[kSecAttrGeneric as String] as? Data,

@@ -14,8 +14,9 @@ import Synchronization
 /// socket when it connected: `sd_bus_query_sender_creds`), then as the agent socket identifies one
 /// (`AgentService.identify`: the executable, its namespaces, whether it was started altered). A
 /// caller of another user is refused. Every program of the user gets the default collection (the
-/// group `KeychainAccessGroups.defaultAccessGroup`), as GNOME Keyring gives it, so desktop programs
-/// work unchanged; a program a policy rule names gets the rule's groups instead.
+/// group `KeychainAccessGroups.defaultAccessGroup`) and the collections no rule confines, as GNOME
+/// Keyring gives them, so desktop programs work unchanged; a program a policy rule names gets the
+/// rule's groups instead (`SecretServiceObjects.groups(for:)`).
 ///
 /// sd-bus objects are used from one thread: `serve` runs the bus there.
 package final class SecretServiceBus: @unchecked Sendable {
@@ -75,9 +76,7 @@ package final class SecretServiceBus: @unchecked Sendable {
       throw AgentStartError("cannot serve the Secret Service's objects: \(String(cString: strerror(-added)))")
     }
     objects.onBusThread = { [unowned self] work in perform(work) }
-    objects.emit = { [unowned self] path, interface, member, values in
-      emit(path: path, interface: interface, member: member, values)
-    }
+    objects.emit = { [unowned self] signal in emit(signal) }
   }
 
   /// Runs `work` on the bus's thread, soon (from any thread).
@@ -87,14 +86,15 @@ package final class SecretServiceBus: @unchecked Sendable {
     _ = write(wakeWrite, &byte, 1)
   }
 
-  /// Emits a signal from `path`.
-  private func emit(path: String, interface: String, member: String, _ values: [BusValue]) {
-    var signal: OpaquePointer?
-    guard sd_bus_message_new_signal(bus, &signal, path, interface, member) >= 0, let signal else { return }
-    defer { sd_bus_message_unref(signal) }
-    let writer = BusMessageWriter(message: signal)
-    guard values.allSatisfy({ writer.append($0) >= 0 }) else { return }
-    _ = sd_bus_send(bus, signal, nil)
+  /// Emits `signal`.
+  private func emit(_ signal: BusSignal) {
+    var message: OpaquePointer?
+    guard sd_bus_message_new_signal(bus, &message, signal.path, signal.interface, signal.member) >= 0, let message
+    else { return }
+    defer { sd_bus_message_unref(message) }
+    let writer = BusMessageWriter(message: message)
+    guard signal.values.allSatisfy({ writer.append($0) >= 0 }) else { return }
+    _ = sd_bus_send(bus, message, nil)
   }
 
   /// Serves the bus on this thread until the connection ends.
@@ -144,7 +144,11 @@ package final class SecretServiceBus: @unchecked Sendable {
       values = try objects.answer(
         BusCall(
           path: path, interface: interface, member: member, arguments: BusMessageReader(message: message),
-          engine: engine(for: caller), sender: sender))
+          caller: SecretCaller(
+            engine: SecItemEngine(
+              store: service.store, accessGroups: try objects.groups(for: caller.grant),
+              authenticator: caller.session, backend: service.backend),
+            executable: caller.executable, namedByRule: caller.grant.namedByRule, sender: sender)))
     } catch {
       return reply(to: message, error: error)
     }
@@ -156,11 +160,7 @@ package final class SecretServiceBus: @unchecked Sendable {
       return self.reply(to: message, error: .failed("The answer could not be written."))
     }
     guard sd_bus_send(bus, reply, nil) >= 0 else { return -EIO }
-    for signal in objects.takeSignals() {
-      emit(
-        path: SecretItems.collectionPath, interface: "org.freedesktop.Secret.Collection", member: signal.member,
-        [.objectPath(signal.item)])
-    }
+    for signal in objects.takeSignals() { emit(signal) }
     return 1
   }
 
@@ -197,11 +197,4 @@ package final class SecretServiceBus: @unchecked Sendable {
     return caller
   }
 
-  /// The engine of a Secret Service caller: the default collection's group, unless a policy rule
-  /// names the program (then the rule's groups, as on the agent's socket).
-  private func engine(for caller: AgentCaller) -> SecItemEngine {
-    let groups = caller.grant.namedByRule ? caller.grant.groups ?? ["*"] : [SecretItems.group]
-    return SecItemEngine(
-      store: service.store, accessGroups: groups, authenticator: caller.session, backend: service.backend)
-  }
 }

@@ -1,61 +1,134 @@
 import Foundation
 import Security
 
+/// Who is calling the Secret Service, as its objects need it.
+struct SecretCaller {
+  /// The caller's engine: the agent's store, with the groups the Secret Service gives this program.
+  let engine: SecItemEngine
+  /// Its executable, as the policy and the prompts name it.
+  let executable: String
+  /// Whether a policy rule names the program: it then gets its rule's groups, and the user is not
+  /// asked to confirm its first accesses (the rule is the user's leave).
+  let namedByRule: Bool
+  /// Its unique bus name (its sessions and prompts are its own).
+  let sender: String
+}
+
 /// One method call as the Secret Service front end receives it: where, what, from whom.
 struct BusCall {
   let path: String
   let interface: String
   let member: String
   let arguments: BusMessageReader
-  /// The caller's engine: the agent's store, with the groups the Secret Service gives this program.
-  let engine: SecItemEngine
-  /// The caller's unique bus name (its sessions are its own).
-  let sender: String
+  let caller: SecretCaller
 }
 
-/// The Secret Service's objects (freedesktop Secret Service 0.2): the service, the default
-/// collection, its items, the sessions and the prompts, answering each call with its reply values
-/// or a D-Bus error.
+/// A signal a call's changes emit, sent by the bus after the reply.
+struct BusSignal {
+  let path: String
+  let interface: String
+  let member: String
+  let values: [BusValue]
+}
+
+/// The Secret Service's objects (freedesktop Secret Service 0.2): the service, the collections,
+/// their items, the sessions and the prompts, answering each call with its reply values or a
+/// D-Bus error. The Service interface is here; collections and items are in
+/// SecretServiceObjects+Collections, prompts in SecretServicePrompts.
 final class SecretServiceObjects: @unchecked Sendable {
   // @unchecked: used on the bus's thread only (a prompt's completion comes back to it through
   // `onBusThread`), so its state needs no lock.
   static let servicePath = "/org/freedesktop/secrets"
-  static let promptPrefix = "/org/freedesktop/secrets/prompt/"
+  static let aliasPrefix = "/org/freedesktop/secrets/aliases/"
   let service: AgentService
   /// Runs work on the bus's thread (set by the bus).
   var onBusThread: (@escaping @Sendable () -> Void) -> Void = { $0() }
-  /// Emits a signal: path, interface, member, arguments (set by the bus).
-  var emit: (String, String, String, [BusValue]) -> Void = { _, _, _, _ in }
-  /// Prompts not completed yet, by path.
-  private var prompts: [String: PendingPrompt] = [:]
-  private var nextPrompt = 1
-
-  /// A prompt an Unlock returned: who may show it, what it unlocks, who proves the user.
-  private struct PendingPrompt {
-    let sender: String
-    let objects: [String]
-    let authenticator: any UserAuthenticating
-    var shown = false
-  }
-  /// The signals a call's changes emit, `(member, item path)` on the collection, sent by the bus
-  /// after the reply (ItemCreated, ItemDeleted, ItemChanged).
-  private(set) var pendingSignals: [(member: String, item: String)] = []
+  /// Emits a signal at once (set by the bus): for a prompt's completion, which no reply carries.
+  var emit: (BusSignal) -> Void = { _ in }
+  /// The signals the calls answered so far emit, handed to the bus after each reply.
+  var pendingSignals: [BusSignal] = []
   /// Open sessions, each its client's.
-  private var sessions = SecretSessions()
+  var sessions = SecretSessions()
+  /// Prompts not completed yet, by path.
+  var prompts: [String: PendingPrompt] = [:]
+  var nextPrompt = 1
+  /// The collections the store holds (read once, then kept current by this front end's changes).
+  var collections: [SecretCollection] = []
+  let registry: SecretCollections
+  let approvals: SecretApprovals
+  /// Asks the user to confirm a program's first access to an item.
+  let prompter: any PromptService
 
-  init(service: AgentService) { self.service = service }
+  init(service: AgentService, prompter: any PromptService = PassphrasePrompt.fromEnvironment()) {
+    self.service = service
+    registry = SecretCollections(store: service.store, backend: service.backend)
+    approvals = SecretApprovals(store: service.store, backend: service.backend)
+    self.prompter = prompter
+  }
 
-  /// The path GNOME Keyring gives the default collection by its alias, which libsecret uses.
-  static let defaultAliasPath = "/org/freedesktop/secrets/aliases/default"
+  /// The collections, read again when `refresh` or never read.
+  func allCollections(refresh: Bool = false) throws(BusError) -> [SecretCollection] {
+    if refresh || collections.isEmpty { collections = try registry.all() }
+    return collections
+  }
+
+  /// The groups the Secret Service gives a program: a program a rule names gets its rule's groups
+  /// (as on the agent's socket); any other gets the default collection and every collection no
+  /// rule names, as GNOME Keyring gives every program every collection.
+  func groups(for grant: AccessGrant) throws(BusError) -> [String] {
+    if grant.namedByRule { return grant.groups ?? ["*"] }
+    let confined = service.policy.namedGroups
+    return try allCollections().map(\.group).filter { $0 == SecretCollection.login.group || !confined.contains($0) }
+  }
+
+  /// The collections `caller` may see: as `groups(for:)` gives them, for the collections as they
+  /// are now (one made during this call included).
+  func visibleCollections(_ caller: SecretCaller) throws(BusError) -> [SecretCollection] {
+    let groups = caller.engine.accessGroups
+    let confined = service.policy.namedGroups
+    return try allCollections().filter {
+      !caller.namedByRule
+        ? $0.group == SecretCollection.login.group || !confined.contains($0.group)
+        : groups.contains("*") || groups.contains($0.group)
+    }
+  }
+
+  /// The collection at `path` (a collection's or one of its items'), if `caller` may see it.
+  func collection(at path: String, for caller: SecretCaller) throws(BusError) -> SecretCollection {
+    guard let id = SecretCollection.id(in: path) else { throw .noSuchObject("No collection at \(path).") }
+    var found = try visibleCollections(caller).first { $0.id == id }
+    if found == nil, try allCollections(refresh: true).contains(where: { $0.id == id }) {
+      found = try visibleCollections(caller).first { $0.id == id }
+    }
+    guard let found else { throw .noSuchObject("No collection at \(path).") }
+    return found
+  }
+
+  /// Whether `caller` must have the user's confirmation before it reads `path`, an item of
+  /// `collection`.
+  func needsConfirmation(_ path: String, in collection: SecretCollection, for caller: SecretCaller) -> Bool {
+    !caller.namedByRule && service.policy.confirmedGroups.contains(collection.group)
+      && !approvals.allows(caller.executable, path)
+  }
+
+  /// Whether the item at `path` is locked for `caller`: the store is, or the user has not yet
+  /// allowed this program to read it.
+  func isLocked(_ path: String, in collection: SecretCollection, for caller: SecretCaller) -> Bool {
+    service.store.isLocked || needsConfirmation(path, in: collection, for: caller)
+  }
 
   /// The reply to `call`: its values, or the error.
   func answer(_ call: BusCall) throws(BusError) -> [BusValue] {
-    if call.path == Self.defaultAliasPath || call.path.hasPrefix(Self.defaultAliasPath + "/") {
-      let path = SecretItems.collectionPath + call.path.dropFirst(Self.defaultAliasPath.count)
+    if call.path.hasPrefix(Self.aliasPrefix) {
+      let rest = call.path.dropFirst(Self.aliasPrefix.count)
+      let alias = String(rest.prefix { $0 != "/" })
+      guard let collection = try registry.collection(alias: alias) else {
+        throw .noSuchObject("No collection has the alias \(alias).")
+      }
       return try answer(
         BusCall(
-          path: path, interface: call.interface, member: call.member, arguments: call.arguments,
-          engine: call.engine, sender: call.sender))
+          path: collection.path + rest.dropFirst(alias.count), interface: call.interface, member: call.member,
+          arguments: call.arguments, caller: call.caller))
     }
     switch call.interface {
     case "org.freedesktop.DBus.Introspectable" where call.member == "Introspect":
@@ -65,55 +138,24 @@ final class SecretServiceObjects: @unchecked Sendable {
     default: break
     }
     if call.path == Self.servicePath { return try serviceMethod(call) }
-    if call.path == SecretItems.collectionPath { return try collectionMethod(call) }
-    if call.path.hasPrefix(SecretItems.collectionPath + "/") { return try itemMethod(call) }
+    if SecretCollection.id(in: call.path) != nil {
+      let collection = try collection(at: call.path, for: call.caller)
+      return call.path == collection.path
+        ? try collectionMethod(call, collection) : try itemMethod(call, collection)
+    }
     if call.path.hasPrefix(Self.promptPrefix) { return try promptMethod(call) }
     if call.path.hasPrefix(SecretSessions.prefix) {
       guard call.interface == "org.freedesktop.Secret.Session", call.member == "Close" else {
         throw .unknownMethod("A session has one method, Close.")
       }
-      try sessions.close(call.path, sender: call.sender)
+      try sessions.close(call.path, sender: call.caller.sender)
       return []
     }
     throw .noSuchObject("No object at \(call.path).")
   }
 
-  /// Prompt.Prompt asks the user through the prompt service, which answers later: the prompt
-  /// completes then, with the Completed signal. Prompt.Dismiss completes it dismissed.
-  private func promptMethod(_ call: BusCall) throws(BusError) -> [BusValue] {
-    guard var prompt = prompts[call.path], prompt.sender == call.sender else {
-      throw .noSuchObject("No prompt at \(call.path) for this client.")
-    }
-    switch (call.interface, call.member) {
-    case ("org.freedesktop.Secret.Prompt", "Prompt"):
-      _ = try call.arguments.string()  // the window to show it over: no window here
-      guard !prompt.shown else { return [] }
-      prompt.shown = true
-      prompts[call.path] = prompt
-      let path = call.path
-      prompt.authenticator.authenticateUser(reason: "unlock the keyring", caller: "", reuse: 0) { [self] failure in
-        onBusThread { self.complete(path, dismissed: failure != nil) }
-      }
-      return []
-    case ("org.freedesktop.Secret.Prompt", "Dismiss"):
-      complete(call.path, dismissed: true)
-      return []
-    default:
-      throw .unknownMethod("A prompt has the methods Prompt and Dismiss.")
-    }
-  }
-
-  /// Ends a prompt with its Completed signal: what it unlocked, or dismissed.
-  private func complete(_ path: String, dismissed: Bool) {
-    guard let prompt = prompts.removeValue(forKey: path) else { return }
-    let unlocked = dismissed || service.store.isLocked ? [] : prompt.objects
-    emit(
-      path, "org.freedesktop.Secret.Prompt", "Completed",
-      [.boolean(dismissed || service.store.isLocked), .variant(.objectPaths(unlocked))])
-  }
-
   /// The signals to emit for the calls answered so far, handed over once.
-  func takeSignals() -> [(member: String, item: String)] {
+  func takeSignals() -> [BusSignal] {
     defer { pendingSignals = [] }
     return pendingSignals
   }
@@ -121,57 +163,95 @@ final class SecretServiceObjects: @unchecked Sendable {
   /// Forgets the sessions of a client that left the bus.
   func clientLeft(_ name: String) { sessions.clientLeft(name) }
 
+  /// The item paths `caller` may see that match `attributes`, in every collection it sees, with
+  /// whether each is locked for it.
+  private func search(_ attributes: [String: String], for caller: SecretCaller) throws(BusError) -> (
+    unlocked: [String], locked: [String]
+  ) {
+    var unlocked: [String] = []
+    var locked: [String] = []
+    for collection in try visibleCollections(caller) {
+      for item in try SecretItems(engine: caller.engine, collection: collection).search(attributes) {
+        // Locked items are listed as locked: the search reads attributes, which the store keeps
+        // readable while locked.
+        if isLocked(item.path, in: collection, for: caller) {
+          locked.append(item.path)
+        } else {
+          unlocked.append(item.path)
+        }
+      }
+    }
+    return (unlocked, locked)
+  }
+
   private func serviceMethod(_ call: BusCall) throws(BusError) -> [BusValue] {
-    let items = SecretItems(engine: call.engine)
     let arguments = call.arguments
+    let caller = call.caller
     switch (call.interface, call.member) {
     case ("org.freedesktop.Secret.Service", "OpenSession"):
-      return try sessions.open(algorithm: try arguments.string(), arguments: arguments, sender: call.sender)
+      return try sessions.open(algorithm: try arguments.string(), arguments: arguments, sender: caller.sender)
     case ("org.freedesktop.Secret.Service", "SearchItems"):
-      let found = try items.search(try arguments.stringMap()).map(\.path)
-      // Locked items are listed as locked: the search reads attributes, which the store keeps
-      // readable while locked.
-      return service.store.isLocked
-        ? [.objectPaths([]), .objectPaths(found)] : [.objectPaths(found), .objectPaths([])]
+      let found = try search(try arguments.stringMap(), for: caller)
+      return [.objectPaths(found.unlocked), .objectPaths(found.locked)]
     case ("org.freedesktop.Secret.Service", "GetSecrets"):
       let paths = try arguments.objectPaths()
       let session = try arguments.objectPath()
-      try sessions.check(session, of: call.sender)
+      try sessions.check(session, of: caller.sender)
       var secrets: [(String, BusValue)] = []
-      for path in paths {
+      // Items that are gone, not this caller's, or locked for it are left out, as GNOME Keyring does.
+      for path in paths.prefix(BusMessageReader.maximumElements) {
+        guard let collection = try? collection(at: path, for: caller),
+          !isLocked(path, in: collection, for: caller)
+        else { continue }
+        let items = SecretItems(engine: caller.engine, collection: collection)
         guard let item = try? items.item(at: path) else { continue }
-        secrets.append((path, try sessions.secret(try items.secret(of: item), session: session, sender: call.sender)))
+        secrets.append((path, try sessions.secret(try items.secret(of: item), session: session, sender: caller.sender)))
       }
       return [.secretsByItem(secrets)]
     case ("org.freedesktop.Secret.Service", "CreateCollection"):
-      try arguments.skip()
-      let alias = try arguments.string()
-      // One collection, the keychain: asking for the default one (libsecret does when it first
-      // stores) gives it; another is not made.
-      guard alias == "default" || alias.isEmpty else {
-        throw .notSupported("This keyring has one collection, the default one; it makes no other.")
-      }
-      return [.objectPath(SecretItems.collectionPath), .objectPath("/")]
-    case ("org.freedesktop.Secret.Service", "ReadAlias"):
-      return [.objectPath(try arguments.string() == "default" ? SecretItems.collectionPath : "/")]
-    case ("org.freedesktop.Secret.Service", "Unlock"):
-      let objects = try arguments.objectPaths()
-      guard service.store.isLocked else { return [.objectPaths(objects), .objectPath("/")] }
-      guard service.store.hasPassphrase else {
-        // A key-file store's lock asks nothing of the user: its key file gives the keys back.
-        do throws(SecStatus) {
-          try service.storage.unlock(passphrase: nil)
-        } catch {
-          throw SecretItems.busError(error)
+      var label = ""
+      try arguments.properties { (name) throws(BusError) in
+        if name == "org.freedesktop.Secret.Collection.Label" {
+          label = try arguments.within("v", "s") { () throws(BusError) in try arguments.string() }
+        } else {
+          try arguments.skip()
         }
-        return [.objectPaths(objects), .objectPath("/")]
       }
-      // The user types the store's passphrase when the client shows the prompt (Prompt.Prompt).
-      guard prompts.count < 64 else { throw .failed("Too many prompts are waiting.") }
-      let path = Self.promptPrefix + "u\(nextPrompt)"
-      nextPrompt += 1
-      prompts[path] = PendingPrompt(sender: call.sender, objects: objects, authenticator: call.engine.authenticator)
-      return [.objectPaths([]), .objectPath(path)]
+      let alias = try arguments.string()
+      guard !service.store.isLocked else { throw .isLocked("The keychain is locked.") }
+      let (collection, made) = try registry.create(label: label, alias: alias)
+      _ = try allCollections(refresh: true)
+      guard (try? self.collection(at: collection.path, for: caller)) != nil else {
+        // A program a rule names sees its rule's groups only: a collection it could not use is not made.
+        if made {
+          try registry.delete(collection)
+          _ = try allCollections(refresh: true)
+        }
+        throw .accessDenied(
+          "The agent's policy does not give this program the collection's group \(collection.group); add it to the program's rule."
+        )
+      }
+      if made {
+        pendingSignals.append(
+          BusSignal(
+            path: Self.servicePath, interface: "org.freedesktop.Secret.Service", member: "CollectionCreated",
+            values: [.objectPath(collection.path)]))
+      }
+      return [.objectPath(collection.path), .objectPath("/")]
+    case ("org.freedesktop.Secret.Service", "ReadAlias"):
+      let alias = try arguments.string()
+      guard let collection = try registry.collection(alias: alias),
+        (try? self.collection(at: collection.path, for: caller)) != nil
+      else { return [.objectPath("/")] }
+      return [.objectPath(collection.path)]
+    case ("org.freedesktop.Secret.Service", "SetAlias"):
+      let alias = try arguments.string()
+      let path = try arguments.objectPath()
+      try registry.setAlias(alias, to: path == "/" ? nil : try collection(at: path, for: caller))
+      _ = try allCollections(refresh: true)
+      return []
+    case ("org.freedesktop.Secret.Service", "Unlock"):
+      return try unlock(try arguments.objectPaths(), for: caller)
     case ("org.freedesktop.Secret.Service", "Lock"):
       let objects = try arguments.objectPaths()
       // The agent's one lock: Apple-API programs are locked out too.
@@ -182,125 +262,7 @@ final class SecretServiceObjects: @unchecked Sendable {
     }
   }
 
-  private func collectionMethod(_ call: BusCall) throws(BusError) -> [BusValue] {
-    let items = SecretItems(engine: call.engine)
-    let arguments = call.arguments
-    switch (call.interface, call.member) {
-    case ("org.freedesktop.Secret.Collection", "SearchItems"):
-      return [.objectPaths(try items.search(try arguments.stringMap()).map(\.path))]
-    case ("org.freedesktop.Secret.Collection", "CreateItem"):
-      var label = ""
-      var attributes: [String: String] = [:]
-      try arguments.properties { (name) throws(BusError) in
-        switch name {
-        case "org.freedesktop.Secret.Item.Label":
-          label = try arguments.within("v", "s") { () throws(BusError) in try arguments.string() }
-        case "org.freedesktop.Secret.Item.Attributes":
-          attributes = try arguments.within("v", "a{ss}") { () throws(BusError) in try arguments.stringMap() }
-        default:
-          try arguments.skip()
-        }
-      }
-      let secret = try arguments.secret()
-      let replace = try arguments.boolean()
-      let value = try sessions.value(of: secret, sender: call.sender)
-      guard !service.store.isLocked else { throw .isLocked("The keychain is locked.") }
-      let (item, replaced) = try items.create(label: label, attributes: attributes, secret: value, replace: replace)
-      pendingSignals.append((replaced ? "ItemChanged" : "ItemCreated", item.path))
-      return [.objectPath(item.path), .objectPath("/")]
-    case ("org.freedesktop.Secret.Collection", "Delete"):
-      throw .notSupported("The default collection is the keychain itself and cannot be deleted.")
-    default:
-      throw .unknownMethod("The collection has no method \(call.interface).\(call.member).")
-    }
-  }
-
-  private func itemMethod(_ call: BusCall) throws(BusError) -> [BusValue] {
-    let items = SecretItems(engine: call.engine)
-    let item = try items.item(at: call.path)
-    let arguments = call.arguments
-    switch (call.interface, call.member) {
-    case ("org.freedesktop.Secret.Item", "GetSecret"):
-      let session = try arguments.objectPath()
-      return [try sessions.secret(try items.secret(of: item), session: session, sender: call.sender)]
-    case ("org.freedesktop.Secret.Item", "SetSecret"):
-      let value = try sessions.value(of: try arguments.secret(), sender: call.sender)
-      try items.update(item, label: nil, attributes: nil, secret: value)
-      pendingSignals.append(("ItemChanged", item.path))
-      return []
-    case ("org.freedesktop.Secret.Item", "Delete"):
-      try items.delete(item)
-      pendingSignals.append(("ItemDeleted", item.path))
-      return [.objectPath("/")]
-    default:
-      throw .unknownMethod("An item has no method \(call.interface).\(call.member).")
-    }
-  }
-
-  /// org.freedesktop.DBus.Properties: Get, GetAll and Set.
-  private func properties(_ call: BusCall) throws(BusError) -> [BusValue] {
-    let arguments = call.arguments
-    let interface = try arguments.string()
-    let all = try values(of: call.path, interface: interface, call.engine)
-    switch call.member {
-    case "Get":
-      let name = try arguments.string()
-      guard let value = all.first(where: { $0.0 == name })?.1 else {
-        throw .invalidArguments("\(interface) has no property \(name).")
-      }
-      return [.variant(value)]
-    case "GetAll":
-      return [.properties(all)]
-    case "Set":
-      let name = try arguments.string()
-      guard call.path.hasPrefix(SecretItems.collectionPath + "/") else {
-        throw .accessDenied("Only an item's label and attributes can be set.")
-      }
-      let items = SecretItems(engine: call.engine)
-      let item = try items.item(at: call.path)
-      switch name {
-      case "Label":
-        let label = try arguments.within("v", "s") { () throws(BusError) in try arguments.string() }
-        try items.update(item, label: label, attributes: nil, secret: nil)
-      case "Attributes":
-        let attributes = try arguments.within("v", "a{ss}") { () throws(BusError) in try arguments.stringMap() }
-        try items.update(item, label: nil, attributes: attributes, secret: nil)
-      default:
-        throw .accessDenied("The property \(name) cannot be set.")
-      }
-      pendingSignals.append(("ItemChanged", item.path))
-      return []
-    default:
-      throw .unknownMethod("Properties has no method \(call.member).")
-    }
-  }
-
-  /// The properties of the object at `path` for `interface`.
-  private func values(of path: String, interface: String, _ engine: SecItemEngine) throws(BusError)
-    -> [(String, BusValue)]
-  {
-    let locked = BusValue.boolean(service.store.isLocked)
-    switch (path, interface) {
-    case (Self.servicePath, "org.freedesktop.Secret.Service"):
-      return [("Collections", .objectPaths([SecretItems.collectionPath]))]
-    case (SecretItems.collectionPath, "org.freedesktop.Secret.Collection"):
-      return [
-        ("Items", .objectPaths(try SecretItems(engine: engine).search([:]).map(\.path))),
-        ("Label", .string("Login")), ("Locked", locked), ("Created", .uint64(0)), ("Modified", .uint64(0)),
-      ]
-    case (_, "org.freedesktop.Secret.Item") where path.hasPrefix(SecretItems.collectionPath + "/"):
-      let item = try SecretItems(engine: engine).item(at: path)
-      return [
-        ("Locked", locked), ("Attributes", .stringMap(item.attributes)), ("Label", .string(item.label)),
-        ("Type", .string(item.attributes["xdg:schema"] ?? "org.freedesktop.Secret.Generic")),
-        ("Created", .uint64(Self.seconds(item.created))), ("Modified", .uint64(Self.seconds(item.modified))),
-      ]
-    default:
-      throw .invalidArguments("The object at \(path) has no interface \(interface).")
-    }
-  }
-
-  private static func seconds(_ date: Date?) -> UInt64 {
+  static func seconds(_ date: Date?) -> UInt64 {
     guard let date, date.timeIntervalSince1970 > 0 else { return 0 }
     return UInt64(date.timeIntervalSince1970)
   }

@@ -1,0 +1,203 @@
+import Foundation
+import Security
+
+/// A collection of the Secret Service: one access group of the store. The default collection
+/// (alias `default`, path `.../collection/login`) is the store's default group, the one Apple-API
+/// programs use without a policy; a collection a client makes is the group
+/// `org.freedesktop.secrets.collection.ID`, so a policy rule naming that group confines it.
+struct SecretCollection: Sendable, Equatable {
+  static let prefix = "/org/freedesktop/secrets/collection/"
+  static let groupPrefix = "org.freedesktop.secrets.collection."
+  /// The identifier in the collection's path.
+  let id: String
+  var label: String
+  /// The access group its items are kept in.
+  let group: String
+  /// Its aliases besides `default` (which only the default collection has).
+  var aliases: [String]
+  var created: Date?
+  var modified: Date?
+
+  var path: String { Self.prefix + id }
+
+  /// The default collection: the user's keychain.
+  static let login = SecretCollection(
+    id: "login", label: "Login", group: KeychainAccessGroups.defaultAccessGroup, aliases: [], created: nil,
+    modified: nil)
+
+  /// The identifier in `path`, when it is a collection's or one of its items'.
+  static func id(in path: String) -> Substring? {
+    guard path.hasPrefix(prefix) else { return nil }
+    return path.dropFirst(prefix.count).prefix { $0 != "/" }
+  }
+}
+
+/// The collections the Secret Service has made, kept in the store as generic passwords of the
+/// Secret Service's own group (`registryGroup`; service `collection`, account the identifier,
+/// label the collection's, aliases as JSON in the generic attribute), so that they are sealed,
+/// authenticated and synchronised like any item, and readable while the store is locked (only
+/// attributes are read). No policy grants that group but `*`.
+struct SecretCollections {
+  static let registryGroup = "org.freedesktop.secrets"
+  /// At most this many collections: each is a group every unnamed program's engine lists.
+  static let maximumCount = 256
+  let store: KeychainStore
+  let backend: any SecurityBackend
+
+  /// An engine over the store for `groups` (the agent's own, for the registry and a deletion).
+  func engine(groups: [String]) -> SecItemEngine { SecItemEngine(store: store, accessGroups: groups, backend: backend) }
+
+  private var registry: SecItemEngine { engine(groups: [Self.registryGroup]) }
+
+  private static func query(id: String? = nil) -> [String: Any] {
+    var query: [String: Any] = [
+      kSecClass as String: kSecClassGenericPassword, kSecAttrAccessGroup as String: registryGroup,
+      kSecAttrService as String: "collection",
+    ]
+    if let id { query[kSecAttrAccount as String] = id }
+    return query
+  }
+
+  /// Every collection, the default one first.
+  func all() throws(BusError) -> [SecretCollection] {
+    var query = Self.query()
+    query[kSecMatchLimit as String] = kSecMatchLimitAll
+    query[kSecReturnAttributes as String] = true
+    let rows: [[String: Any]]
+    do {
+      rows =
+        (try registry.copyMatching(try ItemRequest.reading(query as NSDictionary), foundationValues: true)
+        as? [Any] ?? []).compactMap { $0 as? [String: Any] }
+    } catch  where error.code == errSecItemNotFound {
+      rows = []
+    } catch {
+      throw SecretItems.busError(error)
+    }
+    var login = SecretCollection.login
+    var made: [SecretCollection] = []
+    for row in rows {
+      guard let id = row[kSecAttrAccount as String] as? String, Self.isIdentifier(id) else { continue }
+      let aliases =
+        (row[kSecAttrGeneric as String] as? Data).flatMap { try? JSONDecoder().decode([String].self, from: $0) } ?? []
+      let collection = SecretCollection(
+        id: id, label: row[kSecAttrLabel as String] as? String ?? "",
+        group: id == login.id ? login.group : SecretCollection.groupPrefix + id,
+        aliases: aliases.filter { $0 != "default" },
+        created: row[kSecAttrCreationDate as String] as? Date,
+        modified: row[kSecAttrModificationDate as String] as? Date)
+      if id == login.id { login = collection } else { made.append(collection) }
+    }
+    return [login] + made.sorted { $0.id < $1.id }
+  }
+
+  /// The collection `alias` names, if any.
+  func collection(alias: String) throws(BusError) -> SecretCollection? {
+    let all = try all()
+    return alias == "default" ? all[0] : all.first { $0.aliases.contains(alias) }
+  }
+
+  /// Makes a collection labelled `label` (with `alias`, unless empty), or gives the one that
+  /// already has that alias (the specification's CreateCollection). Says whether it made one.
+  func create(label: String, alias: String) throws(BusError) -> (collection: SecretCollection, made: Bool) {
+    if !alias.isEmpty, let existing = try collection(alias: alias) { return (existing, false) }
+    let all = try all()
+    guard all.count < Self.maximumCount else { throw .failed("This keyring holds no more collections.") }
+    let stem = Self.identifier(from: label)
+    var id = stem
+    var suffix = 1
+    while all.contains(where: { $0.id == id }) {
+      suffix += 1
+      id = "\(stem)_\(suffix)"
+    }
+    try write(id: id, label: label, aliases: alias.isEmpty ? [] : [alias], adding: true)
+    guard let made = try self.all().first(where: { $0.id == id }) else {
+      throw .failed("The new collection could not be read back.")
+    }
+    return (made, true)
+  }
+
+  /// Changes a collection's label.
+  func setLabel(_ label: String, of collection: SecretCollection) throws(BusError) {
+    try write(id: collection.id, label: label, aliases: collection.aliases, adding: !(try exists(collection.id)))
+  }
+
+  /// Points `alias` at `collection`, or at nothing (nil). The default alias stays the keychain's.
+  func setAlias(_ alias: String, to collection: SecretCollection?) throws(BusError) {
+    guard alias != "default" else {
+      throw .notSupported("The default alias names the keychain itself and cannot be moved.")
+    }
+    guard !alias.isEmpty, alias.count <= 128 else { throw .invalidArguments("An alias is 1 to 128 characters.") }
+    for holder in try all() where holder.aliases.contains(alias) && holder.id != collection?.id {
+      try write(
+        id: holder.id, label: holder.label, aliases: holder.aliases.filter { $0 != alias },
+        adding: !(try exists(holder.id)))
+    }
+    if let collection, !collection.aliases.contains(alias) {
+      try write(
+        id: collection.id, label: collection.label, aliases: collection.aliases + [alias],
+        adding: !(try exists(collection.id)))
+    }
+  }
+
+  /// Deletes a collection the Secret Service made, with every item in it.
+  func delete(_ collection: SecretCollection) throws(BusError) {
+    guard collection.id != SecretCollection.login.id else {
+      throw .notSupported("The default collection is the keychain itself and cannot be deleted.")
+    }
+    let items: [String: Any] = [
+      kSecClass as String: kSecClassGenericPassword, kSecAttrAccessGroup as String: collection.group,
+    ]
+    do {
+      do {
+        try engine(groups: [collection.group]).delete(try ItemRequest.reading(items as NSDictionary))
+      } catch  where error.code == errSecItemNotFound {}
+      try registry.delete(try ItemRequest.reading(Self.query(id: collection.id) as NSDictionary))
+    } catch {
+      throw SecretItems.busError(error)
+    }
+  }
+
+  private func exists(_ id: String) throws(BusError) -> Bool {
+    do {
+      _ = try registry.copyMatching(try ItemRequest.reading(Self.query(id: id) as NSDictionary), foundationValues: true)
+      return true
+    } catch  where error.code == errSecItemNotFound {
+      return false
+    } catch {
+      throw SecretItems.busError(error)
+    }
+  }
+
+  private func write(id: String, label: String, aliases: [String], adding: Bool) throws(BusError) {
+    let encoded = (try? JSONEncoder().encode(aliases)) ?? Data("[]".utf8)
+    do {
+      if adding {
+        var add = Self.query(id: id)
+        add[kSecAttrLabel as String] = label
+        add[kSecAttrGeneric as String] = encoded
+        add[kSecValueData as String] = Data()
+        _ = try registry.add(try ItemRequest.reading(add as NSDictionary))
+      } else {
+        try registry.update(
+          try ItemRequest.reading(Self.query(id: id) as NSDictionary),
+          changes: [(kSecAttrLabel as String, label), (kSecAttrGeneric as String, encoded)])
+      }
+    } catch {
+      throw SecretItems.busError(error)
+    }
+  }
+
+  /// A path-safe identifier from a label: letters and digits kept (lowercased), the rest `_`, at
+  /// most 32 characters; `collection` for a label with none.
+  static func identifier(from label: String) -> String {
+    let kept = label.lowercased().unicodeScalars.prefix(32).map {
+      ($0.isASCII && (CharacterSet.alphanumerics.contains($0))) ? Character($0) : "_"
+    }
+    let id = String(kept)
+    return id.contains(where: { $0 != "_" }) && id != SecretCollection.login.id ? id : "collection"
+  }
+
+  static func isIdentifier(_ id: String) -> Bool {
+    !id.isEmpty && id.count <= 40 && id.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
+  }
+}

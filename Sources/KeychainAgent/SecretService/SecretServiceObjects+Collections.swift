@@ -1,0 +1,179 @@
+import Foundation
+import Security
+
+/// Collections, items and properties.
+extension SecretServiceObjects {
+  private static let collectionInterface = "org.freedesktop.Secret.Collection"
+
+  /// Queues one of a collection's signals.
+  private func signal(_ member: String, on collection: SecretCollection, _ item: String? = nil) {
+    let onService = item == nil
+    pendingSignals.append(
+      BusSignal(
+        path: onService ? Self.servicePath : collection.path,
+        interface: onService ? "org.freedesktop.Secret.Service" : Self.collectionInterface, member: member,
+        values: [.objectPath(item ?? collection.path)]))
+  }
+
+  func collectionMethod(_ call: BusCall, _ collection: SecretCollection) throws(BusError) -> [BusValue] {
+    let caller = call.caller
+    let items = SecretItems(engine: caller.engine, collection: collection)
+    let arguments = call.arguments
+    switch (call.interface, call.member) {
+    case (Self.collectionInterface, "SearchItems"):
+      return [.objectPaths(try items.search(try arguments.stringMap()).map(\.path))]
+    case (Self.collectionInterface, "CreateItem"):
+      var label = ""
+      var attributes: [String: String] = [:]
+      try arguments.properties { (name) throws(BusError) in
+        switch name {
+        case "org.freedesktop.Secret.Item.Label":
+          label = try arguments.within("v", "s") { () throws(BusError) in try arguments.string() }
+        case "org.freedesktop.Secret.Item.Attributes":
+          attributes = try arguments.within("v", "a{ss}") { () throws(BusError) in try arguments.stringMap() }
+        default:
+          try arguments.skip()
+        }
+      }
+      let secret = try arguments.secret()
+      let replace = try arguments.boolean()
+      let value = try sessions.value(of: secret, sender: caller.sender)
+      guard !service.store.isLocked else { throw .isLocked("The keychain is locked.") }
+      let (item, replaced) = try items.create(
+        label: label, attributes: attributes, secret: value, replace: replace
+      ) { [self] existing throws(BusError) in
+        // Replacing an item overwrites its secret: a program must be allowed to read it first.
+        guard !needsConfirmation(existing, in: collection, for: caller) else {
+          throw .isLocked("This program has not been allowed to use the item it would replace; unlock it first.")
+        }
+      }
+      if !caller.namedByRule && service.policy.confirmedGroups.contains(collection.group) {
+        // The program that stores an item may read it back, as the app that adds an item does on macOS.
+        try approvals.allow(caller.executable, [item.path])
+      }
+      signal(replaced ? "ItemChanged" : "ItemCreated", on: collection, item.path)
+      return [.objectPath(item.path), .objectPath("/")]
+    case (Self.collectionInterface, "Delete"):
+      guard !service.store.isLocked else { throw .isLocked("The keychain is locked.") }
+      try registry.delete(collection)
+      _ = try allCollections(refresh: true)
+      signal("CollectionDeleted", on: collection)
+      return [.objectPath("/")]
+    default:
+      throw .unknownMethod("A collection has no method \(call.interface).\(call.member).")
+    }
+  }
+
+  func itemMethod(_ call: BusCall, _ collection: SecretCollection) throws(BusError) -> [BusValue] {
+    let caller = call.caller
+    let items = SecretItems(engine: caller.engine, collection: collection)
+    let item = try items.item(at: call.path)
+    let arguments = call.arguments
+    let member = (call.interface, call.member)
+    guard member.0 == "org.freedesktop.Secret.Item", ["GetSecret", "SetSecret", "Delete"].contains(member.1) else {
+      throw .unknownMethod("An item has no method \(call.interface).\(call.member).")
+    }
+    guard !isLocked(item.path, in: collection, for: caller) else {
+      throw .isLocked(
+        service.store.isLocked
+          ? "The keychain is locked." : "This program has not been allowed to use this item yet; unlock it first.")
+    }
+    switch member.1 {
+    case "GetSecret":
+      let session = try arguments.objectPath()
+      return [try sessions.secret(try items.secret(of: item), session: session, sender: caller.sender)]
+    case "SetSecret":
+      let value = try sessions.value(of: try arguments.secret(), sender: caller.sender)
+      try items.update(item, label: nil, attributes: nil, secret: value)
+      signal("ItemChanged", on: collection, item.path)
+      return []
+    default:
+      try items.delete(item)
+      signal("ItemDeleted", on: collection, item.path)
+      return [.objectPath("/")]
+    }
+  }
+
+  /// org.freedesktop.DBus.Properties: Get, GetAll and Set.
+  func properties(_ call: BusCall) throws(BusError) -> [BusValue] {
+    let arguments = call.arguments
+    let interface = try arguments.string()
+    let all = try values(of: call.path, interface: interface, call.caller)
+    switch call.member {
+    case "Get":
+      let name = try arguments.string()
+      guard let value = all.first(where: { $0.0 == name })?.1 else {
+        throw .invalidArguments("\(interface) has no property \(name).")
+      }
+      return [.variant(value)]
+    case "GetAll":
+      return [.properties(all)]
+    case "Set":
+      try setProperty(call, interface: interface, name: try arguments.string())
+      return []
+    default:
+      throw .unknownMethod("Properties has no method \(call.member).")
+    }
+  }
+
+  private func setProperty(_ call: BusCall, interface: String, name: String) throws(BusError) {
+    let arguments = call.arguments
+    let caller = call.caller
+    let collection = try collection(at: call.path, for: caller)
+    if call.path == collection.path {
+      guard interface == Self.collectionInterface, name == "Label" else {
+        throw .accessDenied("Only a collection's label can be set.")
+      }
+      let label = try arguments.within("v", "s") { () throws(BusError) in try arguments.string() }
+      try registry.setLabel(label, of: collection)
+      _ = try allCollections(refresh: true)
+      signal("CollectionChanged", on: collection)
+      return
+    }
+    let items = SecretItems(engine: caller.engine, collection: collection)
+    let item = try items.item(at: call.path)
+    guard !isLocked(item.path, in: collection, for: caller) else {
+      throw .isLocked("The item is locked for this program.")
+    }
+    switch name {
+    case "Label":
+      let label = try arguments.within("v", "s") { () throws(BusError) in try arguments.string() }
+      try items.update(item, label: label, attributes: nil, secret: nil)
+    case "Attributes":
+      let attributes = try arguments.within("v", "a{ss}") { () throws(BusError) in try arguments.stringMap() }
+      try items.update(item, label: nil, attributes: attributes, secret: nil)
+    default:
+      throw .accessDenied("The property \(name) cannot be set.")
+    }
+    signal("ItemChanged", on: collection, item.path)
+  }
+
+  /// The properties of the object at `path` for `interface`.
+  private func values(of path: String, interface: String, _ caller: SecretCaller) throws(BusError)
+    -> [(String, BusValue)]
+  {
+    if path == Self.servicePath, interface == "org.freedesktop.Secret.Service" {
+      return [("Collections", .objectPaths(try visibleCollections(caller).map(\.path)))]
+    }
+    let collection = try collection(at: path, for: caller)
+    let items = SecretItems(engine: caller.engine, collection: collection)
+    switch interface {
+    case Self.collectionInterface where path == collection.path:
+      return [
+        ("Items", .objectPaths(try items.search([:]).map(\.path))), ("Label", .string(collection.label)),
+        ("Locked", .boolean(service.store.isLocked)), ("Created", .uint64(Self.seconds(collection.created))),
+        ("Modified", .uint64(Self.seconds(collection.modified))),
+      ]
+    case "org.freedesktop.Secret.Item" where path != collection.path:
+      let item = try items.item(at: path)
+      return [
+        ("Locked", .boolean(isLocked(path, in: collection, for: caller))),
+        ("Attributes", .stringMap(item.attributes)), ("Label", .string(item.label)),
+        ("Type", .string(item.attributes["xdg:schema"] ?? "org.freedesktop.Secret.Generic")),
+        ("Created", .uint64(Self.seconds(item.created))), ("Modified", .uint64(Self.seconds(item.modified))),
+      ]
+    default:
+      throw .invalidArguments("The object at \(path) has no interface \(interface).")
+    }
+  }
+}

@@ -1,0 +1,129 @@
+import Foundation
+import Security
+
+/// A prompt an Unlock returned: who may show it, what it unlocks, and what it asks the user, in
+/// order: the store's passphrase when the store is locked, then whether the program may use the
+/// items the policy makes it ask for.
+struct PendingPrompt {
+  let sender: String
+  /// The objects the Unlock named: what Completed reports unlocked.
+  let objects: [String]
+  /// Who proves the user for the store's passphrase.
+  let authenticator: any UserAuthenticating
+  /// The program asking, and the items (path and label) the user is asked to let it use.
+  let executable: String
+  let confirmations: [(path: String, label: String)]
+  var shown = false
+}
+
+/// Service.Unlock and the Prompt objects.
+extension SecretServiceObjects {
+  static let promptPrefix = "/org/freedesktop/secrets/prompt/"
+  /// At most this many prompts wait at once, every client counted.
+  static let maximumPrompts = 64
+
+  /// Service.Unlock: what is unlocked already, and a prompt for the rest (the store's passphrase,
+  /// or the user's leave for this program to use items the policy confirms).
+  func unlock(_ objects: [String], for caller: SecretCaller) throws(BusError) -> [BusValue] {
+    if service.store.isLocked && !service.store.hasPassphrase {
+      // A key-file store's lock asks nothing of the user: its key file gives the keys back.
+      do throws(SecStatus) {
+        try service.storage.unlock(passphrase: nil)
+      } catch {
+        throw SecretItems.busError(error)
+      }
+    }
+    var confirmations: [(path: String, label: String)] = []
+    var unlocked: [String] = []
+    for path in objects.prefix(BusMessageReader.maximumElements) {
+      guard let collection = try? collection(at: path, for: caller) else { continue }
+      if path != collection.path, needsConfirmation(path, in: collection, for: caller) {
+        let label = (try? SecretItems(engine: caller.engine, collection: collection).item(at: path).label) ?? ""
+        confirmations.append((path, label))
+      } else if !service.store.isLocked {
+        unlocked.append(path)
+      }
+    }
+    guard service.store.isLocked || !confirmations.isEmpty else { return [.objectPaths(unlocked), .objectPath("/")] }
+    guard prompts.count < Self.maximumPrompts else { throw .failed("Too many prompts are waiting.") }
+    let path = Self.promptPrefix + "u\(nextPrompt)"
+    nextPrompt += 1
+    prompts[path] = PendingPrompt(
+      sender: caller.sender, objects: objects, authenticator: caller.engine.authenticator,
+      executable: caller.executable, confirmations: confirmations)
+    return [.objectPaths(service.store.isLocked ? [] : unlocked), .objectPath(path)]
+  }
+
+  /// Prompt.Prompt asks the user through the prompt service, which answers later: the prompt
+  /// completes then, with the Completed signal. Prompt.Dismiss completes it dismissed.
+  func promptMethod(_ call: BusCall) throws(BusError) -> [BusValue] {
+    guard var prompt = prompts[call.path], prompt.sender == call.caller.sender else {
+      throw .noSuchObject("No prompt at \(call.path) for this client.")
+    }
+    switch (call.interface, call.member) {
+    case ("org.freedesktop.Secret.Prompt", "Prompt"):
+      _ = try call.arguments.string()  // the window to show it over: no window here
+      guard !prompt.shown else { return [] }
+      prompt.shown = true
+      prompts[call.path] = prompt
+      let path = call.path
+      guard service.store.isLocked else {
+        confirm(path)
+        return []
+      }
+      prompt.authenticator.authenticateUser(reason: "unlock the keyring", caller: "", reuse: 0) { [self] failure in
+        onBusThread {
+          if failure == nil && !self.service.store.isLocked {
+            self.confirm(path)
+          } else {
+            self.complete(path, dismissed: true)
+          }
+        }
+      }
+      return []
+    case ("org.freedesktop.Secret.Prompt", "Dismiss"):
+      complete(call.path, dismissed: true)
+      return []
+    default:
+      throw .unknownMethod("A prompt has the methods Prompt and Dismiss.")
+    }
+  }
+
+  /// The prompt's second step: asks whether the program may use the items the policy confirms,
+  /// remembers a yes, and completes.
+  private func confirm(_ path: String) {
+    guard let prompt = prompts[path] else { return }
+    // Items the user allowed meanwhile (another prompt) need no question.
+    let asked = prompt.confirmations.filter { !approvals.allows(prompt.executable, $0.path) }
+    guard !asked.isEmpty else { return complete(path, dismissed: false) }
+    let labels = asked.prefix(5).map { "“\($0.label)”" }.joined(separator: ", ") + (asked.count > 5 ? " and more" : "")
+    let text =
+      "\(prompt.executable) wants to use \(asked.count == 1 ? "the keyring item" : "the keyring items") \(labels). Allow it from now on?"
+    let executable = prompt.executable
+    let paths = asked.map(\.path)
+    prompter.confirm(text) { [self] allowed in
+      onBusThread {
+        var remembered = allowed
+        if allowed {
+          do throws(BusError) {
+            try self.approvals.allow(executable, paths)
+          } catch {
+            self.service.logger.error("could not remember an access the user allowed: \(error.message)")
+            remembered = false
+          }
+        }
+        self.complete(path, dismissed: !remembered)
+      }
+    }
+  }
+
+  /// Ends a prompt with its Completed signal: what it unlocked, or dismissed.
+  func complete(_ path: String, dismissed: Bool) {
+    guard let prompt = prompts.removeValue(forKey: path) else { return }
+    let failed = dismissed || service.store.isLocked
+    emit(
+      BusSignal(
+        path: path, interface: "org.freedesktop.Secret.Prompt", member: "Completed",
+        values: [.boolean(failed), .variant(.objectPaths(failed ? [] : prompt.objects))]))
+  }
+}
