@@ -19,7 +19,9 @@ package enum PromptAnswer: Sendable, Equatable {
 
 /// How this process asks its user for a passphrase, in the order `sudo` and `ssh` use: a helper
 /// program named by `KEYCHAIN_BRIDGE_ASKPASS` (the `SSH_ASKPASS` convention: the prompt is its one
-/// argument, the answer its standard output), else the controlling terminal, without echo.
+/// argument, the answer its standard output; or one of GnuPG's `pinentry` programs, whose name
+/// starts with `pinentry`, spoken to in its own protocol), else the controlling terminal, without
+/// echo.
 ///
 /// The helper comes first when it is set, because setting it says where the user is (a desktop
 /// dialog, or a test suite's scripted answer) even when the process also has a terminal.
@@ -28,6 +30,8 @@ package struct PassphrasePrompt: Sendable {
   package enum Channel: Sendable, Equatable {
     /// An askpass program, by absolute path.
     case helper(String)
+    /// A pinentry program (GnuPG's prompts: pinentry-gnome3, -qt, -curses, -tty), by absolute path.
+    case pinentry(String)
     /// The controlling terminal (`/dev/tty`).
     case terminal
   }
@@ -75,7 +79,10 @@ package struct PassphrasePrompt: Sendable {
   /// The channel a prompt would use now, or nil when the user cannot be asked (no helper and no
   /// controlling terminal), with the reason.
   package func channel() -> Result<Channel, PromptUnavailable> {
-    if let helper { return .success(.helper(helper)) }
+    if let helper {
+      let name = helper.split(separator: "/").last ?? ""
+      return .success(name.hasPrefix("pinentry") ? .pinentry(helper) : .helper(helper))
+    }
     if let helperProblem { return .failure(PromptUnavailable(reason: helperProblem)) }
     let terminal = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
     guard terminal >= 0 else {
@@ -90,8 +97,31 @@ package struct PassphrasePrompt: Sendable {
   package func ask(_ text: String) -> PromptAnswer {
     switch channel() {
     case .success(.helper(let path)): AskpassHelper(path: path, timeout: timeout).ask(text)
+    case .success(.pinentry(let path)): PinentryProgram(path: path, timeout: timeout).ask(text)
     case .success(.terminal): TerminalPrompt(timeout: timeout).ask(text)
     case .failure(let unavailable): .failed(unavailable.reason)
+    }
+  }
+
+  /// Asks the user to allow or refuse what `text` says: true only when they allowed it. An askpass
+  /// helper runs in its confirmation mode (`SSH_ASKPASS_PROMPT=confirm`, as OpenSSH asks: exit
+  /// status 0 allows), pinentry shows a confirmation, the terminal asks for yes.
+  package func confirm(_ text: String) -> Bool {
+    switch channel() {
+    case .success(.helper(let path)):
+      // The exit status says it; what the helper printed does not matter.
+      guard case .answered(var printed) = AskpassHelper(path: path, timeout: timeout, confirming: true).ask(text)
+      else { return false }
+      Secrets.wipe(&printed)
+      return true
+    case .success(.pinentry(let path)): return PinentryProgram(path: path, timeout: timeout).confirm(text)
+    case .success(.terminal):
+      guard case .answered(var bytes) = TerminalPrompt(timeout: timeout, echo: true).ask(text + " [y/N]") else {
+        return false
+      }
+      defer { Secrets.wipe(&bytes) }
+      return ["y", "yes"].contains(String(decoding: bytes, as: UTF8.self).lowercased())
+    case .failure: return false
     }
   }
 

@@ -8,9 +8,13 @@ import Foundation
 /// `PassphrasePrompt.answerLimit` bytes, one trailing newline dropped) the answer, and its exit
 /// status says whether the user answered (0) or declined (any other). Its standard input is
 /// /dev/null. A helper still running at the timeout is killed.
+///
+/// Confirming, it runs as OpenSSH runs its askpass for a yes/no question: `SSH_ASKPASS_PROMPT` is
+/// `confirm` in its environment, and its exit status alone is the answer.
 struct AskpassHelper {
   let path: String
   let timeout: Duration
+  var confirming = false
 
   func ask(_ text: String) -> PromptAnswer {
     var pipeEnds: [Int32] = [-1, -1]
@@ -31,7 +35,14 @@ struct AskpassHelper {
     var child: pid_t = 0
     let arguments: [UnsafeMutablePointer<CChar>?] = [strdup(path), strdup(text), nil]
     defer { arguments.forEach { free($0) } }
-    let spawned = posix_spawn(&child, path, &actions, nil, arguments, environ)
+    let environment: [UnsafeMutablePointer<CChar>?] =
+      confirming
+      ? SpawnedProcess.environment(adding: ["SSH_ASKPASS_PROMPT": "confirm", "KEYCHAIN_BRIDGE_PROMPT": "confirm"]) : []
+    defer { environment.forEach { free($0) } }
+    let spawned =
+      confirming
+      ? posix_spawn(&child, path, &actions, nil, arguments, environment)
+      : posix_spawn(&child, path, &actions, nil, arguments, environ)
     close(pipeEnds[1])
     guard spawned == 0 else {
       return .failed("cannot run \(path): \(String(cString: strerror(spawned)))")
@@ -103,6 +114,8 @@ struct AskpassHelper {
 /// as a cancel (and the terminal is always restored) instead of killing the process with echo off.
 struct TerminalPrompt {
   let timeout: Duration
+  /// Whether what is typed is shown (a yes or no; never a passphrase).
+  var echo = false
 
   func ask(_ text: String) -> PromptAnswer {
     let terminal = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
@@ -111,7 +124,7 @@ struct TerminalPrompt {
     var saved = termios()
     guard tcgetattr(terminal, &saved) == 0 else { return .failed("the process's terminal is not a terminal") }
     var quiet = saved
-    quiet.c_lflag &= ~tcflag_t(ECHO | ECHONL | ISIG)
+    quiet.c_lflag &= echo ? ~tcflag_t(ISIG) : ~tcflag_t(ECHO | ECHONL | ISIG)
     guard tcsetattr(terminal, TCSAFLUSH, &quiet) == 0 else { return .failed("cannot turn the terminal's echo off") }
     defer {
       tcsetattr(terminal, TCSAFLUSH, &saved)
@@ -151,6 +164,20 @@ struct TerminalPrompt {
 
 /// What a program this process starts must not inherit.
 package enum SpawnedProcess {
+  /// This process's environment with `extra` set, as C strings for posix_spawn (nil-terminated;
+  /// the caller frees them).
+  static func environment(adding extra: [String: String]) -> [UnsafeMutablePointer<CChar>?] {
+    var entries: [UnsafeMutablePointer<CChar>?] = []
+    var index = 0
+    while let entry = environ[index] {
+      let text = String(cString: entry)
+      if !extra.keys.contains(where: { text.hasPrefix($0 + "=") }) { entries.append(strdup(entry)) }
+      index += 1
+    }
+    for (name, value) in extra.sorted(by: { $0.key < $1.key }) { entries.append(strdup("\(name)=\(value)")) }
+    return entries + [nil]
+  }
+
   /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), looked up at run time:
   /// Swift's Glibc module does not declare it.
   private typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32

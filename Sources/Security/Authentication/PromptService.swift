@@ -17,9 +17,24 @@ package protocol PromptService: Sendable {
   /// Starts asking the user, showing `text`; `completion` runs exactly once, later, on any thread,
   /// with the answer (whose bytes it wipes when done).
   func ask(_ text: String, completion: @escaping @Sendable (PromptAnswer) -> Void)
+
+  /// Starts asking the user to allow or refuse what `text` says; `completion` runs exactly once,
+  /// later, on any thread, with `true` only when the user allowed it.
+  func confirm(_ text: String, completion: @escaping @Sendable (Bool) -> Void)
 }
 
 extension PromptService {
+  /// A confirmation through a prompt that can only read text: the user allows by typing `yes`
+  /// (or `y`); anything else, or no answer, refuses.
+  package func confirm(_ text: String, completion: @escaping @Sendable (Bool) -> Void) {
+    ask(text + " (type yes to allow)") { answer in
+      guard case .answered(var bytes) = answer else { return completion(false) }
+      let allowed = ["y", "yes"].contains(String(decoding: bytes, as: UTF8.self).lowercased())
+      Secrets.wipe(&bytes)
+      completion(allowed)
+    }
+  }
+
   /// The answer to a prompt showing `text`, awaited.
   package func ask(_ text: String) async -> PromptAnswer {
     await withCheckedContinuation { continuation in
@@ -59,6 +74,14 @@ extension PassphrasePrompt: PromptService {
   /// answers or the timeout passes.
   package func ask(_ text: String, completion: @escaping @Sendable (PromptAnswer) -> Void) {
     let thread = Thread { completion(self.ask(text)) }
+    thread.name = "keychain prompt"
+    thread.start()
+  }
+
+  /// Asks on a thread of its own: an askpass helper in its confirmation mode, pinentry's
+  /// CONFIRM, or a yes/no question on the terminal.
+  package func confirm(_ text: String, completion: @escaping @Sendable (Bool) -> Void) {
+    let thread = Thread { completion(self.confirm(text)) }
     thread.name = "keychain prompt"
     thread.start()
   }
