@@ -95,57 +95,6 @@ import Testing
     #expect(started.duration(to: .now) < .seconds(20))
   }
 
-  /// A tmux server on a private socket, killed afterwards.
-  final class Terminal {
-    let socket: String
-    init(_ folder: Folder, command: String) throws {
-      socket = folder.url.appendingPathComponent("tmux.sock").path
-      try Self.tmux(socket, ["new-session", "-d", "-x", "200", "-y", "40", command])
-    }
-    deinit { _ = try? Self.tmux(socket, ["kill-server"]) }
-
-    /// Runs tmux with `arguments`; its standard output when `arguments` is a capture-pane.
-    ///
-    /// posix_spawn and waitpid, not Foundation's Process: the server new-session starts inherits
-    /// the descriptor Process watches for its child's end, so Process would wait for the server.
-    @discardableResult
-    static func tmux(_ socket: String, _ arguments: [String]) throws -> String {
-      let capture = socket + ".out"
-      var actions = posix_spawn_file_actions_t()
-      posix_spawn_file_actions_init(&actions)
-      defer { posix_spawn_file_actions_destroy(&actions) }
-      posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-      posix_spawn_file_actions_addopen(&actions, 1, capture, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-      posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-      // The server lives on after this call: it must not keep the test process's sockets open
-      // (a PostgreSQL session another test waits to see closed).
-      guard SpawnedProcess.closeDescriptors(from: 3, in: &actions) else { throw CocoaError(.executableLoad) }
-      let argv: [UnsafeMutablePointer<CChar>?] =
-        (["/usr/bin/tmux", "-S", socket] + arguments).map { strdup($0) } + [nil]
-      defer { argv.forEach { free($0) } }
-      var child: pid_t = 0
-      let spawned = posix_spawn(&child, "/usr/bin/tmux", &actions, nil, argv, environ)
-      guard spawned == 0 else { throw CocoaError(.executableLoad) }
-      var status: Int32 = 0
-      while waitpid(child, &status, 0) < 0 && errno == EINTR {}
-      return (try? String(contentsOfFile: capture, encoding: .utf8)) ?? ""
-    }
-
-    var screen: String { (try? Self.tmux(socket, ["capture-pane", "-p"])) ?? "" }
-
-    func type(_ text: String) throws { try Self.tmux(socket, ["send-keys", text, "Enter"]) }
-
-    /// Waits until the screen shows `text`; false after 20 s.
-    func waitFor(_ text: String) -> Bool {
-      let deadline = ContinuousClock.now + .seconds(20)
-      while ContinuousClock.now < deadline {
-        if screen.contains(text) { return true }
-        usleep(50_000)
-      }
-      return false
-    }
-  }
-
   @Test("Through a real terminal: asked without echo, as sudo asks; a wrong answer is refused")
   func throughARealTerminal() throws {
     for (answer, expected) in [(Self.passphrase, "EXIT=0"), ("not it", "EXIT=2")] {
@@ -153,7 +102,7 @@ import Testing
       let command =
         "env -u KEYCHAIN_BRIDGE_ASKPASS -u KEYCHAIN_BRIDGE_AGENT KEYCHAIN_BRIDGE_HOME=\(folder.url.path)/store "
         + "KEYCHAIN_BRIDGE_PASSPHRASE='\(Self.passphrase)' \(Self.program); echo EXIT=$?; sleep 60"
-      let terminal = try Terminal(folder, command: command)
+      let terminal = try TestTerminal(in: folder.url, command: command)
       #expect(terminal.waitFor("Keychain passphrase:"), "\(terminal.screen)")
       try terminal.type(answer)
       #expect(terminal.waitFor(expected), "\(terminal.screen)")
