@@ -238,6 +238,8 @@ let package = Package(
         "AgentProcess",
         // swtpm for the Secure Enclave rows (issue 33).
         "SoftwareTPM", "KeychainTPM",
+        // The Secret Service rows' client (issue 51).
+        "KeychainAgent",
       ],
       path: "Benchmarks/keychain-bench"
     ),

@@ -85,19 +85,19 @@ package indirect enum BusValue: Sendable {
 /// Reads a method call's arguments, bounded: a client names at most `maximumElements` objects or
 /// attributes in one call, and no string or byte array is longer than `maximumLength` (the bus
 /// itself bounds a message at 128 MiB; these keep one call from making the agent hold much of it).
-struct BusMessageReader {
+package struct BusMessageReader {
   let message: OpaquePointer
   static let maximumElements = 4096
   static let maximumLength = 1 << 20
 
   /// Whether every argument was read.
-  func isAtEnd() -> Bool { sd_bus_message_at_end(message, 1) > 0 }
+  package func isAtEnd() -> Bool { sd_bus_message_at_end(message, 1) > 0 }
 
-  func string() throws(BusError) -> String { try basic(Character("s")) }
+  package func string() throws(BusError) -> String { try basic(Character("s")) }
 
-  func objectPath() throws(BusError) -> String { try basic(Character("o")) }
+  package func objectPath() throws(BusError) -> String { try basic(Character("o")) }
 
-  func boolean() throws(BusError) -> Bool {
+  package func boolean() throws(BusError) -> Bool {
     var value: Int32 = 0
     guard sd_bus_message_read_basic(message, CChar(UInt8(ascii: "b")), &value) > 0 else {
       throw .invalidArguments("a boolean was expected")
@@ -115,7 +115,7 @@ struct BusMessageReader {
     return value
   }
 
-  func bytes() throws(BusError) -> [UInt8] {
+  package func bytes() throws(BusError) -> [UInt8] {
     var pointer: UnsafeRawPointer?
     var size = 0
     guard sd_bus_message_read_array(message, CChar(UInt8(ascii: "y")), &pointer, &size) >= 0 else {
@@ -127,7 +127,8 @@ struct BusMessageReader {
   }
 
   /// Reads a container of `type` (`a`, `r`, `e`, `v`) with `contents`, through `body`.
-  func within<Value>(_ type: Character, _ contents: String, _ body: () throws(BusError) -> Value) throws(BusError)
+  package func within<Value>(_ type: Character, _ contents: String, _ body: () throws(BusError) -> Value)
+    throws(BusError)
     -> Value
   {
     guard sd_bus_message_enter_container(message, CChar(type.asciiValue!), contents) > 0 else {
@@ -139,7 +140,9 @@ struct BusMessageReader {
   }
 
   /// The elements of an array of `contents`, each read by `element`, at most `maximumElements`.
-  func array<Element>(_ contents: String, _ element: () throws(BusError) -> Element) throws(BusError) -> [Element] {
+  package func array<Element>(_ contents: String, _ element: () throws(BusError) -> Element) throws(BusError)
+    -> [Element]
+  {
     try within("a", contents) { () throws(BusError) in
       var elements: [Element] = []
       while sd_bus_message_at_end(message, 0) == 0 {
@@ -150,11 +153,11 @@ struct BusMessageReader {
     }
   }
 
-  func objectPaths() throws(BusError) -> [String] {
+  package func objectPaths() throws(BusError) -> [String] {
     try array("o") { () throws(BusError) in try objectPath() }
   }
 
-  func stringMap() throws(BusError) -> [String: String] {
+  package func stringMap() throws(BusError) -> [String: String] {
     var map: [String: String] = [:]
     for (key, value) in try array(
       "{ss}",
@@ -168,7 +171,8 @@ struct BusMessageReader {
   }
 
   /// A secret struct `(oayays)`: session, parameters, value, content type.
-  func secret() throws(BusError) -> (session: String, parameters: [UInt8], value: [UInt8], contentType: String) {
+  package func secret() throws(BusError) -> (session: String, parameters: [UInt8], value: [UInt8], contentType: String)
+  {
     try within("r", "oayays") { () throws(BusError) in
       (try objectPath(), try bytes(), try bytes(), try string())
     }
@@ -194,7 +198,7 @@ struct BusMessageReader {
   }
 
   /// Skips the next value, whatever it is.
-  func skip() throws(BusError) {
+  package func skip() throws(BusError) {
     guard sd_bus_message_skip(message, nil) >= 0 else { throw .invalidArguments("a value could not be read") }
   }
 }

@@ -27,7 +27,7 @@ package final class SecretServiceBus: @unchecked Sendable {
   private var slot: OpaquePointer?
   private let service: AgentService
   private let objects: SecretServiceObjects
-  /// Callers by unique bus name and process: identified once per client connection.
+  /// Callers by unique bus name: identified once per client connection.
   private var callers: [String: AgentCaller] = [:]
   /// Work other threads hand to the bus's thread (a prompt's completion), and the pipe that wakes
   /// it: sd-bus objects are used from one thread.
@@ -173,6 +173,10 @@ package final class SecretServiceBus: @unchecked Sendable {
 
   /// The caller behind `message`, identified once per client and checked on each call.
   private func identify(_ message: OpaquePointer, sender: String) throws(BusError) -> AgentCaller {
+    // A unique name is one connection of one process for its lifetime, so the bus daemon's
+    // answer about it holds while that process runs the file it was identified with (an exec is
+    // caught here); asking the daemon again would cost a round trip on every call.
+    if let known = callers[sender], service.isStillRunning(known) { return known }
     var credentials: OpaquePointer?
     guard sd_bus_query_sender_creds(message, kb_bus_creds_mask(), &credentials) >= 0, let credentials else {
       throw .accessDenied("The bus did not say who is calling.")
@@ -187,13 +191,11 @@ package final class SecretServiceBus: @unchecked Sendable {
       service.count("a Secret Service caller of another user (uid \(uid))")
       throw .accessDenied("This keyring serves its own user only.")
     }
-    let key = "\(sender) \(pid)"
-    if let known = callers[key], service.isStillRunning(known) { return known }
     guard let acceptedAt = ProcessInspection.ticksSinceBoot(),
       let caller = service.identify(pid: pid, acceptedAt: acceptedAt)
     else { throw .accessDenied("The calling program cannot be identified.") }
     if callers.count >= 4096 { callers.removeAll() }
-    callers[key] = caller
+    callers[sender] = caller
     return caller
   }
 

@@ -67,13 +67,12 @@ extension SecretServiceObjects {
   func itemMethod(_ call: BusCall, _ collection: SecretCollection) throws(BusError) -> [BusValue] {
     let caller = call.caller
     let items = SecretItems(engine: caller.engine, collection: collection)
-    let item = try items.item(at: call.path)
     let arguments = call.arguments
     let member = (call.interface, call.member)
     guard member.0 == "org.freedesktop.Secret.Item", ["GetSecret", "SetSecret", "Delete"].contains(member.1) else {
       throw .unknownMethod("An item has no method \(call.interface).\(call.member).")
     }
-    guard !isLocked(item.path, in: collection, for: caller) else {
+    guard !isLocked(call.path, in: collection, for: caller) else {
       throw .isLocked(
         service.store.isLocked
           ? "The keychain is locked." : "This program has not been allowed to use this item yet; unlock it first.")
@@ -81,7 +80,13 @@ extension SecretServiceObjects {
     switch member.1 {
     case "GetSecret":
       let session = try arguments.objectPath()
-      return [try sessions.secret(try items.secret(of: item), session: session, sender: caller.sender)]
+      var found = try items.itemAndSecret(at: call.path)
+      defer { Secrets.wipe(&found.secret) }
+      return [try sessions.secret(found.secret, session: session, sender: caller.sender)]
+    default: break
+    }
+    let item = try items.item(at: call.path)
+    switch member.1 {
     case "SetSecret":
       let value = try sessions.value(of: try arguments.secret(), sender: caller.sender)
       try items.update(item, label: nil, attributes: nil, secret: value)
@@ -132,7 +137,7 @@ extension SecretServiceObjects {
     }
     let items = SecretItems(engine: caller.engine, collection: collection)
     let item = try items.item(at: call.path)
-    guard !isLocked(item.path, in: collection, for: caller) else {
+    guard !isLocked(call.path, in: collection, for: caller) else {
       throw .isLocked("The item is locked for this program.")
     }
     switch name {

@@ -204,8 +204,9 @@ final class SecretServiceObjects: @unchecked Sendable {
           !isLocked(path, in: collection, for: caller)
         else { continue }
         let items = SecretItems(engine: caller.engine, collection: collection)
-        guard let item = try? items.item(at: path) else { continue }
-        secrets.append((path, try sessions.secret(try items.secret(of: item), session: session, sender: caller.sender)))
+        guard var found = try? items.itemAndSecret(at: path) else { continue }
+        defer { Secrets.wipe(&found.secret) }
+        secrets.append((path, try sessions.secret(found.secret, session: session, sender: caller.sender)))
       }
       return [.secretsByItem(secrets)]
     case ("org.freedesktop.Secret.Service", "CreateCollection"):

@@ -1,0 +1,175 @@
+import AgentProcess
+import Foundation
+import KeychainAgent
+
+/// The Secret Service's rows (issue 51): keychaind serving org.freedesktop.secrets, and GNOME
+/// Keyring where it is installed, each on a private session bus of its own, called by the same
+/// client over one connection: creates, lookups by attributes (SearchItems then GetSecrets) and
+/// deletes, and the client's own floor (a Ping's round trip through the bus daemon).
+struct SecretServiceFigures {
+  var ping = 0.0
+  var create = 0.0
+  var lookup = 0.0
+  var delete = 0.0
+}
+
+/// How many items each round creates, looks up and deletes, and how many rounds are run.
+private let itemsPerRound = 500
+private let secretServiceRounds = 3
+
+/// The figures of the service on the bus at `address`: the median of the rounds for each.
+private func measureSecretService(address: String) throws -> SecretServiceFigures {
+  let client = try SecretServiceClient(address: address)
+  let service = "/org/freedesktop/secrets"
+  let serviceInterface = "org.freedesktop.Secret.Service"
+  let session = try client.call(service, serviceInterface, "OpenSession", [.string("plain"), .variant(.string(""))]) {
+    reader throws(BusError) in
+    try reader.skip()
+    return try reader.objectPath()
+  }
+  let collection = try client.call(service, serviceInterface, "ReadAlias", [.string("default")]) {
+    reader throws(BusError) in try reader.objectPath()
+  }
+  var rounds: [SecretServiceFigures] = []
+  for round in 0..<secretServiceRounds {
+    func rate(_ body: (Int) throws -> Void) throws -> Double {
+      let start = ContinuousClock.now
+      for index in 0..<itemsPerRound { try body(index) }
+      let elapsed = ContinuousClock.now - start
+      return Double(itemsPerRound)
+        / (Double(elapsed.components.attoseconds) / 1e18 + Double(elapsed.components.seconds))
+    }
+    var figures = SecretServiceFigures()
+    var paths: [String] = []
+    figures.ping = try rate { _ in try client.call(service, "org.freedesktop.DBus.Peer", "Ping") }
+    figures.create = try rate { index in
+      let attributes = ["service": "bench", "username": "user \(round).\(index)"]
+      paths.append(
+        try client.call(
+          collection, "org.freedesktop.Secret.Collection", "CreateItem",
+          [
+            .properties([
+              ("org.freedesktop.Secret.Item.Label", .string("bench \(index)")),
+              ("org.freedesktop.Secret.Item.Attributes", .stringMap(attributes)),
+            ]),
+            .structure([.objectPath(session), .bytes([]), .bytes(Array("secret \(index)".utf8)), .string("text/plain")]
+            ),
+            .boolean(false),
+          ]
+        ) { reader throws(BusError) in try reader.objectPath() })
+    }
+    figures.lookup = try rate { index in
+      let found = try client.call(
+        service, serviceInterface, "SearchItems",
+        [.stringMap(["service": "bench", "username": "user \(round).\(index)"])]
+      ) { reader throws(BusError) in try reader.objectPaths() }
+      let secrets = try client.call(
+        service, serviceInterface, "GetSecrets", [.objectPaths(found), .objectPath(session)]
+      ) {
+        reader throws(BusError) in
+        try reader.array("{o(oayays)}") { () throws(BusError) in
+          try reader.within("e", "o(oayays)") { () throws(BusError) in
+            _ = try reader.objectPath()
+            return try reader.secret().value
+          }
+        }
+      }
+      guard secrets == [Array("secret \(index)".utf8)] else {
+        throw BenchError("a lookup found \(secrets.count) secrets")
+      }
+    }
+    figures.delete = try rate { index in try client.call(paths[index], "org.freedesktop.Secret.Item", "Delete") }
+    rounds.append(figures)
+  }
+  func median(_ value: (SecretServiceFigures) -> Double) -> Double { rounds.map(value).sorted()[rounds.count / 2] }
+  return SecretServiceFigures(
+    ping: median(\.ping), create: median(\.create), lookup: median(\.lookup), delete: median(\.delete))
+}
+
+/// keychaind's figures, over a key-file store of its own.
+private func measureKeychaind() throws -> SecretServiceFigures {
+  let bus = try PrivateSessionBus()
+  defer { bus.stop() }
+  let agent = try RunningAgent(arguments: ["--secret-service"], environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
+  defer { agent.stop() }
+  return try measureSecretService(address: bus.address)
+}
+
+/// GNOME Keyring's figures (its secrets component, with a new login keyring unlocked by a
+/// password on its standard input, as a desktop login does), or nil when it is not installed.
+private func measureGnomeKeyring() throws -> SecretServiceFigures? {
+  let daemon = "/usr/bin/gnome-keyring-daemon"
+  guard FileManager.default.isExecutableFile(atPath: daemon) else { return nil }
+  let bus = try PrivateSessionBus()
+  defer { bus.stop() }
+  let home = bus.folder.appendingPathComponent("home", isDirectory: true)
+  let runtime = bus.folder.appendingPathComponent("run", isDirectory: true)
+  for folder in [home, runtime] {
+    try FileManager.default.createDirectory(
+      at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+  }
+  let process = Process()
+  process.executableURL = URL(fileURLWithPath: daemon)
+  process.arguments = ["--foreground", "--unlock", "--components=secrets"]
+  process.environment = ProcessInfo.processInfo.environment.merging([
+    "DBUS_SESSION_BUS_ADDRESS": bus.address, "HOME": home.path,
+    "XDG_DATA_HOME": home.appendingPathComponent("data").path,
+    "XDG_RUNTIME_DIR": runtime.path,
+  ]) { $1 }
+  let password = Pipe()
+  process.standardInput = password
+  process.standardOutput = FileHandle.nullDevice
+  process.standardError = FileHandle.nullDevice
+  try process.run()
+  defer {
+    process.terminate()
+    process.waitUntilExit()
+  }
+  password.fileHandleForWriting.write(Data("bench password".utf8))
+  try password.fileHandleForWriting.close()
+  // Ready when its login keyring answers to the default alias.
+  let client = try SecretServiceClient(address: bus.address)
+  for _ in 0..<300 {
+    let collection = try? client.call(
+      "/org/freedesktop/secrets", "org.freedesktop.Secret.Service", "ReadAlias", [.string("default")]
+    ) { reader throws(BusError) in try reader.objectPath() }
+    if let collection, collection != "/" { return try measureSecretService(address: bus.address) }
+    usleep(20_000)
+  }
+  throw BenchError("GNOME Keyring did not make its login keyring within 6 s")
+}
+
+/// Prints the Secret Service rows and returns their targets: against GNOME Keyring, at least 3
+/// times its lookups and 20 times its creates and deletes (issue 51).
+func printSecretServiceRows() -> [Target] {
+  print(
+    "\nSecret Service (one sd-bus connection, \(itemsPerRound) items, median of \(secretServiceRounds) rounds; ops/s)")
+  let ours: SecretServiceFigures
+  let gnome: SecretServiceFigures?
+  do {
+    ours = try measureKeychaind()
+    gnome = try measureGnomeKeyring()
+  } catch {
+    print("  not measured: \(error)")
+    return []
+  }
+  let names = ["client floor (Ping)", "create", "lookup (SearchItems + GetSecrets)", "delete"]
+  let paths: [KeyPath<SecretServiceFigures, Double>] = [\.ping, \.create, \.lookup, \.delete]
+  var rows = [["operation", "keychaind", "GNOME Keyring", "keychaind/GNOME"]]
+  for (name, path) in zip(names, paths) {
+    let theirs = gnome.map { format($0[keyPath: path]) } ?? "not installed"
+    let ratio = gnome.map { String(format: "%.1f", ours[keyPath: path] / $0[keyPath: path]) } ?? "-"
+    rows.append([name, format(ours[keyPath: path]), theirs, ratio])
+  }
+  let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max()! }
+  for row in rows {
+    print(
+      row.enumerated().map { $1.padding(toLength: widths[$0], withPad: " ", startingAt: 0) }.joined(separator: "  "))
+  }
+  guard let gnome else { return [] }
+  return [
+    .atLeast("Secret Service lookups / GNOME Keyring's", ours.lookup / gnome.lookup, 3),
+    .atLeast("Secret Service creates / GNOME Keyring's", ours.create / gnome.create, 20),
+    .atLeast("Secret Service deletes / GNOME Keyring's", ours.delete / gnome.delete, 20),
+  ]
+}
