@@ -219,7 +219,8 @@ let package = Package(
     .executableTarget(
       name: "SecurityTool",
       dependencies: [
-        "Keychain", "Security", "KeychainSync", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        "Keychain", "Security", "KeychainBackend", "KeychainSync",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
     // The benchmark's C baseline: the same work done directly with sqlite3 and OpenSSL.

@@ -122,7 +122,8 @@ private func measureGnomeKeyring() throws -> SecretServiceFigures? {
   process.standardError = FileHandle.nullDevice
   try process.run()
   defer {
-    process.terminate()
+    // In the foreground it does not end on SIGTERM.
+    kill(process.processIdentifier, SIGKILL)
     process.waitUntilExit()
   }
   password.fileHandleForWriting.write(Data("bench password".utf8))

@@ -104,6 +104,21 @@ package enum SHA256 {
 
 /// Hash functions kept for compatibility, not security, as swift-crypto's `Insecure` namespace.
 package enum Insecure {
+  /// MD5, only to check that a GNOME Keyring file decrypted whole (the format's own check).
+  package enum MD5 {
+    nonisolated(unsafe) private static let algorithm = EVP_MD_fetch(nil, "MD5", nil)
+
+    /// The MD5 digest of `data`.
+    package static func hash(data: some Collection<UInt8>) throws(CryptoError) -> [UInt8] {
+      guard let algorithm else { throw CryptoError.failure(of: "EVP_MD_fetch(MD5)") }
+      let bytes = Array(data)
+      var output = [UInt8](repeating: 0, count: 16)
+      var length: UInt32 = 0
+      try check(EVP_Digest(bytes, bytes.count, &output, &length, algorithm, nil), "EVP_Digest(MD5)")
+      return output
+    }
+  }
+
   /// SHA-1, for Apple's fingerprint attributes.
   package enum SHA1 {
     /// The SHA-1 digest of `data`.

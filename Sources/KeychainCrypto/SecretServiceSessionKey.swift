@@ -80,15 +80,18 @@ package final class SecretServiceSessionKey: Sendable {
 }
 
 extension AES {
-  /// AES-128-CBC with PKCS#7 padding, for the Secret Service's sessions only (the store seals with
-  /// GCM).
-  enum CBC {
+  /// AES-128-CBC, for the Secret Service's sessions (PKCS#7 padding) and GNOME Keyring's files (no
+  /// padding: the format pads itself); the store seals with GCM.
+  package enum CBC {
     nonisolated(unsafe) static let cipher = EVP_CIPHER_fetch(nil, "AES-128-CBC", nil)
 
-    static func transform(_ input: [UInt8], key: some KeyBytes, iv: [UInt8], encrypting: Bool) throws(CryptoError)
-      -> [UInt8]
-    {
-      guard let cipher, key.keyByteCount == 16 else { throw CryptoError.failure(of: "EVP_CIPHER_fetch(AES-128-CBC)") }
+    /// `input` encrypted or decrypted under the 16-byte `key` and `iv`. Without `padding`, the
+    /// input must be whole blocks. A decryption whose padding is wrong throws `authenticationFailed`.
+    package static func transform(
+      _ input: [UInt8], key: some KeyBytes, iv: [UInt8], encrypting: Bool, padding: Bool = true
+    ) throws(CryptoError) -> [UInt8] {
+      guard key.keyByteCount == 16, iv.count == 16 else { throw .invalidParameter("an AES-128-CBC key or IV") }
+      guard let cipher else { throw CryptoError.failure(of: "EVP_CIPHER_fetch(AES-128-CBC)") }
       guard let context = EVP_CIPHER_CTX_new() else { throw .outOfMemory(operation: "AES-CBC") }
       defer { EVP_CIPHER_CTX_free(context) }
       let length = try cLength(input.count, for: "AES-CBC")
@@ -100,6 +103,10 @@ extension AES {
           context, cipher, nil, key.baseAddress?.assumingMemoryBound(to: UInt8.self), iv, encrypting ? 1 : 0)
       }
       try check(started, "EVP_CipherInit_ex")
+      if !padding {
+        guard input.count % 16 == 0 else { throw .invalidParameter("AES-CBC input of \(input.count) bytes") }
+        try check(EVP_CIPHER_CTX_set_padding(context, 0), "EVP_CIPHER_CTX_set_padding")
+      }
       try check(EVP_CipherUpdate(context, &output, &written, input, length), "EVP_CipherUpdate")
       let finished = output.withUnsafeMutableBufferPointer {
         EVP_CipherFinal_ex(context, $0.baseAddress! + Int(written), &final)

@@ -25,7 +25,7 @@ struct SecurityTool: ParsableCommand {
       AddGenericPassword.self, FindGenericPassword.self, DeleteGenericPassword.self, AddInternetPassword.self,
       FindInternetPassword.self, DeleteInternetPassword.self, DumpKeychain.self, LockKeychain.self,
       UnlockKeychain.self, CreateKeychain.self, DefaultKeychain.self, ShowKeychainInfo.self, ExportKeychain.self,
-      ImportKeychain.self, SyncGroupCommand.self,
+      ImportKeychain.self, ImportGnomeKeyring.self, SyncGroupCommand.self,
     ])
 
   /// The tool's version, printed by --version.

@@ -129,33 +129,27 @@ struct SecretItems {
     label: String, attributes: [String: String], secret: [UInt8], replace: Bool,
     beforeReplacing: (String) throws(BusError) -> Void
   ) throws(BusError) -> (item: Item, replaced: Bool) {
+    try Self.checkBounds(attributes)
     if replace, let first = try search(attributes).first(where: { $0.attributes == attributes }) {
       try beforeReplacing(first.path)
       try update(first, label: label, attributes: nil, secret: secret)
       return (try item(at: first.path), true)
     }
-    var add = query(for: attributes)
-    add[kSecMatchLimit as String] = nil
-    add[kSecAttrLabel as String] = label
-    add[kSecAttrGeneric as String] = Self.encoded(attributes)
-    add[kSecValueData as String] = Data(secret)
-    add[kSecReturnPersistentRef as String] = true
-    if add[kSecAttrService as String] == nil { add[kSecAttrService as String] = "" }
-    if add[kSecAttrAccount as String] == nil { add[kSecAttrAccount as String] = "" }
+    var add = SecretServiceAttributes.addition(
+      group: collection.group, label: label, attributes: attributes, secret: Data(secret))
+    let stored: StoredItem
     do {
       do {
-        _ = try engine.add(try ItemRequest.reading(add as NSDictionary))
-      } catch  where error.code == errSecDuplicateItem {
+        stored = try engine.add(try ItemRequest.reading(add as NSDictionary))
+      } catch where error.code == errSecDuplicateItem {
         // Another item has this service and account: this one is told apart by its view hint.
-        add[kSecAttrSyncViewHint as String] = "org.freedesktop.secrets/\(UUID().uuidString)"
-        _ = try engine.add(try ItemRequest.reading(add as NSDictionary))
+        add[kSecAttrSyncViewHint as String] = SecretServiceAttributes.distinctViewHint()
+        stored = try engine.add(try ItemRequest.reading(add as NSDictionary))
       }
     } catch {
       throw Self.busError(error)
     }
-    guard let created = try search(attributes).last(where: { $0.attributes == attributes && $0.label == label })
-    else { throw .failed("The new item could not be read back.") }
-    return (created, false)
+    return (try item(at: path(of: stored.persistentID)), false)
   }
 
   /// Changes an item's label, attributes or secret.
@@ -166,7 +160,8 @@ struct SecretItems {
     var changes: [(String, Any)] = []
     if let label { changes.append((kSecAttrLabel as String, label)) }
     if let attributes {
-      changes.append((kSecAttrGeneric as String, Self.encoded(attributes)))
+      try Self.checkBounds(attributes)
+      changes.append((kSecAttrGeneric as String, SecretServiceAttributes.encoded(attributes)))
       if let service = attributes["service"] { changes.append((kSecAttrService as String, service)) }
       if let account = attributes["username"] ?? attributes["account"] {
         changes.append((kSecAttrAccount as String, account))
@@ -193,32 +188,27 @@ struct SecretItems {
     }
   }
 
-  private static func encoded(_ attributes: [String: String]) -> Data {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = .sortedKeys
-    return (try? encoder.encode(attributes)) ?? Data("{}".utf8)
-  }
-
   /// A row of the search as a bus item.
   private func item(_ row: [String: Any]) -> Item? {
     guard let reference = row[kSecValuePersistentRef as String] as? Data else { return nil }
-    var attributes: [String: String]
-    if let json = row[kSecAttrGeneric as String] as? Data,
-      let decoded = try? JSONDecoder().decode([String: String].self, from: json)
-    {
-      attributes = decoded
-    } else {
-      attributes = [:]
-      if let service = row[kSecAttrService as String] as? String { attributes["service"] = service }
-      if let account = row[kSecAttrAccount as String] as? String {
-        attributes["username"] = account
-        attributes["account"] = account
-      }
-    }
+    let attributes =
+      (row[kSecAttrGeneric as String] as? Data).flatMap(SecretServiceAttributes.decoded)
+      ?? SecretServiceAttributes.derived(
+        service: row[kSecAttrService as String] as? String, account: row[kSecAttrAccount as String] as? String)
     return Item(
       path: path(of: reference), persistentReference: reference,
       label: row[kSecAttrLabel as String] as? String ?? "", attributes: attributes,
       created: row[kSecAttrCreationDate as String] as? Date, modified: row[kSecAttrModificationDate as String] as? Date)
+  }
+
+  /// Refuses attributes the store would not read back as they are.
+  private static func checkBounds(_ attributes: [String: String]) throws(BusError) {
+    guard attributes.count <= SecretServiceAttributes.maximumCount,
+      SecretServiceAttributes.encoded(attributes).count <= SecretServiceAttributes.maximumEncodedLength
+    else {
+      throw .invalidArguments(
+        "An item keeps at most \(SecretServiceAttributes.maximumCount) attributes, 64 KiB of them in all.")
+    }
   }
 
   /// A keychain status as the bus's error.

@@ -1,0 +1,126 @@
+import AgentProcess
+import Foundation
+import Testing
+
+/// Moving in from GNOME Keyring (issue 51): a keyring file GNOME Keyring itself wrote, imported
+/// with `security import-gnome-keyring`, serves the same items through keychaind's Secret Service.
+@Suite(
+  "Importing a GNOME Keyring file",
+  .enabled(if: SecretServiceClients.installed, "dbus-daemon, secret-tool and python3 are needed"),
+  .enabled(
+    if: FileManager.default.isExecutableFile(atPath: "/usr/bin/gnome-keyring-daemon"), "GNOME Keyring is needed"))
+struct GnomeKeyringImportTests {
+  static let securityTool = RunningAgent.executable.deletingLastPathComponent().appendingPathComponent("security")
+  static let password = "gnome password"
+
+  /// Every item of the default collection as a sorted list of JSON lines: label, attributes,
+  /// creation and modification times, secret.
+  static let listing = """
+    import json, secretstorage
+    connection = secretstorage.dbus_init()
+    collection = secretstorage.get_default_collection(connection)
+    rows = [json.dumps([item.get_label(), item.get_attributes(), item.get_created(), item.get_modified(),
+                        item.get_secret().decode()], sort_keys=True) for item in collection.get_all_items()]
+    print('\\n'.join(sorted(rows)))
+    """
+
+  /// A keyring file GNOME Keyring wrote, with three items (two with the same attributes), and its
+  /// items as `listing` printed them from GNOME Keyring.
+  static func gnomeKeyringFile(in folder: URL) throws -> (file: URL, listing: String) {
+    let bus = try PrivateSessionBus()
+    defer { bus.stop() }
+    let home = folder.appendingPathComponent("home", isDirectory: true)
+    let runtime = folder.appendingPathComponent("run", isDirectory: true)
+    for path in [home, runtime] {
+      try FileManager.default.createDirectory(
+        at: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    }
+    let daemon = Process()
+    daemon.executableURL = URL(fileURLWithPath: "/usr/bin/gnome-keyring-daemon")
+    daemon.arguments = ["--foreground", "--unlock", "--components=secrets"]
+    daemon.environment = bus.environment.merging([
+      "HOME": home.path, "XDG_DATA_HOME": home.appendingPathComponent("data").path, "XDG_RUNTIME_DIR": runtime.path,
+    ]) { $1 }
+    let input = Pipe()
+    daemon.standardInput = input
+    daemon.standardOutput = FileHandle.nullDevice
+    daemon.standardError = FileHandle.nullDevice
+    try daemon.run()
+    defer {
+      // GNOME Keyring in the foreground does not end on SIGTERM; its file is written before each
+      // call is answered, so nothing is lost.
+      kill(daemon.processIdentifier, SIGKILL)
+      daemon.waitUntilExit()
+    }
+    input.fileHandleForWriting.write(Data(password.utf8))
+    try input.fileHandleForWriting.close()
+    let ready =
+      "import dbus\nprint(dbus.SessionBus().get_object('org.freedesktop.secrets', '/org/freedesktop/secrets')"
+      + ".ReadAlias('default', dbus_interface='org.freedesktop.Secret.Service'))"
+    for _ in 0..<300
+    where try bus.run(SecretServiceClients.python, ["-c", ready]).output.hasPrefix(
+      "/org/freedesktop/secrets/collection") == false
+    {
+      usleep(20_000)
+    }
+    #expect(
+      try bus.run(
+        SecretServiceClients.secretTool, ["store", "--label=Mail", "service", "mail", "username", "alice"],
+        input: "hunter2"
+      ).status == 0)
+    sleep(1)  // a later second, so that modification and creation differ
+    let items = """
+      import secretstorage
+      connection = secretstorage.dbus_init()
+      collection = secretstorage.get_default_collection(connection)
+      attributes = {'xdg:schema': 'org.example.Token', 'host': 'example.org'}
+      collection.create_item('Token one', attributes, b'first')
+      collection.create_item('Token two', attributes, b'second')
+      for item in collection.search_items({'service': 'mail'}):
+          item.set_label('Mail (renamed)')
+      """
+    let made = try bus.run(SecretServiceClients.python, ["-c", items])
+    #expect(made.status == 0, "\(made.error)")
+    let listed = try bus.run(SecretServiceClients.python, ["-c", listing])
+    #expect(listed.status == 0, "\(listed.error)")
+    let file = home.appendingPathComponent("data/keyrings/login.keyring")
+    #expect(FileManager.default.fileExists(atPath: file.path))
+    return (file, listed.output)
+  }
+
+  @Test("Items keep their labels, attributes, times and secrets; a second import adds nothing")
+  func importsWhatGnomeKeyringWrote() throws {
+    let folder = URL(fileURLWithPath: "/tmp/kb-gnome-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let (file, gnomeListing) = try Self.gnomeKeyringFile(in: folder)
+    #expect(gnomeListing.split(separator: "\n").count == 3, "\(gnomeListing)")
+
+    let bus = try PrivateSessionBus()
+    let agent = try RunningAgent(
+      arguments: ["--secret-service"], environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
+    defer {
+      agent.stop()
+      bus.stop()
+    }
+    func security(_ arguments: [String]) throws -> (status: Int32, output: String, error: String) {
+      try bus.run(Self.securityTool.path, arguments, environment: ["KEYCHAIN_BRIDGE_AGENT": agent.socketPath])
+    }
+    let wrong = try security(["import-gnome-keyring", "-i", file.path, "-P", "not it"])
+    #expect(wrong.status == 51 && wrong.error.contains("the password does not open it"), "\(wrong)")
+    let damaged = folder.appendingPathComponent("damaged.keyring")
+    let bytes = try Data(contentsOf: file)
+    try bytes.prefix(bytes.count - 40).write(to: damaged)
+    let cut = try security(["import-gnome-keyring", "-i", damaged.path, "-P", Self.password])
+    #expect(cut.status == 93 && cut.error.contains("damaged"), "\(cut)")
+    #expect(try bus.run(SecretServiceClients.python, ["-c", Self.listing]).output == "\n")
+
+    let imported = try security(["import-gnome-keyring", "-i", file.path, "-P", Self.password])
+    #expect(imported.status == 0 && imported.output.contains("imported 3 item(s)"), "\(imported)")
+    let ours = try bus.run(SecretServiceClients.python, ["-c", Self.listing])
+    #expect(ours.output == gnomeListing, "\(ours.output) instead of \(gnomeListing)")
+    #expect(try security(["find-generic-password", "-s", "mail", "-a", "alice", "-w"]).output == "hunter2\n")
+    let again = try security(["import-gnome-keyring", "-i", file.path, "-P", Self.password])
+    #expect(again.output.contains("imported 0 item(s)") && again.output.contains("skipped 3 duplicate(s)"), "\(again)")
+    #expect(try bus.run(SecretServiceClients.python, ["-c", Self.listing]).output == gnomeListing)
+  }
+}
