@@ -141,7 +141,7 @@ struct SecretItems {
     do {
       do {
         stored = try engine.add(try ItemRequest.reading(add as NSDictionary))
-      } catch where error.code == errSecDuplicateItem {
+      } catch  where error.code == errSecDuplicateItem {
         // Another item has this service and account: this one is told apart by its view hint.
         add[kSecAttrSyncViewHint as String] = SecretServiceAttributes.distinctViewHint()
         stored = try engine.add(try ItemRequest.reading(add as NSDictionary))
