@@ -25,6 +25,7 @@ package final class SecretServiceBus: @unchecked Sendable {
   static let name = "org.freedesktop.secrets"
   private var bus: OpaquePointer?
   private var slot: OpaquePointer?
+  private var departures: OpaquePointer?
   private let service: AgentService
   private let objects: SecretServiceObjects
   /// Callers by unique bus name: identified once per client connection.
@@ -74,6 +75,20 @@ package final class SecretServiceBus: @unchecked Sendable {
       }, Unmanaged.passUnretained(self).toOpaque())
     guard added >= 0 else {
       throw AgentStartError("cannot serve the Secret Service's objects: \(String(cString: strerror(-added)))")
+    }
+    // A client that leaves the bus leaves its sessions, prompts and identity behind: without
+    // this, each connection that opened a session and left would hold one of the 1,024 for good.
+    let watched = sd_bus_add_match(
+      opened, &departures,
+      "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
+        + "interface='org.freedesktop.DBus',member='NameOwnerChanged'",
+      { message, context, _ in
+        guard let message, let context else { return 0 }
+        Unmanaged<SecretServiceBus>.fromOpaque(context).takeUnretainedValue().ownerChanged(message)
+        return 0
+      }, Unmanaged.passUnretained(self).toOpaque())
+    guard watched >= 0 else {
+      throw AgentStartError("cannot watch clients leave the bus: \(String(cString: strerror(-watched)))")
     }
     objects.onBusThread = { [unowned self] work in perform(work) }
     objects.emit = { [unowned self] signal in emit(signal) }
@@ -169,6 +184,16 @@ package final class SecretServiceBus: @unchecked Sendable {
     _ = sd_bus_error_set(&busError, error.name, error.message)
     defer { sd_bus_error_free(&busError) }
     return sd_bus_reply_method_error(message, &busError) >= 0 ? 1 : -EIO
+  }
+
+  /// NameOwnerChanged: a unique name that lost its owner is a client that left.
+  private func ownerChanged(_ message: OpaquePointer) {
+    let reader = BusMessageReader(message: message)
+    guard let name = try? reader.string(), let _ = try? reader.string(), let owner = try? reader.string(),
+      owner.isEmpty, name.hasPrefix(":")
+    else { return }
+    callers[name] = nil
+    objects.clientLeft(name)
   }
 
   /// The caller behind `message`, identified once per client and checked on each call.

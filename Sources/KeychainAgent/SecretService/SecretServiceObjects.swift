@@ -160,8 +160,12 @@ final class SecretServiceObjects: @unchecked Sendable {
     return pendingSignals
   }
 
-  /// Forgets the sessions of a client that left the bus.
-  func clientLeft(_ name: String) { sessions.clientLeft(name) }
+  /// Forgets the sessions and prompts of a client that left the bus (a prompt being shown is
+  /// answered into nothing: its completion finds it gone).
+  func clientLeft(_ name: String) {
+    sessions.clientLeft(name)
+    prompts = prompts.filter { $0.value.sender != name }
+  }
 
   /// The item paths `caller` may see that match `attributes`, in every collection it sees, with
   /// whether each is locked for it.
