@@ -4,7 +4,8 @@
 # PostgreSQL (the sync tests' servers), swtpm (the TPM tests' software TPM), tmux (the
 # LocalAuthentication tests type a passphrase into a real terminal), libsystemd-dev (sd-bus, the
 # Secret Service's D-Bus library) with dbus, secret-tool and Python's SecretStorage and keyring (the
-# Secret Service tests' bus and clients) and pinentry-tty (GnuPG's prompt, as an askpass kind), through apt-get (with sudo when not root). Nothing else
+# Secret Service tests' bus and clients) and pinentry-tty (GnuPG's prompt, an askpass kind),
+# through apt-get (with sudo when not root). Nothing else
 # is written outside the work tree: secgen finds the libclang that the Swift toolchain ships, so
 # libclang-dev is optional. Safe to run again; does nothing when everything is installed.
 set -euo pipefail
