@@ -17,8 +17,13 @@ extension ClientIdentityExample {
     log.append(
       "import: \((items as? [Any])?.count ?? 0) identity, label \(first[kSecImportItemLabel as String] as? String ?? "none")"
     )
+    // Written as Apple's code writes it: the status unread, which compiles without a warning (Swift
+    // imports C functions as discardable, and so are these).
     var certificate: SecCertificate?
-    _ = SecIdentityCopyCertificate(identity, &certificate)
+    SecIdentityCopyCertificate(identity, &certificate)
+    var privateKey: SecKey?
+    SecIdentityCopyPrivateKey(identity, &privateKey)
+    guard privateKey != nil else { return log + ["private key: missing"] }
     log.append(
       "certificate: \(certificate.flatMap { SecCertificateCopySubjectSummary($0) as String? } ?? "no summary")")
     let add = [kSecValueRef as String: identity] as CFDictionary

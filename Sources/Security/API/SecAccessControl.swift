@@ -36,6 +36,7 @@ public final class SecAccessControl: Hashable, Sendable, CustomStringConvertible
 /// accepts (not Or with And, not both biometry sets, UserPresence only with ApplicationPassword or
 /// PrivateKeyUsage); otherwise the result is nil and `error` receives an NSError in
 /// NSOSStatusErrorDomain with errSecParam.
+@discardableResult
 public func SecAccessControlCreateWithFlags(
   _ allocator: CFAllocator?, _ protection: CFTypeRef, _ flags: SecAccessControlCreateFlags,
   _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?

@@ -52,6 +52,7 @@ public final class SecCertificate: Hashable, Sendable, CustomStringConvertible {
 /// PEM, junk, or a certificate Apple's parser refuses (keys rules 7.1 to 7.3). Bytes after the first
 /// certificate are dropped. A program that links the Security target without its store has no
 /// X.509 parser: the result is nil.
+@discardableResult
 public func SecCertificateCreateWithData(_ allocator: CFAllocator?, _ data: CFData) -> SecCertificate? {
   guard let backend = SecurityBackends.current else { return nil }
   return SecCertificate.parse(Data(referencing: data), with: backend)
@@ -68,17 +69,20 @@ extension SecCertificate {
 }
 
 /// The certificate's DER bytes (keys rule 7.4).
+@discardableResult
 public func SecCertificateCopyData(_ certificate: SecCertificate) -> CFData {
   certificate.derBytes as NSData
 }
 
 /// A human-readable summary of the subject (keys rule 7.5): its common names, else an email address or
 /// DNS name, else its organizational units or organizations.
+@discardableResult
 public func SecCertificateCopySubjectSummary(_ certificate: SecCertificate) -> CFString? {
   certificate.contents.subjectSummary.map { $0 as NSString }
 }
 
 /// The subject's last common name (keys rule 7.6); errSecInternal when it has none.
+@discardableResult
 public func SecCertificateCopyCommonName(
   _ certificate: SecCertificate, _ commonName: UnsafeMutablePointer<CFString?>
 ) -> OSStatus {
@@ -88,6 +92,7 @@ public func SecCertificateCopyCommonName(
 }
 
 /// The subjectAltName email addresses, then the subject's (keys rule 7.7); an empty array when none.
+@discardableResult
 public func SecCertificateCopyEmailAddresses(
   _ certificate: SecCertificate, _ emailAddresses: UnsafeMutablePointer<CFArray?>
 ) -> OSStatus {
@@ -96,16 +101,19 @@ public func SecCertificateCopyEmailAddresses(
 }
 
 /// The issuer Name, normalized as Apple normalizes it (keys rules 7.10, 7.11), as a DER SEQUENCE.
+@discardableResult
 public func SecCertificateCopyNormalizedIssuerSequence(_ certificate: SecCertificate) -> CFData? {
   NameNormalization.normalizedSequence(certificate.contents.issuer).map { $0 as NSData }
 }
 
 /// The subject Name, normalized as Apple normalizes it (keys rules 7.10, 7.11), as a DER SEQUENCE.
+@discardableResult
 public func SecCertificateCopyNormalizedSubjectSequence(_ certificate: SecCertificate) -> CFData? {
   NameNormalization.normalizedSequence(certificate.contents.subject).map { $0 as NSData }
 }
 
 /// The serial number's content octets, a leading zero byte kept (keys rule 7.9).
+@discardableResult
 public func SecCertificateCopySerialNumberData(
   _ certificate: SecCertificate, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
 ) -> CFData? {
@@ -113,6 +121,7 @@ public func SecCertificateCopySerialNumberData(
 }
 
 /// The certificate's public key: RSA or EC on a NIST curve; nil for any other (keys rule 7.8).
+@discardableResult
 public func SecCertificateCopyKey(_ certificate: SecCertificate) -> SecKey? {
   let contents = certificate.contents
   let type: KeyType
@@ -128,11 +137,13 @@ public func SecCertificateCopyKey(_ certificate: SecCertificate) -> SecKey? {
 }
 
 /// The start of the certificate's validity (keys rule 7.20).
+@discardableResult
 public func SecCertificateCopyNotValidBeforeDate(_ certificate: SecCertificate) -> CFDate? {
   certificate.contents.notBefore.map { $0 as NSDate }
 }
 
 /// The end of the certificate's validity (keys rule 7.20).
+@discardableResult
 public func SecCertificateCopyNotValidAfterDate(_ certificate: SecCertificate) -> CFDate? {
   certificate.contents.notAfter.map { $0 as NSDate }
 }

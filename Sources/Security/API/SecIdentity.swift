@@ -29,6 +29,7 @@ public final class SecIdentity: Hashable, Sendable, CustomStringConvertible {
 
 /// Makes an identity from a certificate and its private key, as Apple's `SecIdentityCreate`
 /// does: nil when the key is not private or its public key is not the certificate's (keys rule 8.10).
+@discardableResult
 public func SecIdentityCreate(_ allocator: CFAllocator?, _ certificate: SecCertificate, _ privateKey: SecKey)
   -> SecIdentity?
 {
@@ -39,6 +40,7 @@ public func SecIdentityCreate(_ allocator: CFAllocator?, _ certificate: SecCerti
 }
 
 /// The identity's certificate (keys rule 8.9).
+@discardableResult
 public func SecIdentityCopyCertificate(
   _ identityRef: SecIdentity, _ certificateRef: UnsafeMutablePointer<SecCertificate?>
 ) -> OSStatus {
@@ -47,6 +49,7 @@ public func SecIdentityCopyCertificate(
 }
 
 /// The identity's private key (keys rule 8.9).
+@discardableResult
 public func SecIdentityCopyPrivateKey(_ identityRef: SecIdentity, _ privateKeyRef: UnsafeMutablePointer<SecKey?>)
   -> OSStatus
 {
@@ -67,6 +70,7 @@ public func SecIdentityCopyPrivateKey(_ identityRef: SecIdentity, _ privateKeyRe
 /// - Returns: errSecSuccess, errSecAuthFailed for a wrong passphrase, errSecDecode for a file
 ///   that is not PKCS#12, has no MAC, or holds a key that is neither RSA nor EC or does not match
 ///   its certificate.
+@discardableResult
 public func SecPKCS12Import(
   _ pkcs12_data: CFData, _ options: CFDictionary, _ items: UnsafeMutablePointer<CFArray?>
 ) -> OSStatus {
@@ -140,6 +144,7 @@ public func SecPKCS12Import(
 ///
 /// - Returns: errSecSuccess, errSecItemNotFound when no such key is stored, or errSecParam when
 ///   `keychainOrArray` is not nil (macOS's file keychains do not exist here).
+@discardableResult
 public func SecIdentityCreateWithCertificate(
   _ keychainOrArray: CFTypeRef?, _ certificateRef: SecCertificate, _ identityRef: UnsafeMutablePointer<SecIdentity?>
 ) -> OSStatus {

@@ -48,6 +48,7 @@ package func secMessage(for status: OSStatus) -> String {
 /// could not be opened, its status is explained by the reason (a directory others can read, a
 /// missing key file...), since that is what every call of Apple-style code then answers.
 /// `reserved` must be nil and is ignored, as on Apple.
+@discardableResult
 public func SecCopyErrorMessageString(_ status: OSStatus, _ reserved: UnsafeMutableRawPointer?) -> CFString? {
   if let failure = KeychainStore.defaultStoreFailure, failure.status == status {
     return "\(secMessage(for: status)) \(failure.message)" as NSString

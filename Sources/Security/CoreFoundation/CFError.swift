@@ -8,6 +8,7 @@ nonisolated(unsafe) public let kCFErrorLocalizedDescriptionKey: CFString! = SecC
 /// Returns a human-readable description of an error, as Apple's `CFErrorCopyDescription` does:
 /// the localized description when the error has one, else CoreFoundation's frame around the
 /// domain, code and `kCFErrorDescriptionKey`.
+@discardableResult
 public func CFErrorCopyDescription(_ error: CFError!) -> CFString! {
   guard let error else { return nil }
   if let localized = error.userInfo[NSLocalizedDescriptionKey] as? String { return localized as NSString }

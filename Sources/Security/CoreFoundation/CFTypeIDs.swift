@@ -5,31 +5,44 @@ import Foundation
 // distinctness matters, as on Apple, where they differ between releases too.
 
 /// The type ID of a key object.
+@discardableResult
 public func SecKeyGetTypeID() -> CFTypeID { CFTypeIDs.key }
 /// The type ID of a certificate object.
+@discardableResult
 public func SecCertificateGetTypeID() -> CFTypeID { CFTypeIDs.certificate }
 /// The type ID of an identity object.
+@discardableResult
 public func SecIdentityGetTypeID() -> CFTypeID { CFTypeIDs.identity }
 /// The type ID of an access control object.
+@discardableResult
 public func SecAccessControlGetTypeID() -> CFTypeID { CFTypeIDs.accessControl }
 /// The type ID of a data object.
+@discardableResult
 public func CFDataGetTypeID() -> CFTypeID { CFTypeIDs.data }
 /// The type ID of a string object.
+@discardableResult
 public func CFStringGetTypeID() -> CFTypeID { CFTypeIDs.string }
 /// The type ID of a dictionary object.
+@discardableResult
 public func CFDictionaryGetTypeID() -> CFTypeID { CFTypeIDs.dictionary }
 /// The type ID of an array object.
+@discardableResult
 public func CFArrayGetTypeID() -> CFTypeID { CFTypeIDs.array }
 /// The type ID of a number object.
+@discardableResult
 public func CFNumberGetTypeID() -> CFTypeID { CFTypeIDs.number }
 /// The type ID of a boolean object.
+@discardableResult
 public func CFBooleanGetTypeID() -> CFTypeID { CFTypeIDs.boolean }
 /// The type ID of a date object.
+@discardableResult
 public func CFDateGetTypeID() -> CFTypeID { CFTypeIDs.date }
 /// The type ID of an error object.
+@discardableResult
 public func CFErrorGetTypeID() -> CFTypeID { CFTypeIDs.error }
 
 /// The type ID of `cf`, one of the values above; 0 for an object of another type.
+@discardableResult
 public func CFGetTypeID(_ cf: CFTypeRef?) -> CFTypeID {
   switch cf {
   case is SecKey: CFTypeIDs.key

@@ -54,16 +54,19 @@ nonisolated(unsafe) public let kCFBundleIdentifierKey: CFString! = SecConstantSt
 public let noErr: OSStatus = 0
 
 /// Returns the domain of an error, as Apple's `CFErrorGetDomain` does.
+@discardableResult
 public func CFErrorGetDomain(_ error: CFError!) -> CFString! {
   error.map { $0.domain as NSString }
 }
 
 /// Returns the code of an error, as Apple's `CFErrorGetCode` does.
+@discardableResult
 public func CFErrorGetCode(_ error: CFError!) -> CFIndex {
   error?.code ?? 0
 }
 
 /// Returns a copy of an error's user info dictionary, as Apple's `CFErrorCopyUserInfo` does.
+@discardableResult
 public func CFErrorCopyUserInfo(_ error: CFError!) -> CFDictionary! {
   error.map { $0.userInfo as NSDictionary }
 }

@@ -152,6 +152,7 @@ func keyCall<T>(_ errorOut: UnsafeMutablePointer<Unmanaged<CFError>?>?, _ body: 
 /// or 521) or kSecAttrKeyTypeRSA (1024 to 8192 bits). With kSecAttrIsPermanent true (at the top
 /// level or in kSecPublicKeyAttrs / kSecPrivateKeyAttrs), each such half is added to the keychain,
 /// the public one first (keys rules 2.4 to 2.8). A token ID (the Secure Enclave) is errSecUnimplemented.
+@discardableResult
 public func SecKeyCreateRandomKey(_ parameters: CFDictionary, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?)
   -> SecKey?
 {
@@ -220,6 +221,7 @@ private func secureEnclaveKey(token: Any, type: KeyType, bits: Int) throws(KeyOp
 /// `attributes` must give kSecAttrKeyType and kSecAttrKeyClass (public or private); the bytes are
 /// X9.63 for EC keys and PKCS#1 for RSA keys (an RSA public key may also be SubjectPublicKeyInfo
 /// DER). The key is not stored (keys rules 3.4 to 3.9).
+@discardableResult
 public func SecKeyCreateWithData(
   _ keyData: CFData, _ attributes: CFDictionary, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
 ) -> SecKey? {
@@ -253,12 +255,14 @@ public func SecKeyCreateWithData(
 // MARK: - Reading keys
 
 /// The public key of a key pair (itself for a public key), as Apple's `SecKeyCopyPublicKey` does.
+@discardableResult
 public func SecKeyCopyPublicKey(_ key: SecKey) -> SecKey? {
   guard key.isPrivate else { return key }
   return try? SecKey(try key.material.publicKey())
 }
 
 /// The key's external representation (keys rules 3.1 to 3.3, 3.12).
+@discardableResult
 public func SecKeyCopyExternalRepresentation(_ key: SecKey, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?)
   -> CFData?
 {
@@ -266,14 +270,17 @@ public func SecKeyCopyExternalRepresentation(_ key: SecKey, _ error: UnsafeMutab
 }
 
 /// The key's attributes (keys rule 4.7): class, type, sizes, application label, usage flags and v_Data.
+@discardableResult
 public func SecKeyCopyAttributes(_ key: SecKey) -> CFDictionary? {
   (try? key.attributeDictionary()).map { $0 as NSDictionary }
 }
 
 /// The block size in bytes: the modulus length of an RSA key, the field size of an EC key.
+@discardableResult
 public func SecKeyGetBlockSize(_ key: SecKey) -> Int { key.blockSize }
 
 /// Whether `key` can perform `operation` with `algorithm` (keys rule 5.1.6); never an error.
+@discardableResult
 public func SecKeyIsAlgorithmSupported(
   _ key: SecKey, _ operation: SecKeyOperationType, _ algorithm: SecKeyAlgorithm
 ) -> Bool {

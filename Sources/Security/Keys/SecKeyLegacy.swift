@@ -7,6 +7,7 @@ import Foundation
 /// Makes a key pair, as Apple's deprecated `SecKeyGeneratePair` does: SecKeyCreateRandomKey, then
 /// its public key; the status is the CFError's code (keys rule 2.12).
 @available(*, deprecated, message: "Use SecKeyCreateRandomKey")
+@discardableResult
 public func SecKeyGeneratePair(
   _ parameters: CFDictionary, _ publicKey: UnsafeMutablePointer<SecKey?>?, _ privateKey: UnsafeMutablePointer<SecKey?>?
 ) -> OSStatus {
@@ -20,6 +21,7 @@ public func SecKeyGeneratePair(
 /// Signs a digest, as Apple's deprecated `SecKeyRawSign` does: an EC key signs with ECDSA (X9.62
 /// DER) whatever the padding; an RSA key with the PKCS#1 v1.5 form the padding names, or raw.
 @available(*, deprecated, message: "Use SecKeyCreateSignature")
+@discardableResult
 public func SecKeyRawSign(
   _ key: SecKey, _ padding: SecPadding, _ dataToSign: UnsafePointer<UInt8>, _ dataToSignLen: Int,
   _ sig: UnsafeMutablePointer<UInt8>, _ sigLen: UnsafeMutablePointer<Int>
@@ -36,6 +38,7 @@ public func SecKeyRawSign(
 /// Checks a signature of a digest, as Apple's deprecated `SecKeyRawVerify` does; a signature that
 /// does not verify is errSSLCrypto, as on Apple.
 @available(*, deprecated, message: "Use SecKeyVerifySignature")
+@discardableResult
 public func SecKeyRawVerify(
   _ key: SecKey, _ padding: SecPadding, _ signedData: UnsafePointer<UInt8>, _ signedDataLen: Int,
   _ sig: UnsafePointer<UInt8>, _ sigLen: Int
@@ -51,6 +54,7 @@ public func SecKeyRawVerify(
 
 /// Encrypts a block, as Apple's deprecated `SecKeyEncrypt` does: raw, PKCS#1 or OAEP-SHA1 RSA.
 @available(*, deprecated, message: "Use SecKeyCreateEncryptedData")
+@discardableResult
 public func SecKeyEncrypt(
   _ key: SecKey, _ padding: SecPadding, _ plainText: UnsafePointer<UInt8>, _ plainTextLen: Int,
   _ cipherText: UnsafeMutablePointer<UInt8>, _ cipherTextLen: UnsafeMutablePointer<Int>
@@ -66,6 +70,7 @@ public func SecKeyEncrypt(
 
 /// Decrypts a block, as Apple's deprecated `SecKeyDecrypt` does.
 @available(*, deprecated, message: "Use SecKeyCreateDecryptedData")
+@discardableResult
 public func SecKeyDecrypt(
   _ key: SecKey, _ padding: SecPadding, _ cipherText: UnsafePointer<UInt8>, _ cipherTextLen: Int,
   _ plainText: UnsafeMutablePointer<UInt8>, _ plainTextLen: UnsafeMutablePointer<Int>

@@ -7,6 +7,7 @@ import Foundation
 ///
 /// Fails with errSecParam when the key does not support the algorithm for signing (keys rule 5.1.4) or
 /// the input does not fit it (a digest of the wrong length, keys rules 5.3.3 and D6).
+@discardableResult
 public func SecKeyCreateSignature(
   _ key: SecKey, _ algorithm: SecKeyAlgorithm, _ dataToSign: CFData,
   _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
@@ -19,6 +20,7 @@ public func SecKeyCreateSignature(
 
 /// Verifies a signature with a public key, as Apple's `SecKeyVerifySignature` does: false with
 /// errSecVerifyFailed for a signature that does not verify (keys rules 5.3.7, 5.4.5).
+@discardableResult
 public func SecKeyVerifySignature(
   _ key: SecKey, _ algorithm: SecKeyAlgorithm, _ signedData: CFData, _ signature: CFData,
   _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
@@ -34,6 +36,7 @@ public func SecKeyVerifySignature(
 }
 
 /// Encrypts `plaintext` with a public key, as Apple's `SecKeyCreateEncryptedData` does.
+@discardableResult
 public func SecKeyCreateEncryptedData(
   _ key: SecKey, _ algorithm: SecKeyAlgorithm, _ plaintext: CFData, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
 ) -> CFData? {
@@ -45,6 +48,7 @@ public func SecKeyCreateEncryptedData(
 
 /// Decrypts `ciphertext` with a private key, as Apple's `SecKeyCreateDecryptedData` does;
 /// errSecParam for a ciphertext that is malformed, altered or not for this key.
+@discardableResult
 public func SecKeyCreateDecryptedData(
   _ key: SecKey, _ algorithm: SecKeyAlgorithm, _ ciphertext: CFData, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
 ) -> CFData? {
@@ -57,6 +61,7 @@ public func SecKeyCreateDecryptedData(
 /// Performs ECDH between a private key and a peer's public key, as Apple's
 /// `SecKeyCopyKeyExchangeResult` does (keys rule 5.7): the raw shared secret, or for the X963 forms
 /// kSecKeyKeyExchangeParameterRequestedSize bytes derived with the optional SharedInfo.
+@discardableResult
 public func SecKeyCopyKeyExchangeResult(
   _ privateKey: SecKey, _ algorithm: SecKeyAlgorithm, _ publicKey: SecKey, _ parameters: CFDictionary,
   _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
