@@ -3,7 +3,7 @@ import Security
 
 /// Why a sync operation failed: an OSStatus, as the SecItem calls report, and a sentence naming the
 /// cause (never a secret, a passphrase or an attribute value).
-public struct KeychainSyncError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct KeychainSyncError: Error, Sendable, Equatable, CustomStringConvertible, LocalizedError {
   /// The status: errSecNotAvailable when the server cannot be reached, errSecAuthFailed for a wrong
   /// passphrase, errSecParam for a bad argument, errSecNoSuchKeychain when the store is in no group
   /// (or the server holds no such group), errSecInteractionNotAllowed while the store is locked.
@@ -16,6 +16,9 @@ public struct KeychainSyncError: Error, Sendable, Equatable, CustomStringConvert
     self.status = status
     self.message = message
   }
+
+  /// The message, for `localizedDescription` and the alerts and logs that read it.
+  public var errorDescription: String? { message }
 
   init(_ status: SecStatus, _ context: String) {
     let reason = status.detail ?? secMessage(for: status.code)

@@ -51,3 +51,11 @@ import Testing
     }
   }
 }
+
+/// Issue 52: a sync error reads as its sentence through `localizedDescription`.
+@Suite struct SyncErrorDescriptionTests {
+  @Test func syncErrorsAreLocalized() {
+    let error: any Error = KeychainSyncError(status: errSecNotAvailable, message: "The sync server cannot be reached.")
+    #expect(error.localizedDescription == "The sync server cannot be reached.")
+  }
+}

@@ -131,7 +131,7 @@ enum SecItemCall {
   static func newItem(from request: ItemRequest, _ engine: SecItemEngine) throws(SecStatus) -> NewItem {
     let itemClass = try request.requiredClass()
     if let key = request.matchKeys.sorted().first {
-      throw SecStatus.param.naming(key, "match keys have no meaning in SecItemAdd (decision 1)")
+      throw SecStatus.param.naming(key, "is a search key, which SecItemAdd does not take")
     }
     if request.reference != nil || request.useKeys[SecConstantValue.useItemList] != nil {
       throw .param
@@ -218,7 +218,7 @@ enum SecItemCall {
         continue
       }
       guard name.utf8.count == 4, let definition = ItemSchema.attribute(name, of: itemClass) else {
-        throw SecStatus.noSuchAttribute.naming(name, "cannot be changed by SecItemUpdate (decision 5)")
+        throw SecStatus.noSuchAttribute.naming(name, "cannot be changed by SecItemUpdate")
       }
       if ValueConversion.isNull(value) { throw .param }
       switch (definition.ownership, name) {

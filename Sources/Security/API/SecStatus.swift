@@ -54,9 +54,23 @@ public func SecCopyErrorMessageString(_ status: OSStatus, _ reserved: UnsafeMuta
     return "\(secMessage(for: status)) \(failure.message)" as NSString
   }
   if let detail = SecItemFailureDetail.last(for: status) {
-    return "\(secMessage(for: status)) \(detail)." as NSString
+    return secMessage(for: status, detail: detail) as NSString
   }
   return secMessage(for: status) as NSString
+}
+
+/// The message for `status` followed by `detail` as a sentence of its own: its first word
+/// capitalized when it is a plain lowercase word (a constant's name such as kSecValueData is kept
+/// as written), and one period at its end.
+package func secMessage(for status: OSStatus, detail: String) -> String {
+  var sentence = detail.trimmingCharacters(in: .whitespaces)
+  while sentence.hasSuffix(".") { sentence.removeLast() }
+  let firstWord = sentence.prefix { !$0.isWhitespace && $0 != ":" }
+  if let first = firstWord.first, first.isLowercase, firstWord.allSatisfy({ $0.isLowercase || $0 == "'" }) {
+    sentence = first.uppercased() + sentence.dropFirst()
+  }
+  guard !sentence.isEmpty else { return secMessage(for: status) }
+  return "\(secMessage(for: status)) \(sentence)."
 }
 
 /// The reason for the failure of this thread's latest SecItem call, as errno keeps the last error:

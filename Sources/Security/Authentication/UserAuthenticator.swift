@@ -65,7 +65,11 @@ package enum UserAuthenticationFailure: Error, Sendable, Equatable {
     switch self {
     case .canceled: SecStatus(errSecUserCanceled, detail: message)
     // No passphrase is as final as no prompt: nothing the user could type would do.
-    case .notInteractive, .biometryNotAvailable, .passcodeNotSet:
+    case .notInteractive(let why):
+      // errSecInteractionNotAllowed's own words speak of a locked keychain: say that the user had
+      // to be asked and why they could not be.
+      SecStatus(errSecInteractionNotAllowed, detail: "The user must be asked, but cannot be: \(why)")
+    case .biometryNotAvailable, .passcodeNotSet:
       SecStatus(errSecInteractionNotAllowed, detail: message)
     default: SecStatus(errSecAuthFailed, detail: message)
     }

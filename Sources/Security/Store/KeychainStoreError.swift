@@ -1,6 +1,8 @@
+import Foundation
+
 /// A store that cannot be opened, or a backup of one that cannot be made or restored, with the
 /// reason in words (never a secret).
-public struct KeychainStoreError: Error, Equatable, CustomStringConvertible {
+public struct KeychainStoreError: Error, Equatable, CustomStringConvertible, LocalizedError {
   /// The errSec code SecItem calls report for this failure.
   public let status: OSStatus
   /// What went wrong, naming the file where it applies.
@@ -14,4 +16,7 @@ public struct KeychainStoreError: Error, Equatable, CustomStringConvertible {
 
   /// A readable description of the failure.
   public var description: String { "\(message) (OSStatus \(status))" }
+
+  /// The message, for `localizedDescription` and the alerts and logs that read it.
+  public var errorDescription: String? { message }
 }
