@@ -62,6 +62,8 @@ extension TemplateContext {
         guard let type = swiftType(attribute, groups: groups) else { continue }
         fields.append([
           "name": escaped(attribute.swiftName),
+          "label": attribute.swiftName,
+          "isPublic": !attribute.isPrivate,
           "type": type,
           "reading": reading(attribute, type: type),
           "constant": attribute.constant,

@@ -42,6 +42,26 @@ struct Token: Codable, Equatable {
     }
   }
 
+  @Test("Printing an item shows its public attributes, the secret's length only, and nothing private (issue 52)")
+  func printingShowsPublicAttributesOnly() throws {
+    try withStore { _ throws in
+      #expect(throws: Never.self) { try item.label("API token").add("s3cret-value").get() }
+      let found = try #require(try item.item().get())
+      let printed = String(describing: found)
+      #expect(printed.hasPrefix("GenericPasswordItem(") && printed.contains("service: com.example.api"), "\(printed)")
+      #expect(printed.contains("account: alice") && printed.contains("label: API token"), "\(printed)")
+      for hidden in ["sysBound", "tombstone", "multiUser", "pcsPlaintext", "syncViewHint", "sha1", "s3cret-value"] {
+        #expect(!printed.contains(hidden), "\(hidden) in \(printed)")
+      }
+      var dumped = ""
+      dump(found, to: &dumped)
+      #expect(!dumped.contains("sysBound") && dumped.contains("account"), "\(dumped)")
+      let withData = try #require(
+        try item.item(includingData: true).get())
+      #expect(String(describing: withData).contains("data: 12 bytes"))
+    }
+  }
+
   @Test func readsOfAbsentItemsAreNilNotErrors() throws {
     try withStore { _ throws in
       #expect(try item.string().get() == nil)

@@ -94,6 +94,26 @@ public struct GenericPasswordItem: KeychainItem {
   public var request: GenericPassword? { persistentReference.map(GenericPassword.init(reference:)) }
 }
 
+extension GenericPasswordItem: CustomDebugStringConvertible, CustomReflectable {
+  /// What `print` shows: the public attributes the item has, by name; the secret by its length
+  /// only, and none of the attributes Apple keeps private. (Debug, since the item has a
+  /// `description` attribute of its own.)
+  public var debugDescription: String {
+    let attributes = customMirror.children.map { "\($0.label ?? ""): \($0.value)" }
+    return "GenericPasswordItem(\(attributes.joined(separator: ", ")))"
+  }
+
+  /// What `dump` and debuggers show: the same attributes.
+  public var customMirror: Mirror {
+    var children: [(label: String?, value: Any)] = []
+    if let account { children.append(("account", account)) }
+    if let service { children.append(("service", service)) }
+    if let label { children.append(("label", label)) }
+    if let data { children.append(("data", "\(data.count) bytes")) }
+    return Mirror(self, children: children, displayStyle: .struct)
+  }
+}
+
 /// The key constants the items' `init(result:)` reads, as the Strings they stand for. A global of
 /// another module is read through its accessor and retained and released around every call that
 /// takes it, and a key constant's text is one more call into Security: per field of every item a

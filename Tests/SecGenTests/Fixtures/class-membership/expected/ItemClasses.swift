@@ -110,6 +110,27 @@ public struct GenericPasswordItem: KeychainItem {
   public var request: GenericPassword? { persistentReference.map(GenericPassword.init(reference:)) }
 }
 
+extension GenericPasswordItem: CustomDebugStringConvertible, CustomReflectable {
+  /// What `print` shows: the public attributes the item has, by name; the secret by its length
+  /// only, and none of the attributes Apple keeps private. (Debug, since the item has a
+  /// `description` attribute of its own.)
+  public var debugDescription: String {
+    let attributes = customMirror.children.map { "\($0.label ?? ""): \($0.value)" }
+    return "GenericPasswordItem(\(attributes.joined(separator: ", ")))"
+  }
+
+  /// What `dump` and debuggers show: the same attributes.
+  public var customMirror: Mirror {
+    var children: [(label: String?, value: Any)] = []
+    if let account { children.append(("account", account)) }
+    if let tokenID { children.append(("tokenID", tokenID)) }
+    if let alias { children.append(("alias", alias)) }
+    if let syncViewHint { children.append(("syncViewHint", syncViewHint)) }
+    if let data { children.append(("data", "\(data.count) bytes")) }
+    return Mirror(self, children: children, displayStyle: .struct)
+  }
+}
+
 /// Keychain items of class `kSecClassKey`: Keys. Each method returns a changed copy; the operations
 /// lower to one SecItem call each.
 public struct Key: KeychainRequest {
@@ -232,6 +253,28 @@ public struct KeyItem: KeychainItem {
 
   /// A description that finds exactly this item again (nil without a persistent reference).
   public var request: Key? { persistentReference.map(Key.init(reference:)) }
+}
+
+extension KeyItem: CustomDebugStringConvertible, CustomReflectable {
+  /// What `print` shows: the public attributes the item has, by name; the secret by its length
+  /// only, and none of the attributes Apple keeps private. (Debug, since the item has a
+  /// `description` attribute of its own.)
+  public var debugDescription: String {
+    let attributes = customMirror.children.map { "\($0.label ?? ""): \($0.value)" }
+    return "KeyItem(\(attributes.joined(separator: ", ")))"
+  }
+
+  /// What `dump` and debuggers show: the same attributes.
+  public var customMirror: Mirror {
+    var children: [(label: String?, value: Any)] = []
+    if let applicationTag { children.append(("applicationTag", applicationTag)) }
+    if let isSensitive { children.append(("isSensitive", isSensitive)) }
+    if let isExtractable { children.append(("isExtractable", isExtractable)) }
+    if let tokenID { children.append(("tokenID", tokenID)) }
+    if let syncViewHint { children.append(("syncViewHint", syncViewHint)) }
+    if let data { children.append(("data", "\(data.count) bytes")) }
+    return Mirror(self, children: children, displayStyle: .struct)
+  }
 }
 
 /// The key constants the items' `init(result:)` reads, as the Strings they stand for. A global of

@@ -129,6 +129,28 @@ public struct InternetPasswordItem: KeychainItem {
   public var request: InternetPassword? { persistentReference.map(InternetPassword.init(reference:)) }
 }
 
+extension InternetPasswordItem: CustomDebugStringConvertible, CustomReflectable {
+  /// What `print` shows: the public attributes the item has, by name; the secret by its length
+  /// only, and none of the attributes Apple keeps private. (Debug, since the item has a
+  /// `description` attribute of its own.)
+  public var debugDescription: String {
+    let attributes = customMirror.children.map { "\($0.label ?? ""): \($0.value)" }
+    return "InternetPasswordItem(\(attributes.joined(separator: ", ")))"
+  }
+
+  /// What `dump` and debuggers show: the same attributes.
+  public var customMirror: Mirror {
+    var children: [(label: String?, value: Any)] = []
+    if let accessible { children.append(("accessible", accessible)) }
+    if let server { children.append(("server", server)) }
+    if let `protocol` { children.append(("protocol", `protocol`)) }
+    if let generic { children.append(("generic", generic)) }
+    if let synchronizable { children.append(("synchronizable", synchronizable)) }
+    if let data { children.append(("data", "\(data.count) bytes")) }
+    return Mirror(self, children: children, displayStyle: .struct)
+  }
+}
+
 /// Keychain items of class `kSecClassKey`: Keys. Each method returns a changed copy; the operations
 /// lower to one SecItem call each.
 public struct Key: KeychainRequest {
@@ -207,6 +229,25 @@ public struct KeyItem: KeychainItem {
   public var request: Key? { persistentReference.map(Key.init(reference:)) }
 }
 
+extension KeyItem: CustomDebugStringConvertible, CustomReflectable {
+  /// What `print` shows: the public attributes the item has, by name; the secret by its length
+  /// only, and none of the attributes Apple keeps private. (Debug, since the item has a
+  /// `description` attribute of its own.)
+  public var debugDescription: String {
+    let attributes = customMirror.children.map { "\($0.label ?? ""): \($0.value)" }
+    return "KeyItem(\(attributes.joined(separator: ", ")))"
+  }
+
+  /// What `dump` and debuggers show: the same attributes.
+  public var customMirror: Mirror {
+    var children: [(label: String?, value: Any)] = []
+    if let keyClass { children.append(("keyClass", keyClass)) }
+    if let applicationTag { children.append(("applicationTag", applicationTag)) }
+    if let data { children.append(("data", "\(data.count) bytes")) }
+    return Mirror(self, children: children, displayStyle: .struct)
+  }
+}
+
 /// Keychain items of class `kSecClassIdentity`: Identities. Each method returns a changed copy; the
 /// operations lower to one SecItem call each.
 public struct Identity: KeychainRequest {
@@ -283,6 +324,25 @@ public struct IdentityItem: KeychainItem {
 
   /// A description that finds exactly this item again (nil without a persistent reference).
   public var request: Identity? { persistentReference.map(Identity.init(reference:)) }
+}
+
+extension IdentityItem: CustomDebugStringConvertible, CustomReflectable {
+  /// What `print` shows: the public attributes the item has, by name; the secret by its length
+  /// only, and none of the attributes Apple keeps private. (Debug, since the item has a
+  /// `description` attribute of its own.)
+  public var debugDescription: String {
+    let attributes = customMirror.children.map { "\($0.label ?? ""): \($0.value)" }
+    return "IdentityItem(\(attributes.joined(separator: ", ")))"
+  }
+
+  /// What `dump` and debuggers show: the same attributes.
+  public var customMirror: Mirror {
+    var children: [(label: String?, value: Any)] = []
+    if let keyClass { children.append(("keyClass", keyClass)) }
+    if let applicationTag { children.append(("applicationTag", applicationTag)) }
+    if let data { children.append(("data", "\(data.count) bytes")) }
+    return Mirror(self, children: children, displayStyle: .struct)
+  }
 }
 
 /// The key constants the items' `init(result:)` reads, as the Strings they stand for. A global of
