@@ -46,7 +46,16 @@ struct LockKeychain: ParsableCommand {
 
   func run() throws {
     try runReportingFailures {
-      try store.open(unlocking: false).lock()
+      let opened = try store.open(unlocking: false)
+      opened.lock()
+      if opened.agentSocketPath == nil {
+        // On macOS the lock outlives the command; here, without an agent, it cannot: say so.
+        FileHandle.standardError.write(
+          Data(
+            ("security: lock-keychain: no agent holds \(opened.directory.path), so it was locked for this command "
+              + "only; the next command opens it from its files again. Start keychaind and set "
+              + "KEYCHAIN_BRIDGE_AGENT to keep it locked for every program.\n").utf8))
+      }
     }
   }
 }
@@ -61,6 +70,11 @@ struct UnlockKeychain: ParsableCommand {
   func run() throws {
     try runReportingFailures {
       let opened = try store.open(unlocking: false)
+      guard opened.hasPassphrase || password == nil else {
+        throw CommandFailure(
+          operation: "SecKeychainUnlock \(opened.directory.path)", status: errSecParam,
+          detail: "This keychain has no passphrase: its key file opens it. Leave out -p.")
+      }
       guard opened.isLocked else { return }
       // A key-file store the agent keeps locked opens with its key file: no passphrase to ask.
       guard opened.hasPassphrase else {

@@ -161,6 +161,19 @@ import Testing
     #expect(try tool.run("unlock-keychain", "-p", "right", "-k", store, store).status == 64)
   }
 
+  @Test(
+    "lock-keychain without an agent says the lock ends with the command; -p on a key-file store is refused (errSecParam, exit 206 as macOS gives -50)"
+  )
+  func lockAndUnlockSayWhatTheyDid() throws {
+    let tool = Harness()
+    try tool.run("add-generic-password", "-a", "alice", "-s", "svc", "-w", "pw")
+    let locked = try tool.run("lock-keychain")
+    #expect(locked.status == 0 && locked.errors.contains("locked for this command only"), "\(locked)")
+    let unlocked = try tool.run("unlock-keychain", "-p", "anything")
+    #expect(unlocked.status == 206 && unlocked.errors.contains("This keychain has no passphrase"), "\(unlocked)")
+    #expect(try tool.run("unlock-keychain").status == 0)
+  }
+
   @Test func showKeychainInfoCountsDamagedItems() throws {
     let tool = Harness()
     try tool.run("add-generic-password", "-a", "alice", "-s", "svc", "-w", "pw-a")
