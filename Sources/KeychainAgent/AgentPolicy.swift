@@ -47,6 +47,11 @@ package struct AgentPolicy: Sendable {
   /// The keyword of the line listing `confirmedGroups`.
   static let confirmKeyword = "confirm-first-access"
 
+  /// What the agent should tell the user about the rules as written: a rule naming a path through
+  /// a symbolic link (matched as the file it leads to, since the agent sees the file a process
+  /// runs), or a file that does not exist (the rule matches nothing until it does).
+  package var notices: [String] = []
+
   /// The groups some rule names explicitly (not through `*`): a collection among them is confined
   /// to the programs those rules name.
   package var namedGroups: Set<String> { Set(rules.flatMap { $0.groups ?? [] }) }
@@ -108,8 +113,18 @@ package struct AgentPolicy: Sendable {
         }
         sha256 = hex
       }
+      // The agent knows a program by the file it runs (/proc/PID/exe): a rule naming a link to it
+      // (a .build/debug path, /usr/bin/python3) would never match as written.
+      var named = executable
+      let resolved = URL(fileURLWithPath: executable).resolvingSymlinksInPath().path
+      if !FileManager.default.fileExists(atPath: resolved) {
+        policy.notices.append("\(place): the rule names \(executable), which does not exist; it matches no program")
+      } else if resolved != executable {
+        policy.notices.append("\(place): the rule names \(executable), which is \(resolved); it matches that file")
+        named = resolved
+      }
       rules.append(
-        Rule(executable: executable, sha256: sha256, groups: groups.contains("*") ? nil : groups, place: place))
+        Rule(executable: named, sha256: sha256, groups: groups.contains("*") ? nil : groups, place: place))
     }
     policy.rules = rules
     return policy
@@ -137,6 +152,7 @@ package struct AgentPolicy: Sendable {
       let read = try read(text, path: path)
       policy.rules += read.rules
       policy.confirmedGroups.formUnion(read.confirmedGroups)
+      policy.notices += read.notices
     }
     return policy
   }

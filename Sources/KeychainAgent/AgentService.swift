@@ -39,6 +39,8 @@ package final class AgentService: Sendable {
   /// Why callers were refused or connections ended other than by their client closing them, by
   /// reason: the figures the attack tests and an operator read (`events`).
   private let counts = Mutex<[String: Int]>([:])
+  /// The executables already told to have no rule (logged once each, not on every connection).
+  private let unnamedLogged = Mutex<Set<String>>([])
 
   /// The service over `store`.
   package init(
@@ -81,6 +83,14 @@ package final class AgentService: Sendable {
       grant = .ownGroup(of: executable)
     } else {
       grant = policy.grant(for: executable) { ProcessInspection.sha256(of: pid, acceptedAt: acceptedAt) }
+    }
+    if !grant.namedByRule, !policy.rules.isEmpty,
+      unnamedLogged.withLock({ $0.count < 1024 && $0.insert(executable).inserted })
+    {
+      // Said once per program, with the path the agent saw: a rule must name exactly that file.
+      logger.info(
+        "no rule of the agent's policy names this program, so it gets a group of its own",
+        metadata: ["executable": .string(executable)])
     }
     if grant.namedByRule, let alteration = ProcessInspection.alteration(of: pid) {
       // The rule trusts the program, not code put into it: its own group only, as a program no

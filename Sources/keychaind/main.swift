@@ -154,6 +154,7 @@ do {
   fail(error.description)
 }
 if let rule = AgentPolicy.administrationToolRule(besideAgent: "/proc/self/exe") { policy.rules.append(rule) }
+for notice in policy.notices { logger.warning("\(notice)") }
 
 let directory = storeDirectory ?? KeychainStore.defaultDirectory
 let store: KeychainStore

@@ -50,6 +50,24 @@ struct PolicyAndIdleLockTests {
     } throws: { "\($0)".hasPrefix("policy:1:23: name the groups whose first accesses are confirmed") }
   }
 
+  @Test("A rule naming a link matches the file it leads to; a rule naming nothing is reported (issue 52)")
+  func rulesNameTheFilesTheAgentSees() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("kb-rules-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: folder) }
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    let real = folder.appendingPathComponent("real-writer")
+    try Data().write(to: real)
+    let link = folder.appendingPathComponent("writer")
+    try FileManager.default.createSymbolicLink(at: link, withDestinationURL: real)
+    let missing = folder.appendingPathComponent("gone")
+    let policy = try AgentPolicy.read("\(link.path) = g\n\(missing.path) = h\n", path: "policy")
+    #expect(policy.rules.map(\.executable) == [real.resolvingSymlinksInPath().path, missing.path])
+    #expect(policy.notices.count == 2)
+    #expect(policy.notices[0].hasPrefix("policy:1: the rule names \(link.path), which is "), "\(policy.notices)")
+    #expect(
+      policy.notices[1] == "policy:2: the rule names \(missing.path), which does not exist; it matches no program")
+  }
+
   @Test("The security tool beside the agent gets every group, unless others may replace it")
   func administrationToolRule() throws {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("kb-admin-\(UUID().uuidString)")

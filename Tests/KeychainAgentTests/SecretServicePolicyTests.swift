@@ -1,5 +1,6 @@
 import AgentProcess
 import Foundation
+import Security
 import Testing
 
 /// The Secret Service under the agent's policy (issue 51): with no policy file at all, the
@@ -54,6 +55,18 @@ struct SecretServicePolicyTests {
     #expect(try security(["add-generic-password", "-s", "web", "-a", "dave", "-w", "tool's"]).status == 0)
     #expect(try python("print(keyring.get_password('web', 'dave'))") == "tool's")
 
+    // Granted every group and choosing none, the tool searches them all, as macOS's does: an
+    // item of another collection (another group) is found too.
+    let elsewhereItem = try bus.run(
+      SecretServiceClients.python,
+      [
+        "-c",
+        "import secretstorage\nc = secretstorage.create_collection(secretstorage.dbus_init(), 'Work')\n"
+          + "c.create_item('Work', {'service': 'work', 'username': 'erin'}, b'in work')",
+      ])
+    #expect(elsewhereItem.status == 0, "\(elsewhereItem.error)")
+    #expect(try security(["find-generic-password", "-s", "work", "-a", "erin", "-w"]) == (0, "in work"))
+
     // The rule is for the tool installed beside keychaind: a copy elsewhere is a program like any
     // other, with a group of its own, where nothing was stored.
     let elsewhere = agent.folder.appendingPathComponent("bin", isDirectory: true)
@@ -63,5 +76,23 @@ struct SecretServicePolicyTests {
     let copied = try bus.run(
       copy.path, ["find-generic-password", "-s", "mail", "-a", "alice"], environment: throughAgent)
     #expect(copied.status == 44, "\(copied)")
+  }
+
+  @Test("A program no rule names is logged once, with the path the agent saw (issue 52)")
+  func unnamedProgramsAreLoggedOnce() throws {
+    let tool = Self.securityTool.resolvingSymlinksInPath().path
+    let agent = try RunningAgent(policy: "\(tool) = *\n")
+    defer { agent.stop() }
+    for _ in 0..<3 {
+      let storage = try agent.connect()
+      _ = try? storage.find(
+        ItemFilter(itemClass: .genericPassword), limit: 1, fetch: ItemFetch(attributes: true, data: false))
+    }
+    let runner = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+    let lines = agent.log.split(separator: "\n").filter {
+      $0.contains("no rule of the agent's policy names this program")
+    }
+    #expect(lines.count == 1, "\(agent.log)")
+    #expect(lines.first?.contains(runner) == true, "\(lines)")
   }
 }

@@ -297,9 +297,11 @@ public enum KeychainAccessGroups {
 
   /// The groups a call runs with when its store grants `granted` (an agent's policy): what the
   /// caller asks for within what is granted, in the caller's order; everything granted when the
-  /// caller asks for "*" or chose nothing (as an app's entitlements are its groups).
+  /// caller asks for "*" or chose nothing (as an app's entitlements are its groups). A caller
+  /// granted every group that chose none searches them all and adds to its default group, as
+  /// macOS's `security` reaches every item of the user's keychain.
   static func narrowed(_ requested: [String], to granted: [String], callerChose: Bool) -> [String] {
-    if granted.contains("*") { return requested }
+    if granted.contains("*") { return callerChose || requested.contains("*") ? requested : requested + ["*"] }
     if !callerChose || requested.contains("*") { return granted }
     return requested.filter(granted.contains)
   }
