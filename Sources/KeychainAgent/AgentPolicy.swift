@@ -1,4 +1,5 @@
 import Foundation
+import Security
 
 /// Which access groups each program gets, as entitlements decide them on Apple's systems: by
 /// which executable is calling, never by what the program says.
@@ -186,6 +187,6 @@ package struct AgentPolicy: Sendable {
   /// and the systemd units' base).
   static var configurationHome: String {
     ProcessInfo.processInfo.environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
-      ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".config").path
+      ?? KeychainStore.homeDirectory().appendingPathComponent(".config").path
   }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Security
 
 #if canImport(Glibc)
   import Glibc
@@ -84,7 +85,7 @@ package enum SystemdUnits {
     let environment = ProcessInfo.processInfo.environment
     let dataHome =
       environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
-      ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share").path
+      ?? KeychainStore.homeDirectory().appendingPathComponent(".local/share").path
     return URL(fileURLWithPath: dataHome).appendingPathComponent("dbus-1/services", isDirectory: true)
   }
 

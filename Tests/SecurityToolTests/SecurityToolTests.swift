@@ -174,6 +174,24 @@ import Testing
     #expect(try tool.run("unlock-keychain").status == 0)
   }
 
+  @Test("The default keychain is in $HOME, as every program reads it (issue 52)")
+  func theDefaultKeychainFollowsHome() throws {
+    let home = FileManager.default.temporaryDirectory.appendingPathComponent("kb-home-\(UUID().uuidString)").path
+    var environment = ProcessInfo.processInfo.environment
+    for name in ["KEYCHAIN_BRIDGE_HOME", "XDG_DATA_HOME", "KEYCHAIN_BRIDGE_AGENT"] { environment[name] = nil }
+    environment["HOME"] = home
+    let process = Process()
+    process.executableURL = Self.binary
+    process.arguments = ["default-keychain"]
+    process.environment = environment
+    let output = Pipe()
+    process.standardOutput = output
+    try process.run()
+    let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    #expect(printed == "    \"\(home)/.local/share/keychain-bridge\"\n", "\(printed)")
+  }
+
   @Test func showKeychainInfoCountsDamagedItems() throws {
     let tool = Harness()
     try tool.run("add-generic-password", "-a", "alice", "-s", "svc", "-w", "pw-a")

@@ -95,9 +95,7 @@ public final class KeychainStore: Sendable {
     if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") {
       return "\(runtime)/keychain-bridge/agent.sock"
     }
-    let home =
-      environment["HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
-      ?? FileManager.default.homeDirectoryForCurrentUser.path
+    let home = homeDirectory(environment).path
     let inHome = "\(home.hasSuffix("/") ? String(home.dropLast()) : home)/.keychain-bridge/agent.sock"
     return inHome.utf8.count < 108 ? inHome : "/tmp/keychain-bridge-\(getuid())/agent.sock"
   }
@@ -181,8 +179,14 @@ public final class KeychainStore: Sendable {
       return URL(fileURLWithPath: dataHome, isDirectory: true).appendingPathComponent(
         "keychain-bridge", isDirectory: true)
     }
+    return homeDirectory(environment).appendingPathComponent(".local/share/keychain-bridge", isDirectory: true)
+  }
+
+  /// The user's home: `HOME` when it is an absolute path (as every other program reads it, so a
+  /// service started with another HOME serves that home's store), else the password database's.
+  package static func homeDirectory(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
+    if let home = environment["HOME"], home.hasPrefix("/") { return URL(fileURLWithPath: home, isDirectory: true) }
     return FileManager.default.homeDirectoryForCurrentUser
-      .appendingPathComponent(".local/share/keychain-bridge", isDirectory: true)
   }
 
   private static let defaultState = Mutex<(directory: URL?, store: KeychainStore?, failure: KeychainStoreError?)>(
