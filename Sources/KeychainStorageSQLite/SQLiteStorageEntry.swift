@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Security
+import Synchronization
 
 /// The store module's entry point for Security's backend (KeychainBackend): the one way a store
 /// is opened, logged without a value.
@@ -19,13 +20,20 @@ package enum SQLiteStorageEntry {
         ])
       return store
     } catch {
-      storeLogger.warning(
-        "Refused to open keychain store",
-        metadata: [
-          "directory": .string(directory.path), "status": .stringConvertible(error.status),
-          "reason": .string(error.message),
-        ])
+      // Apple-style code tries the default store again on every call: the same refusal is
+      // logged once, not once per call.
+      if refusalsLogged.withLock({ $0.count < 64 && $0.insert("\(directory.path)\u{0}\(error.message)").inserted }) {
+        storeLogger.warning(
+          "Refused to open keychain store",
+          metadata: [
+            "directory": .string(directory.path), "status": .stringConvertible(error.status),
+            "reason": .string(error.message),
+          ])
+      }
       throw error
     }
   }
+
+  /// The refusals logged so far in this process, by directory and reason.
+  private static let refusalsLogged = Mutex<Set<String>>([])
 }

@@ -44,8 +44,13 @@ struct CapturingLogHandler: LogHandler {
       attributes: [
         .posixPermissions: 0o755
       ])
-    #expect(throws: KeychainStoreError.self) { _ = try KeychainStore(directory: directory) }
-    let entry = CapturedLog.shared.all.first { $0.contains(directory.path) && $0.contains("Refused to open") }
+    // Four tries, as four SecItem calls of Apple-style code make: one warning (issue 52).
+    for _ in 0..<4 {
+      #expect(throws: KeychainStoreError.self) { _ = try KeychainStore(directory: directory) }
+    }
+    let entries = CapturedLog.shared.all.filter { $0.contains(directory.path) && $0.contains("Refused to open") }
+    #expect(entries.count == 1, "\(entries)")
+    let entry = entries.first
     #expect(entry?.hasPrefix("warning keychain-bridge.store") == true, "\(CapturedLog.shared.all.suffix(3))")
     #expect(entry?.contains("mode 755") == true)
   }
