@@ -1,5 +1,6 @@
 # The two entry points of the README: `make run` and `make test`. Both install what is missing first.
-.PHONY: setup run test build lint generated runtime-sources secgen-timings bench check-apple-program check-consumer docs
+.PHONY: setup run test build lint generated runtime-sources secgen-timings bench check-apple-program check-consumer docs \
+	install install-sync
 
 HEADERS := Sources/Keychain/Headers
 SECGEN_INPUTS := $(foreach header,$(sort $(wildcard $(HEADERS)/*.h)),--header $(header)) \
@@ -26,6 +27,24 @@ lint:
 # The benchmark: C baseline, raw Security, the DSL and the DSL through keychaind interleaved; writes
 # benchmark-results/.
 # KEYCHAIN_BRIDGE_BENCH_LONG=1 adds the 1M-item store.
+# The tools, built for release and installed into $(DESTDIR)$(PREFIX)/bin: `security` and `keychaind`
+# (a minute or two cold), and with install-sync `security-sync` (`security sync-group`), which links
+# the PostgreSQL client and takes several minutes. CONFIGURATION=debug installs debug builds.
+PREFIX ?= /usr/local
+CONFIGURATION ?= release
+INSTALL_DIR = $(DESTDIR)$(PREFIX)/bin
+
+install: setup
+	swift build -c $(CONFIGURATION) --product security
+	swift build -c $(CONFIGURATION) --product keychaind
+	install -d $(INSTALL_DIR)
+	install -m 0755 .build/$(CONFIGURATION)/security .build/$(CONFIGURATION)/keychaind $(INSTALL_DIR)/
+
+install-sync: setup
+	swift build -c $(CONFIGURATION) --product security-sync
+	install -d $(INSTALL_DIR)
+	install -m 0755 .build/$(CONFIGURATION)/security-sync $(INSTALL_DIR)/
+
 bench: setup
 	swift build -c release --product keychain-bench
 	@# The agent rows start the keychaind built beside the benchmark.

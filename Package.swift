@@ -17,6 +17,7 @@ let package = Package(
     .executable(name: "secgen", targets: ["secgen"]),
     .executable(name: "keychain-examples", targets: ["keychain-examples"]),
     .executable(name: "security", targets: ["SecurityTool"]),
+    .executable(name: "security-sync", targets: ["SecuritySyncTool"]),
     .executable(name: "keychain-bench", targets: ["keychain-bench"]),
     .executable(name: "keychaind", targets: ["keychaind"]),
   ],
@@ -215,11 +216,25 @@ let package = Package(
       ],
       path: "Examples/keychain-examples"
     ),
-    // `security`: macOS's keychain command-line tool over the store, built on the typed API.
+    // What `security` and `security-sync` share: the store option, failures, passwords.
+    .target(
+      name: "SecurityCommandLine",
+      dependencies: ["Security", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+    ),
+    // `security`: macOS's keychain command-line tool over the store, built on the typed API. It
+    // does not link KeychainSync (PostgreSQL, SwiftNIO): a cold build takes about a minute.
     .executableTarget(
       name: "SecurityTool",
       dependencies: [
-        "Keychain", "Security", "KeychainBackend", "KeychainSync",
+        "Keychain", "Security", "KeychainBackend", "SecurityCommandLine",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ]
+    ),
+    // `security-sync` (also `security sync-group`): the keychain's sync group through PostgreSQL.
+    .executableTarget(
+      name: "SecuritySyncTool",
+      dependencies: [
+        "Security", "KeychainSync", "SecurityCommandLine",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
@@ -314,7 +329,7 @@ let package = Package(
     .testTarget(
       name: "SecurityToolTests",
       dependencies: [
-        "SecurityTool", "Keychain", "Security", "AgentProcess", "keychaind",
+        "SecurityTool", "SecuritySyncTool", "Keychain", "Security", "AgentProcess", "keychaind",
         .product(name: "GRDB", package: "GRDB.swift"),
       ]
     ),
@@ -324,7 +339,7 @@ let package = Package(
         "LocalPostgres", "KeychainSync", "Security", "KeychainStorageSQLite", "KeychainStorageMemory",
         "KeychainCryptoOpenSSL", "KeychainBackend",
         "KeychainCrypto",
-        "keychain-sync-worker", "SecurityTool",
+        "keychain-sync-worker", "SecurityTool", "SecuritySyncTool",
         // Test-only: ages journal entries behind the store's back.
         .product(name: "GRDB", package: "GRDB.swift"),
       ]

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Keychain
 import Security
+import SecurityCommandLine
 
 struct ExportKeychain: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -23,7 +24,7 @@ struct ExportKeychain: ParsableCommand {
     try runReportingFailures {
       let operation = "export-keychain \(output)"
       _ = try store.open()
-      let secret = try passphrase ?? PassphrasePrompt.ask(confirming: true, operation: operation)
+      let secret = try passphrase ?? CommandPassphrase.ask(confirming: true, operation: operation)
       let backup = try KeychainBackup.export(passphrase: secret).orFail(operation)
       // Created 0600 from the start: the file is sealed, but it is still the whole keychain.
       guard
@@ -60,7 +61,7 @@ struct ImportKeychain: ParsableCommand {
         throw CommandFailure(operation: operation, status: errSecIO, detail: "\(input) could not be read.")
       }
       _ = try store.open()
-      let secret = try passphrase ?? PassphrasePrompt.ask(confirming: false, operation: operation)
+      let secret = try passphrase ?? CommandPassphrase.ask(confirming: false, operation: operation)
       let report = try KeychainBackup.restore(file, passphrase: secret).orFail(operation)
       for rejection in report.rejections {
         FileHandle.standardError.write(Data("security: rejected \(rejection)\n".utf8))
@@ -69,36 +70,5 @@ struct ImportKeychain: ParsableCommand {
         "added \(report.addedItemCount) item(s); skipped \(report.duplicateItemCount) duplicate(s); "
           + "rejected \(report.rejectedItemCount) item(s)")
     }
-  }
-}
-
-/// A passphrase not given as an option (a backup's -P, a sync group's -p): asked for on a terminal,
-/// else one line of input.
-enum PassphrasePrompt {
-  /// A passphrase asked for on a terminal (twice when `confirming`), or read as one line of standard
-  /// input; an empty one is refused with `missing` as the reason.
-  static func ask(
-    confirming: Bool, operation: String, prompt: String = "passphrase for the backup: ",
-    missing: String = "A backup needs a passphrase: give -P, type it on a terminal, or pipe it as one line."
-  ) throws -> String {
-    let passphrase: String?
-    if isatty(STDIN_FILENO) == 1 {
-      passphrase = promptForPassword(prompt, what: "the passphrase")
-      if confirming, let passphrase, promptForPassword("passphrase again: ", what: "the passphrase") != passphrase {
-        throw CommandFailure(operation: operation, status: errSecParam, detail: "The two passphrases differ.")
-      }
-    } else {
-      do throws(StandardInput.Refusal) {
-        passphrase = try StandardInput.line()
-      } catch .empty {
-        passphrase = nil
-      } catch {
-        StandardInput.refuse(error, "the passphrase")
-      }
-    }
-    guard let passphrase, !passphrase.isEmpty else {
-      throw CommandFailure(operation: operation, status: errSecParam, detail: missing)
-    }
-    return passphrase
   }
 }

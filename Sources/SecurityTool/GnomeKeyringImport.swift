@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import KeychainBackend
 import Security
+import SecurityCommandLine
 
 struct ImportGnomeKeyring: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -35,7 +36,7 @@ struct ImportGnomeKeyring: ParsableCommand {
     if let password {
       typed = password
     } else {
-      typed = try PassphrasePrompt.ask(
+      typed = try CommandPassphrase.ask(
         confirming: false, operation: operation, prompt: "password of the GNOME keyring: ",
         missing: "A keyring file needs its password: give -P, type it on a terminal, or pipe it as one line.")
     }

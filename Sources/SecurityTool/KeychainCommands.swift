@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Keychain
 import Security
+import SecurityCommandLine
 
 struct DumpKeychain: ParsableCommand {
   static let configuration = CommandConfiguration(

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Keychain
 import Security
+import SecurityCommandLine
 
 // MARK: Shared by both classes
 

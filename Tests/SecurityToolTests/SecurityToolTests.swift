@@ -192,6 +192,27 @@ import Testing
     #expect(printed == "    \"\(home)/.local/share/keychain-bridge\"\n", "\(printed)")
   }
 
+  @Test(
+    "security does not link the sync tool's PostgreSQL client; sync-group runs security-sync or says where it is (issue 52)",
+    .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/nm"), "nm (binutils) is needed"))
+  func theSyncToolIsApart() throws {
+    let symbols = try Self.runCollectingOutput("/usr/bin/nm", [Self.binary.path])
+    #expect(!symbols.isEmpty && !symbols.contains("PostgresNIO") && !symbols.contains("NIOPosix"))
+    // Alone in a folder, security says where the sync commands are.
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("kb-alone-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: folder) }
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    let alone = folder.appendingPathComponent("security")
+    try FileManager.default.copyItem(at: Self.binary, to: alone)
+    let result = try Self.runCollectingErrors(
+      alone.path, ["sync-group", "status"], environment: ProcessInfo.processInfo.environment)
+    #expect(
+      result.status == 1 && result.errors.contains("the sync commands are in the security-sync tool"), "\(result)")
+    // Beside it, security-sync answers for it.
+    let tool = Harness()
+    #expect(try tool.run("sync-group", "status").output == "not in a sync group\n")
+  }
+
   @Test func showKeychainInfoCountsDamagedItems() throws {
     let tool = Harness()
     try tool.run("add-generic-password", "-a", "alice", "-s", "svc", "-w", "pw-a")

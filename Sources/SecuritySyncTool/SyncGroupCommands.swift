@@ -3,11 +3,15 @@ import Dispatch
 import Foundation
 import KeychainSync
 import Security
+import SecurityCommandLine
 
-/// `security sync-group`: the keychain's sync group (issue 16), through a PostgreSQL server.
+/// `security-sync` (also run as `security sync-group`): the keychain's sync group (issue 16),
+/// through a PostgreSQL server. A tool of its own because it links the PostgreSQL client (SwiftNIO,
+/// BoringSSL), which made `security` take minutes to build (issue 52).
+@main
 struct SyncGroupCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
-    commandName: "sync-group",
+    commandName: "security-sync",
     abstract: "Create, join, leave or sync the keychain's sync group (synchronizable items through PostgreSQL).",
     discussion: """
       Items added with --synchronizable (kSecAttrSynchronizable) follow the group to every store that joined it; \
@@ -46,7 +50,7 @@ struct SyncServerOptions: ParsableArguments {
 
   func secret(_ operation: String, confirming: Bool) throws -> String {
     if let passphrase = passphrase ?? KeychainSyncEnvironment().passphrase { return passphrase }
-    return try PassphrasePrompt.ask(
+    return try CommandPassphrase.ask(
       confirming: confirming, operation: operation, prompt: "passphrase for the sync group: ",
       missing: "A sync group needs a passphrase: give -p, set KEYCHAIN_BRIDGE_SYNC_PASSPHRASE, or type it.")
   }

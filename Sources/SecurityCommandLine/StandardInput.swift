@@ -9,18 +9,18 @@ import Foundation
 ///
 /// Foundation's `readLine` replaces invalid bytes with U+FFFD (so `x\xff` and `x\xfe` became the
 /// same password) and reads a line of any length into memory; this reads at most `limit` bytes.
-enum StandardInput {
+package enum StandardInput {
   /// The longest line taken: far above any password or passphrase, far below what costs memory.
-  static let limit = 64 * 1024
+  package static let limit = 64 * 1024
 
   /// Why a line of standard input was refused.
-  enum Refusal: Error, Equatable {
+  package enum Refusal: Error, Equatable {
     case tooLong
     case notUTF8
     case empty
 
     /// What the tool says, for `what` ("the password", "the passphrase").
-    func message(_ what: String) -> String {
+    package func message(_ what: String) -> String {
       switch self {
       case .tooLong: "\(what) on standard input is longer than \(StandardInput.limit) bytes; it was refused."
       case .notUTF8:
@@ -32,7 +32,7 @@ enum StandardInput {
 
   /// One line of standard input without its line ending (a final line needs none); `.empty` when
   /// there is no input or the line is empty.
-  static func line() throws(Refusal) -> String {
+  package static func line() throws(Refusal) -> String {
     var bytes: [UInt8] = []
     var byte: UInt8 = 0
     while true {
@@ -53,7 +53,7 @@ enum StandardInput {
   }
 
   /// `line()`, or the tool's exit 64 (as for an argument that is not UTF-8) with the reason.
-  static func lineOrExit(_ what: String) -> String {
+  package static func lineOrExit(_ what: String) -> String {
     do throws(Refusal) {
       return try line()
     } catch {
@@ -62,7 +62,7 @@ enum StandardInput {
   }
 
   /// Ends the tool with exit 64 and the reason `refusal` gives.
-  static func refuse(_ refusal: Refusal, _ what: String) -> Never {
+  package static func refuse(_ refusal: Refusal, _ what: String) -> Never {
     FileHandle.standardError.write(Data("security: \(refusal.message(what))\n".utf8))
     exit(64)
   }
