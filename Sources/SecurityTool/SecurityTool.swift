@@ -43,6 +43,15 @@ struct SecurityTool: ParsableCommand {
             + "taken as UTF-8 text only, so it was refused rather than changed.\n").utf8))
       Glibc.exit(ExitCode.validationFailure.rawValue)
     }
+    let names = configuration.subcommands.compactMap { $0.configuration.commandName } + ["help"]
+    if let first = CommandLine.arguments.dropFirst().first, !first.hasPrefix("-"), !names.contains(first) {
+      // ArgumentParser would name the first option it could not place ("Unknown option '-o'").
+      FileHandle.standardError.write(
+        Data(
+          ("security: \"\(first)\" is not a command. The commands are: \(names.dropLast().joined(separator: ", ")).\n")
+            .utf8))
+      Glibc.exit(ExitCode.validationFailure.rawValue)
+    }
     do {
       var command = try parseAsRoot(passwordPromptedWhenLast(Array(CommandLine.arguments.dropFirst())))
       try command.run()

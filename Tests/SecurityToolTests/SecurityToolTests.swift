@@ -213,6 +213,14 @@ import Testing
     #expect(try tool.run("sync-group", "status").output == "not in a sync group\n")
   }
 
+  @Test("An unknown command is named as one, with the list of commands (issue 52)")
+  func anUnknownCommandIsNamed() throws {
+    let result = try Harness().run("export", "-o", "out.p12")
+    #expect(result.status == 64, "\(result)")
+    #expect(result.errors.hasPrefix("security: \"export\" is not a command. The commands are: add-generic-password"))
+    #expect(!result.errors.contains("Unknown option"))
+  }
+
   @Test func showKeychainInfoCountsDamagedItems() throws {
     let tool = Harness()
     try tool.run("add-generic-password", "-a", "alice", "-s", "svc", "-w", "pw-a")
@@ -312,7 +320,10 @@ import Testing
     ] {
       let result = try tool.run(arguments)
       #expect(result.status != 0, "\(arguments)")
-      #expect(result.errors.contains("Error:") || result.errors.contains("Usage:"), "\(arguments): \(result.errors)")
+      #expect(
+        result.errors.contains("Error:") || result.errors.contains("Usage:")
+          || result.errors.contains("is not a command"),
+        "\(arguments): \(result.errors)")
       #expect(!result.errors.contains("Fatal error") && !result.errors.contains("Stack dump"))
     }
   }
