@@ -85,7 +85,11 @@ package final class AgentService: Sendable {
       grant = policy.grant(for: executable) { ProcessInspection.sha256(of: pid, acceptedAt: acceptedAt) }
     }
     if !grant.namedByRule, !policy.rules.isEmpty,
-      unnamedLogged.withLock({ $0.count < 1024 && $0.insert(executable).inserted })
+      unnamedLogged.withLock({ logged in
+        // Bounded: past 1,024 programs the record starts again, so none goes unlogged.
+        if logged.count >= 1024 { logged.removeAll() }
+        return logged.insert(executable).inserted
+      })
     {
       // Said once per program, with the path the agent saw: a rule must name exactly that file.
       logger.info(

@@ -22,7 +22,12 @@ package enum SQLiteStorageEntry {
     } catch {
       // Apple-style code tries the default store again on every call: the same refusal is
       // logged once, not once per call.
-      if refusalsLogged.withLock({ $0.count < 64 && $0.insert("\(directory.path)\u{0}\(error.message)").inserted }) {
+      let firstTime = refusalsLogged.withLock { logged in
+        // Bounded: past 256 refusals the record starts again (and may log one twice), never stops.
+        if logged.count >= 256 { logged.removeAll() }
+        return logged.insert("\(directory.path)\u{0}\(error.message)").inserted
+      }
+      if firstTime {
         storeLogger.warning(
           "Refused to open keychain store",
           metadata: [
