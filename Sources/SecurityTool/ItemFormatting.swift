@@ -118,6 +118,54 @@ enum ItemFormatting {
     ]
   }
 
+  /// A key as macOS prints one: its record type (0x0F public, 0x10 private, 0x11 symmetric, the
+  /// CSSM numbers) as the class, and its attributes by number.
+  static func lines(_ item: KeyItem, store: String) -> [String] {
+    // kSecAttrKeyClass's constants are "0", "1" and "2"; the record types follow from 0x0F.
+    let keyClass = item.keyClass.flatMap { Int($0.constant as String) }.map { 0x0F + $0 }
+    let keyType = item.keyType.flatMap { Int($0.constant as String) }
+    let flags: [(Int, Bool?)] = [
+      (0x12, item.canEncrypt), (0x13, item.canDecrypt), (0x14, item.canDerive), (0x15, item.canSign),
+      (0x16, item.canVerify), (0x19, item.canWrap), (0x1A, item.canUnwrap),
+    ]
+    return ["keychain: \"\(store)\"", "version: 512", "class: \(hexadecimal(keyClass))", "attributes:"]
+      + [
+        "    0x00000000 <uint32>=\(hexadecimal(keyClass))",
+        "    0x00000001 <blob>=\(text(item.label))",
+        "    0x00000002 <blob>=\(text(item.alias))",
+        "    0x00000003 <uint32>=\(hexadecimal(item.isPermanent.map { $0 ? 1 : 0 }))",
+        "    0x00000004 <uint32>=\(hexadecimal(item.isPrivate.map { $0 ? 1 : 0 }))",
+        "    0x00000005 <uint32>=\(hexadecimal(item.isModifiable.map { $0 ? 1 : 0 }))",
+        "    0x00000006 <blob>=\(blob(item.applicationLabel))",
+        "    0x00000007 <blob>=\(blob(item.applicationTag))",
+        "    0x00000008 <blob>=\(uint32(item.creator))",
+        "    0x00000009 <uint32>=\(hexadecimal(keyType))",
+        "    0x0000000A <uint32>=\(hexadecimal(item.keySizeInBits))",
+        "    0x0000000B <uint32>=\(hexadecimal(item.effectiveKeySize))",
+      ] + flags.map { "    \(String(format: "0x%08X", $0.0)) <uint32>=\(hexadecimal($0.1.map { $0 ? 1 : 0 }))" }
+  }
+
+  /// A certificate as macOS prints one (class 0x80001000).
+  static func lines(_ item: CertificateItem, store: String) -> [String] {
+    ["keychain: \"\(store)\"", "version: 512", "class: 0x80001000 ", "attributes:"] + [
+      "    \"alis\"<blob>=\(text(item.alias))",
+      "    \"cenc\"<uint32>=\(hexadecimal(item.certificateEncoding))",
+      "    \"ctyp\"<uint32>=\(hexadecimal(item.certificateType))",
+      "    \"hpky\"<blob>=\(blob(item.publicKeyHash))",
+      "    \"issu\"<blob>=\(blob(item.issuer))",
+      "    \"labl\"<blob>=\(text(item.label))",
+      "    \"skid\"<blob>=\(blob(item.subjectKeyID))",
+      "    \"snbr\"<blob>=\(blob(item.serialNumber))",
+      "    \"subj\"<blob>=\(blob(item.subject))",
+    ]
+  }
+
+  /// A number as macOS prints a numeric attribute: eight hexadecimal digits and a space.
+  static func hexadecimal(_ value: Int?) -> String {
+    guard let value else { return "<NULL>" }
+    return String(format: "0x%08X ", UInt32(truncatingIfNeeded: value))
+  }
+
   /// `password: "..."`, as `-g` prints it (to standard error).
   static func passwordLine(_ data: Data?) -> String {
     "password: " + (data.map(blob) ?? "")

@@ -28,6 +28,14 @@ struct DumpKeychain: ParsableCommand {
         printLines(ItemFormatting.lines(item, store: path))
         if withData { print("data:\n\(ItemFormatting.blob(item.data))") }
       }
+      // Keys and certificates too, as on macOS (an identity is its certificate and its key); a
+      // key's data is never printed.
+      for item in try CertificateQuery().synchronizable(synchronizable).all().orFail("dump-keychain") {
+        printLines(ItemFormatting.lines(item, store: path))
+      }
+      for item in try KeyQuery().synchronizable(synchronizable).all().orFail("dump-keychain") {
+        printLines(ItemFormatting.lines(item, store: path))
+      }
     }
   }
 }

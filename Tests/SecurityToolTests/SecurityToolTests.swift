@@ -221,6 +221,29 @@ import Testing
     #expect(!result.errors.contains("Unknown option"))
   }
 
+  @Test("dump-keychain prints keys too, as macOS does, never their bytes (issue 52)")
+  func dumpKeychainPrintsKeys() throws {
+    let tool = Harness()
+    try tool.run("show-keychain-info")  // makes the store
+    let store = try KeychainStore(directory: tool.directory)
+    let made = withKeychainContext(store: store, accessGroups: [Self.groups]) {
+      SecKeyCreateRandomKey(
+        [
+          kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits as String: 256,
+          kSecPrivateKeyAttrs as String: [
+            kSecAttrIsPermanent as String: true, kSecAttrLabel as String: "tool key",
+          ],
+        ] as CFDictionary, nil)
+    }
+    #expect(made != nil)
+    let dumped = try tool.run("dump-keychain", "-d").output
+    #expect(dumped.contains("class: 0x00000010 "), "\(dumped)")
+    #expect(dumped.contains("    0x00000001 <blob>=\"tool key\""))
+    #expect(dumped.contains("    0x00000009 <uint32>=0x00000049 "))  // ECDSA, CSSM's 73
+    #expect(dumped.contains("    0x0000000A <uint32>=0x00000100 "))  // 256 bits
+    #expect(!dumped.contains("data:"))
+  }
+
   @Test func showKeychainInfoCountsDamagedItems() throws {
     let tool = Harness()
     try tool.run("add-generic-password", "-a", "alice", "-s", "svc", "-w", "pw-a")
