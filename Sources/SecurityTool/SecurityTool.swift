@@ -25,7 +25,8 @@ struct SecurityTool: ParsableCommand {
     subcommands: [
       AddGenericPassword.self, FindGenericPassword.self, DeleteGenericPassword.self, AddInternetPassword.self,
       FindInternetPassword.self, DeleteInternetPassword.self, DumpKeychain.self, LockKeychain.self,
-      UnlockKeychain.self, CreateKeychain.self, DefaultKeychain.self, ShowKeychainInfo.self, ExportKeychain.self,
+      UnlockKeychain.self, CreateKeychain.self, DefaultKeychain.self, ListKeychains.self, DeleteKeychain.self,
+      ShowKeychainInfo.self, ExportKeychain.self,
       ImportKeychain.self, ImportGnomeKeyring.self, SyncGroupForwarder.self,
     ])
 

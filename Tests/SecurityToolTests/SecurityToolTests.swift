@@ -244,6 +244,28 @@ import Testing
     #expect(!dumped.contains("data:"))
   }
 
+  @Test("list-keychains prints the default keychain; delete-keychain removes a store and nothing else (issue 52)")
+  func listAndDeleteKeychains() throws {
+    let tool = Harness()
+    try tool.run("add-generic-password", "-a", "alice", "-s", "svc", "-w", "pw")
+    #expect(try tool.run("list-keychains").output == "    \"\(tool.directory.path)\"\n")
+    #expect(try tool.run("list-keychains", "-s", "/elsewhere").status == 1)
+
+    let other = FileManager.default.temporaryDirectory.appendingPathComponent("kb-delete-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: other) }
+    #expect(try tool.run("create-keychain", "-p", "pw", other.path).status == 0)
+    try Data("keep me".utf8).write(to: other.appendingPathComponent("notes.txt"))
+    #expect(try tool.run("delete-keychain", other.path).status == 0)
+    // The store's files are gone; what else the folder held stays, and so does the folder.
+    #expect(try FileManager.default.contentsOfDirectory(atPath: other.path) == ["notes.txt"])
+    let notAStore = try tool.run("delete-keychain", other.path)
+    #expect(notAStore.status == 50 && notAStore.errors.contains("holds no keychain"), "\(notAStore)")
+    #expect(FileManager.default.fileExists(atPath: other.appendingPathComponent("notes.txt").path))
+
+    #expect(try tool.run("delete-keychain", tool.directory.path).status == 0)
+    #expect(!FileManager.default.fileExists(atPath: tool.directory.path))
+  }
+
   @Test func showKeychainInfoCountsDamagedItems() throws {
     let tool = Harness()
     try tool.run("add-generic-password", "-a", "alice", "-s", "svc", "-w", "pw-a")
