@@ -98,46 +98,12 @@ private func measureKeychaind() throws -> SecretServiceFigures {
 /// GNOME Keyring's figures (its secrets component, with a new login keyring unlocked by a
 /// password on its standard input, as a desktop login does), or nil when it is not installed.
 private func measureGnomeKeyring() throws -> SecretServiceFigures? {
-  let daemon = "/usr/bin/gnome-keyring-daemon"
-  guard FileManager.default.isExecutableFile(atPath: daemon) else { return nil }
+  guard RunningGnomeKeyring.installed else { return nil }
   let bus = try PrivateSessionBus()
   defer { bus.stop() }
-  let home = bus.folder.appendingPathComponent("home", isDirectory: true)
-  let runtime = bus.folder.appendingPathComponent("run", isDirectory: true)
-  for folder in [home, runtime] {
-    try FileManager.default.createDirectory(
-      at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-  }
-  let process = Process()
-  process.executableURL = URL(fileURLWithPath: daemon)
-  process.arguments = ["--foreground", "--unlock", "--components=secrets"]
-  process.environment = ProcessInfo.processInfo.environment.merging([
-    "DBUS_SESSION_BUS_ADDRESS": bus.address, "HOME": home.path,
-    "XDG_DATA_HOME": home.appendingPathComponent("data").path,
-    "XDG_RUNTIME_DIR": runtime.path,
-  ]) { $1 }
-  let password = Pipe()
-  process.standardInput = password
-  process.standardOutput = FileHandle.nullDevice
-  process.standardError = FileHandle.nullDevice
-  try process.run()
-  defer {
-    // In the foreground it does not end on SIGTERM.
-    kill(process.processIdentifier, SIGKILL)
-    process.waitUntilExit()
-  }
-  password.fileHandleForWriting.write(Data("bench password".utf8))
-  try password.fileHandleForWriting.close()
-  // Ready when its login keyring answers to the default alias.
-  let client = try SecretServiceClient(address: bus.address)
-  for _ in 0..<300 {
-    let collection = try? client.call(
-      "/org/freedesktop/secrets", "org.freedesktop.Secret.Service", "ReadAlias", [.string("default")]
-    ) { reader throws(BusError) in try reader.objectPath() }
-    if let collection, collection != "/" { return try measureSecretService(address: bus.address) }
-    usleep(20_000)
-  }
-  throw BenchError("GNOME Keyring did not make its login keyring within 6 s")
+  let gnome = try RunningGnomeKeyring(on: bus, password: "bench password")
+  defer { gnome.stop() }
+  return try measureSecretService(address: bus.address)
 }
 
 /// Prints the Secret Service rows and returns their targets: against GNOME Keyring, at least 3

@@ -13,9 +13,7 @@ struct SecretServiceCollectionTests {
 
   @Test("CreateCollection, aliases, labels, Items and Delete, with the service's collection signals")
   func collectionsLifeCycle() throws {
-    let bus = try PrivateSessionBus()
-    let agent = try RunningAgent(
-      arguments: ["--secret-service"], environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
+    let (bus, agent) = try SecretServiceTests.start()
     defer {
       agent.stop()
       bus.stop()
@@ -83,12 +81,10 @@ struct SecretServiceCollectionTests {
 
   @Test("A collection a rule names is that program's alone; one no rule names is every program's")
   func rulesConfineCollections() throws {
-    let bus = try PrivateSessionBus()
     let policy =
       RunningAgent.defaultPolicy
       + "\(Self.python) = keychain-bridge.default, org.freedesktop.secrets.collection.vault\n"
-    let agent = try RunningAgent(
-      policy: policy, arguments: ["--secret-service"], environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
+    let (bus, agent) = try SecretServiceTests.start(policy: policy)
     defer {
       agent.stop()
       bus.stop()

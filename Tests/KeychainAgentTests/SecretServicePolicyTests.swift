@@ -15,9 +15,7 @@ struct SecretServicePolicyTests {
 
   @Test("With no policy file, secret-tool, Python's keyring and the security tool read what each other wrote")
   func crossAPIRoundTripsWithoutAPolicy() throws {
-    let bus = try PrivateSessionBus()
-    let agent = try RunningAgent(
-      policy: nil, arguments: ["--secret-service"], environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
+    let (bus, agent) = try SecretServiceTests.start(policy: nil)
     defer {
       agent.stop()
       bus.stop()

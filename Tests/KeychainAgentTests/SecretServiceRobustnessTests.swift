@@ -14,9 +14,7 @@ struct SecretServiceRobustnessTests {
 
   @Test("Random calls on every object get replies or D-Bus errors, and the service answers after")
   func randomCalls() throws {
-    let bus = try PrivateSessionBus()
-    let agent = try RunningAgent(
-      arguments: ["--secret-service"], environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
+    let (bus, agent) = try SecretServiceTests.start()
     defer {
       agent.stop()
       bus.stop()
@@ -105,9 +103,7 @@ struct SecretServiceRobustnessTests {
 
   @Test("Clients that leave or are killed mid-call hold nothing: 1,100 sessions later a client is still served")
   func clientsThatLeave() throws {
-    let bus = try PrivateSessionBus()
-    let agent = try RunningAgent(
-      passphrase: "pw", arguments: ["--secret-service"], environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
+    let (bus, agent) = try SecretServiceTests.start(passphrase: "pw")
     defer {
       agent.stop()
       bus.stop()

@@ -11,9 +11,7 @@ import Testing
 struct SecretServiceSessionTests {
   @Test("SecretStorage opens a Diffie-Hellman session and its secrets travel encrypted both ways")
   func secretStorageUsesDiffieHellman() throws {
-    let bus = try PrivateSessionBus()
-    let agent = try RunningAgent(
-      arguments: ["--secret-service"], environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
+    let (bus, agent) = try SecretServiceTests.start()
     defer {
       agent.stop()
       bus.stop()
@@ -35,9 +33,7 @@ struct SecretServiceSessionTests {
 
   @Test("A client written from the specification agrees on the key; a wrong padding is refused")
   func independentClientAgrees() throws {
-    let bus = try PrivateSessionBus()
-    let agent = try RunningAgent(
-      arguments: ["--secret-service"], environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
+    let (bus, agent) = try SecretServiceTests.start()
     defer {
       agent.stop()
       bus.stop()

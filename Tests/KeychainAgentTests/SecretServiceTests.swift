@@ -12,12 +12,21 @@ struct SecretServiceTests {
   static let python = SecretServiceClients.python
   static let secretTool = SecretServiceClients.secretTool
 
-  /// A bus and a keychaind serving the Secret Service on it over a new key-file store.
-  static func start() throws -> (PrivateSessionBus, RunningAgent) {
+  /// A bus and a keychaind serving the Secret Service on it over a new store (a passphrase store
+  /// opened unlocked when `passphrase` is given), under `policy` (nil: no policy file).
+  static func start(policy: String? = RunningAgent.defaultPolicy, passphrase: String? = nil) throws -> (
+    PrivateSessionBus, RunningAgent
+  ) {
     let bus = try PrivateSessionBus()
-    let agent = try RunningAgent(
-      arguments: ["--secret-service"], environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
-    return (bus, agent)
+    do {
+      let agent = try RunningAgent(
+        passphrase: passphrase, policy: policy, arguments: ["--secret-service"],
+        environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
+      return (bus, agent)
+    } catch {
+      bus.stop()
+      throw error
+    }
   }
 
   /// The secret of the generic password with `service` and `account` in the default collection's
