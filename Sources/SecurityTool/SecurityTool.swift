@@ -27,7 +27,7 @@ struct SecurityTool: ParsableCommand {
       FindInternetPassword.self, DeleteInternetPassword.self, DumpKeychain.self, LockKeychain.self,
       UnlockKeychain.self, CreateKeychain.self, DefaultKeychain.self, ListKeychains.self, DeleteKeychain.self,
       ShowKeychainInfo.self, ExportKeychain.self,
-      ImportKeychain.self, ImportGnomeKeyring.self, SyncGroupForwarder.self,
+      ImportKeychain.self, ImportGnomeKeyring.self, FindCertificate.self, SyncGroupForwarder.self,
     ])
 
   /// The tool's version, printed by --version.

@@ -266,6 +266,45 @@ import Testing
     #expect(!FileManager.default.fileExists(atPath: tool.directory.path))
   }
 
+  @Test(
+    "find-certificate finds by common name and prints PEM and hashes that openssl agrees with (issue 52)",
+    .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl"), "the openssl CLI is needed"))
+  func findCertificateAgreesWithOpenSSL() throws {
+    let tool = Harness()
+    try tool.run("show-keychain-info")  // makes the store
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("kb-cert-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: folder) }
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    let pem = folder.appendingPathComponent("cert.pem").path
+    let der = folder.appendingPathComponent("cert.der").path
+    _ = try Self.runCollectingOutput(
+      "/usr/bin/openssl",
+      [
+        "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout",
+        folder.appendingPathComponent("key.pem").path, "-out", pem, "-days", "30", "-subj",
+        "/CN=Tool Test Cert/emailAddress=tool@example.org",
+      ])
+    _ = try Self.runCollectingOutput("/usr/bin/openssl", ["x509", "-in", pem, "-outform", "DER", "-out", der])
+    let certificate = try #require(
+      SecCertificateCreateWithData(nil, try Data(contentsOf: URL(fileURLWithPath: der)) as CFData))
+    let store = try KeychainStore(directory: tool.directory)
+    let added = withKeychainContext(store: store, accessGroups: [Self.groups]) {
+      SecItemAdd([kSecValueRef as String: certificate] as CFDictionary, nil)
+    }
+    #expect(added == errSecSuccess)
+    let found = try tool.run("find-certificate", "-a", "-c", "Tool Test", "-p", "-Z")
+    #expect(found.status == 0, "\(found)")
+    let expectedPEM = try String(contentsOfFile: pem, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+    #expect(found.output.contains(expectedPEM), "\(found.output)")
+    let fingerprint = try Self.runCollectingOutput(
+      "/usr/bin/openssl", ["x509", "-in", pem, "-noout", "-fingerprint", "-sha1"])
+    let sha1 = fingerprint.split(separator: "=").last.map { $0.replacingOccurrences(of: ":", with: "") }
+      .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+    #expect(sha1 != nil && found.output.contains("SHA-1 hash: \(sha1!)"), "\(found.output) \(fingerprint)")
+    #expect(try tool.run("find-certificate", "-e", "tool@example.org").output.contains("class: 0x80001000"))
+    #expect(try tool.run("find-certificate", "-c", "Nobody").status == 44)
+  }
+
   @Test func showKeychainInfoCountsDamagedItems() throws {
     let tool = Harness()
     try tool.run("add-generic-password", "-a", "alice", "-s", "svc", "-w", "pw-a")
