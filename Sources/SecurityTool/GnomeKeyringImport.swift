@@ -127,7 +127,7 @@ struct ImportGnomeKeyring: ParsableCommand {
     if item.modified != item.created {
       let itself: [String: Any] = [
         kSecClass as String: kSecClassGenericPassword,
-        kSecValuePersistentRef as String: Data("genp".utf8) + stored.persistentID,
+        kSecValuePersistentRef as String: ItemReference.bytes(of: .genericPassword, uuid: stored.persistentID),
       ]
       try dated(item.modified).update(
         try ItemRequest.reading(itself as NSDictionary), changes: [(kSecAttrLabel as String, item.label)])

@@ -57,7 +57,7 @@ struct SecretItems {
       guard let byte = UInt8(String(decoding: hex[index..<index + 2], as: UTF8.self), radix: 16) else { return nil }
       uuid.append(byte)
     }
-    return Data("genp".utf8) + uuid
+    return ItemReference.bytes(of: .genericPassword, uuid: uuid)
   }
 
   /// The search dictionary for `attributes`: the class and group, and the service and account

@@ -58,12 +58,16 @@ final class SecretServiceObjects: @unchecked Sendable {
   let approvals: SecretApprovals
   /// Asks the user to confirm a program's first access to an item.
   let prompter: any PromptService
+  /// The groups the policy's rules name: a collection among them is confined. Read once, as the
+  /// policy does not change while the agent runs (every call asks).
+  let confinedGroups: Set<String>
 
   init(service: AgentService, prompter: any PromptService = PassphrasePrompt.fromEnvironment()) {
     self.service = service
     registry = SecretCollections(store: service.store, backend: service.backend)
     approvals = SecretApprovals(store: service.store, backend: service.backend)
     self.prompter = prompter
+    confinedGroups = service.policy.namedGroups
   }
 
   /// The collections, read again when `refresh` or never read.
@@ -77,19 +81,21 @@ final class SecretServiceObjects: @unchecked Sendable {
   /// rule names, as GNOME Keyring gives every program every collection.
   func groups(for grant: AccessGrant) throws(BusError) -> [String] {
     if grant.namedByRule { return grant.groups ?? ["*"] }
-    let confined = service.policy.namedGroups
-    return try allCollections().map(\.group).filter { $0 == SecretCollection.login.group || !confined.contains($0) }
+    return try allCollections().filter(isEveryProgramsCollection).map(\.group)
+  }
+
+  /// Whether every program no rule names sees `collection`: the default one, and any no rule
+  /// confines.
+  private func isEveryProgramsCollection(_ collection: SecretCollection) -> Bool {
+    collection.group == SecretCollection.login.group || !confinedGroups.contains(collection.group)
   }
 
   /// The collections `caller` may see: as `groups(for:)` gives them, for the collections as they
   /// are now (one made during this call included).
   func visibleCollections(_ caller: SecretCaller) throws(BusError) -> [SecretCollection] {
     let groups = caller.engine.accessGroups
-    let confined = service.policy.namedGroups
     return try allCollections().filter {
-      !caller.namedByRule
-        ? $0.group == SecretCollection.login.group || !confined.contains($0.group)
-        : groups.contains("*") || groups.contains($0.group)
+      caller.namedByRule ? groups.contains("*") || groups.contains($0.group) : isEveryProgramsCollection($0)
     }
   }
 
