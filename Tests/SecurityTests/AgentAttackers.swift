@@ -46,11 +46,24 @@ enum AgentAttackers {
             return None
     def report(answer):
         print('closed' if not answer else answer.hex(), flush=True)
+    def pause(pid):
+        # kill returns before the signal is taken: every thread is waited for until stopped (state
+        # T), or a loaded machine lets a thread accept the race's connection first.
+        os.kill(pid, signal.SIGSTOP)
+        for _ in range(3000):
+            states = []
+            for task in os.listdir('/proc/%d/task' % pid):
+                try:
+                    with open('/proc/%d/task/%s/stat' % (pid, task)) as f: states.append(f.read().rsplit(')', 1)[1].split()[0])
+                except OSError: pass
+            if states and all(state in 'Tt' for state in states): return
+            time.sleep(0.01)
+        raise SystemExit('the agent did not stop')
     if mode in ('parent-sends', 'child-sends'):
         # Another process connects, then runs a trusted program; this one keeps the socket.
         trusted = sys.argv[5]
         s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        os.kill(agent, signal.SIGSTOP)
+        pause(agent)
         try:
             child = os.fork()
             if child == 0:
