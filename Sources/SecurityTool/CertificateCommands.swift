@@ -54,7 +54,7 @@ struct FindCertificate: ParsableCommand {
               + Self.emails(of: certificate.secCertificate).map { "\"\($0)\"" }.joined(separator: ", "))
         }
         if pem {
-          print(Self.pem(der))
+          print(PEMFile.encode(der, label: "CERTIFICATE"), terminator: "")
         } else {
           printLines(ItemFormatting.lines(item, store: opened.directory.path))
         }
@@ -69,17 +69,4 @@ struct FindCertificate: ParsableCommand {
   }
 
   static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02X", $0) }.joined() }
-
-  /// DER as PEM: base64 in lines of 64 between the CERTIFICATE markers.
-  static func pem(_ der: Data) -> String {
-    let encoded = der.base64EncodedString()
-    var lines = ["-----BEGIN CERTIFICATE-----"]
-    var start = encoded.startIndex
-    while start < encoded.endIndex {
-      let end = encoded.index(start, offsetBy: 64, limitedBy: encoded.endIndex) ?? encoded.endIndex
-      lines.append(String(encoded[start..<end]))
-      start = end
-    }
-    return (lines + ["-----END CERTIFICATE-----"]).joined(separator: "\n")
-  }
 }

@@ -73,14 +73,8 @@ struct ImportGnomeKeyring: ParsableCommand {
 
   /// The file's bytes, refused before reading when it is not a regular file or is too long.
   static func read(_ path: String, operation: String) throws -> [UInt8] {
-    var status = stat()
-    guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG,
-      let data = FileManager.default.contents(atPath: path)
-    else { throw CommandFailure(operation: operation, status: errSecIO, detail: "\(path) could not be read.") }
-    guard data.count <= GnomeKeyringFile.maximumLength else {
-      throw CommandFailure(operation: operation, status: errSecDecode, detail: "\(path) is too long to be a keyring.")
-    }
-    return Array(data)
+    Array(
+      try ToolFiles.read(path, maximumLength: GnomeKeyringFile.maximumLength, operation: operation, what: "a keyring"))
   }
 
   /// Whether the default collection holds an item with `item`'s attributes and secret.

@@ -27,7 +27,8 @@ struct SecurityTool: ParsableCommand {
       FindInternetPassword.self, DeleteInternetPassword.self, DumpKeychain.self, LockKeychain.self,
       UnlockKeychain.self, CreateKeychain.self, DefaultKeychain.self, ListKeychains.self, DeleteKeychain.self,
       ShowKeychainInfo.self, ExportKeychain.self,
-      ImportKeychain.self, ImportGnomeKeyring.self, FindCertificate.self, SyncGroupForwarder.self,
+      ImportKeychain.self, ImportGnomeKeyring.self, FindCertificate.self, FindIdentity.self, ImportItems.self,
+      ExportItems.self, SyncGroupForwarder.self,
     ])
 
   /// The tool's version, printed by --version.

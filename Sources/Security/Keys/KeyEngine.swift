@@ -127,6 +127,17 @@ package protocol KeyEngine: AnyObject, Sendable {
   /// errSecDecode for bytes that are not PKCS#12, a file without a MAC, or a key that is neither
   /// RSA nor EC or does not match its certificate.
   func importPKCS12(_ data: Data, passphrase: String) throws(KeyOperationFailure) -> [PKCS12Identity]
+  /// A PKCS#12 file of `identities` (each key shrouded, the certificates in an encrypted safe,
+  /// AES-256-CBC with PBKDF2, a SHA-256 MAC, all from `passphrase`); errSecKeyIsSensitive for a
+  /// key a hardware token keeps.
+  func exportPKCS12(_ identities: [PKCS12Identity], passphrase: String) throws(KeyOperationFailure) -> Data
+  /// A private key as PKCS#8 DER, a public key as SubjectPublicKeyInfo DER: what other tools
+  /// read; errSecKeyIsSensitive for a key a hardware token keeps.
+  func encodedKey(_ key: any EngineKey) throws(KeyOperationFailure) -> Data
+  /// A key from PKCS#8 (encrypted when `passphrase` is given), PKCS#1 or SEC 1 DER, or a public
+  /// key from SubjectPublicKeyInfo DER; errSecUnknownFormat for other bytes, errSecAuthFailed
+  /// for an encrypted key the passphrase does not open.
+  func decodeKey(_ der: Data, isPrivate: Bool, passphrase: String?) throws(KeyOperationFailure) -> any EngineKey
   /// Opens what aesGCMSeal made (ciphertext ‖ tag); errSecParam when it does not authenticate.
   func aesGCMOpen(key: Data, iv: Data, sealed: Data, additionalData: Data) throws(KeyOperationFailure) -> Data
 }
