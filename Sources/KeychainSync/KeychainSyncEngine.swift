@@ -66,18 +66,31 @@ public actor KeychainSyncEngine {
   /// growing delays; they never end the loop.
   public func run() async {
     var retryDelay = Duration.milliseconds(100)
+    var failures = SyncFailureLog()
     while !Task.isCancelled {
       do throws(KeychainSyncError) {
         let address = try SyncServerAddress(try currentMembership().server)
         try await SyncServer.with(address) { server throws(KeychainSyncError) in
           retryDelay = .milliseconds(100)
+          if let attempts = failures.recovered() {
+            syncLogger.notice("Sync resumed", metadata: ["failedAttempts": .stringConvertible(attempts)])
+          }
           try await runConnected(server)
         }
       } catch {
         if Task.isCancelled { break }
-        syncLogger.notice(
-          "Sync failed; retrying",
-          metadata: ["reason": .string(error.message), "status": .stringConvertible(error.status)])
+        switch failures.failed(error.message, at: .now) {
+        case .first:
+          syncLogger.notice(
+            "Sync failed; retrying",
+            metadata: ["reason": .string(error.message), "status": .stringConvertible(error.status)])
+        case .stillFailing(let attempts):
+          syncLogger.notice(
+            "Sync still failing; retrying",
+            metadata: ["reason": .string(error.message), "attempts": .stringConvertible(attempts)])
+        case .quiet:
+          break
+        }
         try? await Task.sleep(for: retryDelay)
         retryDelay = min(retryDelay * 2, options.maximumRetryDelay)
       }

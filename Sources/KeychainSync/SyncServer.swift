@@ -25,14 +25,16 @@ final class SyncServer: Sendable {
     self.logger = logger
   }
 
-  /// Connects and brings the server's schema up to date, within `deadline`. A connection that
+  /// Connects and brings the server's schema up to date, within `deadline` (the address's
+  /// `connect_timeout`, else 20 s). A connection that
   /// completes after the deadline gave up on it is closed: dropped open, it would leak its socket
   /// (and postgres-nio traps on a connection released unclosed).
-  static func connect(_ address: SyncServerAddress, logger: Logger, deadline: Duration = .seconds(20))
+  static func connect(_ address: SyncServerAddress, logger: Logger, deadline: Duration? = nil)
     async throws(KeychainSyncError) -> SyncServer
   {
     try await withinDeadline(
-      deadline, { () throws(KeychainSyncError) in try await connectAndMigrate(address, logger: logger) },
+      deadline ?? address.connectTimeout,
+      { () throws(KeychainSyncError) in try await connectAndMigrate(address, logger: logger) },
       late: { server in await server.close() })
   }
 

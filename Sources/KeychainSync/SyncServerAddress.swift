@@ -5,7 +5,8 @@ import Security
 
 /// A PostgreSQL connection string, as libpq writes it: `postgres://user[:password]@host[:port]/db`,
 /// with `?sslmode=disable|prefer|require|verify-full`, `?sslrootcert=/path/ca.pem` and
-/// `?host=/socket/directory` for a Unix socket.
+/// `?host=/socket/directory` for a Unix socket, and `?connect_timeout=SECONDS` (how long connecting,
+/// and bringing the schema up to date, may take; 20 s when absent).
 ///
 /// A server that is not on loopback or a Unix socket is reached over TLS with its certificate
 /// verified (chain and host name), unless the URL says `sslmode=disable` or `sslmode=prefer`
@@ -28,6 +29,15 @@ struct SyncServerAddress: Sendable, Equatable {
   var transportSecurity: TransportSecurity
   /// A PEM file of the certificate authorities to trust instead of the system's (`sslrootcert`).
   var rootCertificates: String?
+  /// How long connecting may take, TCP, TLS, authentication and the schema's check included
+  /// (`connect_timeout`, libpq's name, in whole seconds).
+  var connectTimeout: Duration = .seconds(20)
+  /// Whether the URL set `connectTimeout`.
+  var connectTimeoutGiven = false
+
+  /// The longest `connect_timeout` taken: past an hour a connection that does not come is not
+  /// worth waiting for, and a bound keeps the arithmetic of deadlines safe.
+  static let longestConnectTimeout = 3600
 
   init(_ connectionString: String) throws(KeychainSyncError) {
     guard let components = URLComponents(string: connectionString),
@@ -62,6 +72,18 @@ struct SyncServerAddress: Sendable, Equatable {
       transportSecurity = loopback ? .disable : .verifyFull
     }
     rootCertificates = query["sslrootcert"].flatMap { $0.isEmpty ? nil : $0 }
+    if let given = query["connect_timeout"] {
+      // libpq's 0 means "wait for ever"; a sync engine must notice a server that never answers.
+      guard let seconds = Int(given), (1...Self.longestConnectTimeout).contains(seconds) else {
+        throw KeychainSyncError(
+          status: errSecParam,
+          message:
+            "The sync server URL's connect_timeout must be a whole number of seconds from 1 to "
+            + "\(Self.longestConnectTimeout), not \(given).")
+      }
+      connectTimeout = .seconds(seconds)
+      connectTimeoutGiven = true
+    }
   }
 
   /// The address without its password, for messages and status.
@@ -94,7 +116,8 @@ struct SyncServerAddress: Sendable, Equatable {
     }
     var configuration = PostgresConnection.Configuration(
       host: host, port: port, username: user, password: password, database: database, tls: tls)
-    configuration.options.connectTimeout = .seconds(5)
+    // TCP's own part of the connection: 5 s unless the URL sets the whole connection's time.
+    configuration.options.connectTimeout = .seconds(connectTimeoutGiven ? connectTimeout.components.seconds : 5)
     return configuration
   }
 }

@@ -115,4 +115,6 @@ func eventually(seconds: Double = 15, _ condition: () -> Bool) async -> Bool {
 }
 
 /// The database name at the end of a postgres:// URL.
-func databaseName(_ url: String) -> String { String(url.split(separator: "/").last!) }
+func databaseName(_ url: String) -> String {
+  String(url.split(separator: "/").last!.split(separator: "?").first!)
+}

@@ -21,6 +21,14 @@ import Testing
     #expect(try SyncServerAddress("postgres://kb@db.example/k?sslmode=prefer").transportSecurity == .prefer)
     #expect(try SyncServerAddress("postgres://kb@db.example/k?sslmode=disable").transportSecurity == .disable)
     #expect(throws: KeychainSyncError.self) { try SyncServerAddress("postgres://kb@db.example/k?sslmode=allow") }
+    // libpq's connect_timeout, in whole seconds; 0 (libpq's "for ever") and nonsense refused.
+    #expect(try SyncServerAddress("postgres://kb@db.example/k").connectTimeout == .seconds(20))
+    #expect(try SyncServerAddress("postgres://kb@db.example/k?connect_timeout=90").connectTimeout == .seconds(90))
+    for refused in ["0", "-1", "1.5", "ten", "3601", "99999999999999999999"] {
+      #expect(throws: KeychainSyncError.self) {
+        try SyncServerAddress("postgres://kb@db.example/k?connect_timeout=\(refused)")
+      }
+    }
   }
 
   /// A certificate authority and a server certificate for 127.0.0.2, made by the openssl command
@@ -107,10 +115,10 @@ import Testing
       hba: "local all all trust\nhost all all 127.0.0.1/32 trust\nhostssl all all 127.0.0.2/32 trust\n")
     defer { server.stop() }
     let remote = try server.makeDatabase().replacingOccurrences(of: "@127.0.0.1:", with: "@127.0.0.2:")
-    #expect(await reach(remote + "?sslrootcert=\(certificates.authority)") == errSecNoSuchKeychain)
+    #expect(await reach(remote + "&sslrootcert=\(certificates.authority)") == errSecNoSuchKeychain)
     // The system's roots do not know the test authority: refused, never plaintext.
     #expect(await reach(remote) == errSecNotAvailable)
-    #expect(await reach(remote + "?sslmode=require") == errSecNotAvailable)
+    #expect(await reach(remote + "&sslmode=require") == errSecNotAvailable)
   }
 
   @Test func aServerWithoutTLSIsRefusedUnlessTheURLSaysPlaintext() async throws {
@@ -122,6 +130,6 @@ import Testing
     defer { server.stop() }
     let remote = try server.makeDatabase().replacingOccurrences(of: "@127.0.0.1:", with: "@127.0.0.2:")
     #expect(await reach(remote) == errSecNotAvailable)
-    #expect(await reach(remote + "?sslmode=disable") == errSecNoSuchKeychain)
+    #expect(await reach(remote + "&sslmode=disable") == errSecNoSuchKeychain)
   }
 }
