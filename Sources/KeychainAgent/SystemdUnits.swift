@@ -28,54 +28,86 @@ package enum SystemdUnits {
 
     """
 
-  /// The service unit running the agent at `executable` (serving the Secret Service too, with
-  /// `secretService`).
-  package static func serviceUnit(executable: String, secretService: Bool = false) -> String {
-    """
-    [Unit]
-    Description=KeychainBridge keychain agent
-    Requires=keychaind.socket
+  /// The service unit running the agent at `executable` with `arguments` (`--store DIR`,
+  /// `--policy FILE`, `--idle-timeout SECONDS`: what the units were installed with), serving the
+  /// Secret Service too with `secretService`.
+  package static func serviceUnit(executable: String, arguments: [String] = [], secretService: Bool = false) -> String {
+    let command = ([executable] + (secretService ? ["--secret-service"] : []) + arguments).map(systemdQuoted)
+    return """
+      [Unit]
+      Description=KeychainBridge keychain agent
+      Requires=keychaind.socket
 
-    [Service]
-    ExecStart=\(executable)\(secretService ? " --secret-service" : "")
-    LimitCORE=0
+      [Service]
+      ExecStart=\(command.joined(separator: " "))
+      LimitCORE=0
 
-    [Install]
-    Also=keychaind.socket
+      [Install]
+      Also=keychaind.socket
 
-    """
+      """
   }
 
   /// The D-Bus activation file for the Secret Service: the session bus starts the agent (through
   /// systemd's unit when systemd runs the user's session, else by `Exec`) when a program first
   /// asks for org.freedesktop.secrets.
-  package static func busActivationFile(executable: String) -> String {
-    """
-    [D-BUS Service]
-    Name=org.freedesktop.secrets
-    Exec=\(executable) --secret-service
-    SystemdService=keychaind.service
+  package static func busActivationFile(executable: String, arguments: [String] = []) -> String {
+    let command = ([executable, "--secret-service"] + arguments).map(busQuoted)
+    return """
+      [D-BUS Service]
+      Name=org.freedesktop.secrets
+      Exec=\(command.joined(separator: " "))
+      SystemdService=keychaind.service
 
-    """
+      """
   }
 
-  /// Writes both units into `directory` (created 0700 when missing); with `secretService`, the
-  /// service serves the Secret Service too and the bus's activation file is written into
-  /// `busServiceDirectory`. Returns the files written.
+  /// One word of an ExecStart line: quoted, with systemd's specifiers (`%`) and variables (`$`)
+  /// escaped, so a store folder with spaces or a percent sign reaches the agent as written.
+  static func systemdQuoted(_ word: String) -> String {
+    var quoted = "\""
+    for character in word {
+      switch character {
+      case "\\": quoted += "\\\\"
+      case "\"": quoted += "\\\""
+      case "%": quoted += "%%"
+      case "$": quoted += "$$"
+      default: quoted.append(character)
+      }
+    }
+    return quoted + "\""
+  }
+
+  /// One word of a D-Bus service file's Exec line, which dbus-daemon splits as a shell would
+  /// (quotes and backslashes only; nothing is expanded).
+  static func busQuoted(_ word: String) -> String {
+    var quoted = "\""
+    for character in word {
+      if character == "\\" || character == "\"" || character == "$" || character == "`" { quoted += "\\" }
+      quoted.append(character)
+    }
+    return quoted + "\""
+  }
+
+  /// Writes both units into `directory` (created 0700 when missing), running the agent with
+  /// `arguments`; with `secretService`, the service serves the Secret Service too and the bus's
+  /// activation file is written into `busServiceDirectory`. Returns the files written.
   package static func install(
-    into directory: URL, executable: String, secretService: Bool = false, busServiceDirectory: URL? = nil
+    into directory: URL, executable: String, arguments: [String] = [], secretService: Bool = false,
+    busServiceDirectory: URL? = nil
   ) throws -> [URL] {
     try FileManager.default.createDirectory(
       at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     let socket = directory.appendingPathComponent("keychaind.socket")
     let service = directory.appendingPathComponent("keychaind.service")
     try Data(socketUnit.utf8).write(to: socket)
-    try Data(serviceUnit(executable: executable, secretService: secretService).utf8).write(to: service)
+    try Data(serviceUnit(executable: executable, arguments: arguments, secretService: secretService).utf8)
+      .write(to: service)
     guard secretService else { return [socket, service] }
     let busDirectory = busServiceDirectory ?? userBusServiceDirectory
     try FileManager.default.createDirectory(at: busDirectory, withIntermediateDirectories: true)
     let activation = busDirectory.appendingPathComponent("org.freedesktop.secrets.service")
-    try Data(busActivationFile(executable: executable).utf8).write(to: activation)
+    try Data(busActivationFile(executable: executable, arguments: arguments).utf8).write(to: activation)
     return [socket, service, activation]
   }
 

@@ -15,7 +15,7 @@ let usage = """
   usage: keychaind --socket PATH [--store DIR] [--policy FILE] [--idle-timeout SECONDS] [--secret-service]
          keychaind --secret-service [--store DIR] [--policy FILE] [--idle-timeout SECONDS]
          keychaind [--store DIR] [--policy FILE] [--idle-timeout SECONDS]   (from systemd's socket unit)
-         keychaind --install-units [--unit-directory DIR] [--secret-service]
+         keychaind --install-units [--unit-directory DIR] [--secret-service] [--store DIR] [--policy FILE] [--idle-timeout SECONDS]
 
   Serves the keychain store in DIR (default: the store KEYCHAIN_BRIDGE_HOME names, else
   $XDG_DATA_HOME/keychain-bridge) on the Unix socket PATH, in the foreground, until SIGTERM or
@@ -37,7 +37,9 @@ let usage = """
   It fails when another program owns the name (stop GNOME Keyring's secrets component first).
 
   --install-units writes systemd user units (keychaind.socket, keychaind.service) into DIR (default:
-  $XDG_CONFIG_HOME/systemd/user) for this executable; then run `systemctl --user daemon-reload` and
+  $XDG_CONFIG_HOME/systemd/user) for this executable, which systemd starts with the --store, --policy
+  and --idle-timeout given here (systemd drops the environment, so KEYCHAIN_BRIDGE_HOME does not reach
+  it: give --store to serve another store than the default); then run `systemctl --user daemon-reload` and
   `systemctl --user enable --now keychaind.socket`, and give programs
   KEYCHAIN_BRIDGE_AGENT=$XDG_RUNTIME_DIR/keychain-bridge/agent.sock. The first connection starts the
   agent, on the socket systemd made. With --secret-service, the service serves the Secret Service
@@ -101,9 +103,16 @@ while let argument = arguments.popFirst() {
 }
 if installUnits {
   let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+  // What the agent is installed with is what systemd starts it with; paths made absolute, since
+  // systemd starts it in another folder (a relative --store would name another store).
+  var serviceArguments: [String] = []
+  if let storeDirectory { serviceArguments += ["--store", storeDirectory.standardizedFileURL.path] }
+  if let policyPath { serviceArguments += ["--policy", URL(fileURLWithPath: policyPath).standardizedFileURL.path] }
+  if idleTimeout != IdleLock.defaultTimeout { serviceArguments += ["--idle-timeout", String(idleTimeout)] }
   do {
     for unit in try SystemdUnits.install(
-      into: unitDirectory ?? SystemdUnits.userUnitDirectory, executable: executable, secretService: secretService)
+      into: unitDirectory ?? SystemdUnits.userUnitDirectory, executable: executable, arguments: serviceArguments,
+      secretService: secretService)
     {
       print("wrote \(unit.path)")
     }

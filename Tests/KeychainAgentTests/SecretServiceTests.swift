@@ -280,7 +280,9 @@ struct SecretServiceTests {
     #expect(try bus.run(Self.secretTool, ["lookup", "service", "mail", "username", "root"]).output == "pw")
   }
 
-  @Test("The installed activation file has the session bus start the agent when a program first asks")
+  @Test(
+    "The installed activation file has the session bus start the agent, on the store given at install, when a program first asks"
+  )
   func theBusStartsTheAgent() throws {
     let folder = URL(fileURLWithPath: "/tmp/kb-activation-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
     defer { try? FileManager.default.removeItem(at: folder) }
@@ -290,8 +292,12 @@ struct SecretServiceTests {
       at: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     let install = Process()
     install.executableURL = RunningAgent.executable
+    // A store folder with a space and a percent sign: quoted for systemd (%% and all) and for
+    // dbus-daemon, it must reach the agent as written (issue 52: the units could not name a store).
+    let store = folder.appendingPathComponent("my store%1")
     install.arguments = [
       "--install-units", "--secret-service", "--unit-directory", folder.appendingPathComponent("units").path,
+      "--store", store.path,
     ]
     install.environment = ProcessInfo.processInfo.environment.merging(["XDG_DATA_HOME": data.path]) { $1 }
     install.standardOutput = FileHandle.nullDevice
@@ -302,15 +308,21 @@ struct SecretServiceTests {
     let activation = try String(
       contentsOf: services.appendingPathComponent("org.freedesktop.secrets.service"), encoding: .utf8)
     #expect(activation.contains("Name=org.freedesktop.secrets"))
-    #expect(activation.contains("Exec=\(RunningAgent.executable.resolvingSymlinksInPath().path) --secret-service"))
+    let executable = RunningAgent.executable.resolvingSymlinksInPath().path
+    #expect(
+      activation.contains("Exec=\"\(executable)\" \"--secret-service\" \"--store\" \"\(store.path)\"\n"),
+      "\(activation)")
     let unit = try String(contentsOf: folder.appendingPathComponent("units/keychaind.service"), encoding: .utf8)
-    #expect(unit.contains("--secret-service"))
+    let quotedStore = store.path.replacingOccurrences(of: "%", with: "%%")
+    #expect(
+      unit.contains("ExecStart=\"\(executable)\" \"--secret-service\" \"--store\" \"\(quotedStore)\"\n"), "\(unit)")
     // No agent runs: the bus starts one (by Exec: no systemd here) for the first program that asks,
-    // serving the store the environment names; it ends with the bus.
+    // serving the store named at install, not the one the environment names; it ends with the bus.
     let bus = try PrivateSessionBus(
       serviceDirectory: services,
       environment: [
-        "KEYCHAIN_BRIDGE_HOME": folder.appendingPathComponent("store").path, "XDG_RUNTIME_DIR": runtime.path,
+        "KEYCHAIN_BRIDGE_HOME": folder.appendingPathComponent("environment-store").path,
+        "XDG_RUNTIME_DIR": runtime.path,
       ])
     defer { bus.stop() }
     let stored = try bus.run(
@@ -318,6 +330,8 @@ struct SecretServiceTests {
     #expect(stored.status == 0, "\(stored.error)")
     #expect(try bus.run(Self.secretTool, ["lookup", "service", "boot", "username", "me"]).output == "up")
     #expect(FileManager.default.fileExists(atPath: runtime.appendingPathComponent("keychain-bridge/agent.sock").path))
+    #expect(FileManager.default.fileExists(atPath: store.appendingPathComponent("keychain.db").path))
+    #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("environment-store").path))
   }
 
   @Test("A second keyring on the same bus exits with a sentence saying the name is taken")

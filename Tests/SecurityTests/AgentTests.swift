@@ -327,7 +327,7 @@ import Testing
     let serviceUnit = try String(contentsOf: folder.appendingPathComponent("keychaind.service"), encoding: .utf8)
     #expect(socketUnit.contains("ListenStream=%t/keychain-bridge/agent.sock"))
     #expect(socketUnit.contains("SocketMode=0600") && socketUnit.contains("DirectoryMode=0700"))
-    #expect(serviceUnit.contains("ExecStart=\(RunningAgent.executable.resolvingSymlinksInPath().path)\n"))
+    #expect(serviceUnit.contains("ExecStart=\"\(RunningAgent.executable.resolvingSymlinksInPath().path)\"\n"))
     #expect(serviceUnit.contains("LimitCORE=0"))
   }
 
