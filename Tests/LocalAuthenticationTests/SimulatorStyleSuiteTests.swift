@@ -6,8 +6,8 @@ import Testing
 /// A wrapper library in the style of Valet's SinglePromptSecureEnclaveValet, written for iOS: it
 /// stores strings with `.userPresence` and reads them through one LAContext, so the user is asked
 /// once. Its test suite below was written for the simulator, which does not prompt; here the
-/// prompt is answered by a scripted askpass helper (README: "Test suites and CI"), and the suite
-/// runs unchanged.
+/// prompt is answered by a scripted askpass helper (Security's DocC article "Getting started with
+/// askpass"), and the suite runs unchanged.
 final class PresenceVault {
   let service: String
   private var context = LAContext()

@@ -215,9 +215,10 @@ import Testing
 
   @Test("An unknown command is named as one, with the list of commands (issue 52)")
   func anUnknownCommandIsNamed() throws {
-    let result = try Harness().run("export-everything", "-o", "out.p12")
+    let result = try Harness().run("export-all", "-o", "out.p12")
     #expect(result.status == 64, "\(result)")
-    #expect(result.errors.hasPrefix("security: \"export-everything\" is not a command. The commands are: add-generic-password"))
+    #expect(
+      result.errors.hasPrefix("security: \"export-all\" is not a command. The commands are: add-generic-password"))
     #expect(!result.errors.contains("Unknown option"))
   }
 
