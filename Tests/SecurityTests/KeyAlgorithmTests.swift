@@ -15,8 +15,48 @@ import Testing
   static let rsaSignatureAlgorithms: [SecKeyAlgorithm] = [
     .rsaSignatureMessagePKCS1v15SHA1, .rsaSignatureMessagePKCS1v15SHA224, .rsaSignatureMessagePKCS1v15SHA256,
     .rsaSignatureMessagePKCS1v15SHA384, .rsaSignatureMessagePKCS1v15SHA512, .rsaSignatureMessagePSSSHA1,
-    .rsaSignatureMessagePSSSHA256, .rsaSignatureMessagePSSSHA512,
+    .rsaSignatureMessagePSSSHA224, .rsaSignatureMessagePSSSHA256, .rsaSignatureMessagePSSSHA384,
+    .rsaSignatureMessagePSSSHA512,
   ]
+
+  /// Issue 53: Apple's SHA-224 PSS constants end in ":24", not the digest's 28 bytes, and were
+  /// refused (-50, and "not supported" at every key size). The salt is still the digest's length,
+  /// as Apple signs: the openssl CLI verifies with a salt of 28.
+  @Test("Keys rule 5.4.5: RSA PSS with SHA-224, message and digest, as Apple names them")
+  func pssWithSHA224() throws {
+    let key = try makeKey(kSecAttrKeyTypeRSA, bits: 2048)
+    let publicKey = SecKeyCopyPublicKey(key)!
+    for algorithm in [SecKeyAlgorithm.rsaSignatureMessagePSSSHA224, .rsaSignatureDigestPSSSHA224] {
+      #expect(SecKeyIsAlgorithmSupported(key, .sign, algorithm))
+      #expect(SecKeyIsAlgorithmSupported(publicKey, .verify, algorithm))
+    }
+    let signature = try sign(key, .rsaSignatureMessagePSSSHA224, Self.message)
+    #expect(verify(publicKey, .rsaSignatureMessagePSSSHA224, Self.message, signature))
+    var error: Unmanaged<CFError>?
+    let digest = try #require(
+      SecKeyCreateSignature(key, .rsaSignatureDigestPSSSHA224, Data(count: 28) as CFData, &error) as Data?)
+    #expect(verify(publicKey, .rsaSignatureDigestPSSSHA224, Data(count: 28), digest))
+    guard FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl") else { return }
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("kb-pss-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let spki = try #require(SecKeyCopyExternalRepresentation(publicKey, &error) as Data?)
+    try spki.write(to: folder.appendingPathComponent("key.der"))
+    try Self.message.write(to: folder.appendingPathComponent("message"))
+    try signature.write(to: folder.appendingPathComponent("signature"))
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+    process.currentDirectoryURL = folder
+    process.arguments = [
+      "dgst", "-sha224", "-keyform", "DER", "-verify", "key.der", "-sigopt", "rsa_padding_mode:pss", "-sigopt",
+      "rsa_pss_saltlen:28", "-signature", "signature", "message",
+    ]
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0, "openssl did not verify the SHA-224 PSS signature with a 28-byte salt")
+  }
 
   @Test("Keys rule 5.1.4: an algorithm the key does not support is errSecParam")
   func anUnsupportedAlgorithmIsErrSecParam() throws {

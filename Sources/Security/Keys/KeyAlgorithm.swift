@@ -40,6 +40,13 @@ package enum KeyAlgorithm: Sendable, Equatable {
     case oaepAESGCM(DigestKind)
   }
 
+  /// The last field of Apple's PSS constant for `hash`: the digest's length in bytes, except for
+  /// SHA-224, whose constant says 24 (Apple's; its signatures still use a 28-byte salt, the
+  /// digest's length, as every PSS algorithm here does).
+  static func pssSaltField(_ hash: DigestKind) -> String {
+    hash == .sha224 ? "24" : String(hash.length)
+  }
+
   /// Parses Apple's string; nil for a string no key supports.
   package init?(_ name: String) {
     let parts = name.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
@@ -73,7 +80,7 @@ package enum KeyAlgorithm: Sendable, Equatable {
       case ("message-PKCS1v15", 5):
         guard let h = hash(4) else { return nil }; self = .rsaSignature(input: .message(h), padding: .pkcs1v15)
       case ("digest-PSS", 7), ("message-PSS", 7):
-        guard let h = hash(4), hash(5) == h, parts[6] == String(h.length) else { return nil }
+        guard let h = hash(4), hash(5) == h, parts[6] == Self.pssSaltField(h) else { return nil }
         self = .rsaSignature(input: parts[3] == "digest-PSS" ? .digest(h) : .message(h), padding: .pss)
       default: return nil
       }
