@@ -51,6 +51,10 @@ public enum Ownership: String, Codable, Sendable {
 ///    become a tuple named after them: `Result<(publicKey: SecKey, privateKey: SecKey), ...>`.
 /// 9. An `int` result whose `@result` names errSecSuccess is a status, as an `OSStatus` is
 ///    (SecRandomCopyBytes).
+/// 10. A status function's trailing pointer to a value (a typed enum or a `Boolean`) that it
+///    writes is its result: `SecTrustGetTrustResult(trust, &result)` becomes
+///    `Result<SecTrustResultType, KeychainError>`; the value starts at the enum's first case, or
+///    false.
 public struct WrapperModel: Codable, Equatable, Sendable {
   /// The Swift name: the C name without `Sec`, lower camel case (`itemCopyMatching`).
   public var swiftName: String
@@ -78,6 +82,12 @@ public struct WrapperModel: Codable, Equatable, Sendable {
   /// Rule 8: the object out-parameters returned together, with their Swift types; empty unless
   /// there are two or more (one is `resultParameter`).
   public var resultObjects: [WrapperParameter] = []
+  /// Rule 10: the value a value out-parameter starts at (`.invalid`, `false`); nil for any other
+  /// result (and left out of the model).
+  public var resultInitialValue: String? = nil
+  /// True when the error out-parameter is declared CF_RETURNS_RETAINED, which Swift imports as a
+  /// managed `CFError?` rather than an `Unmanaged` one; nil otherwise (and left out of the model).
+  public var errorIsManaged: Bool? = nil
 }
 
 /// A byte buffer of a C function and the `size_t` that goes with it (rule 7).
@@ -117,6 +127,8 @@ enum FunctionConventions {
     "OSStatus": "OSStatus",
     "SecAccessControlRef": "SecAccessControl", "SecCertificateRef": "SecCertificate", "SecKeyRef": "SecKey",
     "SecIdentityRef": "SecIdentity", "SecItemEntriesRef": "SecItemEntries", "SecRandomRef": "SecRandom",
+    "SecTrustRef": "SecTrust", "SecPolicyRef": "SecPolicy", "CFAbsoluteTime": "CFAbsoluteTime",
+    "CFOptionFlags": "CFOptionFlags",
     "void *": "UnsafeMutableRawPointer",
     "size_t": "Int", "Boolean": "Bool", "_Bool": "Bool", "bool": "Bool", "int": "Int32", "uint32_t": "UInt32",
     "UInt32": "UInt32", "SInt32": "Int32",
@@ -148,7 +160,9 @@ enum FunctionConventions {
     return functionName.contains("Create") || functionName.contains("Copy") ? .retained : .unspecified
   }
 
-  static func wrapper(_ function: FunctionModel, typedEnums: Set<String> = []) -> WrapperModel {
+  static func wrapper(
+    _ function: FunctionModel, typedEnums: Set<String> = [], firstCases: [String: String] = [:]
+  ) -> WrapperModel {
     let swiftName = SwiftNaming.lowerCamel(SwiftNaming.stripPrefix(function.name, ["Sec"]))
     let result = bare(function.resultType)
     var parameters = function.parameters
@@ -157,6 +171,8 @@ enum FunctionConventions {
     var ownership = ownership(function.resultType, functionName: function.name)
     var resultParameterType: String?
     var resultObjects: [WrapperParameter] = []
+    var errorIsManaged: Bool?
+    var resultInitialValue: String?
     if result == "OSStatus" || (result == "int" && function.resultCodes.contains("errSecSuccess")) {
       convention = .status
       if let last = parameters.last, last.nullable, bare(last.type) == "CFTypeRef *" {
@@ -175,9 +191,21 @@ enum FunctionConventions {
           resultObjects = []
         }
         if resultParameterType != nil || !resultObjects.isEmpty { ownership = .retained }
+        if resultObjects.isEmpty, resultParameter == nil, let last = parameters.last,
+          let (type, initial) = valueOutParameter(last, typedEnums: typedEnums, firstCases: firstCases)
+        {
+          resultParameter = last.name
+          resultParameterType = type
+          resultInitialValue = initial
+          ownership = .unspecified
+          parameters.removeLast()
+        }
       }
     } else if let last = parameters.last, bare(last.type) == "CFErrorRef *" {
       convention = .errorOutParameter
+      // Audited with CF_RETURNS_RETAINED, ClangImporter gives the error managed
+      // (`UnsafeMutablePointer<CFError?>`, SecTrustEvaluateWithError); unaudited, Unmanaged.
+      errorIsManaged = last.type.contains("CF_RETURNS_RETAINED") ? true : nil
       parameters.removeLast()
     } else if function.resultType.contains("_Nullable") {
       convention = .nullableResult
@@ -230,7 +258,20 @@ enum FunctionConventions {
       resultParameterType: resultParameterType, resultOwnership: ownership,
       notFoundIsNil: notFoundIsNil, existenceTestName: isCopyWithResult ? swiftName + "Exists" : nil,
       parameters: swiftParameters, returnType: returnType, unavailableReason: unavailable, buffers: buffers,
-      resultObjects: resultObjects)
+      resultObjects: resultObjects, resultInitialValue: resultInitialValue, errorIsManaged: errorIsManaged)
+  }
+
+  /// Rule 10: the Swift type and starting value of a pointer to a value the function writes (a
+  /// typed enum whose first case is known, or a `Boolean`), or nil for any other parameter.
+  private static func valueOutParameter(
+    _ parameter: ParameterModel, typedEnums: Set<String>, firstCases: [String: String]
+  ) -> (type: String, initial: String)? {
+    let type = bare(parameter.type)
+    guard type.hasSuffix(" *"), !parameter.type.contains("CF_RETURNS_RETAINED") else { return nil }
+    let pointee = String(type.dropLast(2))
+    if ["Boolean", "bool", "_Bool"].contains(pointee) { return ("Bool", "false") }
+    guard typedEnums.contains(pointee), let first = firstCases[pointee] else { return nil }
+    return (pointee, ".\(first)")
   }
 
   /// The Swift type of an object the function hands back through a `CF_RETURNS_RETAINED`

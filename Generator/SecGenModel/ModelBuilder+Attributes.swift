@@ -64,12 +64,16 @@ extension ModelBuilder {
       // CFDataRef, or written without Ref ("a CFData", "a SecAccessControl instance").
       valueType = known
     } else if let range = text.range(of: #"\b(CF|Sec)[A-Za-z]*Ref\b"#, options: .regularExpression) {
-      report(location, "\(name) has the value type \(text[range]), which secgen does not know")
+      // A binding generator reading an SDK does not refuse a header for one legacy constant: the
+      // attribute is imported untyped, and the warning says so (an error under --strict).
+      warn(
+        location, .untypedAttribute,
+        "\(name) has the value type \(text[range]), which secgen does not know, so it gets no typed setter")
     } else {
-      report(
-        location,
-        "the @constant text of \(name) names no value type (a CF type such as CFStringRef, or a value-constants group); "
-          + "the API notes may give one")
+      warn(
+        location, .untypedAttribute,
+        "the @constant text of \(name) names no value type (a CF type such as CFStringRef, or a value-constants "
+          + "group), so it gets no typed setter; the API notes may give one")
     }
     return AttributeModel(
       constant: name, swiftName: swiftName, valueType: valueType, valueGroup: valueGroup, readOnly: readOnly,

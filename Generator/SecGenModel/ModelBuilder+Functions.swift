@@ -4,7 +4,9 @@ import SecGenParse
 // Functions: prototypes, their HeaderDoc entries, and the wrapper their declaration implies.
 
 extension ModelBuilder {
-  mutating func function(_ declaration: FunctionDeclaration, typedEnums: Set<String>) -> FunctionModel {
+  mutating func function(
+    _ declaration: FunctionDeclaration, typedEnums: Set<String>, firstCases: [String: String] = [:]
+  ) -> FunctionModel {
     let parsed = declaration.comment.map { comment($0, before: declaration.location) }
     if let parsed, let named = parsed.first("function"), named.text != declaration.name {
       report(
@@ -32,7 +34,7 @@ extension ModelBuilder {
           documentation: documented[$0.name]?.text ?? "")
       }, result: result, resultCodes: codes)
     model.isPrivate = isPrivate(declaration.location)
-    model.wrapper = FunctionConventions.wrapper(model, typedEnums: typedEnums)
+    model.wrapper = FunctionConventions.wrapper(model, typedEnums: typedEnums, firstCases: firstCases)
     return model
   }
 }

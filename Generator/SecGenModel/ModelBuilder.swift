@@ -246,7 +246,13 @@ public struct ModelBuilder {
     }
     let typedEnums = parsed.enumerations.filter { !holdsStatusCodes($0) }.map { typedEnum($0) }
     let typeNames = Set(typedEnums.map(\.name))
-    let functions = parsed.functions.map { function($0, typedEnums: typeNames.union(parsed.stringEnums)) }
+    // A value out-parameter of a typed enum starts at the enum's first case (rule 10).
+    let firstCases = Dictionary(
+      typedEnums.compactMap { typed in typed.cases.first.map { (typed.name, $0.swiftName) } },
+      uniquingKeysWith: { a, _ in a })
+    let functions = parsed.functions.map {
+      function($0, typedEnums: typeNames.union(parsed.stringEnums), firstCases: firstCases)
+    }
     let itemResults = Set(functions.filter { $0.name.hasPrefix("SecItem") }.flatMap(\.resultCodes))
     // Every code a function's @result names (SecKeyVerifySignature's errSecVerifyFailed too).
     let listedResults = Set(functions.flatMap(\.resultCodes))

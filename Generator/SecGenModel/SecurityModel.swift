@@ -232,4 +232,7 @@ public enum WarningKind: String, CaseIterable, Sendable {
   case undocumentedAttribute = "undocumented attribute"
   /// An errSec code with no trailing comment or `@constant` entry.
   case undocumentedStatusCode = "undocumented status code"
+  /// An attribute key whose `@constant` entry names no value type secgen knows (an SDK's legacy
+  /// constant): imported untyped, as an undocumented one is, rather than refusing the header.
+  case untypedAttribute = "untyped attribute"
 }

@@ -82,7 +82,7 @@ extension TemplateContext {
   }
 
   /// A wrapper as the template lays it out: the C function, its arguments, and the convention that
-  /// decides the body (`status`, `statusObject`, `statusObjects`, `statusValue`, `statusBuffer`,
+  /// decides the body (`status`, `statusObject`, `statusObjects`, `statusValue`, `statusValueOut`, `statusBuffer`,
   /// `errorOutVoid`, `errorOut`, `plain`).
   static func wrapperContext(_ function: FunctionModel, _ wrapper: WrapperModel) -> [String: Any] {
     let body: String
@@ -90,6 +90,7 @@ extension TemplateContext {
     switch wrapper.convention {
     case .status where written != nil: body = "statusBuffer"
     case .status where !wrapper.resultObjects.isEmpty: body = "statusObjects"
+    case .status where wrapper.resultInitialValue != nil: body = "statusValueOut"
     case .status where wrapper.resultParameter != nil && wrapper.resultParameterType != nil: body = "statusObject"
     case .status where wrapper.resultParameter != nil: body = "statusValue"
     case .status: body = "status"
@@ -127,6 +128,8 @@ extension TemplateContext {
       "resultParameter": wrapper.resultParameter ?? "",
       "resultParameterType": wrapper.resultParameterType ?? "",
       "notFoundIsNil": wrapper.notFoundIsNil,
+      "errorIsManaged": wrapper.errorIsManaged == true,
+      "resultInitialValue": wrapper.resultInitialValue ?? "",
       "resultObjects": wrapper.resultObjects.map { ["name": $0.name, "type": $0.type] },
       "argumentsAndResults": (arguments + objects.map { "&\($0)" }).joined(separator: ", "),
       "boundObjects": objects.map { "let \($0)" }.joined(separator: ", "),

@@ -48,10 +48,6 @@ import Testing
       name: "syntax error", contents: Data(header("extern const CFStringRef kSecAttrAccount\nint broken(;").utf8),
       line: 8, message: "expected"),
     Case(
-      name: "attribute of unknown type",
-      contents: Data(header(attributeGroup.replacingOccurrences(of: "a CFStringRef", with: "a CFWidgetRef")).utf8),
-      line: 15, message: "CFWidgetRef, which secgen does not know"),
-    Case(
       name: "class table naming an undeclared constant",
       contents: Data(
         header(
@@ -103,6 +99,28 @@ import Testing
     #expect(warning.location.file.hasSuffix("Broken.h") && warning.location.line == 2)
     #expect(warning.message.contains("errSecSuccess has no trailing comment or @constant entry"))
     #expect(model.statusCodes.map { $0.name } == ["errSecSuccess"])
+  }
+
+  /// Issue 53: an SDK's legacy constant whose documentation names no type, or a type secgen does
+  /// not know, is a warning with its place and an untyped attribute, never an error that stops the
+  /// run (under --strict every warning is an error, as for the project's own headers).
+  @Test(arguments: [
+    ("a CFWidgetRef", "CFWidgetRef, which secgen does not know, so it gets no typed setter"),
+    ("something", "names no value type"),
+  ])
+  func anAttributeOfNoKnownTypeIsImportedUntypedWithAWarning(_ wording: String, _ message: String) throws {
+    let file = try Self.write(
+      Case(
+        name: "untyped attribute",
+        contents: Data(Self.header(Self.attributeGroup.replacingOccurrences(of: "a CFStringRef", with: wording)).utf8),
+        line: 15, message: ""))
+    defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+    var timings = Pipeline.Timings()
+    let model = try Pipeline.model(headers: [file], apiNotes: nil, timings: &timings)
+    let warning = try #require(model.warnings.first { $0.kind == "untyped attribute" })
+    #expect(warning.location.line == 15 && warning.message.contains(message), "\(warning)")
+    #expect(model.attributes.first { $0.constant == "kSecAttrAccount" }?.valueType == .unsupported)
+    _ = try Pipeline.generate(headers: [file], apiNotes: nil, templates: Paths.templates, timings: &timings)
   }
 
   @Test func aStatusCodeTakesItsMeaningFromTheEnumsConstantEntries() throws {

@@ -39,7 +39,7 @@ import Testing
     let model = try Pipeline.model(
       headers: Paths.realHeaders, definitions: Self.definitions, apiNotes: Paths.realNotes, timings: &timings)
     let definitions = try #require(model.definitions)
-    #expect(definitions.constants.count == 341)
+    #expect(definitions.constants.count == 354)
     // SecKey.h's algorithms are static members of their CF_STRING_ENUM type, as Swift imports them.
     let signing = try #require(
       definitions.constants.first { $0.constant == "kSecKeyAlgorithmECDSASignatureMessageX962SHA256" })
