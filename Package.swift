@@ -226,7 +226,7 @@ let package = Package(
     .executableTarget(
       name: "SecurityTool",
       dependencies: [
-        "Keychain", "Security", "KeychainBackend", "KeychainCrypto", "KeychainCryptoOpenSSL", "SecurityCommandLine",
+        "Keychain", "Security", "KeychainBackend", "KeychainCrypto", "SecurityCommandLine",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),

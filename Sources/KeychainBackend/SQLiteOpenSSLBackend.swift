@@ -82,3 +82,59 @@ struct SQLiteOpenSSLBackend: SecurityBackend {
 func installBackend() {
   SecurityBackends.install(SQLiteOpenSSLBackend())
 }
+
+extension SQLiteOpenSSLBackend {
+  /// Validates once per purpose the policies ask (TLS server, TLS client, else none) and joins
+  /// what each found; revocation is not checked, for want of a network (CertificateTrust).
+  func evaluateTrust(_ request: TrustRequest) -> TrustOutcome {
+    var purposes: [X509Purpose] = []
+    var requiresRevocationAnswer = false
+    for check in request.checks {
+      switch check {
+      case .sslServer(let host): purposes.append(.tlsServer(host: host))
+      case .sslClient: purposes.append(.tlsClient)
+      case .revocation(let requirePositiveResponse):
+        requiresRevocationAnswer = requiresRevocationAnswer || requirePositiveResponse
+      }
+    }
+    if purposes.isEmpty { purposes = [.any] }
+    var chain: [Data] = []
+    var failures: [TrustFailure] = []
+    for purpose in purposes {
+      guard
+        let result = X509ChainValidation.validate(
+          leaf: Array(request.leaf), intermediates: request.intermediates.map { Array($0) },
+          anchors: request.anchors.map { Array($0) }, systemAnchors: request.systemAnchors,
+          time: Int64(request.date.timeIntervalSince1970.rounded(.down)), purpose: purpose)
+      else { return TrustOutcome(chain: [], failures: [TrustFailure(kind: .invalid, depth: 0)]) }
+      if chain.isEmpty { chain = result.chain.map { Data($0) } }
+      for found in result.problems {
+        let failure = TrustFailure(kind: Self.kind(found.problem), depth: found.depth, detail: found.reason)
+        if !failures.contains(where: { $0.kind == failure.kind && $0.depth == failure.depth }) {
+          failures.append(failure)
+        }
+      }
+    }
+    if requiresRevocationAnswer {
+      failures.append(
+        TrustFailure(kind: .revocationUnknown, depth: 0, detail: "no revocation answer without a network"))
+    }
+    return TrustOutcome(chain: chain, failures: failures)
+  }
+
+  private static func kind(_ problem: X509ChainProblem) -> TrustFailureKind {
+    switch problem {
+    case .expired: .expired
+    case .notYetValid: .notYetValid
+    case .untrustedRoot: .untrustedRoot
+    case .missingIssuer: .missingIssuer
+    case .revoked: .revoked
+    case .notACertificateAuthority: .notACertificateAuthority
+    case .wrongUsage: .wrongUsage
+    case .hostNameMismatch: .hostNameMismatch
+    case .validityPeriodTooLong: .validityPeriodTooLong
+    case .badSignature: .badSignature
+    case .invalid: .invalid
+    }
+  }
+}

@@ -65,7 +65,7 @@ package enum X509Certificate {
   }
 
   /// The certificate OpenSSL parses at the start of `bytes`, and how many bytes it took.
-  private static func parse(_ bytes: [UInt8]) -> (OpaquePointer, Int)? {
+  static func parse(_ bytes: [UInt8]) -> (OpaquePointer, Int)? {
     guard !bytes.isEmpty, bytes.count <= Int(Int32.max) else { return nil }
     return bytes.withUnsafeBufferPointer { buffer in
       guard let start = buffer.baseAddress else { return nil }
@@ -152,7 +152,7 @@ package enum X509Certificate {
   }
 
   /// An ASN1_TIME as seconds since 1970 (UTC).
-  private static func secondsSince1970(_ time: UnsafePointer<ASN1_TIME>?) -> Int64? {
+  static func secondsSince1970(_ time: UnsafePointer<ASN1_TIME>?) -> Int64? {
     guard let time else { return nil }
     var parts = tm()
     guard ASN1_TIME_to_tm(time, &parts) == 1 else {

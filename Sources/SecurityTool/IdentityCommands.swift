@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import Keychain
 import KeychainCrypto
-import KeychainCryptoOpenSSL
 import Security
 import SecurityCommandLine
 
@@ -13,21 +12,19 @@ struct FindIdentity: ParsableCommand {
     commandName: "find-identity",
     abstract: "List the identities (a certificate with its private key) and which a policy finds valid.",
     discussion: """
-      An identity is valid when its certificate is in its validity period and chains, through the keychain's \
-      other certificates, to a root the system trusts (OpenSSL's, ca-certificates' on Debian; SSL_CERT_FILE \
-      and SSL_CERT_DIR name others) with the extended key usage the policy needs. -s is the host name for \
-      ssl-server and ssl-client and the email address for smime. An invalid identity is listed with the reason \
-      in macOS's words (CSSMERR_TP_NOT_TRUSTED, CSSMERR_TP_CERT_EXPIRED, ...). Exit 0 even when none is found, \
-      as on macOS.
+      An identity is valid when SecTrust trusts its certificate for the policy: in its validity period, chained \
+      through the keychain's other certificates to a root the system trusts (OpenSSL's, ca-certificates' on \
+      Debian; SSL_CERT_FILE and SSL_CERT_DIR name others), with the extended key usage the policy needs. -s is \
+      the host name for ssl-server. An invalid identity is listed with the reason in macOS's words \
+      (CSSMERR_TP_NOT_TRUSTED, CSSMERR_TP_CERT_EXPIRED, ...). Apple's S/MIME and code-signing policies do not \
+      exist here. Exit 0 even when none is found, as on macOS.
       """)
 
-  /// The policies of macOS's -p that mean something here.
+  /// The policies of macOS's -p that exist here.
   enum Policy: String, ExpressibleByArgument, CaseIterable {
     case basic
     case sslClient = "ssl-client"
     case sslServer = "ssl-server"
-    case smime
-    case codesigning
 
     /// The name macOS prints.
     var title: String {
@@ -35,14 +32,12 @@ struct FindIdentity: ParsableCommand {
       case .basic: "X.509 Basic"
       case .sslClient: "SSL (client)"
       case .sslServer: "SSL (server)"
-      case .smime: "S/MIME"
-      case .codesigning: "Code Signing"
       }
     }
   }
 
   @OptionGroup var store: StoreOption
-  @Option(name: .customShort("p"), help: "The policy: basic, ssl-client, ssl-server, smime or codesigning.")
+  @Option(name: .customShort("p"), help: "The policy: basic, ssl-client or ssl-server.")
   var policy: Policy = .basic
   @Option(
     name: .customShort("s"),
@@ -56,7 +51,7 @@ struct FindIdentity: ParsableCommand {
       _ = try store.open()
       let identities = try IdentityQuery().synchronizable(.any).all().orFail(operation).compactMap(\.identity)
       let others = try CertificateQuery().synchronizable(.any).all().orFail(operation).compactMap {
-        $0.certificate?.derRepresentation
+        $0.certificate?.secCertificate
       }
       var rows: [(hash: String, name: String, failure: String?)] = []
       for identity in identities {
@@ -64,9 +59,18 @@ struct FindIdentity: ParsableCommand {
         let der = certificate.derRepresentation
         let hash = (try? Insecure.SHA1.hash(data: der)).map { FindCertificate.hex($0) } ?? ""
         let name = certificate.subjectSummary ?? ""
-        let verdict = CertificateVerifier.verify(
-          leaf: der, intermediates: others.filter { $0 != der }, anchors: nil, at: Date(), purpose: purpose)
-        rows.append((hash, name, verdict.failure.map(Self.reason)))
+        var trust: SecTrust?
+        let status = SecTrustCreateWithCertificates(
+          [certificate.secCertificate] + others.filter { $0 != certificate.secCertificate } as NSArray, secPolicy,
+          &trust)
+        guard status == errSecSuccess, let trust else {
+          throw CommandFailure(operation: operation, status: status, detail: nil)
+        }
+        var error: CFError?
+        let failure =
+          SecTrustEvaluateWithError(trust, &error)
+          ? nil : Self.reason(error.map { OSStatus(truncatingIfNeeded: $0.code) })
+        rows.append((hash, name, failure))
       }
       var lines: [String] = []
       if !validOnly {
@@ -83,35 +87,25 @@ struct FindIdentity: ParsableCommand {
     }
   }
 
-  private var purpose: CertificatePurpose {
+  private var secPolicy: SecPolicy {
     switch policy {
-    case .basic: .any
-    case .sslServer: .sslServer(host: string)
-    case .sslClient: .sslClient
-    case .smime: .smime(email: string)
-    case .codesigning: .codeSigning
+    case .basic: SecPolicyCreateBasicX509()
+    case .sslServer: SecPolicyCreateSSL(true, string.map { $0 as CFString })
+    case .sslClient: SecPolicyCreateSSL(false, nil)
     }
   }
 
-  /// A failure in the words macOS's tool prints (its CSSM error names).
-  static func reason(_ failure: CertificateVerificationFailure) -> String {
-    switch failure {
-    case .expired: "CSSMERR_TP_CERT_EXPIRED"
-    case .notYetValid: "CSSMERR_TP_CERT_NOT_VALID_YET"
-    case .untrusted: "CSSMERR_TP_NOT_TRUSTED"
-    case .revoked: "CSSMERR_TP_CERT_REVOKED"
-    case .wrongPurpose: "CSSMERR_TP_VERIFY_ACTION_FAILED"
-    case .hostNameMismatch: "CSSMERR_APPLETP_HOSTNAME_MISMATCH"
-    case .emailMismatch: "CSSMERR_APPLETP_SMIME_EMAIL_ADDRS_NOT_FOUND"
-    case .invalid: "CSSMERR_TP_INVALID_CERTIFICATE"
+  /// A trust failure in the words macOS's tool prints (its CSSM error names).
+  static func reason(_ status: OSStatus?) -> String {
+    switch status {
+    case errSecCertificateExpired: "CSSMERR_TP_CERT_EXPIRED"
+    case errSecCertificateNotValidYet: "CSSMERR_TP_CERT_NOT_VALID_YET"
+    case errSecNotTrusted: "CSSMERR_TP_NOT_TRUSTED"
+    case errSecCertificateRevoked: "CSSMERR_TP_CERT_REVOKED"
+    case errSecInvalidExtendedKeyUsage: "CSSMERR_TP_VERIFY_ACTION_FAILED"
+    case errSecHostNameMismatch: "CSSMERR_APPLETP_HOSTNAME_MISMATCH"
+    case errSecNoBasicConstraintsCA: "CSSMERR_APPLETP_NO_BASIC_CONSTRAINTS"
+    default: "CSSMERR_TP_INVALID_CERTIFICATE"
     }
-  }
-}
-
-extension Result {
-  /// The failure, or nil on success.
-  var failure: Failure? {
-    if case .failure(let failure) = self { return failure }
-    return nil
   }
 }

@@ -140,6 +140,16 @@ __nullable
 CFDataRef SecCertificateCopyNormalizedSubjectSequence(SecCertificateRef certificate)
     API_AVAILABLE(macos(10.12.4), ios(10.3));
 
+/*!
+    @function SecCertificateCopyPublicKey
+    @abstract The certificate's public key (iOS's older name of SecCertificateCopyKey).
+    @param certificate The certificate.
+    @result The key, or NULL when its type is not RSA or elliptic-curve.
+*/
+__nullable
+SecKeyRef SecCertificateCopyPublicKey(SecCertificateRef certificate)
+    API_DEPRECATED_WITH_REPLACEMENT("SecCertificateCopyKey", ios(10.3, 12.0)) API_UNAVAILABLE(macos);
+
 CF_IMPLICIT_BRIDGING_DISABLED
 CF_ASSUME_NONNULL_END
 

@@ -2,9 +2,9 @@
     @header SecTrust
     Declarations of certificate trust in the style of Apple's SecTrust: a chain, the policies it is
     evaluated against, the anchors it may end at, and the verdict. Written for KeychainBridge;
-    secgen reads this file. The Security module does not implement trust evaluation yet, so the API
-    notes keep these declarations out of Swift (Availability: nonswift, "not implemented by the
-    runtime"), as ClangImporter would.
+    secgen reads this file and the Security module implements it over OpenSSL's path validation
+    (the CertificateTrust article). SecTrustEvaluateAsyncWithError is in the Security module but not
+    here: its block and dispatch queue have no stand-in among secgen's SDK headers.
 */
 
 #ifndef _KEYCHAINBRIDGE_SECTRUST_H_
@@ -187,6 +187,107 @@ CFArrayRef SecTrustCopyCertificateChain(SecTrustRef trust)
 __nullable
 CFDictionaryRef SecTrustCopyResult(SecTrustRef trust)
     API_AVAILABLE(macos(10.9), ios(7.0));
+
+/*!
+    @function SecTrustCopyPolicies
+    @abstract The policies a trust is evaluated against.
+    @param trust The trust.
+    @param policies Receives an array of the policies.
+    @result errSecSuccess.
+*/
+OSStatus SecTrustCopyPolicies(SecTrustRef trust, CFArrayRef * __nonnull CF_RETURNS_RETAINED policies)
+    API_AVAILABLE(macos(10.3), ios(7.0));
+
+/*!
+    @function SecTrustCopyCustomAnchorCertificates
+    @abstract The anchors SecTrustSetAnchorCertificates set.
+    @param trust The trust.
+    @param anchors Receives the anchors, or NULL when the system's are used.
+    @result errSecSuccess.
+*/
+OSStatus SecTrustCopyCustomAnchorCertificates(SecTrustRef trust,
+    CFArrayRef * __nonnull CF_RETURNS_RETAINED anchors)
+    API_AVAILABLE(macos(10.5), ios(7.0));
+
+/*!
+    @function SecTrustGetVerifyTime
+    @abstract The time the chain is evaluated at.
+    @param trust The trust.
+    @result The time of the last evaluation, else the one set, else now, as seconds since 2001.
+*/
+CFAbsoluteTime SecTrustGetVerifyTime(SecTrustRef trust)
+    API_AVAILABLE(macos(10.6), ios(2.0));
+
+/*!
+    @function SecTrustSetNetworkFetchAllowed
+    @abstract Whether certificates and revocation answers may be fetched; recorded, but nothing is ever fetched here.
+    @param trust The trust.
+    @param allowFetch Whether fetching is allowed.
+    @result errSecSuccess.
+*/
+OSStatus SecTrustSetNetworkFetchAllowed(SecTrustRef trust, Boolean allowFetch)
+    API_AVAILABLE(macos(10.9), ios(7.0));
+
+/*!
+    @function SecTrustGetNetworkFetchAllowed
+    @abstract What SecTrustSetNetworkFetchAllowed set.
+    @param trust The trust.
+    @param allowFetch Receives whether fetching is allowed.
+    @result errSecSuccess.
+*/
+OSStatus SecTrustGetNetworkFetchAllowed(SecTrustRef trust, Boolean *allowFetch)
+    API_AVAILABLE(macos(10.9), ios(7.0));
+
+/*!
+    @function SecTrustEvaluate
+    @abstract Evaluates the chain and gives the verdict.
+    @param trust The trust.
+    @param result Receives the verdict.
+    @result errSecSuccess whatever the verdict.
+*/
+OSStatus SecTrustEvaluate(SecTrustRef trust, SecTrustResultType *result)
+    API_DEPRECATED("use SecTrustEvaluateWithError", macos(10.3, 10.15), ios(2.0, 13.0));
+
+/*!
+    @function SecTrustCopyPublicKey
+    @abstract The public key of the leaf.
+    @param trust The trust.
+    @result The key, or NULL.
+*/
+__nullable
+SecKeyRef SecTrustCopyPublicKey(SecTrustRef trust)
+    API_DEPRECATED_WITH_REPLACEMENT("SecTrustCopyKey", macos(10.7, 11.0), ios(2.0, 14.0));
+
+/*!
+    @function SecTrustGetCertificateAtIndex
+    @abstract One certificate of the evaluated chain.
+    @param trust The trust.
+    @param ix The position, 0 for the leaf.
+    @result The certificate, or NULL past the chain's end.
+*/
+__nullable
+SecCertificateRef SecTrustGetCertificateAtIndex(SecTrustRef trust, CFIndex ix)
+    API_DEPRECATED("use SecTrustCopyCertificateChain", macos(10.7, 12.0), ios(2.0, 15.0));
+
+/*!
+    @function SecTrustCopyExceptions
+    @abstract The failures of the last evaluation, as data SecTrustSetExceptions accepts for this leaf.
+    @param trust The trust.
+    @result The data, or NULL when the chain is trusted or a failure is fatal.
+*/
+__nullable
+CFDataRef SecTrustCopyExceptions(SecTrustRef trust)
+    API_AVAILABLE(macos(10.9), ios(4.0));
+
+/*!
+    @function SecTrustSetExceptions
+    @abstract Accepts the failures the data names, for this leaf only.
+    @param trust The trust.
+    @param exceptions Data from SecTrustCopyExceptions, or NULL to clear them.
+    @result True when the data is for this trust's leaf.
+*/
+bool SecTrustSetExceptions(SecTrustRef trust, CFDataRef __nullable exceptions)
+    API_AVAILABLE(macos(10.9), ios(4.0));
 
 CF_IMPLICIT_BRIDGING_DISABLED
 CF_ASSUME_NONNULL_END

@@ -147,3 +147,11 @@ public func SecCertificateCopyNotValidBeforeDate(_ certificate: SecCertificate) 
 public func SecCertificateCopyNotValidAfterDate(_ certificate: SecCertificate) -> CFDate? {
   certificate.contents.notAfter.map { $0 as NSDate }
 }
+
+/// The certificate's public key: iOS's older name of SecCertificateCopyKey (iOS 10.3 to 12), still
+/// in wide use.
+@available(*, deprecated, renamed: "SecCertificateCopyKey")
+@discardableResult
+public func SecCertificateCopyPublicKey(_ certificate: SecCertificate) -> SecKey? {
+  SecCertificateCopyKey(certificate)
+}

@@ -16,6 +16,12 @@ public func SecIdentityGetTypeID() -> CFTypeID { CFTypeIDs.identity }
 /// The type ID of an access control object.
 @discardableResult
 public func SecAccessControlGetTypeID() -> CFTypeID { CFTypeIDs.accessControl }
+/// The type ID of a trust object.
+@discardableResult
+public func SecTrustGetTypeID() -> CFTypeID { CFTypeIDs.trust }
+/// The type ID of a policy object.
+@discardableResult
+public func SecPolicyGetTypeID() -> CFTypeID { CFTypeIDs.policy }
 /// The type ID of a data object.
 @discardableResult
 public func CFDataGetTypeID() -> CFTypeID { CFTypeIDs.data }
@@ -49,6 +55,8 @@ public func CFGetTypeID(_ cf: CFTypeRef?) -> CFTypeID {
   case is SecCertificate: CFTypeIDs.certificate
   case is SecIdentity: CFTypeIDs.identity
   case is SecAccessControl: CFTypeIDs.accessControl
+  case is SecTrust: CFTypeIDs.trust
+  case is SecPolicy: CFTypeIDs.policy
   case is NSData: CFTypeIDs.data
   case is NSString: CFTypeIDs.string
   case is NSDictionary: CFTypeIDs.dictionary
@@ -74,4 +82,6 @@ enum CFTypeIDs {
   static let certificate: CFTypeID = 301
   static let identity: CFTypeID = 302
   static let key: CFTypeID = 303
+  static let trust: CFTypeID = 304
+  static let policy: CFTypeID = 305
 }

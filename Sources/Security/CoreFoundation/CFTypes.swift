@@ -32,6 +32,8 @@ public typealias CFIndex = Int
 public typealias CFOptionFlags = UInt
 /// Apple's `CFTypeID`.
 public typealias CFTypeID = UInt
+/// Apple's `CFAbsoluteTime`: seconds since 1 January 2001, as `Date.timeIntervalSinceReferenceDate`.
+public typealias CFAbsoluteTime = Double
 /// Apple's `OSStatus`: the result code of every Security call (`errSecSuccess` is 0).
 public typealias OSStatus = Int32
 

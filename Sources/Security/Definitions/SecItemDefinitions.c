@@ -435,6 +435,21 @@ SEC_CONST_DECL(kSecImportItemTrust, "trust");
 SEC_CONST_DECL(kSecImportItemCertChain, "chain");
 SEC_CONST_DECL(kSecImportItemIdentity, "identity");
 
+/* certificate trust (SecPolicy.h, SecTrust.h): Apple's values */
+SEC_CONST_DECL(kSecPolicyAppleX509Basic, "1.2.840.113635.100.1.2");
+SEC_CONST_DECL(kSecPolicyAppleSSL, "1.2.840.113635.100.1.3");
+SEC_CONST_DECL(kSecPolicyAppleRevocation, "1.2.840.113635.100.1.21");
+SEC_CONST_DECL(kSecPolicyOid, "SecPolicyOid");
+SEC_CONST_DECL(kSecPolicyName, "SecPolicyName");
+SEC_CONST_DECL(kSecPolicyClient, "SecPolicyClient");
+SEC_CONST_DECL(kSecPolicyRevocationFlags, "SecPolicyRevocationFlags");
+SEC_CONST_DECL(kSecTrustEvaluationDate, "TrustEvaluationDate");
+SEC_CONST_DECL(kSecTrustExtendedValidation, "TrustExtendedValidation");
+SEC_CONST_DECL(kSecTrustOrganizationName, "Organization");
+SEC_CONST_DECL(kSecTrustResultValue, "TrustResultValue");
+SEC_CONST_DECL(kSecTrustRevocationChecked, "TrustRevocationChecked");
+SEC_CONST_DECL(kSecTrustRevocationValidUntilDate, "TrustExpirationDate");
+
 /* key exchange parameter (SecKey.h) */
 SEC_CONST_DECL(kSecKeyKeyExchangeParameterRequestedSize, "requestedSize");
 SEC_CONST_DECL(kSecKeyKeyExchangeParameterSharedInfo, "sharedInfo");

@@ -843,6 +843,46 @@ nonisolated(unsafe) public let kSecKeyKeyExchangeParameterRequestedSize: CFStrin
 /// `sharedInfo`: The SharedInfo the X9.63 algorithms derive with, a value of type CFDataRef.
 nonisolated(unsafe) public let kSecKeyKeyExchangeParameterSharedInfo: CFString = SecConstantString("sharedInfo")
 
+/// `1.2.840.113635.100.1.2`: Basic X.509: the chain is well formed, in date and anchored.
+nonisolated(unsafe) public let kSecPolicyAppleX509Basic: CFString = SecConstantString("1.2.840.113635.100.1.2")
+
+/// `1.2.840.113635.100.1.3`: TLS: basic X.509, and the leaf names the server (or client) and allows its
+/// use.
+nonisolated(unsafe) public let kSecPolicyAppleSSL: CFString = SecConstantString("1.2.840.113635.100.1.3")
+
+/// `1.2.840.113635.100.1.21`: Revocation: the chain's certificates are checked against OCSP or CRLs.
+nonisolated(unsafe) public let kSecPolicyAppleRevocation: CFString = SecConstantString("1.2.840.113635.100.1.21")
+
+/// `SecPolicyOid`: The policy's identifier, one of the Policy Identifier Constants.
+nonisolated(unsafe) public let kSecPolicyOid: CFString = SecConstantString("SecPolicyOid")
+
+/// `SecPolicyName`: The name the leaf must carry: a host name for TLS, an address for S/MIME.
+nonisolated(unsafe) public let kSecPolicyName: CFString = SecConstantString("SecPolicyName")
+
+/// `SecPolicyClient`: Whether the leaf is a client's rather than a server's, a CFBooleanRef.
+nonisolated(unsafe) public let kSecPolicyClient: CFString = SecConstantString("SecPolicyClient")
+
+/// `SecPolicyRevocationFlags`: The revocation checks to make, a CFNumberRef of the flags below.
+nonisolated(unsafe) public let kSecPolicyRevocationFlags: CFString = SecConstantString("SecPolicyRevocationFlags")
+
+/// `TrustEvaluationDate`: When the evaluation ran, a CFDateRef.
+nonisolated(unsafe) public let kSecTrustEvaluationDate: CFString = SecConstantString("TrustEvaluationDate")
+
+/// `TrustExtendedValidation`: Whether the leaf is an extended validation certificate, a CFBooleanRef.
+nonisolated(unsafe) public let kSecTrustExtendedValidation: CFString = SecConstantString("TrustExtendedValidation")
+
+/// `Organization`: The organization of an extended validation leaf, a CFStringRef.
+nonisolated(unsafe) public let kSecTrustOrganizationName: CFString = SecConstantString("Organization")
+
+/// `TrustResultValue`: The SecTrustResultType of the evaluation, a CFNumberRef.
+nonisolated(unsafe) public let kSecTrustResultValue: CFString = SecConstantString("TrustResultValue")
+
+/// `TrustRevocationChecked`: Whether revocation was checked, a CFBooleanRef.
+nonisolated(unsafe) public let kSecTrustRevocationChecked: CFString = SecConstantString("TrustRevocationChecked")
+
+/// `TrustExpirationDate`: Until when the revocation answer holds, a CFDateRef.
+nonisolated(unsafe) public let kSecTrustRevocationValidUntilDate: CFString = SecConstantString("TrustExpirationDate")
+
 extension SecKeyAlgorithm {
   /// `algid:sign:RSA:raw`: Raw RSA: the input, padded with zeros on the left to the block size, raised to
   /// the private exponent.
@@ -1567,6 +1607,19 @@ nonisolated(unsafe) let secItemConstantTable: [(name: String, value: CFString)] 
   ("kSecKeyAlgorithmECDHKeyExchangeCofactorX963SHA512", SecKeyAlgorithm.ecdhKeyExchangeCofactorX963SHA512.rawValue),
   ("kSecKeyKeyExchangeParameterRequestedSize", kSecKeyKeyExchangeParameterRequestedSize),
   ("kSecKeyKeyExchangeParameterSharedInfo", kSecKeyKeyExchangeParameterSharedInfo),
+  ("kSecPolicyAppleX509Basic", kSecPolicyAppleX509Basic),
+  ("kSecPolicyAppleSSL", kSecPolicyAppleSSL),
+  ("kSecPolicyAppleRevocation", kSecPolicyAppleRevocation),
+  ("kSecPolicyOid", kSecPolicyOid),
+  ("kSecPolicyName", kSecPolicyName),
+  ("kSecPolicyClient", kSecPolicyClient),
+  ("kSecPolicyRevocationFlags", kSecPolicyRevocationFlags),
+  ("kSecTrustEvaluationDate", kSecTrustEvaluationDate),
+  ("kSecTrustExtendedValidation", kSecTrustExtendedValidation),
+  ("kSecTrustOrganizationName", kSecTrustOrganizationName),
+  ("kSecTrustResultValue", kSecTrustResultValue),
+  ("kSecTrustRevocationChecked", kSecTrustRevocationChecked),
+  ("kSecTrustRevocationValidUntilDate", kSecTrustRevocationValidUntilDate),
 ]
 
 /// The constants' values as Swift strings, for the runtime's own work on dictionary keys and
@@ -2271,4 +2324,30 @@ package enum SecConstantValue {
   package static let keyKeyExchangeParameterRequestedSize = "requestedSize"
   /// The value of `kSecKeyKeyExchangeParameterSharedInfo`.
   package static let keyKeyExchangeParameterSharedInfo = "sharedInfo"
+  /// The value of `kSecPolicyAppleX509Basic`.
+  package static let policyAppleX509Basic = "1.2.840.113635.100.1.2"
+  /// The value of `kSecPolicyAppleSSL`.
+  package static let policyAppleSSL = "1.2.840.113635.100.1.3"
+  /// The value of `kSecPolicyAppleRevocation`.
+  package static let policyAppleRevocation = "1.2.840.113635.100.1.21"
+  /// The value of `kSecPolicyOid`.
+  package static let policyOid = "SecPolicyOid"
+  /// The value of `kSecPolicyName`.
+  package static let policyName = "SecPolicyName"
+  /// The value of `kSecPolicyClient`.
+  package static let policyClient = "SecPolicyClient"
+  /// The value of `kSecPolicyRevocationFlags`.
+  package static let policyRevocationFlags = "SecPolicyRevocationFlags"
+  /// The value of `kSecTrustEvaluationDate`.
+  package static let trustEvaluationDate = "TrustEvaluationDate"
+  /// The value of `kSecTrustExtendedValidation`.
+  package static let trustExtendedValidation = "TrustExtendedValidation"
+  /// The value of `kSecTrustOrganizationName`.
+  package static let trustOrganizationName = "Organization"
+  /// The value of `kSecTrustResultValue`.
+  package static let trustResultValue = "TrustResultValue"
+  /// The value of `kSecTrustRevocationChecked`.
+  package static let trustRevocationChecked = "TrustRevocationChecked"
+  /// The value of `kSecTrustRevocationValidUntilDate`.
+  package static let trustRevocationValidUntilDate = "TrustExpirationDate"
 }

@@ -16,7 +16,7 @@ import Synchronization
 // Swift object crosses C, and Security declares no C symbol. A program that links Security alone
 // has no backend, and its first call that needs one fails with a sentence saying what to add.
 
-/// What the Security module needs from the code that links C libraries: one value with four jobs'
+/// What the Security module needs from the code that links C libraries: one value with five jobs'
 /// entry points, installed once by the backend module when the program loads.
 package protocol SecurityBackend: Sendable {
   /// Opens (creating it if needed) the store in `directory`; see `KeychainStore.init`. A new store's
@@ -56,6 +56,9 @@ package protocol SecurityBackend: Sendable {
   /// The fields of the first X.509 certificate in `bytes` (DER), as OpenSSL's parser reads them;
   /// nil when it does not parse.
   func certificateContents(_ bytes: Data) -> CertificateContents?
+
+  /// Validates a certificate chain for SecTrust (OpenSSL's X509_verify_cert in the backend).
+  func evaluateTrust(_ request: TrustRequest) -> TrustOutcome
 
   /// SHA-1 of `bytes`, for Apple's fingerprint attributes (the `sha1` attribute, a key's
   /// application label, a certificate's public-key hash): never a security boundary.
