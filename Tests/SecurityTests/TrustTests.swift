@@ -238,6 +238,33 @@ struct TrustTests {
     #expect(trusted && onQueue)
   }
 
+  /// The README's pinning example, as written there.
+  func isPinnedServer(_ chain: [Data], host: String, pinnedKey: Data, anchors: [SecCertificate]? = nil) -> Bool {
+    let certificates = chain.compactMap { SecCertificateCreateWithData(nil, $0 as CFData) }
+    var trust: SecTrust?
+    guard certificates.count == chain.count, !certificates.isEmpty,
+      SecTrustCreateWithCertificates(certificates as CFArray, SecPolicyCreateSSL(true, host as CFString), &trust)
+        == errSecSuccess, let trust
+    else { return false }
+    if let anchors { SecTrustSetAnchorCertificates(trust, anchors as CFArray) }  // else the system's roots
+    var error: CFError?
+    guard SecTrustEvaluateWithError(trust, &error), let key = SecTrustCopyKey(trust) else { return false }
+    return SecKeyCopyExternalRepresentation(key, nil) as Data? == pinnedKey
+  }
+
+  @Test("The README's pinning example: the pinned key of a trusted chain passes; another key, host or root fails")
+  func readmePinning() throws {
+    let chain = try ["leaf-rsa", "intermediate"].map { SecCertificateCopyData(try pki.certificate($0)) as Data }
+    let leafKey = try #require(SecCertificateCopyKey(try pki.certificate("leaf-rsa")))
+    let pinned = try #require(SecKeyCopyExternalRepresentation(leafKey, nil) as Data?)
+    let root = [try pki.certificate("root")]
+    #expect(isPinnedServer(chain, host: "leaf.example", pinnedKey: pinned, anchors: root))
+    #expect(!isPinnedServer(chain, host: "leaf.example", pinnedKey: Data(pinned.reversed()), anchors: root))
+    #expect(!isPinnedServer(chain, host: "other.example", pinnedKey: pinned, anchors: root))
+    #expect(!isPinnedServer(chain, host: "leaf.example", pinnedKey: pinned))
+    #expect(!isPinnedServer([Data("junk".utf8)], host: "leaf.example", pinnedKey: pinned, anchors: root))
+  }
+
   @Test("openssl verify agrees on every chain (Apple's stricter TLS rules apart, tested above)")
   func opensslAgrees() throws {
     let later = Date().addingTimeInterval(60 * 86_400)
