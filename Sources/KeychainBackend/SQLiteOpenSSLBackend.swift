@@ -54,9 +54,16 @@ struct SQLiteOpenSSLBackend: SecurityBackend {
     return Data(secret)
   }
 
+  func normalizedName(_ der: Data) -> (content: Data, sequence: Data)? {
+    X509Names.normalized(Array(der)).map { (Data($0.content), Data($0.sequence)) }
+  }
+
   func certificateContents(_ bytes: Data) -> CertificateContents? {
     guard let fields = X509Certificate.fields(of: Array(bytes)) else { return nil }
     return CertificateContents(
+      explicitVersionOne: X509Names.hasExplicitVersionOne(fields.der),
+      normalizedIssuer: X509Names.normalized(fields.issuer).map { Data($0.content) },
+      normalizedSubject: X509Names.normalized(fields.subject).map { Data($0.content) },
       der: Data(fields.der), version: fields.version, serialNumber: Data(fields.serialNumber),
       issuer: Data(fields.issuer), subject: Data(fields.subject), subjectAttributes: fields.subjectAttributes,
       subjectKeyIdentifier: fields.subjectKeyIdentifier.map { Data($0) }, alternativeEmails: fields.alternativeEmails,

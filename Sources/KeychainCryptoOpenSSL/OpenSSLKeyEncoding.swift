@@ -67,3 +67,62 @@ extension OpenSSLKeyEngine {
     }
   }
 }
+
+// ECDSA signatures between DER (X9.62) and r‖s (RFC 4754), through OpenSSL's ECDSA_SIG.
+extension OpenSSLKeyEngine {
+  package func ecdsaRawSignature(fromDER der: Data, fieldSize: Int) -> Data? {
+    let bytes = Array(der)
+    guard !bytes.isEmpty, fieldSize > 0 else { return nil }
+    let parsed: OpaquePointer? = bytes.withUnsafeBufferPointer { buffer in
+      var cursor = buffer.baseAddress
+      guard let signature = d2i_ECDSA_SIG(nil, &cursor, buffer.count) else { return nil }
+      guard cursor.map({ $0 - buffer.baseAddress! }) == buffer.count else {
+        ECDSA_SIG_free(signature)
+        return nil
+      }
+      return signature
+    }
+    guard let signature = parsed else {
+      ERR_clear_error()
+      return nil
+    }
+    defer { ECDSA_SIG_free(signature) }
+    var output = [UInt8](repeating: 0, count: 2 * fieldSize)
+    for (index, number) in [ECDSA_SIG_get0_r(signature), ECDSA_SIG_get0_s(signature)].enumerated() {
+      guard let number, BN_is_negative(number) == 0, (Int(BN_num_bits(number)) + 7) / 8 <= fieldSize else { return nil }
+      let written = output.withUnsafeMutableBufferPointer { buffer in
+        BN_bn2binpad(number, buffer.baseAddress! + index * fieldSize, Int32(fieldSize))
+      }
+      guard written == Int32(fieldSize) else { return nil }
+    }
+    return Data(output)
+  }
+
+  package func ecdsaDERSignature(fromRaw raw: Data, fieldSize: Int) -> Data? {
+    guard fieldSize > 0, raw.count == 2 * fieldSize, let signature = ECDSA_SIG_new() else { return nil }
+    defer { ECDSA_SIG_free(signature) }
+    let bytes = Array(raw)
+    let numbers = bytes.withUnsafeBufferPointer { buffer in
+      (
+        BN_bin2bn(buffer.baseAddress, Int32(fieldSize), nil),
+        BN_bin2bn(buffer.baseAddress! + fieldSize, Int32(fieldSize), nil)
+      )
+    }
+    guard let r = numbers.0, let s = numbers.1 else {
+      BN_free(numbers.0)
+      BN_free(numbers.1)
+      return nil
+    }
+    // The signature owns both numbers from here.
+    guard ECDSA_SIG_set0(signature, r, s) == 1 else {
+      BN_free(r)
+      BN_free(s)
+      return nil
+    }
+    var output: UnsafeMutablePointer<UInt8>?
+    let length = i2d_ECDSA_SIG(signature, &output)
+    guard length > 0, let output else { return nil }
+    defer { CRYPTO_free(output, #fileID, #line) }
+    return Data(bytes: output, count: Int(length))
+  }
+}

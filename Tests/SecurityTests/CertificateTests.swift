@@ -98,22 +98,39 @@ import Testing
     #expect(SecCertificateCopySerialNumberData(certificate, nil) as Data? == Data([0x00, 0x80, 0xab]))
   }
 
-  @Test("Keys rules 7.10 and 7.11: only PrintableString values are normalized")
+  /// A DER element, for building Names by hand (the runtime reads them through OpenSSL).
+  static func element(_ tag: UInt8, _ content: [UInt8]) -> [UInt8] {
+    precondition(content.count < 0x80, "short elements only")
+    return [tag, UInt8(content.count)] + content
+  }
+
+  @Test("Keys rules 7.10 and 7.11: only PrintableString values are normalized, order and structure kept")
   func onlyPrintableStringsAreNormalized() throws {
-    // SEQUENCE { SET { SEQUENCE { O, PrintableString "  ab   c " } } SET { SEQUENCE { CN, UTF8String " x y" } } }
+    // SEQUENCE { SET { SEQUENCE { O, PrintableString "  ab   c " } }
+    //            SET { SEQUENCE { CN, UTF8String " x y" } SEQUENCE { OU, PrintableString "z  z" } } }
     let printable = Array("  ab   c ".utf8)
     let utf8 = Array(" x y".utf8)
-    func attribute(_ oid: [UInt8], _ tag: UInt8, _ value: [UInt8]) -> [UInt8] {
-      DEREncoding.element(
-        tag: 0x31,
-        DEREncoding.element(tag: 0x30, DEREncoding.element(tag: 0x06, oid) + DEREncoding.element(tag: tag, value)))
+    func pair(_ oid: [UInt8], _ tag: UInt8, _ value: [UInt8]) -> [UInt8] {
+      Self.element(0x30, Self.element(0x06, oid) + Self.element(tag, value))
     }
-    let name = DEREncoding.element(
-      tag: 0x30, attribute([0x55, 0x04, 0x0a], 0x13, printable) + attribute([0x55, 0x04, 0x03], 0x0c, utf8))
-    let expected = DEREncoding.element(
-      tag: 0x30, attribute([0x55, 0x04, 0x0a], 0x13, Array("AB C".utf8)) + attribute([0x55, 0x04, 0x03], 0x0c, utf8))
-    #expect(NameNormalization.normalizedSequence(Data(name)) == Data(expected))
-    #expect(NameNormalization.normalizedContent(Data(name)) == Data(expected.dropFirst(2)))
+    let organization: [UInt8] = [0x55, 0x04, 0x0a]
+    let commonName: [UInt8] = [0x55, 0x04, 0x03]
+    let unit: [UInt8] = [0x55, 0x04, 0x0b]
+    let name = Self.element(
+      0x30,
+      Self.element(0x31, pair(organization, 0x13, printable))
+        + Self.element(0x31, pair(commonName, 0x0c, utf8) + pair(unit, 0x13, Array("z  z".utf8))))
+    let expected = Self.element(
+      0x30,
+      Self.element(0x31, pair(organization, 0x13, Array("AB C".utf8)))
+        + Self.element(0x31, pair(commonName, 0x0c, utf8) + pair(unit, 0x13, Array("Z Z".utf8))))
+    let backend = try #require(SecurityBackends.current)
+    let normalized = try #require(backend.normalizedName(Data(name)))
+    #expect(normalized.sequence == Data(expected))
+    #expect(normalized.content == Data(expected.dropFirst(2)))
+    // Bytes after the Name, or no Name at all, are not normalized.
+    #expect(backend.normalizedName(Data(name + [0])) == nil)
+    #expect(backend.normalizedName(Data([0x30, 0x05, 0x31])) == nil)
   }
 
   @Test("Keys rules 7.13, 7.14 and 7.15: a certificate item gets attributes from the DER, its label from the summary")

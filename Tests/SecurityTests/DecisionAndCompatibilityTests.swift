@@ -129,11 +129,24 @@ import Testing
     let specification = try SpecificationFile.load()
     let runtime = Dictionary(secItemConstantTable.map { ($0.name, $0.value as String) }) { first, _ in first }
     // The rest are SecKey.h's and SecImportExport.h's, which keys-constants.json specifies
-    // (RealHeadersTests checks the algorithms).
+    // (RealHeadersTests checks the algorithms), and SecPolicy.h's and SecTrust.h's, checked below.
     let keyConstants = runtime.keys.filter {
       $0.hasPrefix("kSecKeyAlgorithm") || $0.hasPrefix("kSecKeyKeyExchange") || $0.hasPrefix("kSecImport")
+        || $0.hasPrefix("kSecPolicy") || $0.hasPrefix("kSecTrust")
     }
     #expect(runtime.count - keyConstants.count == specification.constants.count)
+    // Apple's values of the trust constants (issue 53): policy OIDs under 1.2.840.113635.100.1,
+    // dictionary keys as Apple's SecPolicy.c and SecTrust.c declare them.
+    let trust: [String: String] = [
+      "kSecPolicyAppleX509Basic": "1.2.840.113635.100.1.2", "kSecPolicyAppleSSL": "1.2.840.113635.100.1.3",
+      "kSecPolicyAppleRevocation": "1.2.840.113635.100.1.21", "kSecPolicyOid": "SecPolicyOid",
+      "kSecPolicyName": "SecPolicyName", "kSecPolicyClient": "SecPolicyClient",
+      "kSecPolicyRevocationFlags": "SecPolicyRevocationFlags", "kSecTrustEvaluationDate": "TrustEvaluationDate",
+      "kSecTrustExtendedValidation": "TrustExtendedValidation", "kSecTrustOrganizationName": "Organization",
+      "kSecTrustResultValue": "TrustResultValue", "kSecTrustRevocationChecked": "TrustRevocationChecked",
+      "kSecTrustRevocationValidUntilDate": "TrustExpirationDate",
+    ]
+    #expect(runtime.filter { $0.key.hasPrefix("kSecPolicy") || $0.key.hasPrefix("kSecTrust") } == trust)
     for constant in specification.constants {
       #expect(runtime[constant.name] == constant.value, "\(constant.name)")
     }

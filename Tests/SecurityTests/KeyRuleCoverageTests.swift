@@ -65,7 +65,7 @@ import Testing
   }
 
   /// The version field now comes from OpenSSL's parser, which reads an explicit v1 as v1: the
-  /// rule about its encoding is checked on the bytes (CertificateContents.hasExplicitVersionOne).
+  /// rule about its encoding is checked on the bytes by OpenSSL's TLV reader (X509Names).
   @Test("Keys rule 7.3: an explicit version must be v2 or v3")
   func anExplicitVersionOneIsRefused() throws {
     let scratch = try ScratchDirectory()

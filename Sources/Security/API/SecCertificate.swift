@@ -35,10 +35,10 @@ public final class SecCertificate: Hashable, Sendable, CustomStringConvertible {
       SecConstantValue.attrSerialNumber: .data(contents.serialNumber),
       SecConstantValue.attrPublicKeyHash: .data(publicKeyHash),
     ]
-    if let subject = NameNormalization.normalizedContent(contents.subject) {
+    if let subject = contents.normalizedSubject {
       attributes[SecConstantValue.attrSubject] = .data(subject)
     }
-    if let issuer = NameNormalization.normalizedContent(contents.issuer) {
+    if let issuer = contents.normalizedIssuer {
       attributes[SecConstantValue.attrIssuer] = .data(issuer)
     }
     if let identifier = contents.subjectKeyIdentifier {
@@ -103,13 +103,13 @@ public func SecCertificateCopyEmailAddresses(
 /// The issuer Name, normalized as Apple normalizes it (keys rules 7.10, 7.11), as a DER SEQUENCE.
 @discardableResult
 public func SecCertificateCopyNormalizedIssuerSequence(_ certificate: SecCertificate) -> CFData? {
-  NameNormalization.normalizedSequence(certificate.contents.issuer).map { $0 as NSData }
+  SecurityBackends.current?.normalizedName(certificate.contents.issuer).map { $0.sequence as NSData }
 }
 
 /// The subject Name, normalized as Apple normalizes it (keys rules 7.10, 7.11), as a DER SEQUENCE.
 @discardableResult
 public func SecCertificateCopyNormalizedSubjectSequence(_ certificate: SecCertificate) -> CFData? {
-  NameNormalization.normalizedSequence(certificate.contents.subject).map { $0 as NSData }
+  SecurityBackends.current?.normalizedName(certificate.contents.subject).map { $0.sequence as NSData }
 }
 
 /// The serial number's content octets, a leading zero byte kept (keys rule 7.9).

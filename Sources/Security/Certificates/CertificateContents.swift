@@ -2,14 +2,20 @@ import Foundation
 
 /// What Apple's certificate functions and certificate items read from an X.509 certificate
 /// (KeysSemantics section 7). OpenSSL's X509 API parses the certificate and reads its fields
-/// (through the backend, `SecurityBackend.certificateContents`); the rules Apple states about the
-/// encoding itself are applied here: the explicit-version rule (7.3), the summary order (7.5) and
-/// the name normalization (7.11), which no library implements.
+/// (through the backend, `SecurityBackend.certificateContents`), which also reads the encoding
+/// facts Apple's rules need and no parser keeps: an explicit v1 (7.3) and the normalized names
+/// (7.11). The rules about what the fields mean are applied here: the summary order (7.5), the
+/// email addresses (7.7) and the common name (7.6).
 package struct CertificateContents: Sendable {
   /// The certificate's DER: the first element of the bytes given (trailing bytes are dropped, 7.2).
   package var der: Data
   /// The X.509 version number, 1 to 3 (7.14).
   package var version: Int
+  /// Whether the version is written as an explicit v1, which keys rule 7.3 refuses.
+  package var explicitVersionOne: Bool
+  /// The issuer and subject after Apple's normalization (7.11), without the outer SEQUENCE header.
+  package var normalizedIssuer: Data?
+  package var normalizedSubject: Data?
   /// The serial INTEGER's content octets (7.9).
   package var serialNumber: Data
   /// The issuer and subject Names, as encoded (SEQUENCE included).
@@ -39,11 +45,15 @@ package struct CertificateContents: Sendable {
 
   /// The fields as the backend's parser read them.
   package init(
-    der: Data, version: Int, serialNumber: Data, issuer: Data, subject: Data,
+    explicitVersionOne: Bool, normalizedIssuer: Data?, normalizedSubject: Data?, der: Data, version: Int,
+    serialNumber: Data, issuer: Data, subject: Data,
     subjectAttributes: [(oid: [UInt8], value: String)], subjectKeyIdentifier: Data?, alternativeEmails: [String],
     alternativeDNSNames: [String], publicKeyAlgorithm: [UInt8], publicKeyParameters: [UInt8]?, publicKeyBits: Data,
     notBefore: Date?, notAfter: Date?
   ) {
+    self.explicitVersionOne = explicitVersionOne
+    self.normalizedIssuer = normalizedIssuer
+    self.normalizedSubject = normalizedSubject
     self.der = der
     self.version = version
     self.serialNumber = serialNumber
@@ -64,22 +74,9 @@ package struct CertificateContents: Sendable {
   /// breaks keys rule 7.3.
   static func read(_ bytes: Data, with backend: any SecurityBackend) -> CertificateContents? {
     guard let contents = backend.certificateContents(bytes), (1...3).contains(contents.version),
-      (1...37).contains(contents.serialNumber.count), !hasExplicitVersionOne(contents.der)
+      (1...37).contains(contents.serialNumber.count), !contents.explicitVersionOne
     else { return nil }
     return contents
-  }
-
-  /// Keys rule 7.3: an explicit version must be v2 or v3; v1 is encoded by leaving the version out, and
-  /// a parser that reads an explicit v1 as v1 (OpenSSL does) cannot tell the two apart.
-  static func hasExplicitVersionOne(_ der: Data) -> Bool {
-    var outer = DERReader(Array(der))
-    guard let certificate = outer.read(tag: 0x30) else { return false }
-    var fields = DERReader(certificate)
-    guard let tbs = fields.read(tag: 0x30) else { return false }
-    var tbsFields = DERReader(tbs)
-    guard let explicit = tbsFields.read(tag: 0xa0) else { return false }
-    var inner = DERReader(explicit)
-    return inner.read(tag: 0x02) == [0]
   }
 
   /// The subject summary of keys rule 7.5.
@@ -108,52 +105,4 @@ package struct CertificateContents: Sendable {
 
   /// The last commonName of the subject (7.6).
   var commonName: String? { subjectAttributes.last { $0.oid == Self.commonName }?.value }
-}
-
-/// Apple's name normalization (7.11): PrintableString values upper-cased with blanks trimmed and
-/// runs collapsed; every other value, the order and the structure kept byte for byte.
-enum NameNormalization {
-  /// The normalized Name's content (the RDNs without the outer SEQUENCE header), or nil.
-  static func normalizedContent(_ name: Data) -> Data? {
-    var outer = DERReader(Array(name))
-    guard let content = outer.read(tag: 0x30), outer.isAtEnd else { return nil }
-    var rdns = DERReader(content)
-    var output: [UInt8] = []
-    while !rdns.isAtEnd {
-      guard let set = rdns.read(tag: 0x31) else { return nil }
-      var members = DERReader(set)
-      var setContent: [UInt8] = []
-      while !members.isAtEnd {
-        guard let pair = members.read(tag: 0x30) else { return nil }
-        var fields = DERReader(pair)
-        guard let oid = fields.readElement(tag: 0x06), let (tag, value) = fields.readAny() else { return nil }
-        var normalized = value
-        if tag == 0x13 { normalized = printable(value) }
-        let pairContent = oid.whole + DEREncoding.element(tag: tag, normalized)
-        setContent += DEREncoding.element(tag: 0x30, pairContent)
-      }
-      output += DEREncoding.element(tag: 0x31, setContent)
-    }
-    return Data(output)
-  }
-
-  /// The normalized Name as a SEQUENCE (SecCertificateCopyNormalized...Sequence).
-  static func normalizedSequence(_ name: Data) -> Data? {
-    normalizedContent(name).map { Data(DEREncoding.element(tag: 0x30, Array($0))) }
-  }
-
-  private static func printable(_ value: [UInt8]) -> [UInt8] {
-    var output: [UInt8] = []
-    var pendingBlank = false
-    for byte in value {
-      if byte == 0x20 || byte == 0x09 {
-        pendingBlank = !output.isEmpty
-        continue
-      }
-      if pendingBlank { output.append(0x20) }
-      pendingBlank = false
-      output.append((0x61...0x7a).contains(byte) ? byte - 0x20 : byte)
-    }
-    return output
-  }
 }

@@ -192,7 +192,7 @@ package struct ItemRequest {
       guard let data = ValueConversion.data(value) else {
         throw SecStatus.param.naming(key, "Unexpected type: must be Data")
       }
-      attributes[key] = .data(data.first == 0x30 ? NameNormalization.normalizedContent(data) ?? data : data)
+      attributes[key] = .data(data.first == 0x30 ? Self.normalizedName(data) ?? data : data)
       return
     }
     guard let converted = ValueConversion.attributeValue(value, kind: definition.kind) else {
@@ -228,7 +228,7 @@ package struct ItemRequest {
     case SecConstantValue.matchIssuers:
       guard let names = value as? [Any] else { throw SecStatus.param.naming(key, "must be an array of DER names") }
       // Entries that are not data are ignored, as on Apple.
-      issuers = Set(names.compactMap { ($0 as? Data).map { NameNormalization.normalizedContent($0) ?? $0 } })
+      issuers = Set(names.compactMap { ($0 as? Data).map { Self.normalizedName($0) ?? $0 } })
     case SecConstantValue.matchValidOnDate:
       break  // kCFNull means "now"; certificates only
     default:
@@ -346,6 +346,10 @@ func describeType(_ value: Any) -> String {
 }
 
 extension ItemRequest {
+  /// A caller's issuer Name normalized as certificate items store it (keys rule 7.11), by the
+  /// backend's Name parser; nil when it is not exactly one Name (or no backend is linked).
+  static func normalizedName(_ der: Data) -> Data? { SecurityBackends.current?.normalizedName(der)?.content }
+
   /// A CF dictionary read by rule 1's grammar, for a front end outside this module.
   package static func reading(_ dictionary: NSDictionary) throws(SecStatus) -> ItemRequest {
     try ItemRequest(dictionary)

@@ -138,6 +138,11 @@ package protocol KeyEngine: AnyObject, Sendable {
   /// key from SubjectPublicKeyInfo DER; errSecUnknownFormat for other bytes, errSecAuthFailed
   /// for an encrypted key the passphrase does not open.
   func decodeKey(_ der: Data, isPrivate: Bool, passphrase: String?) throws(KeyOperationFailure) -> any EngineKey
+  /// An ECDSA signature's r‖s, each left-padded to `fieldSize` bytes, from its DER
+  /// `SEQUENCE { r, s }` (all of `der`); nil for anything else or a number that does not fit.
+  func ecdsaRawSignature(fromDER der: Data, fieldSize: Int) -> Data?
+  /// The DER form of an r‖s signature; nil unless it is 2 × `fieldSize` bytes.
+  func ecdsaDERSignature(fromRaw raw: Data, fieldSize: Int) -> Data?
   /// Opens what aesGCMSeal made (ciphertext ‖ tag); errSecParam when it does not authenticate.
   func aesGCMOpen(key: Data, iv: Data, sealed: Data, additionalData: Data) throws(KeyOperationFailure) -> Data
 }

@@ -133,7 +133,7 @@ enum KeyOperations {
     case .ecdsa(let input, let format):
       let der = try key.material.ecdsaSign(digest: try signedDigest(input, data))
       guard format == .rfc4754 else { return der }
-      guard let raw = ECDSASignatureEncoding.rawSignature(der: der, fieldSize: key.blockSize) else {
+      guard let raw = try linkedKeyEngine().ecdsaRawSignature(fromDER: der, fieldSize: key.blockSize) else {
         throw KeyOperationFailure(errSecParam, "the engine produced a malformed ECDSA signature")
       }
       return raw
@@ -156,7 +156,8 @@ enum KeyOperations {
       let digest = try signedDigest(input, data)
       let der: Data
       if format == .rfc4754 {
-        guard let converted = ECDSASignatureEncoding.der(raw: signature, fieldSize: key.blockSize) else { return false }
+        guard let converted = try linkedKeyEngine().ecdsaDERSignature(fromRaw: signature, fieldSize: key.blockSize)
+        else { return false }
         der = converted
       } else {
         der = signature
@@ -279,39 +280,5 @@ enum KeyOperations {
     } catch {
       throw KeyOperationFailure(errSecParam, "RSAdecrypt wrong input")
     }
-  }
-}
-
-/// ECDSA signatures between DER (X9.62) and r‖s (RFC 4754).
-enum ECDSASignatureEncoding {
-  /// r‖s, each left-padded to `fieldSize`, from a DER `SEQUENCE { INTEGER r, INTEGER s }`.
-  static func rawSignature(der: Data, fieldSize: Int) -> Data? {
-    var reader = DERReader(Array(der))
-    guard let sequence = reader.read(tag: 0x30), reader.isAtEnd else { return nil }
-    var body = DERReader(sequence)
-    guard let r = body.read(tag: 0x02), let s = body.read(tag: 0x02), body.isAtEnd,
-      let paddedR = leftPad(r, to: fieldSize), let paddedS = leftPad(s, to: fieldSize)
-    else { return nil }
-    return Data(paddedR + paddedS)
-  }
-
-  /// The DER form of an r‖s signature; nil when it is not 2 × `fieldSize` bytes.
-  static func der(raw: Data, fieldSize: Int) -> Data? {
-    guard raw.count == 2 * fieldSize else { return nil }
-    let bytes = Array(raw)
-    let body = integer(Array(bytes[0..<fieldSize])) + integer(Array(bytes[fieldSize...]))
-    return Data(DEREncoding.element(tag: 0x30, body))
-  }
-
-  private static func leftPad(_ integer: [UInt8], to size: Int) -> [UInt8]? {
-    let trimmed = Array(integer.drop { $0 == 0 })
-    guard trimmed.count <= size else { return nil }
-    return [UInt8](repeating: 0, count: size - trimmed.count) + trimmed
-  }
-
-  private static func integer(_ magnitude: [UInt8]) -> [UInt8] {
-    var content = Array(magnitude.drop { $0 == 0 })
-    if content.isEmpty || content[0] & 0x80 != 0 { content.insert(0, at: 0) }
-    return DEREncoding.element(tag: 0x02, content)
   }
 }

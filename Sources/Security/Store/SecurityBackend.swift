@@ -57,6 +57,10 @@ package protocol SecurityBackend: Sendable {
   /// nil when it does not parse.
   func certificateContents(_ bytes: Data) -> CertificateContents?
 
+  /// Apple's normalization of a DER Name (keys rule 7.11): its content and its whole SEQUENCE;
+  /// nil when the bytes are not exactly one Name.
+  func normalizedName(_ der: Data) -> (content: Data, sequence: Data)?
+
   /// Validates a certificate chain for SecTrust (OpenSSL's X509_verify_cert in the backend).
   func evaluateTrust(_ request: TrustRequest) -> TrustOutcome
 
