@@ -16,18 +16,7 @@ package enum X509Names {
   /// value, the order of RDNs and of attributes within one, kept byte for byte. Nil when OpenSSL
   /// does not read a Name there.
   package static func normalized(_ der: [UInt8]) -> NormalizedX509Name? {
-    guard !der.isEmpty, der.count <= Int(Int32.max) else { return nil }
-    let parsed: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
-      var cursor = buffer.baseAddress
-      guard let name = d2i_X509_NAME(nil, &cursor, buffer.count) else { return nil }
-      guard cursor.map({ $0 - buffer.baseAddress! }) == buffer.count else {
-        X509_NAME_free(name)
-        return nil
-      }
-      return name
-    }
-    guard let name = parsed else {
-      LibcryptoErrorQueue.clear()
+    guard let name = WholeDER.decode(der, { d2i_X509_NAME(nil, $0, $1) }, free: { X509_NAME_free($0) }) else {
       return nil
     }
     defer { X509_NAME_free(name) }

@@ -1,5 +1,6 @@
 import COpenSSL
 import Foundation
+import KeychainCrypto
 import Security
 
 // Keys in the standard files other tools write (PKCS#8, SubjectPublicKeyInfo, and the
@@ -71,21 +72,9 @@ extension OpenSSLKeyEngine {
 // ECDSA signatures between DER (X9.62) and r‖s (RFC 4754), through OpenSSL's ECDSA_SIG.
 extension OpenSSLKeyEngine {
   package func ecdsaRawSignature(fromDER der: Data, fieldSize: Int) -> Data? {
-    let bytes = Array(der)
-    guard !bytes.isEmpty, fieldSize > 0 else { return nil }
-    let parsed: OpaquePointer? = bytes.withUnsafeBufferPointer { buffer in
-      var cursor = buffer.baseAddress
-      guard let signature = d2i_ECDSA_SIG(nil, &cursor, buffer.count) else { return nil }
-      guard cursor.map({ $0 - buffer.baseAddress! }) == buffer.count else {
-        ECDSA_SIG_free(signature)
-        return nil
-      }
-      return signature
-    }
-    guard let signature = parsed else {
-      ERR_clear_error()
-      return nil
-    }
+    guard fieldSize > 0,
+      let signature = WholeDER.decode(Array(der), { d2i_ECDSA_SIG(nil, $0, $1) }, free: { ECDSA_SIG_free($0) })
+    else { return nil }
     defer { ECDSA_SIG_free(signature) }
     var output = [UInt8](repeating: 0, count: 2 * fieldSize)
     for (index, number) in [ECDSA_SIG_get0_r(signature), ECDSA_SIG_get0_s(signature)].enumerated() {

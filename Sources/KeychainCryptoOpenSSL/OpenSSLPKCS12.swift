@@ -243,18 +243,7 @@ extension OpenSSLKeyEngine {
 
   /// A certificate from its DER, all of it; freed by the caller.
   static func certificate(_ der: Data) throws(KeyOperationFailure) -> OpaquePointer {
-    let bytes = Array(der)
-    let parsed: OpaquePointer? = bytes.withUnsafeBufferPointer { buffer in
-      var cursor = buffer.baseAddress
-      guard let certificate = d2i_X509(nil, &cursor, buffer.count) else { return nil }
-      guard cursor.map({ $0 - buffer.baseAddress! }) == buffer.count else {
-        X509_free(certificate)
-        return nil
-      }
-      return certificate
-    }
-    guard let parsed else {
-      ERR_clear_error()
+    guard let parsed = WholeDER.decode(Array(der), { d2i_X509(nil, $0, $1) }, free: { X509_free($0) }) else {
       throw KeyOperationFailure(errSecDecode, "the data is not a DER certificate")
     }
     return parsed
