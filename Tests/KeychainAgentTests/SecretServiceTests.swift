@@ -112,6 +112,60 @@ struct SecretServiceTests {
     #expect(try Self.appleSecret(agent, service: "svc", account: "carol") == "s3cret")
   }
 
+  @Test("A secret keeps its content type through SetSecret and GetSecrets; Apple's API sees it as the item's kind")
+  func contentTypesAreKept() throws {
+    let (bus, agent) = try Self.start()
+    defer {
+      agent.stop()
+      bus.stop()
+    }
+    let script = """
+      import secretstorage, dbus
+      connection = secretstorage.dbus_init()
+      collection = secretstorage.get_default_collection(connection)
+      item = collection.create_item('typed', {'service': 'typed', 'username': 'dora'}, b'{"a": 1}',
+                                    content_type='application/json')
+      print(item.get_secret_content_type())
+      plain = collection.create_item('plain', {'service': 'plain', 'username': 'dora'}, b'pw')
+      print(plain.get_secret_content_type())
+      item.set_secret(b'\\x00\\x01', content_type='application/octet-stream')
+      print(item.get_secret_content_type())
+      bus = dbus.SessionBus()
+      service = bus.get_object('org.freedesktop.secrets', '/org/freedesktop/secrets')
+      interface = dbus.Interface(service, 'org.freedesktop.Secret.Service')
+      _, session = interface.OpenSession('plain', dbus.String('', variant_level=1))
+      secrets = interface.GetSecrets([item.item_path, plain.item_path], session)
+      print(secrets[item.item_path][3], secrets[plain.item_path][3])
+      try:
+          collection.create_item('bad', {'service': 'bad'}, b'x', content_type='text/plain\\n')
+      except Exception as error:
+          print(type(error).__name__)
+      else:
+          print('accepted')
+      """
+    let run = try bus.run(Self.python, ["-c", script])
+    #expect(run.status == 0, "\(run.error)")
+    #expect(
+      run.output
+        == "application/json\ntext/plain\napplication/octet-stream\napplication/octet-stream text/plain\n"
+        + "DBusErrorResponse\n", "\(run.output)")
+    #expect(!run.output.contains("bad"))
+    // Apple's API: the kind of the typed item is its content type; the plain one has none.
+    let store = try agent.connectStore()
+    let kinds = withKeychainContext(store: store, accessGroups: [KeychainAccessGroups.defaultAccessGroup]) {
+      ["typed", "plain"].map { service -> String? in
+        var result: CFTypeRef?
+        SecItemCopyMatching(
+          [
+            kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service,
+            kSecReturnAttributes as String: true,
+          ] as CFDictionary, &result)
+        return (result as? [String: Any])?[kSecAttrDescription as String] as? String
+      }
+    }
+    #expect(kinds == ["application/octet-stream", nil])
+  }
+
   @Test("Creating, changing and deleting an item signal it on the collection")
   func changesAreSignalled() throws {
     let (bus, agent) = try Self.start()

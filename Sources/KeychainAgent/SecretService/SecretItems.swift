@@ -29,6 +29,8 @@ struct SecretItems {
     var attributes: [String: String]
     var created: Date?
     var modified: Date?
+    /// The secret's MIME type, as the program that stored it said (text/plain when it said none).
+    var contentType = SecretServiceAttributes.defaultContentType
   }
 
   /// The path of the item whose persistent reference is `persistentReference`: the UUID behind the
@@ -126,17 +128,23 @@ struct SecretItems {
   /// Creates an item (or, with `replace`, replaces the one with exactly these attributes, once
   /// `beforeReplacing` allows it for that item's path); says whether it replaced one.
   func create(
-    label: String, attributes: [String: String], secret: [UInt8], replace: Bool,
+    label: String, attributes: [String: String], secret: [UInt8], contentType: String, replace: Bool,
     beforeReplacing: (String) throws(BusError) -> Void
   ) throws(BusError) -> (item: Item, replaced: Bool) {
     try Self.checkBounds(attributes)
+    try Self.checkContentType(contentType)
+    // A program that names no content type stores text, as libsecret assumes.
+    let contentType = contentType.isEmpty ? SecretServiceAttributes.defaultContentType : contentType
     if replace, let first = try search(attributes).first(where: { $0.attributes == attributes }) {
       try beforeReplacing(first.path)
-      try update(first, label: label, attributes: nil, secret: secret)
+      try update(first, label: label, attributes: nil, secret: secret, contentType: contentType)
       return (try item(at: first.path), true)
     }
     var add = SecretServiceAttributes.addition(
       group: collection.group, label: label, attributes: attributes, secret: Data(secret))
+    if contentType != SecretServiceAttributes.defaultContentType {
+      add[kSecAttrDescription as String] = contentType
+    }
     let stored: StoredItem
     do {
       do {
@@ -152,8 +160,10 @@ struct SecretItems {
     return (try item(at: path(of: stored.persistentID)), false)
   }
 
-  /// Changes an item's label, attributes or secret.
-  func update(_ item: Item, label: String?, attributes: [String: String]?, secret: [UInt8]?) throws(BusError) {
+  /// Changes an item's label, attributes or secret (and the secret's content type with it).
+  func update(
+    _ item: Item, label: String?, attributes: [String: String]?, secret: [UInt8]?, contentType: String? = nil
+  ) throws(BusError) {
     let query: [String: Any] = [
       kSecClass as String: kSecClassGenericPassword, kSecValuePersistentRef as String: item.persistentReference,
     ]
@@ -168,6 +178,10 @@ struct SecretItems {
       }
     }
     if let secret { changes.append((kSecValueData as String, Data(secret))) }
+    if let contentType, !contentType.isEmpty, contentType != item.contentType {
+      try Self.checkContentType(contentType)
+      changes.append((kSecAttrDescription as String, contentType))
+    }
     guard !changes.isEmpty else { return }
     do {
       try engine.update(try ItemRequest.reading(query as NSDictionary), changes: changes)
@@ -191,14 +205,33 @@ struct SecretItems {
   /// A row of the search as a bus item.
   private func item(_ row: [String: Any]) -> Item? {
     guard let reference = row[kSecValuePersistentRef as String] as? Data else { return nil }
+    let stored = (row[kSecAttrGeneric as String] as? Data).flatMap(SecretServiceAttributes.decoded)
     let attributes =
-      (row[kSecAttrGeneric as String] as? Data).flatMap(SecretServiceAttributes.decoded)
+      stored
       ?? SecretServiceAttributes.derived(
         service: row[kSecAttrService as String] as? String, account: row[kSecAttrAccount as String] as? String)
-    return Item(
+    var item = Item(
       path: path(of: reference), persistentReference: reference,
       label: row[kSecAttrLabel as String] as? String ?? "", attributes: attributes,
       created: row[kSecAttrCreationDate as String] as? Date, modified: row[kSecAttrModificationDate as String] as? Date)
+    // Only an item the Secret Service wrote keeps a content type in its kind: an Apple-API item's
+    // kind ("application password") is no MIME type.
+    if stored != nil, let kind = row[kSecAttrDescription as String] as? String, !kind.isEmpty {
+      item.contentType = kind
+    }
+    return item
+  }
+
+  /// Refuses a content type the store would not keep as given: longer than the bound, or with
+  /// control characters. Any other text is kept ("text/plain; charset=utf8" included).
+  private static func checkContentType(_ contentType: String) throws(BusError) {
+    guard contentType.utf8.count <= SecretServiceAttributes.maximumContentTypeLength,
+      !contentType.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+    else {
+      throw .invalidArguments(
+        "A secret's content type is a MIME type such as text/plain, at most "
+          + "\(SecretServiceAttributes.maximumContentTypeLength) bytes without control characters.")
+    }
   }
 
   /// Refuses attributes the store would not read back as they are.

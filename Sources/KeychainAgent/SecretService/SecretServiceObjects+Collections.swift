@@ -40,7 +40,7 @@ extension SecretServiceObjects {
       let value = try sessions.value(of: secret, sender: caller.sender)
       guard !service.store.isLocked else { throw .isLocked("The keychain is locked.") }
       let (item, replaced) = try items.create(
-        label: label, attributes: attributes, secret: value, replace: replace
+        label: label, attributes: attributes, secret: value, contentType: secret.contentType, replace: replace
       ) { [self] existing throws(BusError) in
         // Replacing an item overwrites its secret: a program must be allowed to read it first.
         guard !needsConfirmation(existing, in: collection, for: caller) else {
@@ -82,14 +82,17 @@ extension SecretServiceObjects {
       let session = try arguments.objectPath()
       var found = try items.itemAndSecret(at: call.path)
       defer { Secrets.wipe(&found.secret) }
-      return [try sessions.secret(found.secret, session: session, sender: caller.sender)]
+      return [
+        try sessions.secret(found.secret, contentType: found.item.contentType, session: session, sender: caller.sender)
+      ]
     default: break
     }
     let item = try items.item(at: call.path)
     switch member.1 {
     case "SetSecret":
-      let value = try sessions.value(of: try arguments.secret(), sender: caller.sender)
-      try items.update(item, label: nil, attributes: nil, secret: value)
+      let secret = try arguments.secret()
+      let value = try sessions.value(of: secret, sender: caller.sender)
+      try items.update(item, label: nil, attributes: nil, secret: value, contentType: secret.contentType)
       signal("ItemChanged", on: collection, item.path)
       return []
     default:

@@ -216,7 +216,12 @@ final class SecretServiceObjects: @unchecked Sendable {
         let items = SecretItems(engine: caller.engine, collection: collection)
         guard var found = try? items.itemAndSecret(at: path) else { continue }
         defer { Secrets.wipe(&found.secret) }
-        secrets.append((path, try sessions.secret(found.secret, session: session, sender: caller.sender)))
+        secrets.append(
+          (
+            path,
+            try sessions.secret(
+              found.secret, contentType: found.item.contentType, session: session, sender: caller.sender)
+          ))
       }
       return [.secretsByItem(secrets)]
     case ("org.freedesktop.Secret.Service", "CreateCollection"):

@@ -57,8 +57,10 @@ struct SecretSessions {
   /// Checks that `path` is a session `sender` opened.
   func check(_ path: String, of sender: String) throws(BusError) { _ = try session(path, of: sender) }
 
-  /// `value` as a Secret structure `(oayays)` for `sender` in session `path`.
-  func secret(_ value: [UInt8], session path: String, sender: String) throws(BusError) -> BusValue {
+  /// `value` as a Secret structure `(oayays)` of `contentType` for `sender` in session `path`.
+  func secret(_ value: [UInt8], contentType: String, session path: String, sender: String) throws(BusError)
+    -> BusValue
+  {
     var parameters: [UInt8] = []
     var carried = value
     if let key = try session(path, of: sender).key {
@@ -68,7 +70,7 @@ struct SecretSessions {
         throw .failed("The secret could not be encrypted for the session.")
       }
     }
-    return .structure([.objectPath(path), .bytes(parameters), .bytes(carried), .string("text/plain")])
+    return .structure([.objectPath(path), .bytes(parameters), .bytes(carried), .string(contentType)])
   }
 
   /// The secret a Secret structure from `sender` carries, decrypted in its session.

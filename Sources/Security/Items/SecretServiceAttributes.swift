@@ -3,13 +3,18 @@ import Foundation
 /// How a Secret Service item is kept as a keychain item (the SecretService article): a generic
 /// password whose every attribute is kept exactly, as JSON with sorted keys, in the generic
 /// attribute (`kSecAttrGeneric`), with `service` also its service and `username`, else `account`,
-/// its account. The agent's Secret Service and `security import-gnome-keyring` both write items
-/// this way, so what one writes the other, and Apple's API, read.
+/// its account; a secret's content type other than text/plain is its kind (`kSecAttrDescription`).
+/// The agent's Secret Service and `security import-gnome-keyring` both write items this way, so
+/// what one writes the other, and Apple's API, read.
 package enum SecretServiceAttributes {
   /// The most attributes one item keeps, and the longest JSON of them: a Secret Service item has a
   /// handful; the JSON is read back on every search.
   package static let maximumCount = 256
   package static let maximumEncodedLength = 64 * 1024
+  /// The content type of a secret whose program named none, kept by storing nothing.
+  package static let defaultContentType = "text/plain"
+  /// The longest content type kept (in the item's kind, kSecAttrDescription).
+  package static let maximumContentTypeLength = 255
 
   /// The attributes as the generic attribute keeps them.
   package static func encoded(_ attributes: [String: String]) -> Data {
