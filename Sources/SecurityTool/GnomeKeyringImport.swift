@@ -9,8 +9,8 @@ struct ImportGnomeKeyring: ParsableCommand {
     commandName: "import-gnome-keyring",
     abstract: "Move the items of a GNOME Keyring keyring file into the keychain.",
     discussion: """
-      Reads a keyring file GNOME Keyring wrote (~/.local/share/keyrings/NAME.keyring, opened with its \
-      password) and adds each item to the keychain's default collection as the Secret Service keeps it: a \
+      Reads a keyring file GNOME Keyring wrote (~/.local/share/keyrings/NAME.keyring: opened with its \
+      password, or read as it is when GNOME kept it as text, for a keyring with an empty password) and adds each item to the keychain's default collection as the Secret Service keeps it: a \
       generic password with the item's attributes, label, secret, and creation and modification times, so \
       secret-tool, libsecret programs and Apple's API find it. An item the keychain already holds with the same \
       attributes and secret is skipped and counted. Without -P the password is asked for on a terminal, or read \
@@ -32,23 +32,33 @@ struct ImportGnomeKeyring: ParsableCommand {
     let operation = "import-gnome-keyring \(input)"
     let contents = try Self.read(input, operation: operation)
     _ = try store.open()
-    let typed: String
-    if let password {
-      typed = password
-    } else {
-      typed = try CommandPassphrase.ask(
-        confirming: false, operation: operation, prompt: "password of the GNOME keyring: ",
-        missing: "A keyring file needs its password: give -P, type it on a terminal, or pipe it as one line.")
-    }
-    var secret = Array(typed.utf8)
-    defer { Secrets.wipe(&secret) }
     var keyring: GnomeKeyringFile
-    do throws(GnomeKeyringFile.ReadError) {
-      keyring = try GnomeKeyringFile(contents: contents, password: secret)
-    } catch {
-      throw CommandFailure(
-        operation: operation, status: error == .wrongPassword ? errSecAuthFailed : errSecDecode,
-        detail: "\(input) cannot be imported: \(error).")
+    if GnomeKeyringFile.isTextual(contents) {
+      // A keyring GNOME keeps without a password is text: there is nothing to ask for.
+      do throws(GnomeKeyringFile.ReadError) {
+        keyring = try GnomeKeyringFile(textual: contents)
+      } catch {
+        throw CommandFailure(
+          operation: operation, status: errSecDecode, detail: "\(input) cannot be imported: \(error).")
+      }
+    } else {
+      let typed: String
+      if let password {
+        typed = password
+      } else {
+        typed = try CommandPassphrase.ask(
+          confirming: false, operation: operation, prompt: "password of the GNOME keyring: ",
+          missing: "A keyring file needs its password: give -P, type it on a terminal, or pipe it as one line.")
+      }
+      var secret = Array(typed.utf8)
+      defer { Secrets.wipe(&secret) }
+      do throws(GnomeKeyringFile.ReadError) {
+        keyring = try GnomeKeyringFile(contents: contents, password: secret)
+      } catch {
+        throw CommandFailure(
+          operation: operation, status: error == .wrongPassword ? errSecAuthFailed : errSecDecode,
+          detail: "\(input) cannot be imported: \(error).")
+      }
     }
     defer { for index in keyring.items.indices { Secrets.wipe(&keyring.items[index].secret) } }
     var added = 0
