@@ -16,7 +16,7 @@ import Synchronization
 /// caller of another user is refused. Every program of the user gets the default collection (the
 /// group `KeychainAccessGroups.defaultAccessGroup`) and the collections no rule confines, as GNOME
 /// Keyring gives them, so desktop programs work unchanged; a program a policy rule names gets the
-/// rule's groups instead (`SecretServiceObjects.groups(for:)`).
+/// rule's groups instead (`SecretServiceAccess.groups(for:)`).
 ///
 /// sd-bus objects are used from one thread: `serve` runs the bus there.
 package final class SecretServiceBus: @unchecked Sendable {
@@ -161,7 +161,7 @@ package final class SecretServiceBus: @unchecked Sendable {
           path: path, interface: interface, member: member, arguments: BusMessageReader(message: message),
           caller: SecretCaller(
             engine: SecItemEngine(
-              store: service.store, accessGroups: try objects.groups(for: caller.grant),
+              store: service.store, accessGroups: try objects.access.groups(for: caller.grant),
               authenticator: caller.session, backend: service.backend),
             executable: caller.executable, namedByRule: caller.grant.namedByRule, sender: sender)))
     } catch {

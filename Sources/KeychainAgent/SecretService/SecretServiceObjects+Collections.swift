@@ -43,7 +43,7 @@ extension SecretServiceObjects {
         label: label, attributes: attributes, secret: value, contentType: secret.contentType, replace: replace
       ) { [self] existing throws(BusError) in
         // Replacing an item overwrites its secret: a program must be allowed to read it first.
-        guard !needsConfirmation(existing, in: collection, for: caller) else {
+        guard !access.needsConfirmation(existing, in: collection, for: caller) else {
           throw .isLocked("This program has not been allowed to use the item it would replace; unlock it first.")
         }
       }
@@ -56,7 +56,7 @@ extension SecretServiceObjects {
     case (Self.collectionInterface, "Delete"):
       guard !service.store.isLocked else { throw .isLocked("The keychain is locked.") }
       try registry.delete(collection)
-      _ = try allCollections(refresh: true)
+      _ = try access.allCollections(refresh: true)
       signal("CollectionDeleted", on: collection)
       return [.objectPath("/")]
     default:
@@ -72,7 +72,7 @@ extension SecretServiceObjects {
     guard member.0 == "org.freedesktop.Secret.Item", ["GetSecret", "SetSecret", "Delete"].contains(member.1) else {
       throw .unknownMethod("An item has no method \(call.interface).\(call.member).")
     }
-    guard !isLocked(call.path, in: collection, for: caller) else {
+    guard !access.isLocked(call.path, in: collection, for: caller) else {
       throw .isLocked(
         service.store.isLocked
           ? "The keychain is locked." : "This program has not been allowed to use this item yet; unlock it first.")
@@ -127,20 +127,20 @@ extension SecretServiceObjects {
   private func setProperty(_ call: BusCall, interface: String, name: String) throws(BusError) {
     let arguments = call.arguments
     let caller = call.caller
-    let collection = try collection(at: call.path, for: caller)
+    let collection = try access.collection(at: call.path, for: caller)
     if call.path == collection.path {
       guard interface == Self.collectionInterface, name == "Label" else {
         throw .accessDenied("Only a collection's label can be set.")
       }
       let label = try arguments.within("v", "s") { () throws(BusError) in try arguments.string() }
       try registry.setLabel(label, of: collection)
-      _ = try allCollections(refresh: true)
+      _ = try access.allCollections(refresh: true)
       signal("CollectionChanged", on: collection)
       return
     }
     let items = SecretItems(engine: caller.engine, collection: collection)
     let item = try items.item(at: call.path)
-    guard !isLocked(call.path, in: collection, for: caller) else {
+    guard !access.isLocked(call.path, in: collection, for: caller) else {
       throw .isLocked("The item is locked for this program.")
     }
     switch name {
@@ -161,9 +161,9 @@ extension SecretServiceObjects {
     -> [(String, BusValue)]
   {
     if path == Self.servicePath, interface == "org.freedesktop.Secret.Service" {
-      return [("Collections", .objectPaths(try visibleCollections(caller).map(\.path)))]
+      return [("Collections", .objectPaths(try access.visibleCollections(caller).map(\.path)))]
     }
-    let collection = try collection(at: path, for: caller)
+    let collection = try access.collection(at: path, for: caller)
     let items = SecretItems(engine: caller.engine, collection: collection)
     switch interface {
     case Self.collectionInterface where path == collection.path:
@@ -175,7 +175,7 @@ extension SecretServiceObjects {
     case "org.freedesktop.Secret.Item" where path != collection.path:
       let item = try items.item(at: path)
       return [
-        ("Locked", .boolean(isLocked(path, in: collection, for: caller))),
+        ("Locked", .boolean(access.isLocked(path, in: collection, for: caller))),
         ("Attributes", .stringMap(item.attributes)), ("Label", .string(item.label)),
         ("Type", .string(item.attributes["xdg:schema"] ?? "org.freedesktop.Secret.Generic")),
         ("Created", .uint64(Self.seconds(item.created))), ("Modified", .uint64(Self.seconds(item.modified))),

@@ -34,7 +34,8 @@ struct BusSignal {
 /// The Secret Service's objects (freedesktop Secret Service 0.2): the service, the collections,
 /// their items, the sessions and the prompts, answering each call with its reply values or a
 /// D-Bus error. The Service interface is here; collections and items are in
-/// SecretServiceObjects+Collections, prompts in SecretServicePrompts.
+/// SecretServiceObjects+Collections, prompts in SecretServicePrompts, and who may use what in
+/// SecretServiceAccess.
 final class SecretServiceObjects: @unchecked Sendable {
   // @unchecked: used on the bus's thread only (a prompt's completion comes back to it through
   // `onBusThread`), so its state needs no lock.
@@ -52,75 +53,19 @@ final class SecretServiceObjects: @unchecked Sendable {
   /// Prompts not completed yet, by path.
   var prompts: [String: PendingPrompt] = [:]
   var nextPrompt = 1
-  /// The collections the store holds (read once, then kept current by this front end's changes).
-  var collections: [SecretCollection] = []
   let registry: SecretCollections
   let approvals: SecretApprovals
   /// Asks the user to confirm a program's first access to an item.
   let prompter: any PromptService
-  /// The groups the policy's rules name: a collection among them is confined. Read once, as the
-  /// policy does not change while the agent runs (every call asks).
-  let confinedGroups: Set<String>
+  /// Which collections and items each program may use.
+  let access: SecretServiceAccess
 
   init(service: AgentService, prompter: any PromptService = PassphrasePrompt.fromEnvironment()) {
     self.service = service
     registry = SecretCollections(store: service.store, backend: service.backend)
     approvals = SecretApprovals(store: service.store, backend: service.backend)
     self.prompter = prompter
-    confinedGroups = service.policy.namedGroups
-  }
-
-  /// The collections, read again when `refresh` or never read.
-  func allCollections(refresh: Bool = false) throws(BusError) -> [SecretCollection] {
-    if refresh || collections.isEmpty { collections = try registry.all() }
-    return collections
-  }
-
-  /// The groups the Secret Service gives a program: a program a rule names gets its rule's groups
-  /// (as on the agent's socket); any other gets the default collection and every collection no
-  /// rule names, as GNOME Keyring gives every program every collection.
-  func groups(for grant: AccessGrant) throws(BusError) -> [String] {
-    if grant.namedByRule { return grant.groups ?? ["*"] }
-    return try allCollections().filter(isEveryProgramsCollection).map(\.group)
-  }
-
-  /// Whether every program no rule names sees `collection`: the default one, and any no rule
-  /// confines.
-  private func isEveryProgramsCollection(_ collection: SecretCollection) -> Bool {
-    collection.group == SecretCollection.login.group || !confinedGroups.contains(collection.group)
-  }
-
-  /// The collections `caller` may see: as `groups(for:)` gives them, for the collections as they
-  /// are now (one made during this call included).
-  func visibleCollections(_ caller: SecretCaller) throws(BusError) -> [SecretCollection] {
-    let groups = caller.engine.accessGroups
-    return try allCollections().filter {
-      caller.namedByRule ? groups.contains("*") || groups.contains($0.group) : isEveryProgramsCollection($0)
-    }
-  }
-
-  /// The collection at `path` (a collection's or one of its items'), if `caller` may see it.
-  func collection(at path: String, for caller: SecretCaller) throws(BusError) -> SecretCollection {
-    guard let id = SecretCollection.id(in: path) else { throw .noSuchObject("No collection at \(path).") }
-    var found = try visibleCollections(caller).first { $0.id == id }
-    if found == nil, try allCollections(refresh: true).contains(where: { $0.id == id }) {
-      found = try visibleCollections(caller).first { $0.id == id }
-    }
-    guard let found else { throw .noSuchObject("No collection at \(path).") }
-    return found
-  }
-
-  /// Whether `caller` must have the user's confirmation before it reads `path`, an item of
-  /// `collection`.
-  func needsConfirmation(_ path: String, in collection: SecretCollection, for caller: SecretCaller) -> Bool {
-    !caller.namedByRule && service.policy.confirmedGroups.contains(collection.group)
-      && !approvals.allows(caller.executable, path)
-  }
-
-  /// Whether the item at `path` is locked for `caller`: the store is, or the user has not yet
-  /// allowed this program to read it.
-  func isLocked(_ path: String, in collection: SecretCollection, for caller: SecretCaller) -> Bool {
-    service.store.isLocked || needsConfirmation(path, in: collection, for: caller)
+    access = SecretServiceAccess(service: service, registry: registry, approvals: approvals)
   }
 
   /// The reply to `call`: its values, or the error.
@@ -145,7 +90,7 @@ final class SecretServiceObjects: @unchecked Sendable {
     }
     if call.path == Self.servicePath { return try serviceMethod(call) }
     if SecretCollection.id(in: call.path) != nil {
-      let collection = try collection(at: call.path, for: call.caller)
+      let collection = try access.collection(at: call.path, for: call.caller)
       return call.path == collection.path
         ? try collectionMethod(call, collection) : try itemMethod(call, collection)
     }
@@ -180,11 +125,11 @@ final class SecretServiceObjects: @unchecked Sendable {
   ) {
     var unlocked: [String] = []
     var locked: [String] = []
-    for collection in try visibleCollections(caller) {
+    for collection in try access.visibleCollections(caller) {
       for item in try SecretItems(engine: caller.engine, collection: collection).search(attributes) {
         // Locked items are listed as locked: the search reads attributes, which the store keeps
         // readable while locked.
-        if isLocked(item.path, in: collection, for: caller) {
+        if access.isLocked(item.path, in: collection, for: caller) {
           locked.append(item.path)
         } else {
           unlocked.append(item.path)
@@ -210,8 +155,8 @@ final class SecretServiceObjects: @unchecked Sendable {
       var secrets: [(String, BusValue)] = []
       // Items that are gone, not this caller's, or locked for it are left out, as GNOME Keyring does.
       for path in paths.prefix(BusMessageReader.maximumElements) {
-        guard let collection = try? collection(at: path, for: caller),
-          !isLocked(path, in: collection, for: caller)
+        guard let collection = try? access.collection(at: path, for: caller),
+          !access.isLocked(path, in: collection, for: caller)
         else { continue }
         let items = SecretItems(engine: caller.engine, collection: collection)
         guard var found = try? items.itemAndSecret(at: path) else { continue }
@@ -236,12 +181,12 @@ final class SecretServiceObjects: @unchecked Sendable {
       let alias = try arguments.string()
       guard !service.store.isLocked else { throw .isLocked("The keychain is locked.") }
       let (collection, made) = try registry.create(label: label, alias: alias)
-      _ = try allCollections(refresh: true)
-      guard (try? self.collection(at: collection.path, for: caller)) != nil else {
+      _ = try access.allCollections(refresh: true)
+      guard (try? access.collection(at: collection.path, for: caller)) != nil else {
         // A program a rule names sees its rule's groups only: a collection it could not use is not made.
         if made {
           try registry.delete(collection)
-          _ = try allCollections(refresh: true)
+          _ = try access.allCollections(refresh: true)
         }
         throw .accessDenied(
           "The agent's policy does not give this program the collection's group \(collection.group); add it to the program's rule."
@@ -257,14 +202,14 @@ final class SecretServiceObjects: @unchecked Sendable {
     case ("org.freedesktop.Secret.Service", "ReadAlias"):
       let alias = try arguments.string()
       guard let collection = try registry.collection(alias: alias),
-        (try? self.collection(at: collection.path, for: caller)) != nil
+        (try? access.collection(at: collection.path, for: caller)) != nil
       else { return [.objectPath("/")] }
       return [.objectPath(collection.path)]
     case ("org.freedesktop.Secret.Service", "SetAlias"):
       let alias = try arguments.string()
       let path = try arguments.objectPath()
-      try registry.setAlias(alias, to: path == "/" ? nil : try collection(at: path, for: caller))
-      _ = try allCollections(refresh: true)
+      try registry.setAlias(alias, to: path == "/" ? nil : try access.collection(at: path, for: caller))
+      _ = try access.allCollections(refresh: true)
       return []
     case ("org.freedesktop.Secret.Service", "Unlock"):
       return try unlock(try arguments.objectPaths(), for: caller)

@@ -36,8 +36,8 @@ extension SecretServiceObjects {
     var confirmations: [(path: String, label: String)] = []
     var unlocked: [String] = []
     for path in objects.prefix(BusMessageReader.maximumElements) {
-      guard let collection = try? collection(at: path, for: caller) else { continue }
-      if path != collection.path, needsConfirmation(path, in: collection, for: caller) {
+      guard let collection = try? access.collection(at: path, for: caller) else { continue }
+      if path != collection.path, access.needsConfirmation(path, in: collection, for: caller) {
         let label = (try? SecretItems(engine: caller.engine, collection: collection).item(at: path).label) ?? ""
         confirmations.append((path, label))
       } else if !service.store.isLocked {
