@@ -126,11 +126,12 @@ struct SecretItems {
   }
 
   /// Creates an item (or, with `replace`, replaces the one with exactly these attributes, once
-  /// `beforeReplacing` allows it for that item's path); says whether it replaced one.
+  /// `beforeReplacing` allows it for that item's path): its path, and whether it replaced one.
+  /// The path comes from the stored row's reference; nothing is read back.
   func create(
     label: String, attributes: [String: String], secret: [UInt8], contentType: String, replace: Bool,
     beforeReplacing: (String) throws(BusError) -> Void
-  ) throws(BusError) -> (item: Item, replaced: Bool) {
+  ) throws(BusError) -> (path: String, replaced: Bool) {
     try Self.checkBounds(attributes)
     try Self.checkContentType(contentType)
     // A program that names no content type stores text, as libsecret assumes.
@@ -138,7 +139,7 @@ struct SecretItems {
     if replace, let first = try search(attributes).first(where: { $0.attributes == attributes }) {
       try beforeReplacing(first.path)
       try update(first, label: label, attributes: nil, secret: secret, contentType: contentType)
-      return (try item(at: first.path), true)
+      return (first.path, true)
     }
     var add = SecretServiceAttributes.addition(
       group: collection.group, label: label, attributes: attributes, secret: Data(secret))
@@ -157,7 +158,7 @@ struct SecretItems {
     } catch {
       throw Self.busError(error)
     }
-    return (try item(at: path(of: stored.persistentID)), false)
+    return (path(of: stored.persistentID), false)
   }
 
   /// Changes an item's label, attributes or secret (and the secret's content type with it).
@@ -190,13 +191,21 @@ struct SecretItems {
     }
   }
 
-  /// Deletes an item.
-  func delete(_ item: Item) throws(BusError) {
+  /// Deletes the item at `path`, or NoSuchObject. The row is found by its reference alone, by an
+  /// engine confined to this collection's group, so that a path under one collection never names
+  /// another's item; it is not read first.
+  func delete(at path: String) throws(BusError) {
+    guard let reference = persistentReference(at: path) else { throw .noSuchObject("No item at \(path).") }
+    let confined = SecItemEngine(
+      store: engine.store, accessGroups: [collection.group], authenticator: engine.authenticator,
+      backend: engine.backend, clock: engine.clock)
     let query: [String: Any] = [
-      kSecClass as String: kSecClassGenericPassword, kSecValuePersistentRef as String: item.persistentReference,
+      kSecClass as String: kSecClassGenericPassword, kSecValuePersistentRef as String: reference,
     ]
     do {
-      try engine.delete(try ItemRequest.reading(query as NSDictionary))
+      try confined.delete(try ItemRequest.reading(query as NSDictionary))
+    } catch  where error.code == errSecItemNotFound {
+      throw .noSuchObject("No item at \(path).")
     } catch {
       throw Self.busError(error)
     }

@@ -39,7 +39,7 @@ extension SecretServiceObjects {
       let replace = try arguments.boolean()
       let value = try sessions.value(of: secret, sender: caller.sender)
       guard !service.store.isLocked else { throw .isLocked("The keychain is locked.") }
-      let (item, replaced) = try items.create(
+      let (path, replaced) = try items.create(
         label: label, attributes: attributes, secret: value, contentType: secret.contentType, replace: replace
       ) { [self] existing throws(BusError) in
         // Replacing an item overwrites its secret: a program must be allowed to read it first.
@@ -49,10 +49,10 @@ extension SecretServiceObjects {
       }
       if !caller.namedByRule && service.policy.confirmedGroups.contains(collection.group) {
         // The program that stores an item may read it back, as the app that adds an item does on macOS.
-        try approvals.allow(caller.executable, [item.path])
+        try approvals.allow(caller.executable, [path])
       }
-      signal(replaced ? "ItemChanged" : "ItemCreated", on: collection, item.path)
-      return [.objectPath(item.path), .objectPath("/")]
+      signal(replaced ? "ItemChanged" : "ItemCreated", on: collection, path)
+      return [.objectPath(path), .objectPath("/")]
     case (Self.collectionInterface, "Delete"):
       guard !service.store.isLocked else { throw .isLocked("The keychain is locked.") }
       try registry.delete(collection)
@@ -85,19 +85,16 @@ extension SecretServiceObjects {
       return [
         try sessions.secret(found.secret, contentType: found.item.contentType, session: session, sender: caller.sender)
       ]
-    default: break
-    }
-    let item = try items.item(at: call.path)
-    switch member.1 {
     case "SetSecret":
+      let item = try items.item(at: call.path)
       let secret = try arguments.secret()
       let value = try sessions.value(of: secret, sender: caller.sender)
       try items.update(item, label: nil, attributes: nil, secret: value, contentType: secret.contentType)
       signal("ItemChanged", on: collection, item.path)
       return []
     default:
-      try items.delete(item)
-      signal("ItemDeleted", on: collection, item.path)
+      try items.delete(at: call.path)
+      signal("ItemDeleted", on: collection, call.path)
       return [.objectPath("/")]
     }
   }
