@@ -81,7 +81,8 @@ struct SecretItems {
     query[kSecReturnPersistentRef as String] = true
     let found: Any?
     do {
-      found = try engine.copyMatching(try ItemRequest.reading(query as NSDictionary), foundationValues: true)
+      found = try engine.copyMatching(
+        try ItemRequest.reading(entries: query.map { ($0.key, $0.value) }), foundationValues: true)
     } catch  where error.code == errSecItemNotFound {
       return []
     } catch {
@@ -109,7 +110,8 @@ struct SecretItems {
     ]
     if withSecret { query[kSecReturnData as String] = true }
     do {
-      let found = try engine.copyMatching(try ItemRequest.reading(query as NSDictionary), foundationValues: true)
+      let found = try engine.copyMatching(
+        try ItemRequest.reading(entries: query.map { ($0.key, $0.value) }), foundationValues: true)
       guard var row = found as? [String: Any], row[kSecAttrAccessGroup as String] as? String == collection.group else {
         throw BusError.noSuchObject("No item at \(path).")
       }
@@ -132,7 +134,7 @@ struct SecretItems {
     label: String, attributes: [String: String], secret: [UInt8], contentType: String, replace: Bool,
     beforeReplacing: (String) throws(BusError) -> Void
   ) throws(BusError) -> (path: String, replaced: Bool) {
-    try Self.checkBounds(attributes)
+    let encodedAttributes = try Self.checkBounds(attributes)
     try Self.checkContentType(contentType)
     // A program that names no content type stores text, as libsecret assumes.
     let contentType = contentType.isEmpty ? SecretServiceAttributes.defaultContentType : contentType
@@ -142,18 +144,19 @@ struct SecretItems {
       return (first.path, true)
     }
     var add = SecretServiceAttributes.addition(
-      group: collection.group, label: label, attributes: attributes, secret: Data(secret))
+      group: collection.group, label: label, attributes: attributes, secret: Data(secret),
+      encodedAttributes: encodedAttributes)
     if contentType != SecretServiceAttributes.defaultContentType {
       add[kSecAttrDescription as String] = contentType
     }
     let stored: StoredItem
     do {
       do {
-        stored = try engine.add(try ItemRequest.reading(add as NSDictionary))
+        stored = try engine.add(try ItemRequest.reading(entries: add.map { ($0.key, $0.value) }))
       } catch  where error.code == errSecDuplicateItem {
         // Another item has this service and account: this one is told apart by its view hint.
         add[kSecAttrSyncViewHint as String] = SecretServiceAttributes.distinctViewHint()
-        stored = try engine.add(try ItemRequest.reading(add as NSDictionary))
+        stored = try engine.add(try ItemRequest.reading(entries: add.map { ($0.key, $0.value) }))
       }
     } catch {
       throw Self.busError(error)
@@ -171,8 +174,7 @@ struct SecretItems {
     var changes: [(String, Any)] = []
     if let label { changes.append((kSecAttrLabel as String, label)) }
     if let attributes {
-      try Self.checkBounds(attributes)
-      changes.append((kSecAttrGeneric as String, SecretServiceAttributes.encoded(attributes)))
+      changes.append((kSecAttrGeneric as String, try Self.checkBounds(attributes)))
       if let service = attributes["service"] { changes.append((kSecAttrService as String, service)) }
       if let account = attributes["username"] ?? attributes["account"] {
         changes.append((kSecAttrAccount as String, account))
@@ -185,7 +187,7 @@ struct SecretItems {
     }
     guard !changes.isEmpty else { return }
     do {
-      try engine.update(try ItemRequest.reading(query as NSDictionary), changes: changes)
+      try engine.update(try ItemRequest.reading(entries: query.map { ($0.key, $0.value) }), changes: changes)
     } catch {
       throw Self.busError(error)
     }
@@ -203,7 +205,7 @@ struct SecretItems {
       kSecClass as String: kSecClassGenericPassword, kSecValuePersistentRef as String: reference,
     ]
     do {
-      try confined.delete(try ItemRequest.reading(query as NSDictionary))
+      try confined.delete(try ItemRequest.reading(entries: query.map { ($0.key, $0.value) }))
     } catch  where error.code == errSecItemNotFound {
       throw .noSuchObject("No item at \(path).")
     } catch {
@@ -243,14 +245,17 @@ struct SecretItems {
     }
   }
 
-  /// Refuses attributes the store would not read back as they are.
-  private static func checkBounds(_ attributes: [String: String]) throws(BusError) {
+  /// The attributes as the generic attribute keeps them, or InvalidArgs when the store would not
+  /// read them back as they are (encoded once: the encoding is both the bound and the value).
+  private static func checkBounds(_ attributes: [String: String]) throws(BusError) -> Data {
+    let encoded = SecretServiceAttributes.encoded(attributes)
     guard attributes.count <= SecretServiceAttributes.maximumCount,
-      SecretServiceAttributes.encoded(attributes).count <= SecretServiceAttributes.maximumEncodedLength
+      encoded.count <= SecretServiceAttributes.maximumEncodedLength
     else {
       throw .invalidArguments(
         "An item keeps at most \(SecretServiceAttributes.maximumCount) attributes, 64 KiB of them in all.")
     }
+    return encoded
   }
 
   /// A keychain status as the bus's error.

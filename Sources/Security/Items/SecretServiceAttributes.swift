@@ -54,15 +54,16 @@ package enum SecretServiceAttributes {
   /// Secret Service allows two items with equal attributes; Apple's key would not).
   package static func distinctViewHint() -> String { "org.freedesktop.secrets/\(UUID().uuidString)" }
 
-  /// The dictionary that adds an item with `attributes`, `label` and `secret` to `group`.
-  package static func addition(group: String, label: String, attributes: [String: String], secret: Data)
-    -> [String: Any]
-  {
+  /// The dictionary that adds an item with `attributes`, `label` and `secret` to `group`;
+  /// `encodedAttributes` is `encoded(attributes)` when the caller has it already.
+  package static func addition(
+    group: String, label: String, attributes: [String: String], secret: Data, encodedAttributes: Data? = nil
+  ) -> [String: Any] {
     let (service, account) = serviceAndAccount(of: attributes)
     return [
       kSecClass as String: kSecClassGenericPassword, kSecAttrAccessGroup as String: group,
       kSecAttrService as String: service, kSecAttrAccount as String: account, kSecAttrLabel as String: label,
-      kSecAttrGeneric as String: encoded(attributes), kSecValueData as String: secret,
+      kSecAttrGeneric as String: encodedAttributes ?? encoded(attributes), kSecValueData as String: secret,
     ]
   }
 }
