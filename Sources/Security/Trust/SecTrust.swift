@@ -42,6 +42,9 @@ public final class SecTrust: Sendable, CustomStringConvertible {
     var networkFetchAllowed = false
     var exceptions: TrustExceptions?
     var result: TrustResult?
+    /// Counts the changes, so that an evaluation that ran while a setting changed does not store
+    /// its now stale result.
+    var generation = 0
   }
 
   let state: Mutex<State>
@@ -62,6 +65,7 @@ public final class SecTrust: Sendable, CustomStringConvertible {
     state.withLock { state in
       body(&state)
       state.result = nil
+      state.generation += 1
     }
   }
 }

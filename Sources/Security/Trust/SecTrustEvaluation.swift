@@ -22,14 +22,16 @@ struct TrustExceptions: Codable, Equatable {
 extension SecTrust {
   /// Evaluates unless the last result still stands.
   func evaluateIfNeeded() -> TrustResult {
-    if let result = state.withLock({ $0.result }) { return result }
-    let (certificates, policies, anchors, anchorsOnly, verifyDate, exceptions) = state.withLock { state in
-      (state.certificates, state.policies, state.anchors, state.anchorsOnly, state.verifyDate, state.exceptions)
-    }
-    let date = verifyDate ?? Date()
+    let snapshot = state.withLock { state in (state.result, state) }
+    if let result = snapshot.0 { return result }
+    let settings = snapshot.1
     let result = Self.evaluate(
-      certificates, policies: policies, anchors: anchors, anchorsOnly: anchorsOnly, date: date, exceptions: exceptions)
-    state.withLock { $0.result = result }
+      settings.certificates, policies: settings.policies, anchors: settings.anchors,
+      anchorsOnly: settings.anchorsOnly, date: settings.verifyDate ?? Date(), exceptions: settings.exceptions)
+    state.withLock { state in
+      // A setting changed while this ran: its result answers this call only.
+      if state.generation == settings.generation { state.result = result }
+    }
     return result
   }
 
