@@ -1,4 +1,5 @@
 import Foundation
+import KeychainCrypto
 import Security
 
 /// GNOME Keyring's textual format: what it writes for a keyring whose password is empty (its
@@ -52,7 +53,7 @@ extension GnomeKeyringFile {
       if let text = try group.string("secret") {
         secret = Array(text.utf8)
       } else if let hex = group.values["binary-secret"] {
-        guard let bytes = Self.hexBytes(hex) else {
+        guard let bytes = Hex.decode(hex) else {
           throw .damaged("the secret of item \(group.name) is not hexadecimal")
         }
         secret = bytes
@@ -134,28 +135,6 @@ extension GnomeKeyringFile {
       groups[groups.count - 1].values[key] = String(value)
     }
     return groups
-  }
-
-  /// Bytes from hexadecimal digits (GNOME's egg_hex_encode), or nil.
-  static func hexBytes(_ hex: String) -> [UInt8]? {
-    let digits = Array(hex.utf8)
-    guard digits.count % 2 == 0 else { return nil }
-    var bytes: [UInt8] = []
-    bytes.reserveCapacity(digits.count / 2)
-    for index in stride(from: 0, to: digits.count, by: 2) {
-      guard let high = hexValue(digits[index]), let low = hexValue(digits[index + 1]) else { return nil }
-      bytes.append(high << 4 | low)
-    }
-    return bytes
-  }
-
-  private static func hexValue(_ digit: UInt8) -> UInt8? {
-    switch digit {
-    case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
-    case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
-    case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
-    default: nil
-    }
   }
 
   /// A time in seconds since 1970, or the epoch when absent or out of range (GNOME's default, 0).

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Keychain
+import KeychainCrypto
 import Security
 import SecurityCommandLine
 
@@ -116,26 +117,7 @@ struct AddedPassword: ParsableArguments {
     }
   }
 
-  static func bytes(hex: String) -> Data? {
-    let digits = Array(hex.utf8)
-    guard digits.count % 2 == 0 else { return nil }
-    var bytes = Data()
-    bytes.reserveCapacity(digits.count / 2)
-    for index in stride(from: 0, to: digits.count, by: 2) {
-      guard let high = hexValue(digits[index]), let low = hexValue(digits[index + 1]) else { return nil }
-      bytes.append(high << 4 | low)
-    }
-    return bytes
-  }
-
-  private static func hexValue(_ digit: UInt8) -> UInt8? {
-    switch digit {
-    case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
-    case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
-    case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
-    default: nil
-    }
-  }
+  static func bytes(hex: String) -> Data? { Hex.decode(hex).map { Data($0) } }
 
   /// The password's bytes, after saying on standard error that access lists are not kept.
   var data: Data {
