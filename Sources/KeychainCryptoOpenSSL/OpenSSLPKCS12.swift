@@ -197,8 +197,8 @@ extension OpenSSLKeyEngine {
       let keyID: Data
       if let given = identity.keyID { keyID = given } else { keyID = try digest(.sha1, identity.certificate) }
       for (index, der) in ([identity.certificate] + identity.chain).enumerated() {
-        guard index == 0 || added.insert(der).inserted else { continue }
-        added.insert(der)
+        // Each certificate once; the leaf always, as its key's pair.
+        guard added.insert(der).inserted || index == 0 else { continue }
         let certificate = try Self.certificate(der)
         defer { X509_free(certificate) }
         guard let bag = PKCS12_add_cert(&certificateBags, certificate) else {
