@@ -20,6 +20,7 @@ enum ItemColumn: Int32, CaseIterable {
   case service
   case server
   case label
+  case accessControl
 
   /// The column's name in SQL.
   var name: String {
@@ -38,6 +39,7 @@ enum ItemColumn: Int32, CaseIterable {
     case .service: "svce"
     case .server: "srvr"
     case .label: "labl"
+    case .accessControl: "acl"
     }
   }
 
@@ -49,7 +51,7 @@ enum ItemColumn: Int32, CaseIterable {
     case .persistentReference: "\(name) BLOB NOT NULL UNIQUE"
     case .synchronizable: "\(name) INTEGER NOT NULL"
     case .accessGroup, .primaryKey, .spiKey, .metadata: "\(name) BLOB NOT NULL"
-    case .secret, .account, .service, .server, .label: "\(name) BLOB"
+    case .secret, .account, .service, .server, .label, .accessControl: "\(name) BLOB"
     }
   }
 }
@@ -70,7 +72,7 @@ enum ItemTable {
   /// `SQLiteItemStorage.rowColumns`.
   static let writtenColumns: [ItemColumn] =
     [.accessGroup, .synchronizable, .protection, .primaryKey, .spiKey] + digestColumns.map(\.column)
-    + [.metadata, .secret]
+    + [.accessControl, .metadata, .secret]
 
   /// Adds a row: its class, its persistent reference, then `writtenColumns`.
   static let insertSQL: String = {
@@ -83,15 +85,18 @@ enum ItemTable {
   static let updateSQL =
     "UPDATE item SET \(writtenColumns.map { "\($0.name) = ?" }.joined(separator: ", ")) WHERE id = ?"
 
-  /// Replaces only a row's two ciphertexts (a new secret, the attributes kept); the last argument
-  /// is its id.
+  /// Replaces only a row's access control and two ciphertexts (a new secret, the attributes kept),
+  /// none of them indexed; the last argument is its id.
   static let updateSealedSQL =
-    "UPDATE item SET \(ItemColumn.metadata.name) = ?, \(ItemColumn.secret.name) = ? WHERE id = ?"
+    "UPDATE item SET \(ItemColumn.accessControl.name) = ?, \(ItemColumn.metadata.name) = ?, \(ItemColumn.secret.name) = ? WHERE id = ?"
 
   /// The table, its uniqueness rule (rule 2.1, by digests) and one index per digest column. The
-  /// columns are declared in the order stores have always had (the id, then what an insert sets).
+  /// columns are declared in the order stores have always had (the id, then what an insert sets),
+  /// with `acl` last, where upgraded stores have it.
   static let createSQL: String = {
-    let declared = [ItemColumn.id, .itemClass, .persistentReference] + writtenColumns
+    let declared =
+      [ItemColumn.id, .itemClass, .persistentReference] + writtenColumns.filter { $0 != .accessControl }
+      + [.accessControl]
     let columns = declared.map { "  \($0.declaration)," }.joined(separator: "\n")
     return "CREATE TABLE item (\n\(columns)\n  UNIQUE (class, pk, spi)\n);\n" + digestIndexesSQL
   }()
@@ -105,6 +110,14 @@ enum ItemTable {
     let name = digest.column.name
     return "CREATE INDEX IF NOT EXISTS item_\(name) ON item (class, \(name)) WHERE \(name) IS NOT NULL;"
   }.joined(separator: "\n")
+
+  /// Adds the `acl` column (row format 3) to a store made before it; does nothing when it is there.
+  /// SQLite adds a nullable column without rewriting a row.
+  static func addAccessControlColumn(_ connection: SQLiteConnection) throws {
+    let columns = try connection.strings("SELECT name FROM pragma_table_info('item')")
+    guard !columns.contains(ItemColumn.accessControl.name) else { return }
+    try connection.execute("ALTER TABLE item ADD COLUMN \(ItemColumn.accessControl.declaration)")
+  }
 
   /// Rebuilds as partial the digest indexes of a store made before they were (once, in the
   /// caller's transaction); does nothing when they already are.

@@ -1,7 +1,8 @@
 import Foundation
 import Security
 
-/// The plaintext of a row's sealed metadata (a store format, not an Apple rule): every attribute with its type, and the access control.
+/// The plaintext of a row's sealed metadata (a store format, not an Apple rule): every attribute
+/// with its type, and in rows sealed before row format 3 the access control.
 ///
 /// A small tagged binary format rather than a property list: it is read on every attribute query,
 /// and it must reject any malformed input with an error rather than trap (the bytes come from disk).
@@ -53,28 +54,5 @@ enum MetadataCodec {
     }
     guard reader.isAtEnd else { throw .decode }
     return (attributes, accessControl)
-  }
-
-  /// Only the access control of what `encode` wrote, stepping over the attributes without building
-  /// them: a data read checks it on every row, and most rows have none.
-  static func accessControl(in bytes: [UInt8]) throws(SecStatus) -> SecAccessControl? {
-    var reader = TaggedBinaryForm.Reader(bytes)
-    guard try reader.byte() == version else { throw .decode }
-    let count = try reader.length()
-    var accessControl: SecAccessControl?
-    for _ in 0..<count {
-      try reader.skipBlock()
-      guard let tag = Tag(rawValue: try reader.byte()) else { throw .decode }
-      switch tag {
-      case .string, .data: try reader.skipBlock()
-      case .integer, .double, .date: try reader.skip(8)
-      case .accessControl:
-        let protection = try reader.string()
-        let flags = SecAccessControlCreateFlags(rawValue: CFOptionFlags(try reader.uint64()))
-        accessControl = SecAccessControl(protection: protection, flags: flags)
-      }
-    }
-    guard reader.isAtEnd else { throw .decode }
-    return accessControl
   }
 }

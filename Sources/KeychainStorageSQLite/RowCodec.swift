@@ -36,12 +36,16 @@ enum RowCodec {
     // 0 or 1, so a value that differs from those in any other bit is refused here.
     let synchronizable = try row.integer(ItemColumn.synchronizable.rawValue)
     guard synchronizable == 0 || synchronizable == 1 else { throw .decode }
+    let accessControl = try row.withOptionalBlob(ItemColumn.accessControl.rawValue) {
+      bytes throws(SecStatus) in try AccessControlColumn.decode(bytes)
+    }
     let identity = RowIdentity(
       itemClass: itemClass, persistentID: try row.blob(ItemColumn.persistentReference.rawValue),
       accessGroup: try row.blob(ItemColumn.accessGroup.rawValue),
       synchronizable: synchronizable, protection: try row.text(ItemColumn.protection.rawValue),
       primaryKey: try row.blob(ItemColumn.primaryKey.rawValue),
-      spiKey: try row.blob(ItemColumn.spiKey.rawValue), searchDigests: searchDigests, hasSecret: sealedSecret != nil)
+      spiKey: try row.blob(ItemColumn.spiKey.rawValue), searchDigests: searchDigests, hasSecret: sealedSecret != nil,
+      accessControl: accessControl)
     return (identity, sealedSecret)
   }
 
@@ -51,34 +55,44 @@ enum RowCodec {
   /// Every row is authenticated, whatever the fetch: opening the secret proves every plain column
   /// (they are its associated data), and otherwise the metadata is opened, which also proves whether
   /// the row has a secret. A search, a count or a delete therefore never acts on a row whose
-  /// columns were altered.
-  static func decode(_ row: StatementRow, fetch: ItemFetch, _ ring: KeyRing) throws(SecStatus) -> RowRecord {
+  /// columns were altered. The access control is a plain column (row format 3), so a data lookup
+  /// opens the secret alone.
+  ///
+  /// With `secretLater`, a row whose secret the fetch asks for is returned with that secret still
+  /// sealed, for the caller to open (`RowRecord.openSecret`) only if the row is part of the answer;
+  /// opening it then authenticates the row. Until then its plain columns are unproven, so the
+  /// caller must not answer with a row whose secret it has not opened.
+  static func decode(_ row: StatementRow, fetch: ItemFetch, _ ring: KeyRing, secretLater: Bool = false)
+    throws(SecStatus) -> RowRecord
+  {
     let id = try row.integer(ItemColumn.id.rawValue)
     let (identity, sealedSecret) = try plainColumns(row)
     var item = StoredItem(
-      itemClass: identity.itemClass, persistentID: identity.persistentID, attributes: [:], accessControl: nil,
-      data: nil)
+      itemClass: identity.itemClass, persistentID: identity.persistentID, attributes: [:],
+      accessControl: identity.accessControl, data: nil)
     let opensSecret = fetch.data && sealedSecret != nil
     let associatedFields = identity.associatedFields()
-    if fetch.attributes || fetch.accessControl || !opensSecret {
+    if fetch.attributes || !opensSecret {
       guard let metadataKey = ring.metadataKey else { throw .interactionNotAllowed }
       let plaintext: [UInt8]
       do {
         plaintext = try AES.GCM.open(
           combined: try row.bytes(ItemColumn.metadata.rawValue), using: metadataKey,
-          authenticating: RowIdentity.Purpose.metadata.label,
+          authenticating: associatedFields.label(for: .metadata),
           associatedFields.bytes(for: .metadata))
       } catch {
         throw .decode
       }
       if fetch.attributes {
-        (item.attributes, item.accessControl) = try MetadataCodec.decode(plaintext)
-        guard item.attributes[SecConstantValue.attrAccessible] == .string(identity.protection) else { throw .decode }
-      } else if fetch.accessControl {
-        item.accessControl = try MetadataCodec.accessControl(in: plaintext)
+        let decoded = try MetadataCodec.decode(plaintext)
+        // In row format 3 the access control is the `acl` column's alone.
+        guard decoded.accessControl == nil,
+          decoded.attributes[SecConstantValue.attrAccessible] == .string(identity.protection)
+        else { throw .decode }
+        item.attributes = decoded.attributes
       }
     }
-    if opensSecret, let sealedSecret {
+    if opensSecret, !secretLater, let sealedSecret {
       item.data = try openSecret(sealedSecret, of: identity, ring, fields: associatedFields)
     }
     if fetch.version {
@@ -101,24 +115,24 @@ enum RowCodec {
     do {
       return Data(
         try AES.GCM.open(
-          combined: sealedSecret, using: key, authenticating: RowIdentity.Purpose.secret.label,
+          combined: sealedSecret, using: key, authenticating: fields.label(for: .secret),
           fields.bytes(for: .secret)))
     } catch {
       throw .decode
     }
   }
 
-  /// The two ciphertexts of a row: its metadata, and its secret when it has one.
-  static func seal(
-    _ ring: KeyRing, _ identity: RowIdentity, attributes: SortedAttributes, accessControl: SecAccessControl?,
-    data: Data?
-  ) throws(SecStatus) -> (meta: Data, secret: Data?) {
+  /// The two ciphertexts of a row: its metadata, and its secret when it has one. The access
+  /// control is `identity`'s, bound into both and stored in the clear.
+  static func seal(_ ring: KeyRing, _ identity: RowIdentity, attributes: SortedAttributes, data: Data?)
+    throws(SecStatus) -> (meta: Data, secret: Data?)
+  {
     let classKey = try ring.classKey(for: identity.protection)
     guard let metadataKey = ring.metadataKey else { throw .interactionNotAllowed }
     let fields = identity.associatedFields()
     do {
       let meta = try AES.GCM.seal(
-        MetadataCodec.encode(attributes, accessControl: accessControl), using: metadataKey,
+        MetadataCodec.encode(attributes, accessControl: nil), using: metadataKey,
         authenticating: fields.associatedData(for: .metadata))
       let secret = try data.map { plaintext throws(CryptoError) in
         Data(

@@ -2,42 +2,71 @@ import Foundation
 import KeychainCrypto
 import Security
 
-// Row format 1 bound only a row's identity columns into its sealing; format 2 binds every plain
-// column. Stores written before format 2 are sealed again when their keys are first at hand.
+// Rows written in an earlier row format (RowFormat) are sealed again in the current one when the
+// store's keys are first at hand.
 extension SQLiteItemStorage {
-  /// Seals rows written in row format 1 again in format 2, in one transaction.
+  /// Rows sealed again per statement batch: the upgrade holds this many in memory at once, whatever
+  /// the size of the store.
+  private static let upgradeBatch = 500
+
+  /// Seals every row of an earlier row format again in the current one, in one transaction: a
+  /// process killed during it leaves the store as it was, to be upgraded at the next opening.
   ///
-  /// A format-1 row bound only its identity columns; its search digests are accepted only when they
-  /// are what its authenticated attributes give, so an upgrade never launders a column altered on
-  /// disk. Rows that fail either check are left as they are, and count as damaged from then on.
+  /// Each row is opened with its own format's associated data, so only what that format
+  /// authenticated is carried over: a format-1 row's search digests are accepted only when they are
+  /// what its authenticated attributes give, and a format-2 row's access control is the one in its
+  /// sealed metadata, whatever its `acl` column holds. Rows that fail are left as they are, and count
+  /// as damaged from then on; an upgrade never launders a column altered on disk.
   func upgradeRowFormat(_ ring: KeyRing) throws(KeychainStoreError) {
     let formatSQL = "SELECT value FROM store_info WHERE name = 'row_format'"
     do {
-      guard try readers.storeInfo("row_format") == Data([1]) else { return }
+      guard RowFormat(recorded: try readers.storeInfo("row_format")) != .current else { return }
       try write { db throws(SecStatus) in
-        guard try db.blob(formatSQL) == Data([1]) else { return }
-        var upgrades: [(id: Int64, identity: RowIdentity, meta: Data, secret: Data?)] = []
-        let rows = try SQLiteErrors.database { try db.statement("SELECT \(ItemTable.selectList) FROM item") }
-        try forEachRow(of: rows, arguments: []) {
-          row throws(SecStatus) in
-          if let upgrade = try? self.formatOneUpgrade(row, ring) { upgrades.append(upgrade) }
-          return true
+        guard let format = RowFormat(recorded: try db.blob(formatSQL)), format != .current else { return }
+        let rows = try SQLiteErrors.database {
+          try db.statement(
+            "SELECT \(ItemTable.selectList) FROM item WHERE id > ? ORDER BY id LIMIT \(Self.upgradeBatch)")
         }
-        storeLogger.notice(
-          "Sealed rows again in row format 2",
-          metadata: [
-            "database": .string(self.files.databasePath), "rows": .stringConvertible(upgrades.count),
-          ])
-        for upgrade in upgrades {
-          try SQLiteErrors.database {
-            try db.run(
-              "UPDATE item SET meta = ?, secret = ? WHERE id = ?",
-              [.blob(upgrade.meta), .optionalBlob(upgrade.secret), .integer(upgrade.id)])
+        var upgraded = 0
+        var left = 0
+        var lastID: Int64 = 0
+        while true {
+          var batch: [(id: Int64, identity: RowIdentity, sealed: (meta: Data, secret: Data?))] = []
+          var read = 0
+          try forEachRow(of: rows, arguments: [.integer(lastID)]) { row throws(SecStatus) in
+            read += 1
+            lastID = try row.integer(ItemColumn.id.rawValue)
+            do throws(SecStatus) {
+              let (identity, sealed) = try self.sealedAgain(row, from: format, ring)
+              batch.append((lastID, identity, sealed))
+            } catch .decode {
+              left += 1
+            }
+            return true
           }
+          for row in batch {
+            try SQLiteErrors.database {
+              try db.run(
+                ItemTable.updateSealedSQL,
+                [
+                  .optionalBlob(row.identity.accessControl.map(AccessControlColumn.encode)), .blob(row.sealed.meta),
+                  .optionalBlob(row.sealed.secret), .integer(row.id),
+                ])
+            }
+          }
+          upgraded += batch.count
+          if read < Self.upgradeBatch { break }
         }
         try SQLiteErrors.database {
-          try db.run("UPDATE store_info SET value = ? WHERE name = 'row_format'", [.blob(Data([2]))])
+          try db.run("UPDATE store_info SET value = ? WHERE name = 'row_format'", [.blob(RowFormat.current.recorded)])
         }
+        storeLogger.notice(
+          "Sealed rows again in the current row format",
+          metadata: [
+            "database": .string(self.files.databasePath), "from": .stringConvertible(format.rawValue),
+            "to": .stringConvertible(RowFormat.current.rawValue), "rows": .stringConvertible(upgraded),
+            "damagedRowsLeft": .stringConvertible(left),
+          ])
       }
     } catch {
       throw KeychainStoreError(
@@ -45,34 +74,39 @@ extension SQLiteItemStorage {
     }
   }
 
-  /// A format-1 row opened with its old associated data and sealed again in format 2.
-  private func formatOneUpgrade(_ row: StatementRow, _ ring: KeyRing) throws(SecStatus) -> (
-    id: Int64, identity: RowIdentity, meta: Data, secret: Data?
+  /// A row of `format` opened with that format's associated data and sealed in the current one;
+  /// errSecDecode when it does not open or its columns are not what it was sealed with.
+  private func sealedAgain(_ row: StatementRow, from format: RowFormat, _ ring: KeyRing) throws(SecStatus) -> (
+    RowIdentity, (meta: Data, secret: Data?)
   ) {
-    let (stored, sealedSecret) = try RowCodec.plainColumns(row)
-    let itemClass = stored.itemClass
+    var (identity, sealedSecret) = try RowCodec.plainColumns(row)
     guard let metadataKey = ring.metadataKey else { throw .interactionNotAllowed }
+    let fields = identity.associatedFields(.two)
+    let metadataData: [UInt8] =
+      format == .one ? identity.formatOneAssociatedData(.metadata) : fields.associatedData(for: .metadata)
+    let secretData: [UInt8] =
+      format == .one ? identity.formatOneAssociatedData(.secret) : fields.associatedData(for: .secret)
     let attributes: SortedAttributes
-    let accessControl: SecAccessControl?
     var data: Data?
     do {
       let plaintext = try AES.GCM.open(
-        combined: try row.bytes(ItemColumn.metadata.rawValue), using: metadataKey,
-        authenticating: stored.formatOneAssociatedData(.metadata))
-      (attributes, accessControl) = try MetadataCodec.decode(plaintext)
+        combined: try row.bytes(ItemColumn.metadata.rawValue), using: metadataKey, authenticating: metadataData)
+      (attributes, identity.accessControl) = try MetadataCodec.decode(plaintext)
       if let sealedSecret {
         data = Data(
           try AES.GCM.open(
-            combined: sealedSecret, using: try ring.classKey(for: stored.protection),
-            authenticating: stored.formatOneAssociatedData(.secret)))
+            combined: sealedSecret, using: try ring.classKey(for: identity.protection), authenticating: secretData))
       }
     } catch {
       throw .decode
     }
-    // The search digests the row's authenticated attributes give, by the API's own indexing.
-    let index = try ItemIndex(of: itemClass, attributes: attributes)
-    guard stored.searchDigests == (try digests(ring).search(index.attributes)) else { throw .decode }
-    let sealed = try RowCodec.seal(ring, stored, attributes: attributes, accessControl: accessControl, data: data)
-    return (try row.integer(ItemColumn.id.rawValue), stored, sealed.meta, sealed.secret)
+    guard attributes[SecConstantValue.attrAccessible] == .string(identity.protection) else { throw .decode }
+    if format == .one {
+      // Format 1 did not bind the search digests: they must be what the row's authenticated
+      // attributes give, by the API's own indexing.
+      let index = try ItemIndex(of: identity.itemClass, attributes: attributes)
+      guard identity.searchDigests == (try digests(ring).search(index.attributes)) else { throw .decode }
+    }
+    return (identity, try RowCodec.seal(ring, identity, attributes: attributes, data: data))
   }
 }

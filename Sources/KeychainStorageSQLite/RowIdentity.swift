@@ -9,6 +9,10 @@ import Security
 /// copied from another row, a swapped column or a changed protection class makes it fail to open.
 /// Whether the row has a secret is bound into the metadata's associated data, so a secret set to
 /// NULL on disk is detected too.
+///
+/// Row format 3 adds the access control to the plain columns (it was inside the metadata): the API
+/// must know it before it hands out a secret, and reading it from a plain column bound into the
+/// secret's associated data lets a data lookup open one ciphertext instead of two.
 struct RowIdentity: Equatable {
   var itemClass: ItemClass
   var persistentID: Data
@@ -22,23 +26,31 @@ struct RowIdentity: Equatable {
   var searchDigests: [Data?]
   /// Whether the row stores a secret (the `secret` column is not NULL).
   var hasSecret: Bool
+  /// The item's access control (the `acl` column), nil for most items.
+  var accessControl: SecAccessControl?
 
   enum Purpose {
     case metadata, secret
 
-    var label: [UInt8] {
-      switch self {
-      case .metadata: Self.metadataLabel
-      case .secret: Self.secretLabel
+    /// The label that starts the purpose's associated data in `format` (2 or 3).
+    func label(_ format: RowFormat) -> [UInt8] {
+      switch (self, format) {
+      case (.metadata, .three): Self.metadataLabel
+      case (.secret, .three): Self.secretLabel
+      case (.metadata, _): Self.formatTwoMetadataLabel
+      case (.secret, _): Self.formatTwoSecretLabel
       }
     }
-    private static let metadataLabel = Array("keychain-bridge/meta/v2".utf8)
-    private static let secretLabel = Array("keychain-bridge/secret/v2".utf8)
+    private static let metadataLabel = Array("keychain-bridge/meta/v3".utf8)
+    private static let secretLabel = Array("keychain-bridge/secret/v3".utf8)
+    private static let formatTwoMetadataLabel = Array("keychain-bridge/meta/v2".utf8)
+    private static let formatTwoSecretLabel = Array("keychain-bridge/secret/v2".utf8)
   }
 
   /// What follows the purpose's label in both ciphertexts' associated data, built once per row for
   /// its metadata and its secret.
   struct AssociatedFields {
+    let format: RowFormat
     /// The fields, then the metadata's has-a-secret flag.
     fileprivate let bytesWithFlag: [UInt8]
 
@@ -46,15 +58,19 @@ struct RowIdentity: Equatable {
       purpose == .metadata ? bytesWithFlag[...] : bytesWithFlag.dropLast()
     }
 
+    /// The purpose's label in this format.
+    func label(for purpose: Purpose) -> [UInt8] { purpose.label(format) }
+
     /// The whole associated data of the row's metadata or secret ciphertext: label, then fields.
-    func associatedData(for purpose: Purpose) -> [UInt8] { purpose.label + bytes(for: purpose) }
+    func associatedData(for purpose: Purpose) -> [UInt8] { purpose.label(format) + bytes(for: purpose) }
   }
 
-  /// The fields of the associated data of the row's two ciphertexts (row format 2).
+  /// The fields of the associated data of the row's two ciphertexts, in row format 3 unless an
+  /// upgrade reads a format-2 row.
   ///
-  /// Each field is length-prefixed, and an absent digest has a length no digest has, so no two
-  /// different rows can produce the same bytes.
-  func associatedFields() -> AssociatedFields {
+  /// Each field is length-prefixed, and an absent digest or access control has a length no value
+  /// has, so no two different rows can produce the same bytes.
+  func associatedFields(_ format: RowFormat = .three) -> AssociatedFields {
     var bytes: [UInt8] = []
     bytes.reserveCapacity(200)
     Self.append(itemClass.rawValue, to: &bytes)
@@ -71,8 +87,15 @@ struct RowIdentity: Equatable {
         bytes += [0xFF, 0xFF, 0xFF, 0xFF]
       }
     }
+    if format == .three {
+      if let accessControl {
+        Self.append(AccessControlColumn.encode(accessControl), to: &bytes)
+      } else {
+        bytes += [0xFF, 0xFF, 0xFF, 0xFF]
+      }
+    }
     bytes.append(hasSecret ? 1 : 0)
-    return AssociatedFields(bytesWithFlag: bytes)
+    return AssociatedFields(format: format, bytesWithFlag: bytes)
   }
 
   /// The associated data rows were sealed with before row format 2 (no search digests, no secret

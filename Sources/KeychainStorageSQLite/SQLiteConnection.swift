@@ -71,6 +71,21 @@ struct StatementRow {
   func optionalBytes(_ column: Int32) throws(SecStatus) -> [UInt8]? {
     sqlite3_column_type(statement, column) == SQLITE_NULL ? nil : try bytes(column)
   }
+
+  /// `body` over a blob's bytes where SQLite holds them (valid only during the call), or nil for
+  /// NULL: for a value parsed at once, which needs no copy of its own.
+  func withOptionalBlob<T>(_ column: Int32, _ body: (UnsafeRawBufferPointer) throws(SecStatus) -> T)
+    throws(SecStatus) -> T?
+  {
+    switch sqlite3_column_type(statement, column) {
+    case SQLITE_NULL: return nil
+    case SQLITE_BLOB:
+      // The pointer first, then the length (SQLite's documented order).
+      let start = sqlite3_column_blob(statement, column)
+      return try body(UnsafeRawBufferPointer(start: start, count: Int(sqlite3_column_bytes(statement, column))))
+    default: throw .decode
+    }
+  }
 }
 
 /// Runs a prepared statement: binds `arguments`, hands each row to `body` until it returns false,

@@ -294,9 +294,9 @@ extension SQLiteItemStorage {
       do { persistentID = Data(try SecureBytes.random(count: 16)) } catch { throw error.status }
     }
     let identity = try digests(ring).identity(
-      item.itemClass, item.index, persistentID: persistentID, hasSecret: item.data != nil)
-    let sealed = try RowCodec.seal(
-      ring, identity, attributes: SortedAttributes(item.attributes), accessControl: item.accessControl, data: item.data)
+      item.itemClass, item.index, persistentID: persistentID, hasSecret: item.data != nil,
+      accessControl: item.accessControl)
+    let sealed = try RowCodec.seal(ring, identity, attributes: SortedAttributes(item.attributes), data: item.data)
     let columns = Self.rowColumns(identity, sealed)
     try SQLiteErrors.database {
       if let existing {

@@ -13,17 +13,20 @@ extension SQLiteItemStorage {
     [
       .blob(identity.accessGroup), .integer(identity.synchronizable), .text(identity.protection),
       .blob(identity.primaryKey), .blob(identity.spiKey),
-    ] + identity.searchDigests.map(SQLArgument.optionalBlob) + [.blob(sealed.meta), .optionalBlob(sealed.secret)]
+    ] + identity.searchDigests.map(SQLArgument.optionalBlob) + [
+      .optionalBlob(identity.accessControl.map(AccessControlColumn.encode)), .blob(sealed.meta),
+      .optionalBlob(sealed.secret),
+    ]
   }
 
   func insertRow(_ db: SQLiteConnection, _ item: NewItem, _ ring: KeyRing) throws(SecStatus) -> StoredItem {
     let persistentID: Data
     do { persistentID = Data(try SecureBytes.random(count: 16)) } catch { throw error.status }
     let identity = try digests(ring).identity(
-      item.itemClass, item.index, persistentID: persistentID, hasSecret: item.data != nil)
+      item.itemClass, item.index, persistentID: persistentID, hasSecret: item.data != nil,
+      accessControl: item.accessControl)
     let attributes = SortedAttributes(item.attributes)
-    let sealed = try RowCodec.seal(
-      ring, identity, attributes: attributes, accessControl: item.accessControl, data: item.data)
+    let sealed = try RowCodec.seal(ring, identity, attributes: attributes, data: item.data)
     let arguments = [.text(item.itemClass.rawValue), .blob(persistentID)] + Self.rowColumns(identity, sealed)
     try executeReplacingCorruptRow(db, ItemTable.insertSQL, arguments, identity, ring)
     try feedLocalWrite(db, identity, item.index, ring)
@@ -123,20 +126,26 @@ extension SQLiteItemStorage {
         // are (none covers the dates or the fingerprint), so they are not derived again (six HMACs).
         var kept = record.identity
         kept.hasSecret = data != nil
+        kept.accessControl = revision.accessControl
         identity = kept
       } else {
         identity = try digests(ring).identity(
-          record.item.itemClass, revision.index, persistentID: record.item.persistentID, hasSecret: data != nil)
+          record.item.itemClass, revision.index, persistentID: record.item.persistentID, hasSecret: data != nil,
+          accessControl: revision.accessControl)
       }
-      let sealed = try RowCodec.seal(
-        ring, identity, attributes: revision.attributes, accessControl: revision.accessControl, data: data)
+      let sealed = try RowCodec.seal(ring, identity, attributes: revision.attributes, data: data)
       if revision.keepsAttributes {
-        // Only the two ciphertexts change. Naming no indexed column keeps SQLite from rewriting
-        // the row's entries in all six indexes, which it does for every column a SET names, even
-        // to the same value: an update then writes about a third of the pages (keychain-bench).
+        // Only the access control and the two ciphertexts change. Naming no indexed column keeps
+        // SQLite from rewriting the row's entries in all six indexes, which it does for every
+        // column a SET names, even to the same value: an update then writes about a third of the
+        // pages (keychain-bench).
         try SQLiteErrors.database {
           try db.run(
-            ItemTable.updateSealedSQL, [.blob(sealed.meta), .optionalBlob(sealed.secret), .integer(record.id)])
+            ItemTable.updateSealedSQL,
+            [
+              .optionalBlob(identity.accessControl.map(AccessControlColumn.encode)), .blob(sealed.meta),
+              .optionalBlob(sealed.secret), .integer(record.id),
+            ])
         }
       } else {
         let arguments = Self.rowColumns(identity, sealed) + [.integer(record.id)]

@@ -28,10 +28,10 @@ extension SQLiteItemStorage {
     rowFetch.attributes = fetch.attributes || plan.needsPostFilter
     // A secret is opened only for a row that is part of the answer: one the API's verdict drops, or
     // one past the limit once the rows are in insertion order, must neither cost a decryption nor,
-    // while locked, turn the answer into errSecInteractionNotAllowed. Where neither can happen
-    // (the common case), `decode` opens it with the metadata, sharing the associated data.
+    // while locked, turn the answer into errSecInteractionNotAllowed. `decode` leaves it sealed,
+    // and opening it later authenticates the row (a row without attributes to read opens nothing
+    // else: one ciphertext per data lookup). Where neither can happen, `decode` opens it at once.
     let opensSecretsLater = fetch.data && (plan.needsPostFilter || plan.sortsInMemory)
-    if opensSecretsLater { rowFetch.data = false }
     var records: [RowRecord] = []
     var damaged = 0
     /// Opens a later-opened row's secret; false when it fails authentication (counted).
@@ -47,7 +47,7 @@ extension SQLiteItemStorage {
     try forEachRow(of: statement, arguments: plan.arguments) { row throws(SecStatus) in
       var record: RowRecord
       do throws(SecStatus) {
-        record = try RowCodec.decode(row, fetch: rowFetch, ring)
+        record = try RowCodec.decode(row, fetch: rowFetch, ring, secretLater: opensSecretsLater)
       } catch .decode {
         damaged += 1
         return true

@@ -61,15 +61,16 @@ struct SearchDigests {
   }
 
   /// The plain columns of an item with these index values.
-  func identity(_ itemClass: ItemClass, _ index: ItemIndex, persistentID: Data, hasSecret: Bool)
-    throws(SecStatus) -> RowIdentity
-  {
+  func identity(
+    _ itemClass: ItemClass, _ index: ItemIndex, persistentID: Data, hasSecret: Bool, accessControl: SecAccessControl?
+  ) throws(SecStatus) -> RowIdentity {
     RowIdentity(
       itemClass: itemClass, persistentID: persistentID, accessGroup: try group(index.accessGroup),
       synchronizable: index.synchronizable, protection: index.protection,
       primaryKey: try primaryKey(
         itemClass, index.primaryKey, group: index.accessGroup, synchronizable: index.synchronizable),
-      spiKey: try spiKey(index.spiKey), searchDigests: try search(index.attributes), hasSecret: hasSecret)
+      spiKey: try spiKey(index.spiKey), searchDigests: try search(index.attributes), hasSecret: hasSecret,
+      accessControl: accessControl)
   }
 }
 

@@ -208,12 +208,21 @@ extension SQLiteItemStorage {
     } catch {
       throw KeychainStoreError(status: errSecNotAvailable, message: "Cannot read \(path) (read-only).")
     }
-    guard format == Data([2]) else {
+    guard RowFormat(recorded: format) != nil else { throw newerFormat(path) }
+    guard RowFormat(recorded: format) == .current else {
       throw KeychainStoreError(
         status: errSecReadOnly,
         message: "\(path) was written by an older version and is read-only here; open it once where it can be written.")
     }
     return try keyRecords(keyCheck: keyCheck, protection: protection, hasItems: hasItems, path: path)
+  }
+
+  /// The refusal of a store whose rows are in a format a newer version wrote.
+  private static func newerFormat(_ path: String) -> KeychainStoreError {
+    KeychainStoreError(
+      status: errSecInvalidKeychain,
+      message:
+        "\(path) was written by a newer version of KeychainBridge; open it with that version. It was left untouched.")
   }
 
   private static func openWriter(path: String, checkpointer: WALCheckpointer) throws(KeychainStoreError)
@@ -247,7 +256,19 @@ extension SQLiteItemStorage {
             message: "\(path) is an SQLite database of another program, not a keychain store; it was left untouched.")
         }
         if tables.isEmpty { try connection.execute(schema) }
+        // Rows of an earlier format are sealed again by upgradeRowFormat once the keys are at
+        // hand; a store without a recorded format is of format 1 if it has rows. A format this
+        // version does not know was written by a newer one, whose rows it would take for damaged.
+        if let recorded = try connection.blob("SELECT value FROM store_info WHERE name = 'row_format'") {
+          guard RowFormat(recorded: recorded) != nil else { throw Self.newerFormat(path) }
+        } else {
+          let hasItems = try !connection.strings("SELECT 'x' FROM item LIMIT 1").isEmpty
+          try connection.run(
+            "INSERT INTO store_info (name, value) VALUES ('row_format', ?)",
+            [.blob(hasItems ? RowFormat.one.recorded : RowFormat.current.recorded)])
+        }
         try ItemTable.makeDigestIndexesPartial(connection)
+        try ItemTable.addAccessControlColumn(connection)
         // The change feed (ChangeFeedTable). A store made before it holds the sync journal the feed
         // replaced (`sync_state`, journal formats 1 and 2), which LegacyJournalMigration converts
         // once the keys are at hand; a store without one is in the feed's format from the start.
@@ -260,13 +281,6 @@ extension SQLiteItemStorage {
             [.blob(ChangeFeedTable.journalFormat)])
         } else if hadJournal && journalFormat == nil {
           try connection.run("INSERT INTO store_info (name, value) VALUES ('journal_format', ?)", [.blob(Data([1]))])
-        }
-        // Row format 2 binds the search digests and the secret's presence into each row's sealing.
-        // Rows written before it are sealed again by upgradeRowFormat once the keys are at hand.
-        if try connection.blob("SELECT value FROM store_info WHERE name = 'row_format'") == nil {
-          let hasItems = try !connection.strings("SELECT 'x' FROM item LIMIT 1").isEmpty
-          try connection.run(
-            "INSERT INTO store_info (name, value) VALUES ('row_format', ?)", [.blob(Data([hasItems ? 1 : 2]))])
         }
         return (
           try connection.blob("SELECT value FROM store_info WHERE name = 'key_check'"),
@@ -371,12 +385,12 @@ extension SQLiteItemStorage {
 
   /// Whether the store holds no item, or the metadata of at least one opens under `ring`. Rows are
   /// tried newest first and the first that opens ends the search: one row in a healthy store, every
-  /// row only when none opens. Stores still in row format 1 are checked by their upgrade instead.
+  /// row only when none opens. Stores still in an earlier row format are checked by their upgrade instead.
   private static func opensAnItem(_ ring: KeyRing, readers: ReadConnections, files: StoreFiles)
     throws(KeychainStoreError) -> Bool
   {
     do {
-      guard try readers.storeInfo("row_format") == Data([2]) else { return true }
+      guard RowFormat(recorded: try readers.storeInfo("row_format")) == .current else { return true }
       var sawRow = false
       var opened = false
       try readers.withStatement("SELECT \(ItemTable.selectList) FROM item ORDER BY id DESC") {

@@ -129,13 +129,13 @@ import Testing
       #expect(listedAccounts(all()) == ["alice", "carol"])
       #expect(listedAccounts(all([kSecAttrService as String: "svc-carol"])) == ["carol"])
       #expect(copy(genp("bob", service: "svc-bob", [kSecReturnAttributes as String: true])).0 == errSecDecode)
-      // The access control that decides whether Bob's secret may be read lives in the damaged
-      // metadata, so the secret is not handed out either.
-      #expect(copy(genp("bob", service: "svc-bob", [kSecReturnData as String: true])).0 == errSecDecode)
+      // The data read opens only the secret (row format 3): its associated data proves every plain
+      // column, the access control included, so nothing it depends on is in the damaged metadata.
+      #expect(readData(genp("bob", service: "svc-bob")) == Data(utf8: "bob-secret"))
       #expect(readData(genp("alice", service: "svc-alice")) == Data(utf8: "alice-secret"))
     }
     let report = try temporary.store.checkIntegrity()
-    #expect(report == KeychainIntegrityReport(checkedItems: 3, damagedItems: 1, skippedSinceOpen: 3))
+    #expect(report == KeychainIntegrityReport(checkedItems: 3, damagedItems: 1, skippedSinceOpen: 2))
   }
 
   @Test func aStoreOfRowFormatOneIsUpgradedWithItsItemsIntact() throws {
@@ -167,7 +167,7 @@ import Testing
     let format = try DatabaseQueue(path: directory.appendingPathComponent("keychain.db").path).read { db in
       try Data.fetchOne(db, sql: "SELECT value FROM store_info WHERE name = 'row_format'")
     }
-    #expect(format == Data([2]))
+    #expect(format == Data([3]))
     // Its four digest indexes were full (an entry for every row, NULL or not); they are partial
     // now, and the searches above ran over them.
     let digestIndexes = try DatabaseQueue(path: directory.appendingPathComponent("keychain.db").path).read { db in
@@ -188,10 +188,19 @@ import Testing
     var account: String
     var secret: Data
     var reference: Data
+    var accessControl: SecAccessControl?
   }
 
   private static let columns = [
-    "class", "persistref", "agrp", "sync", "pdmn", "pk", "spi", "acct", "svce", "srvr", "labl", "meta", "secret",
+    "class", "persistref", "agrp", "sync", "pdmn", "pk", "spi", "acct", "svce", "srvr", "labl", "acl", "meta",
+    "secret",
+  ]
+
+  /// The access controls of the last two items (neither asks for the user, so every read is
+  /// answered): a swapped, copied, cleared or altered `acl` column must be detected like any other.
+  private static let accessControls = [
+    SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, [], nil)!,
+    SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleAfterFirstUnlock, .privateKeyUsage, nil)!,
   ]
 
   @Test func noTamperingMakesTheStoreAnswerWithWrongData() throws {
@@ -218,12 +227,17 @@ import Testing
               ? genp(account, service: "svc-\(index)", [kSecAttrLabel as String: "label-\(index)"])
               : inet(account, server: "host-\(index).example")
             attributes[kSecValueData as String] = secret
+            if index >= 4 { attributes[kSecAttrAccessControl as String] = Self.accessControls[index - 4] }
             attributes[kSecReturnPersistentRef as String] = true
             let (status, reference) = addReturning(attributes)
             #expect(status == errSecSuccess)
             attributes[kSecReturnPersistentRef as String] = nil
             attributes[kSecValueData as String] = nil
-            items.append(Stored(query: attributes, account: account, secret: secret, reference: reference as! Data))
+            attributes[kSecAttrAccessControl as String] = nil
+            items.append(
+              Stored(
+                query: attributes, account: account, secret: secret, reference: reference as! Data,
+                accessControl: index >= 4 ? Self.accessControls[index - 4] : nil))
           }
         }
       }
@@ -275,14 +289,24 @@ import Testing
             lookup[kSecReturnAttributes as String] = true
             let (status, result) = copy(lookup)
             if status == errSecDecode { detected += 1 }
-            guard status == errSecSuccess else { continue }
-            answered += 1
-            let found = result as? [String: Any]
-            if found?[kSecValueData as String] as? Data != item.secret
-              || found?[kSecAttrAccount as String] as? String != item.account
-            {
+            if status == errSecSuccess {
+              answered += 1
+              let found = result as? [String: Any]
+              if found?[kSecValueData as String] as? Data != item.secret
+                || found?[kSecAttrAccount as String] as? String != item.account
+                || found?[kSecAttrAccessControl as String] as? SecAccessControl != item.accessControl
+              {
+                wrongReads.append(
+                  "trial \(trial) tamper \(tamper) \(column): \(query) answered \(String(describing: found))")
+              }
+            }
+            // The data alone: in row format 3 only the secret is opened, with every plain column
+            // (the access control included) as its associated data.
+            lookup[kSecReturnAttributes as String] = nil
+            let (dataStatus, data) = copy(lookup)
+            if dataStatus == errSecSuccess, data as? Data != item.secret {
               wrongReads.append(
-                "trial \(trial) tamper \(tamper) \(column): \(query) answered \(String(describing: found))")
+                "trial \(trial) tamper \(tamper) \(column): \(query) answered data \(String(describing: data))")
             }
           }
         }

@@ -27,6 +27,22 @@ enum StoreTampering {
     }
   }
 
+  /// Sets `column` of the `index`-th row (by insertion) to `value` (NULL for nil).
+  static func setColumn(_ column: String, row index: Int, to value: Data?, directory: URL) throws {
+    try open(directory).write { db in
+      let id = try Int64.fetchAll(db, sql: "SELECT id FROM item ORDER BY id")[index]
+      try db.execute(sql: "UPDATE item SET \(column) = ? WHERE id = ?", arguments: [value, id])
+    }
+  }
+
+  /// The value of `column` in the `index`-th row (by insertion).
+  static func column(_ column: String, row index: Int, directory: URL) throws -> Data? {
+    try open(directory).read { db in
+      let id = try Int64.fetchAll(db, sql: "SELECT id FROM item ORDER BY id")[index]
+      return try Data.fetchOne(db, sql: "SELECT \(column) FROM item WHERE id = ?", arguments: [id])
+    }
+  }
+
   /// Deletes a row of `store_info` (the key check, the recorded protection...).
   static func deleteStoreInfo(_ name: String, directory: URL) throws {
     try open(directory).write { db in try db.execute(sql: "DELETE FROM store_info WHERE name = ?", arguments: [name]) }

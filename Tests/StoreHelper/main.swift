@@ -29,6 +29,9 @@ import Synchronization
 //     prints "begin add|update|delete KEY VALUE", after each acknowledged one "ack KEY VALUE" (VALUE
 //     "-" for a delete), so a test that kills it knows each key's last acknowledged state and the
 //     one operation that may or may not have landed.
+//   keychain-store-helper upgrade DIRECTORY
+//     opens the store (which seals rows of an earlier row format again) and prints "opened"; run
+//     under a preloaded library that kills it at a chosen write.
 #if canImport(Glibc)
   import Glibc
 #endif
@@ -273,6 +276,10 @@ do {
     exit(try mix(directory: arguments[2], process: process, operations: operations, threads: threads))
   case (4, "churn"):
     exit(try churn(directory: arguments[2], prefix: arguments[3]))
+  case (3, "upgrade"):
+    _ = try KeychainStore(directory: URL(fileURLWithPath: arguments[2], isDirectory: true))
+    FileHandle.standardOutput.write(Data("opened\n".utf8))
+    exit(0)
   default:
     throw HelperUsage()
   }
@@ -280,7 +287,7 @@ do {
   FileHandle.standardError.write(
     Data(
       ("usage: keychain-store-helper fill DIR MAX_BYTES | open DIR NAME | write DIR PREFIX "
-        + "| mix DIR PROCESS OPERATIONS [THREADS] | churn DIR PREFIX\n").utf8))
+        + "| mix DIR PROCESS OPERATIONS [THREADS] | churn DIR PREFIX | upgrade DIR\n").utf8))
   exit(2)
 } catch {
   FileHandle.standardError.write(Data("keychain-store-helper: \(error)\n".utf8))
