@@ -19,7 +19,7 @@
 enum { DIGEST = 16, NONCE = 12, TAG = 16, FIELDS_MAX = 512, META_MAX = 1024 };
 
 static const char GROUP[] = "bench", PROTECTION[] = "ak", CLASS[] = "genp";
-static const char META_LABEL[] = "keychain-bridge/meta/v2", SECRET_LABEL[] = "keychain-bridge/secret/v2";
+static const char META_LABEL[] = "keychain-bridge/meta/v3", SECRET_LABEL[] = "keychain-bridge/secret/v3";
 
 struct kb_same_work {
     sqlite3 *reader, *writer;
@@ -119,6 +119,7 @@ static void associated_data(const kb_same_work *store, const char *label, const 
     put_field(out, row->service, DIGEST);
     put_u32(out, 0xFFFFFFFFu);
     put_field(out, row->label, DIGEST);
+    put_u32(out, 0xFFFFFFFFu); /* no access control (row format 3) */
     if (with_flag) put(out, "\1", 1);
 }
 
@@ -205,8 +206,8 @@ static int bind_written_columns(kb_same_work *store, sqlite3_stmt *s, int first,
 }
 
 /* Columns of the select list (ItemTable.selectList order). */
-enum { C_ID, C_CLASS, C_PERSISTREF, C_AGRP, C_SYNC, C_PDMN, C_PK, C_SPI, C_META, C_SECRET, C_ACCT, C_SVCE, C_SRVR, C_LABL };
-#define SELECT_LIST "SELECT id, class, persistref, agrp, sync, pdmn, pk, spi, meta, secret, acct, svce, srvr, labl FROM item"
+enum { C_ID, C_CLASS, C_PERSISTREF, C_AGRP, C_SYNC, C_PDMN, C_PK, C_SPI, C_META, C_SECRET, C_ACCT, C_SVCE, C_SRVR, C_LABL, C_ACL };
+#define SELECT_LIST "SELECT id, class, persistref, agrp, sync, pdmn, pk, spi, meta, secret, acct, svce, srvr, labl, acl FROM item"
 
 /* A selected row's identity from its plain columns, checked against what the search compared. */
 static int read_identity(sqlite3_stmt *s, row_identity *row) {
@@ -217,7 +218,8 @@ static int read_identity(sqlite3_stmt *s, row_identity *row) {
         if (sqlite3_column_bytes(s, blobs[i].column) != blobs[i].length) return -1;
         memcpy(blobs[i].into, sqlite3_column_blob(s, blobs[i].column), (size_t)blobs[i].length);
     }
-    return 0;
+    /* The benchmark's items have no access control, which the associated data binds as absent. */
+    return sqlite3_column_type(s, C_ACL) == SQLITE_NULL ? 0 : -1;
 }
 
 /* Authenticates a selected row by opening the parts asked for: the secret (which proves every
@@ -266,7 +268,7 @@ kb_same_work *kb_same_work_open(const char *path) {
         "CREATE TABLE IF NOT EXISTS item (id INTEGER PRIMARY KEY AUTOINCREMENT, class TEXT NOT NULL,"
         " persistref BLOB NOT NULL UNIQUE, agrp BLOB NOT NULL, sync INTEGER NOT NULL, pdmn TEXT NOT NULL,"
         " pk BLOB NOT NULL, spi BLOB NOT NULL, acct BLOB, svce BLOB, srvr BLOB, labl BLOB, meta BLOB NOT NULL,"
-        " secret BLOB, UNIQUE (class, pk, spi));"
+        " secret BLOB, acl BLOB, UNIQUE (class, pk, spi));"
         "CREATE INDEX IF NOT EXISTS item_acct ON item (class, acct) WHERE acct IS NOT NULL;"
         "CREATE INDEX IF NOT EXISTS item_svce ON item (class, svce) WHERE svce IS NOT NULL;"
         "CREATE INDEX IF NOT EXISTS item_srvr ON item (class, srvr) WHERE srvr IS NOT NULL;"
