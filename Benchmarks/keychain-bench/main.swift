@@ -318,6 +318,23 @@ if CommandLine.arguments.dropFirst().first == "secret-service" {
   exit(targets.allSatisfy(\.isMet) ? 0 : 1)
 }
 
+// `keychain-bench agent-load`: the agent's lookups quiet and under load alone (LoadBenchmark.swift).
+if CommandLine.arguments.dropFirst().first == "agent-load" {
+  let directory = FileManager.default.temporaryDirectory.appendingPathComponent("keychain-bench-load-\(getpid())")
+  defer { try? FileManager.default.removeItem(at: directory) }
+  do {
+    let load = try runLoadComparison(in: directory)
+    print(
+      String(
+        format: "agent/DSL lookup data: quiet %.2f (target 0.5), loaded %.2f (target 0.3)", load.quiet.ratio,
+        load.loaded.ratio))
+  } catch {
+    FileHandle.standardError.write(Data("keychain-bench agent-load: \(error)\n".utf8))
+    exit(1)
+  }
+  exit(0)
+}
+
 /// Rounds of every measurement; figures are their medians.
 let rounds = 5
 
@@ -644,9 +661,15 @@ if results.count > 1 {
 if let twoThreadScaling {
   targets.append(.atLeast("two reading threads / one (DSL lookup data)", twoThreadScaling, 1.7))
 }
+// Issue 54: the agent's lookups quiet and beside busy processes (LoadBenchmark.swift).
+print("")
+if let load = try? runLoadComparison(in: scratch.appendingPathComponent("load")) {
+  targets.append(.atLeast("agent/DSL lookup data, quiet", load.quiet.ratio, 0.5))
+  targets.append(.atLeast("agent/DSL lookup data, \(load.busyProcesses) busy processes", load.loaded.ratio, 0.3))
+}
 // Issue 51: the Secret Service beside GNOME Keyring, through the same client.
 targets += printSecretServiceRows()
-print("\ntargets (issues 19, 31, 34, 51; ratios of medians from this run)")
+print("\ntargets (issues 19, 31, 34, 51, 54; ratios of medians from this run)")
 let targetWidth = targets.map(\.name.count).max()!
 for target in targets {
   let name = target.name.padding(toLength: targetWidth, withPad: " ", startingAt: 0)

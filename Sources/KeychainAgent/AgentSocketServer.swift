@@ -125,7 +125,8 @@ package final class AgentSocketServer: Sendable {
   /// How long a thread polls for the client's next request before it arms the connection again
   /// and waits on the set: a program making calls in a row sends the next within a few tens of
   /// µs, and a sleeping thread costs a wake-up from another CPU (FrameSocket.receive). An idle
-  /// connection costs this much CPU time once per answer.
+  /// connection costs this much CPU time once per answer, and on a busy machine the connection
+  /// stops polling (AdaptivePoll).
   static let pollMicroseconds = 100
 
   /// Accepts and serves connections until the process ends.
@@ -323,16 +324,31 @@ package final class AgentSocketServer: Sendable {
       // Wiped in place: the optional holds the one reference to the bytes.
       defer { Secrets.wipe(&answer!) }
       guard send(answer!, on: connection) else { return }
-      let deadline = Self.microseconds() + Self.pollMicroseconds
-      repeat {
+      let budget = connection.polling.budget()
+      guard budget > 0 else { break }
+      let (polled, outcome) = AdaptivePoll.poll(forMicroseconds: budget) { () -> PolledFrame? in
         switch read(connection) {
-        case .frame(let body)?: next = FrameBytes(body)
-        case .waiting?: break
-        case .closed?, nil: return
+        case .frame(let body)?: .frame(body)
+        case .waiting?: connection.assembler.isBetweenFrames ? nil : .partial
+        case .closed?, nil: .ended
         }
-      } while next == nil && connection.assembler.isBetweenFrames && Self.microseconds() < deadline
+      }
+      connection.polling.record(outcome)
+      switch polled {
+      case .frame(let body)?: next = FrameBytes(body)
+      case .ended?: return
+      case .partial?, nil: break
+      }
     }
     release(connection)
+  }
+
+  /// What a poll for the next request found: a whole frame, the connection's end, or part of a
+  /// frame (the rest is awaited in the set).
+  private enum PolledFrame {
+    case frame([UInt8])
+    case ended
+    case partial
   }
 
   /// Sends an answer; false when the connection ended (it is closed).
@@ -394,8 +410,6 @@ package final class AgentSocketServer: Sendable {
   }
 
   private static func seconds() -> UInt64 { DispatchTime.now().uptimeNanoseconds / 1_000_000_000 }
-
-  private static func microseconds() -> Int { Int(DispatchTime.now().uptimeNanoseconds / 1000) }
 
   /// Stops serving: the socket goes, and the store drops its keys.
   package func stop() {

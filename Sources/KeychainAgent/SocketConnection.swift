@@ -34,6 +34,8 @@ final class SocketConnection: @unchecked Sendable {
   let peer: PeerCredentials
   var caller: AgentCaller?
   var assembler = FrameAssembler()
+  /// How long its serving thread polls for the next request after an answer.
+  var polling = AdaptivePoll(microseconds: AgentSocketServer.pollMicroseconds)
   /// When the last whole request came (seconds on a clock that only goes forward).
   var lastActive: UInt64
   var busy = true

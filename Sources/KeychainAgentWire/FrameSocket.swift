@@ -224,9 +224,29 @@ package enum FrameSocket {
   package static func receive(
     on descriptor: Int32, spinning microseconds: Int = 0, sender: Int32? = nil, budget: FrameBudget? = nil
   ) throws(FrameSocketError) -> [UInt8]? {
+    var outcome: AdaptivePoll.Outcome?
+    return try receive(on: descriptor, spinning: microseconds, sender: sender, budget: budget, outcome: &outcome)
+  }
+
+  /// `receive` polling as long as `polling` allows, which learns from how the poll ended.
+  package static func receive(
+    on descriptor: Int32, polling: inout AdaptivePoll, sender: Int32? = nil, budget: FrameBudget? = nil
+  ) throws(FrameSocketError) -> [UInt8]? {
+    var outcome: AdaptivePoll.Outcome?
+    defer { if let outcome { polling.record(outcome) } }
+    return try receive(on: descriptor, spinning: polling.budget(), sender: sender, budget: budget, outcome: &outcome)
+  }
+
+  private static func receive(
+    on descriptor: Int32, spinning microseconds: Int, sender: Int32?, budget: FrameBudget?,
+    outcome: inout AdaptivePoll.Outcome?
+  ) throws(FrameSocketError) -> [UInt8]? {
     var header = [UInt8](repeating: 0, count: 4)
     // nil: the peer closed the connection while it was polled.
-    guard let polled = try poll(into: &header, on: descriptor, forMicroseconds: microseconds, sender: sender) else {
+    guard
+      let polled = try poll(
+        into: &header, on: descriptor, forMicroseconds: microseconds, sender: sender, outcome: &outcome)
+    else {
       return nil
     }
     guard try read(into: &header, on: descriptor, from: polled, allowEnd: polled == 0, sender: sender) else {
@@ -291,28 +311,25 @@ package enum FrameSocket {
   /// Reads what has arrived into `buffer` without sleeping, for up to `microseconds`; returns how
   /// many bytes it read (0 when none came in time), or nil when the peer closed the connection.
   private static func poll(
-    into buffer: inout [UInt8], on descriptor: Int32, forMicroseconds microseconds: Int, sender: Int32?
+    into buffer: inout [UInt8], on descriptor: Int32, forMicroseconds microseconds: Int, sender: Int32?,
+    outcome: inout AdaptivePoll.Outcome?
   ) throws(FrameSocketError) -> Int? {
     guard microseconds > 0 else { return 0 }
-    let deadline = monotonicMicroseconds() + microseconds
-    while true {
+    // Some(n): n bytes came (0: the peer closed the connection); nil: nothing yet.
+    let (result, ended) = try AdaptivePoll.poll(forMicroseconds: microseconds) { () throws(FrameSocketError) -> Int? in
       let count = buffer.count
       let result = try buffer.withUnsafeMutableBytes { bytes in
         receiveBytes(descriptor, bytes.baseAddress!, count, Int32(MSG_DONTWAIT), sender: sender)
       }.get()
-      if result > 0 { return result }
-      if result == 0 { return nil }
+      if result >= 0 { return result }
       guard errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR else {
         throw errno == ECONNRESET ? .closed : .system("recv", errno)
       }
-      if monotonicMicroseconds() >= deadline { return 0 }
+      return nil
     }
-  }
-
-  private static func monotonicMicroseconds() -> Int {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return now.tv_sec * 1_000_000 + now.tv_nsec / 1000
+    outcome = ended
+    guard let result else { return 0 }
+    return result > 0 ? result : nil
   }
 
   /// Fills `buffer` from byte `start`; false when the connection ended before its first byte and

@@ -19,7 +19,7 @@ import Synchronization
 package final class AgentItemStorage: ItemStorage {
   /// The agent's socket.
   package let socketPath: String
-  private let connection = Mutex<Int32?>(nil)
+  private let connection = Mutex(AgentConnectionState())
   private let generation = Atomic<UInt64>(0)
   private let state: (hasPassphrase: Bool, isReadOnly: Bool)
   /// Whether an agent that does not answer is started (KEYCHAIN_BRIDGE_AGENT=auto).
@@ -58,8 +58,8 @@ package final class AgentItemStorage: ItemStorage {
   }
 
   deinit {
-    connection.withLock { descriptor in
-      if let open = descriptor { close(open) }
+    connection.withLock { state in
+      if let open = state.descriptor { close(open) }
     }
   }
 
@@ -71,22 +71,23 @@ package final class AgentItemStorage: ItemStorage {
         + "`keychaind --socket \(socketPath)`, or unset KEYCHAIN_BRIDGE_AGENT to use the store in this process")
   }
 
-  /// How long a call polls for the agent's answer before its thread sleeps: a lookup is answered
-  /// in about 20 µs and a write in about 100, and a sleeping thread costs a wake-up from another
-  /// CPU (FrameSocket.receive). A longer call (a list of many items) sleeps after this.
+  /// How long a call may poll for the agent's answer before its thread sleeps: a lookup is
+  /// answered in about 20 µs and a write in about 100, and a sleeping thread costs a wake-up from
+  /// another CPU (FrameSocket.receive). A longer call (a list of many items) sleeps after this, and
+  /// on a busy machine the connection stops polling (AdaptivePoll).
   static let answerPollMicroseconds = 200
 
   /// Sends `request` and returns a reader over the result, or throws the status the agent answered.
   private static func exchange(
-    _ request: [UInt8], socketPath: String, connection: borrowing Mutex<Int32?>, retrying: Bool,
+    _ request: [UInt8], socketPath: String, connection: borrowing Mutex<AgentConnectionState>, retrying: Bool,
     startingOnDemand: Bool
   ) throws(SecStatus) -> WireReader {
-    let answer: Result<[UInt8], SecStatus> = connection.withLock { descriptor in
+    let answer: Result<[UInt8], SecStatus> = connection.withLock { state in
       // A connection that the agent closed since the last call (it restarted) is made again,
       // once: the request was not sent on it, so nothing can happen twice.
       for attempt in 0..<2 {
         let open: Int32
-        if let existing = descriptor {
+        if let existing = state.descriptor {
           open = existing
         } else {
           do throws(SecStatus) {
@@ -94,24 +95,24 @@ package final class AgentItemStorage: ItemStorage {
           } catch {
             return .failure(error)
           }
-          descriptor = open
+          state.descriptor = open
         }
         do throws(FrameSocketError) {
           try FrameSocket.send(request, on: open)
         } catch {
           close(open)
-          descriptor = nil
+          state.descriptor = nil
           if attempt == 0 && retrying { continue }
           return .failure(unreachable(socketPath, error))
         }
         do throws(FrameSocketError) {
-          guard let body = try FrameSocket.receive(on: open, spinning: answerPollMicroseconds) else {
+          guard let body = try FrameSocket.receive(on: open, polling: &state.polling) else {
             throw .closed
           }
           return .success(body)
         } catch {
           close(open)
-          descriptor = nil
+          state.descriptor = nil
           return .failure(unreachable(socketPath, error))
         }
       }
@@ -296,4 +297,10 @@ package final class AgentItemStorage: ItemStorage {
     var reader = try call(.replicationValue) { $0.string(name) }
     return try reader.optional { reader throws(SecStatus) in try reader.data() }
   }
+}
+
+/// A client's connection to the agent: its socket once connected, and how long it polls for answers.
+struct AgentConnectionState {
+  var descriptor: Int32?
+  var polling = AdaptivePoll(microseconds: AgentItemStorage.answerPollMicroseconds)
 }
