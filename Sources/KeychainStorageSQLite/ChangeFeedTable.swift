@@ -190,6 +190,6 @@ struct LocalItemKey: Hashable {
 
 extension LocalItemKey {
   init(_ identity: RowIdentity) {
-    self.init(itemClass: identity.itemClass, primaryKey: identity.primaryKey, spiKey: identity.spiKey)
+    self.init(itemClass: identity.itemClass, primaryKey: identity.primaryKey.data, spiKey: identity.spiKey.data)
   }
 }

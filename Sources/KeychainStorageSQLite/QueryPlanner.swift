@@ -21,12 +21,12 @@ struct ExpectedColumns {
   var persistentID: Data?
   // Arrays, not sets: a search names a few groups and keys, and hashing them cost more than
   // comparing them (the planner runs on every call).
-  var accessGroups: [Data]?
+  var accessGroups: [RowDigest]?
   var synchronizable: Int64?
-  var primaryKeys: [Data]?
+  var primaryKeys: [RowDigest]?
   /// Per search column, the digest compared, or nil when the column was not compared; empty when
   /// the search compares none of them (a search by primary key), which is the common case.
-  var searchDigests: [Data?] = []
+  var searchDigests = SearchDigestColumns()
 
   func admit(_ identity: RowIdentity) -> Bool {
     guard identity.itemClass == itemClass else { return false }
@@ -34,8 +34,10 @@ struct ExpectedColumns {
     if let accessGroups, !accessGroups.contains(identity.accessGroup) { return false }
     if let synchronizable, identity.synchronizable != synchronizable { return false }
     if let primaryKeys, !primaryKeys.contains(identity.primaryKey) { return false }
-    for (wanted, stored) in zip(searchDigests, identity.searchDigests) {
-      if let wanted, stored != wanted { return false }
+    if !searchDigests.isEmpty {
+      for index in 0..<SearchDigestColumns.count {
+        if let wanted = searchDigests[index], identity.searchDigests[index] != wanted { return false }
+      }
     }
     return true
   }
@@ -103,9 +105,9 @@ struct QueryPlanner {
     }
     if let groups = filter.accessGroups {
       shape.groupCount = groups.count
-      var groupDigests: [Data] = []
+      var groupDigests: [RowDigest] = []
       for group in groups { groupDigests.append(try digests.group(group)) }
-      for digest in groupDigests { arguments.append(.blob(digest)) }
+      for digest in groupDigests { arguments.append(.digest(digest)) }
       expected.accessGroups = groupDigests
     }
     if let sync = filter.synchronizable {
@@ -115,11 +117,11 @@ struct QueryPlanner {
     }
     if let groups = filter.accessGroups, filter.reference == nil, let primaryKey = filter.primaryKey {
       let syncValues: [Int64] = filter.synchronizable.map { [$0] } ?? [0, 1]
-      var keyDigests: [Data] = []
+      var keyDigests: [RowDigest] = []
       for group in groups {
         for sync in syncValues {
           let digest = try digests.primaryKey(filter.itemClass, primaryKey, group: group, synchronizable: sync)
-          arguments.append(.blob(digest))
+          arguments.append(.digest(digest))
           keyDigests.append(digest)
         }
       }
@@ -131,10 +133,7 @@ struct QueryPlanner {
         let key = digestColumn.attribute
         guard let value = filter.attributes[key] else { continue }
         let digest = try digests.attribute(key, value)
-        arguments.append(.blob(digest))
-        if expected.searchDigests.isEmpty {
-          expected.searchDigests = [Data?](repeating: nil, count: ItemTable.digestColumns.count)
-        }
+        arguments.append(.digest(digest))
         expected.searchDigests[index] = digest
         covered.append(key)
         shape.searchColumns |= 1 << index

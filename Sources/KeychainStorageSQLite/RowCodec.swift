@@ -27,10 +27,9 @@ enum RowCodec {
   static func plainColumns(_ row: StatementRow) throws(SecStatus) -> (identity: RowIdentity, sealedSecret: [UInt8]?) {
     guard let itemClass = ItemClass(rawValue: try row.text(ItemColumn.itemClass.rawValue)) else { throw .decode }
     let sealedSecret = try row.optionalBytes(ItemColumn.secret.rawValue)
-    var searchDigests: [Data?] = []
-    searchDigests.reserveCapacity(ItemTable.digestColumns.count)
-    for (column, _) in ItemTable.digestColumns {
-      searchDigests.append(try row.optionalBlob(column.rawValue))
+    var searchDigests = SearchDigestColumns()
+    for (index, (column, _)) in ItemTable.digestColumns.enumerated() {
+      searchDigests[index] = try row.optionalDigest(column.rawValue)
     }
     // The associated data binds the sync flag as one byte (row format 2); the column may hold only
     // 0 or 1, so a value that differs from those in any other bit is refused here.
@@ -41,10 +40,10 @@ enum RowCodec {
     }
     let identity = RowIdentity(
       itemClass: itemClass, persistentID: try row.blob(ItemColumn.persistentReference.rawValue),
-      accessGroup: try row.blob(ItemColumn.accessGroup.rawValue),
+      accessGroup: try row.digest(ItemColumn.accessGroup.rawValue),
       synchronizable: synchronizable, protection: try row.text(ItemColumn.protection.rawValue),
-      primaryKey: try row.blob(ItemColumn.primaryKey.rawValue),
-      spiKey: try row.blob(ItemColumn.spiKey.rawValue), searchDigests: searchDigests, hasSecret: sealedSecret != nil,
+      primaryKey: try row.digest(ItemColumn.primaryKey.rawValue),
+      spiKey: try row.digest(ItemColumn.spiKey.rawValue), searchDigests: searchDigests, hasSecret: sealedSecret != nil,
       accessControl: accessControl)
     return (identity, sealedSecret)
   }

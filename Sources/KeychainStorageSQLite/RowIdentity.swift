@@ -16,14 +16,14 @@ import Security
 struct RowIdentity: Equatable {
   var itemClass: ItemClass
   var persistentID: Data
-  var accessGroup: Data
+  var accessGroup: RowDigest
   var synchronizable: Int64
   var protection: String
-  var primaryKey: Data
+  var primaryKey: RowDigest
   /// The digest of the SPI primary-key attributes (the `spi` column).
-  var spiKey: Data
+  var spiKey: RowDigest
   /// The digests of `SQLiteItemStorage.searchColumns`, in that order (nil where the item has none).
-  var searchDigests: [Data?]
+  var searchDigests: SearchDigestColumns
   /// Whether the row stores a secret (the `secret` column is not NULL).
   var hasSecret: Bool
   /// The item's access control (the `acl` column), nil for most items.
@@ -80,8 +80,8 @@ struct RowIdentity: Equatable {
     Self.append(spiKey, to: &bytes)
     Self.append(protection, to: &bytes)
     bytes.append(UInt8(truncatingIfNeeded: synchronizable))
-    for digest in searchDigests {
-      if let digest {
+    for index in 0..<SearchDigestColumns.count {
+      if let digest = searchDigests[index] {
         Self.append(digest, to: &bytes)
       } else {
         bytes += [0xFF, 0xFF, 0xFF, 0xFF]
@@ -105,9 +105,7 @@ struct RowIdentity: Equatable {
     bytes += purpose == .metadata ? Array("keychain-bridge/meta/v1".utf8) : Array("keychain-bridge/secret/v1".utf8)
     bytes += itemClass.rawValue.utf8
     bytes += persistentID
-    bytes += accessGroup
-    bytes += primaryKey
-    bytes += spiKey
+    for digest in [accessGroup, primaryKey, spiKey] { digest.withUnsafeBytes { bytes += $0 } }
     bytes.append(UInt8(truncatingIfNeeded: synchronizable))
     bytes += protection.utf8
     return bytes
@@ -117,6 +115,11 @@ struct RowIdentity: Equatable {
   // went element by element, a tenth of a listing's time.
   private static func append(_ field: Data, to bytes: inout [UInt8]) {
     withUnsafeBytes(of: UInt32(field.count).littleEndian) { bytes += $0 }
+    field.withUnsafeBytes { bytes.append(contentsOf: $0) }
+  }
+
+  private static func append(_ field: RowDigest, to bytes: inout [UInt8]) {
+    withUnsafeBytes(of: UInt32(RowDigest.byteCount).littleEndian) { bytes += $0 }
     field.withUnsafeBytes { bytes.append(contentsOf: $0) }
   }
 

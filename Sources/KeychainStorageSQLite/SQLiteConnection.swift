@@ -15,10 +15,14 @@ enum SQLArgument {
   case integer(Int64)
   case text(String)
   case blob(Data)
+  case digest(RowDigest)
   case null
 
   /// A blob, or NULL for nil.
   static func optionalBlob(_ data: Data?) -> SQLArgument { data.map { .blob($0) } ?? .null }
+
+  /// A digest, or NULL for nil.
+  static func optionalDigest(_ digest: RowDigest?) -> SQLArgument { digest.map { .digest($0) } ?? .null }
 }
 
 /// A failed SQLite call: its result code, and SQLite's message (which names no value).
@@ -66,6 +70,19 @@ struct StatementRow {
 
   func optionalBlob(_ column: Int32) throws(SecStatus) -> Data? {
     sqlite3_column_type(statement, column) == SQLITE_NULL ? nil : try blob(column)
+  }
+
+  /// A 16-byte digest column; errSecDecode for any other value.
+  func digest(_ column: Int32) throws(SecStatus) -> RowDigest {
+    guard sqlite3_column_type(statement, column) == SQLITE_BLOB else { throw .decode }
+    let start = sqlite3_column_blob(statement, column)
+    let bytes = UnsafeRawBufferPointer(start: start, count: Int(sqlite3_column_bytes(statement, column)))
+    guard let digest = RowDigest(bytes) else { throw .decode }
+    return digest
+  }
+
+  func optionalDigest(_ column: Int32) throws(SecStatus) -> RowDigest? {
+    sqlite3_column_type(statement, column) == SQLITE_NULL ? nil : try digest(column)
   }
 
   func optionalBytes(_ column: Int32) throws(SecStatus) -> [UInt8]? {
@@ -126,6 +143,10 @@ func stepRows(
       code = value.withUnsafeBytes { buffer in
         // A NULL pointer would bind NULL, not an empty blob.
         sqlite3_bind_blob(statement, index, buffer.baseAddress ?? emptyBlob, Int32(buffer.count), transientDestructor)
+      }
+    case .digest(let value):
+      code = value.withUnsafeBytes { buffer in
+        sqlite3_bind_blob(statement, index, buffer.baseAddress, Int32(buffer.count), transientDestructor)
       }
     case .null:
       code = sqlite3_bind_null(statement, index)

@@ -324,8 +324,9 @@ extension SQLiteItemStorage {
     return LocalItemKey(
       itemClass: identity.itemClass,
       primaryKey: try digests.primaryKey(
-        identity.itemClass, identity.primaryKey, group: identity.accessGroup, synchronizable: identity.synchronizable),
-      spiKey: try digests.spiKey(identity.spiKey))
+        identity.itemClass, identity.primaryKey, group: identity.accessGroup, synchronizable: identity.synchronizable
+      ).data,
+      spiKey: try digests.spiKey(identity.spiKey).data)
   }
 
   static func integer(_ data: Data) -> Int64 {

@@ -11,9 +11,9 @@ extension SQLiteItemStorage {
   /// The values of `ItemTable.writtenColumns`, in their order: what both row writes set.
   static func rowColumns(_ identity: RowIdentity, _ sealed: (meta: Data, secret: Data?)) -> [SQLArgument] {
     [
-      .blob(identity.accessGroup), .integer(identity.synchronizable), .text(identity.protection),
-      .blob(identity.primaryKey), .blob(identity.spiKey),
-    ] + identity.searchDigests.map(SQLArgument.optionalBlob) + [
+      .digest(identity.accessGroup), .integer(identity.synchronizable), .text(identity.protection),
+      .digest(identity.primaryKey), .digest(identity.spiKey),
+    ] + (0..<SearchDigestColumns.count).map { .optionalDigest(identity.searchDigests[$0]) } + [
       .optionalBlob(identity.accessControl.map(AccessControlColumn.encode)), .blob(sealed.meta),
       .optionalBlob(sealed.secret),
     ]
@@ -61,7 +61,7 @@ extension SQLiteItemStorage {
     var found = false
     try forEachRow(
       of: statement,
-      arguments: [.text(identity.itemClass.rawValue), .blob(identity.primaryKey), .blob(identity.spiKey)]
+      arguments: [.text(identity.itemClass.rawValue), .digest(identity.primaryKey), .digest(identity.spiKey)]
     ) { row throws(SecStatus) in
       found = true
       do throws(SecStatus) {

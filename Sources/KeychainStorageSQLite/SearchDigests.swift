@@ -11,7 +11,7 @@ struct SearchDigests {
   let ring: KeyRing
   let groups: GroupDigestCache
 
-  func digest(_ parts: [UInt8]) throws(SecStatus) -> Data {
+  func digest(_ parts: [UInt8]) throws(SecStatus) -> RowDigest {
     guard let key = ring.indexKey else { throw .interactionNotAllowed }
     do throws(CryptoError) {
       let full: [UInt8]
@@ -20,8 +20,7 @@ struct SearchDigests {
       } else {
         full = try HMAC.sha256(parts, key: key)
       }
-      // From the buffer: Data's initializer from an ArraySlice is a generic, byte-by-byte copy.
-      return full.withUnsafeBufferPointer { Data(UnsafeBufferPointer(rebasing: $0.prefix(Self.length))) }
+      return RowDigest(prefixOf: full)
     } catch {
       throw error.status
     }
@@ -29,33 +28,32 @@ struct SearchDigests {
 
   /// An access group's digest. Groups are few and searched on every call, so digests are kept
   /// (the index key of a store never changes).
-  func group(_ group: String) throws(SecStatus) -> Data {
+  func group(_ group: String) throws(SecStatus) -> RowDigest {
     if let cached = groups.digest(of: group) { return cached }
     let computed = try digest(Array("agrp\u{0}".utf8) + Array(group.utf8))
     groups.keep(computed, of: group)
     return computed
   }
 
-  func attribute(_ key: String, _ value: ComparableValue) throws(SecStatus) -> Data {
+  func attribute(_ key: String, _ value: ComparableValue) throws(SecStatus) -> RowDigest {
     try digest(Array("attr\u{0}\(key)\u{0}".utf8) + value.encoded)
   }
 
   func primaryKey(
     _ itemClass: ItemClass, _ key: [IndexedAttribute], group: String, synchronizable: Int64
-  ) throws(SecStatus) -> Data {
+  ) throws(SecStatus) -> RowDigest {
     try digest(ItemIdentity.primaryKeyBytes(itemClass, key, group: group, synchronizable: synchronizable))
   }
 
-  func spiKey(_ values: [ComparableValue?]) throws(SecStatus) -> Data {
+  func spiKey(_ values: [ComparableValue?]) throws(SecStatus) -> RowDigest {
     try digest(ItemIdentity.spiKeyBytes(values))
   }
 
   /// The digest of each of `ItemTable.digestColumns` (nil where the item has no such attribute).
-  func search(_ attributes: [String: ComparableValue]) throws(SecStatus) -> [Data?] {
-    var digests: [Data?] = []
-    digests.reserveCapacity(ItemTable.digestColumns.count)
-    for (_, key) in ItemTable.digestColumns {
-      digests.append(try attributes[key].map { value throws(SecStatus) in try attribute(key, value) })
+  func search(_ attributes: [String: ComparableValue]) throws(SecStatus) -> SearchDigestColumns {
+    var digests = SearchDigestColumns()
+    for (index, (_, key)) in ItemTable.digestColumns.enumerated() {
+      digests[index] = try attributes[key].map { value throws(SecStatus) in try attribute(key, value) }
     }
     return digests
   }
@@ -83,16 +81,16 @@ final class GroupDigestCache: Sendable {
   private static let nextStore = Atomic<UInt64>(0)
   /// Per thread: the digests of each store by group. Threads that serve many stores start again
   /// past `storeCapacity` of them.
-  private static let digestsByStore = ThreadLocalValue<[UInt64: [String: Data]]> { [:] }
+  private static let digestsByStore = ThreadLocalValue<[UInt64: [String: RowDigest]]> { [:] }
   private static let storeCapacity = 16
 
   private let store = GroupDigestCache.nextStore.add(1, ordering: .relaxed).newValue
 
-  func digest(of group: String) -> Data? {
+  func digest(of group: String) -> RowDigest? {
     Self.digestsByStore.withValue { $0[store]?[group] }
   }
 
-  func keep(_ digest: Data, of group: String) {
+  func keep(_ digest: RowDigest, of group: String) {
     Self.digestsByStore.withValue { stores in
       if stores[store] == nil && stores.count >= Self.storeCapacity { stores.removeAll(keepingCapacity: true) }
       stores[store, default: [:]][group] = digest

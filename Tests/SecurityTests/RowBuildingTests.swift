@@ -39,7 +39,7 @@ import Testing
   @Test func groupDigestsAreKeptPerStore() throws {
     // Two stores with different index keys, one after the other on one thread: each keeps its own
     // digests, though the second may take the first's address.
-    var first: Data?
+    var first: RowDigest?
     for keyByte: UInt8 in [7, 8] {
       let ring = try KeyRing(storeKey: SecretKey(copying: [UInt8](repeating: keyByte, count: 32)))
       let digests = SearchDigests(ring: ring, groups: GroupDigestCache())
@@ -49,6 +49,22 @@ import Testing
       if let first { #expect(computed != first) }
       first = computed
     }
+  }
+
+  @Test func aRowDigestIsExactlySixteenBytesKeptInOrder() throws {
+    let bytes = (0..<16).map { UInt8($0 * 17) }
+    let digest = try #require(bytes.withUnsafeBytes { RowDigest($0) })
+    #expect(digest.data == Data(bytes))
+    #expect(RowDigest(prefixOf: bytes + [1, 2]) == digest)
+    for count in [0, 15, 17] {
+      #expect([UInt8](repeating: 1, count: count).withUnsafeBytes { RowDigest($0) } == nil)
+    }
+    // The columns' digests, one inline slot per digest column.
+    #expect(ItemTable.digestColumns.count == SearchDigestColumns.count)
+    var columns = SearchDigestColumns()
+    #expect(columns.isEmpty)
+    columns[2] = digest
+    #expect(!columns.isEmpty && columns[2] == digest && columns[0] == nil)
   }
 
   @Test func aQueryNamingTheWholePrimaryKeyComparesItsDigestPerGroupAndSyncValue() throws {
