@@ -48,25 +48,36 @@ package enum AES {
       combined: [UInt8], using key: some KeyBytes, authenticating associatedData: [UInt8],
       _ moreAssociatedData: ArraySlice<UInt8> = []
     ) throws(CryptoError) -> [UInt8] {
-      guard combined.count >= standardNonceByteCount + tagByteCount else { throw .authenticationFailed }
-      let bodyLength = combined.count - standardNonceByteCount - tagByteCount
+      try combined.withUnsafeBufferPointer { box throws(CryptoError) in
+        try open(
+          combinedBytes: UnsafeRawBufferPointer(box), using: key, authenticating: associatedData, moreAssociatedData)
+      }
+    }
+
+    /// `open(combined:...)` over bytes held elsewhere (a database row's column, read in place), so
+    /// the box is not copied into an array first.
+    package static func open(
+      combinedBytes box: UnsafeRawBufferPointer, using key: some KeyBytes, authenticating associatedData: [UInt8],
+      _ moreAssociatedData: ArraySlice<UInt8> = []
+    ) throws(CryptoError) -> [UInt8] {
+      guard box.count >= standardNonceByteCount + tagByteCount, let start = box.baseAddress else {
+        throw .authenticationFailed
+      }
+      let bytes = start.assumingMemoryBound(to: UInt8.self)
+      let bodyLength = box.count - standardNonceByteCount - tagByteCount
       // Every row read opens one or two of these: the nonce and tag are read in place from the box,
       // and the context is a value freed on return, so an open allocates only its plaintext.
       var plaintext = [UInt8](repeating: 0, count: bodyLength)
       let context = try CipherContext(
         keyByteCount: key.keyByteCount, nonceLength: standardNonceByteCount, encrypting: false)
-      try combined.withUnsafeBufferPointer { box throws(CryptoError) in
-        let nonce = box.baseAddress!
-        try context.start(key: key, nonce: UnsafeBufferPointer(start: nonce, count: standardNonceByteCount))
-        try context.authenticate(associatedData[...])
-        try context.authenticate(moreAssociatedData)
-        try plaintext.withUnsafeMutableBufferPointer { output throws(CryptoError) in
-          try context.transform(
-            UnsafeBufferPointer(rebasing: box[standardNonceByteCount..<(standardNonceByteCount + bodyLength)]),
-            into: output.baseAddress)
-        }
-        try context.finishOpening(tag: nonce + standardNonceByteCount + bodyLength, wiping: &plaintext)
+      try context.start(key: key, nonce: UnsafeBufferPointer(start: bytes, count: standardNonceByteCount))
+      try context.authenticate(associatedData[...])
+      try context.authenticate(moreAssociatedData)
+      try plaintext.withUnsafeMutableBufferPointer { output throws(CryptoError) in
+        try context.transform(
+          UnsafeBufferPointer(start: bytes + standardNonceByteCount, count: bodyLength), into: output.baseAddress)
       }
+      try context.finishOpening(tag: bytes + standardNonceByteCount + bodyLength, wiping: &plaintext)
       return plaintext
     }
 

@@ -7,6 +7,8 @@ struct RowRecord {
   var id: Int64
   var item: StoredItem
   var identity: RowIdentity
+  /// The row's sealed secret, kept when the read did not open it (for `openSecret(_:)`); nil when
+  /// the row has none or its secret was opened as the row was read (it is then `item.data`).
   var sealedSecret: [UInt8]?
   /// The associated data's fields, built once per row: a secret opened after the row was read
   /// (`openSecret(_:)`) reuses them.
@@ -24,9 +26,11 @@ struct RowRecord {
 /// ciphertext is bound to.
 enum RowCodec {
   /// A row's plain columns (selected by `ItemTable.selectList`), as read: not yet proven authentic.
-  static func plainColumns(_ row: StatementRow) throws(SecStatus) -> (identity: RowIdentity, sealedSecret: [UInt8]?) {
+  /// Its secret is not read (`hasSecret` says whether there is one): a caller opens it in place or
+  /// copies it only to open it later.
+  static func plainColumns(_ row: StatementRow) throws(SecStatus) -> RowIdentity {
     guard let itemClass = ItemClass(rawValue: try row.text(ItemColumn.itemClass.rawValue)) else { throw .decode }
-    let sealedSecret = try row.optionalBytes(ItemColumn.secret.rawValue)
+    let hasSecret = try row.isPresent(ItemColumn.secret.rawValue)
     var searchDigests = SearchDigestColumns()
     for (index, (column, _)) in ItemTable.digestColumns.enumerated() {
       searchDigests[index] = try row.optionalDigest(column.rawValue)
@@ -43,9 +47,9 @@ enum RowCodec {
       accessGroup: try row.digest(ItemColumn.accessGroup.rawValue),
       synchronizable: synchronizable, protection: try row.text(ItemColumn.protection.rawValue),
       primaryKey: try row.digest(ItemColumn.primaryKey.rawValue),
-      spiKey: try row.digest(ItemColumn.spiKey.rawValue), searchDigests: searchDigests, hasSecret: sealedSecret != nil,
+      spiKey: try row.digest(ItemColumn.spiKey.rawValue), searchDigests: searchDigests, hasSecret: hasSecret,
       accessControl: accessControl)
-    return (identity, sealedSecret)
+    return identity
   }
 
   /// Reads one row's columns, proves them authentic and opens what `fetch` asks for; errSecDecode
@@ -65,20 +69,22 @@ enum RowCodec {
     throws(SecStatus) -> RowRecord
   {
     let id = try row.integer(ItemColumn.id.rawValue)
-    let (identity, sealedSecret) = try plainColumns(row)
+    let identity = try plainColumns(row)
     var item = StoredItem(
       itemClass: identity.itemClass, persistentID: identity.persistentID, attributes: [:],
       accessControl: identity.accessControl, data: nil)
-    let opensSecret = fetch.data && sealedSecret != nil
+    let opensSecret = fetch.data && identity.hasSecret
     let associatedFields = identity.associatedFields()
     if fetch.attributes || !opensSecret {
       guard let metadataKey = ring.metadataKey else { throw .interactionNotAllowed }
       let plaintext: [UInt8]
       do {
-        plaintext = try AES.GCM.open(
-          combined: try row.bytes(ItemColumn.metadata.rawValue), using: metadataKey,
-          authenticating: associatedFields.label(for: .metadata),
-          associatedFields.bytes(for: .metadata))
+        // Opened where SQLite holds the column: the ciphertext is not copied first.
+        plaintext = try row.withBlob(ItemColumn.metadata.rawValue) { box throws(CryptoError) in
+          try AES.GCM.open(
+            combinedBytes: box, using: metadataKey, authenticating: associatedFields.label(for: .metadata),
+            associatedFields.bytes(for: .metadata))
+        }
       } catch {
         throw .decode
       }
@@ -91,8 +97,13 @@ enum RowCodec {
         item.attributes = decoded.attributes
       }
     }
-    if opensSecret, !secretLater, let sealedSecret {
-      item.data = try openSecret(sealedSecret, of: identity, ring, fields: associatedFields)
+    var sealedSecret: [UInt8]?
+    if opensSecret && !secretLater {
+      item.data = try row.withBlob(ItemColumn.secret.rawValue) { box throws(SecStatus) in
+        try openSecret(box, of: identity, ring, fields: associatedFields)
+      }
+    } else if identity.hasSecret {
+      sealedSecret = try row.bytes(ItemColumn.secret.rawValue)
     }
     if fetch.version {
       // The metadata's GCM tag: every write seals the metadata under a fresh nonce, so the tag
@@ -110,11 +121,21 @@ enum RowCodec {
   static func openSecret(
     _ sealedSecret: [UInt8], of identity: RowIdentity, _ ring: KeyRing, fields: RowIdentity.AssociatedFields
   ) throws(SecStatus) -> Data {
+    try sealedSecret.withUnsafeBufferPointer { box throws(SecStatus) in
+      try openSecret(UnsafeRawBufferPointer(box), of: identity, ring, fields: fields)
+    }
+  }
+
+  /// `openSecret` over the sealed bytes where they are (a row's column, read in place).
+  static func openSecret(
+    _ sealedSecret: UnsafeRawBufferPointer, of identity: RowIdentity, _ ring: KeyRing,
+    fields: RowIdentity.AssociatedFields
+  ) throws(SecStatus) -> Data {
     let key = try ring.classKey(for: identity.protection)
     do {
       return Data(
         try AES.GCM.open(
-          combined: sealedSecret, using: key, authenticating: fields.label(for: .secret),
+          combinedBytes: sealedSecret, using: key, authenticating: fields.label(for: .secret),
           fields.bytes(for: .secret)))
     } catch {
       throw .decode

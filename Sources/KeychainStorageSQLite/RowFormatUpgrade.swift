@@ -79,7 +79,8 @@ extension SQLiteItemStorage {
   private func sealedAgain(_ row: StatementRow, from format: RowFormat, _ ring: KeyRing) throws(SecStatus) -> (
     RowIdentity, (meta: Data, secret: Data?)
   ) {
-    var (identity, sealedSecret) = try RowCodec.plainColumns(row)
+    var identity = try RowCodec.plainColumns(row)
+    let sealedSecret = try row.optionalBytes(ItemColumn.secret.rawValue)
     guard let metadataKey = ring.metadataKey else { throw .interactionNotAllowed }
     let fields = identity.associatedFields(.two)
     let metadataData: [UInt8] =

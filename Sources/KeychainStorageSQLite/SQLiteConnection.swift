@@ -89,6 +89,27 @@ struct StatementRow {
     sqlite3_column_type(statement, column) == SQLITE_NULL ? nil : try bytes(column)
   }
 
+  /// Whether the column holds a value (is not NULL).
+  func isPresent(_ column: Int32) throws(SecStatus) -> Bool {
+    sqlite3_column_type(statement, column) != SQLITE_NULL
+  }
+
+  /// `body` over a blob's bytes where SQLite holds them (valid only during the call); errSecDecode
+  /// for any other value. For a ciphertext opened at once, which needs no copy of its own.
+  func withBlob<T, E: Error>(_ column: Int32, _ body: (UnsafeRawBufferPointer) throws(E) -> T) throws(SecStatus) -> T {
+    guard sqlite3_column_type(statement, column) == SQLITE_BLOB else { throw .decode }
+    // The pointer first, then the length (SQLite's documented order); a zero-length blob is NULL.
+    let start = sqlite3_column_blob(statement, column)
+    let bytes = UnsafeRawBufferPointer(start: start, count: Int(sqlite3_column_bytes(statement, column)))
+    do {
+      return try body(bytes)
+    } catch let status as SecStatus {
+      throw status
+    } catch {
+      throw .decode
+    }
+  }
+
   /// `body` over a blob's bytes where SQLite holds them (valid only during the call), or nil for
   /// NULL: for a value parsed at once, which needs no copy of its own.
   func withOptionalBlob<T>(_ column: Int32, _ body: (UnsafeRawBufferPointer) throws(SecStatus) -> T)

@@ -108,7 +108,10 @@ extension SQLiteItemStorage {
       // A secret sealed under the old identity or protection is reopened to be sealed again: this
       // also makes WhenUnlocked items unchangeable while locked.
       var data = revision.data
-      if data == nil, let sealedSecret = record.sealedSecret {
+      if data == nil, record.identity.hasSecret, let opened = record.item.data {
+        // Opened when the row was read (a read of its data): nothing is sealed left to open.
+        data = opened
+      } else if data == nil, let sealedSecret = record.sealedSecret {
         do throws(SecStatus) {
           data = try RowCodec.openSecret(sealedSecret, of: record.identity, ring, fields: record.associatedFields)
         } catch .decode {
