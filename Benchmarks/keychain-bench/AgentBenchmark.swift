@@ -40,9 +40,5 @@ func printAgentRows(_ result: SizeResult) {
       "\(format(dsl.percentile(0.5)))/\(format(dsl.percentile(0.999)))",
     ]
   }
-  let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max()! }
-  for row in [header] + rows {
-    print(
-      row.enumerated().map { $1.padding(toLength: widths[$0], withPad: " ", startingAt: 0) }.joined(separator: "  "))
-  }
+  printTable([header] + rows)
 }

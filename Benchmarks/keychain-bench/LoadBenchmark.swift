@@ -103,10 +103,6 @@ func runLoadComparison(in directory: URL, size: Int = 1_000) throws -> LoadCompa
       "\(format(figures.agent.percentile(0.5)))/\(format(figures.agent.percentile(0.99)))",
     ]
   }
-  let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max()! }
-  for row in [header] + rows {
-    print(
-      row.enumerated().map { $1.padding(toLength: widths[$0], withPad: " ", startingAt: 0) }.joined(separator: "  "))
-  }
+  printTable([header] + rows)
   return comparison
 }

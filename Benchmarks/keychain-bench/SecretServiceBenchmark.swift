@@ -128,11 +128,7 @@ func printSecretServiceRows() -> [Target] {
     let ratio = gnome.map { String(format: "%.1f", ours[keyPath: path] / $0[keyPath: path]) } ?? "-"
     rows.append([name, format(ours[keyPath: path]), theirs, ratio])
   }
-  let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max()! }
-  for row in rows {
-    print(
-      row.enumerated().map { $1.padding(toLength: widths[$0], withPad: " ", startingAt: 0) }.joined(separator: "  "))
-  }
+  printTable(rows)
   guard let gnome else { return [] }
   return [
     .atLeast("Secret Service lookups / GNOME Keyring's", ours.lookup / gnome.lookup, 3),

@@ -522,6 +522,16 @@ let floorMicroseconds = foundationFloorMicroseconds()
 
 // MARK: Reporting
 
+/// Prints `rows` (the first is the header) in columns as wide as their widest cell.
+func printTable(_ rows: [[String]]) {
+  guard let first = rows.first else { return }
+  let widths = first.indices.map { column in rows.map { $0[column].count }.max()! }
+  for row in rows {
+    print(
+      row.enumerated().map { $1.padding(toLength: widths[$0], withPad: " ", startingAt: 0) }.joined(separator: "  "))
+  }
+}
+
 func format(_ value: Double) -> String { value >= 100 ? String(format: "%.0f", value) : String(format: "%.2f", value) }
 
 var json: [[String: Any]] = []
@@ -559,11 +569,7 @@ for result in results {
       ])
     }
   }
-  let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max()! }
-  for row in [header] + rows {
-    print(
-      row.enumerated().map { $1.padding(toLength: widths[$0], withPad: " ", startingAt: 0) }.joined(separator: "  "))
-  }
+  printTable([header] + rows)
   let writeCalls = [Operation.add, .update, .delete].map { operation in
     let figures = ["C", "C same-work", "raw", "DSL"].map { name in
       "\(name) \(String(format: "%.1f", result.samples[name]![operation]!.medianWriteCalls))"

@@ -158,12 +158,18 @@ import Testing
       .appendingPathComponent("Fixtures/kill-at-write/kill-at-write.c")
     let library = FileManager.default.temporaryDirectory.appendingPathComponent(
       "kb-kill-at-write-\(UUID().uuidString).so")
-    let compiler = Process()
-    compiler.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    compiler.arguments = ["cc", "-shared", "-fPIC", "-o", library.path, source.path, "-ldl"]
-    try compiler.run()
-    compiler.waitUntilExit()
-    try #require(compiler.terminationStatus == 0, "cc could not build \(source.path)")
+    // cc where the system has one, else the clang the Swift toolchain ships.
+    for compilerName in ["cc", "clang"] {
+      let compiler = Process()
+      compiler.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+      compiler.arguments = [compilerName, "-shared", "-fPIC", "-o", library.path, source.path, "-ldl"]
+      compiler.standardError = FileHandle.nullDevice
+      try compiler.run()
+      compiler.waitUntilExit()
+      if compiler.terminationStatus == 0 { break }
+    }
+    try #require(
+      FileManager.default.fileExists(atPath: library.path), "neither cc nor clang could build \(source.path)")
     return library
   }
 
