@@ -41,7 +41,7 @@ import Testing
     // sleeping read, and the connection rests (the next calls sleep at once).
     let receiver = try #require(Self.currentThread())
     let sender = Thread {
-      while Self.state(ofThread: receiver) != "S" { usleep(1_000) }
+      while !Self.isBlocked(receiver) { usleep(1_000) }
       try? FrameSocket.send([4], on: agent)
     }
     sender.start()
@@ -61,6 +61,14 @@ import Testing
       return nil
     }
     return target.split(separator: "/").last.flatMap { pid_t($0) }
+  }
+
+  /// Whether `thread` sleeps now and still 20 ms later: blocked in a read (past a 2 ms poll), not
+  /// waiting a moment on a lock.
+  static func isBlocked(_ thread: pid_t) -> Bool {
+    guard state(ofThread: thread) == "S" else { return false }
+    usleep(20_000)
+    return state(ofThread: thread) == "S"
   }
 
   /// A thread of this process's scheduler state (R running, S sleeping...), from /proc.
