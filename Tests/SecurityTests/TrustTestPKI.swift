@@ -9,12 +9,6 @@ import Security
 final class TrustTestPKI {
   let folder = FileManager.default.temporaryDirectory.appendingPathComponent("kb-trust-\(UUID().uuidString)")
 
-  struct OpenSSLFailed: Error, CustomStringConvertible {
-    var arguments: [String]
-    var output: String
-    var description: String { "openssl \(arguments.joined(separator: " ")) failed: \(output)" }
-  }
-
   init() throws {
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     try root("root", subject: "/CN=Trust Test Root")
@@ -59,8 +53,8 @@ final class TrustTestPKI {
   /// The certificate `name` as Security holds it.
   func certificate(_ name: String) throws -> SecCertificate {
     let der = try openssl("x509", "-in", path("\(name).pem"), "-outform", "DER")
-    guard let certificate = SecCertificateCreateWithData(nil, Data(der) as CFData) else {
-      throw OpenSSLFailed(arguments: [name], output: "not a certificate")
+    guard let certificate = SecCertificateCreateWithData(nil, der as CFData) else {
+      throw KeyTestFailure.openssl("\(name).pem is not a certificate")
     }
     return certificate
   }
@@ -100,25 +94,10 @@ final class TrustTestPKI {
       "-extfile", path("\(name).ext"))
   }
 
+  /// The suite's `openssl` runner (KeyTestSupport.swift), in this PKI's folder.
   @discardableResult
-  private func openssl(_ arguments: String...) throws -> [UInt8] { try openssl(arguments) }
+  private func openssl(_ arguments: String...) throws -> Data { try openssl(arguments) }
 
   @discardableResult
-  private func openssl(_ arguments: [String]) throws -> [UInt8] {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-    process.arguments = arguments
-    let output = Pipe()
-    let errors = Pipe()
-    process.standardOutput = output
-    process.standardError = errors
-    try process.run()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    let said = errors.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else {
-      throw OpenSSLFailed(arguments: arguments, output: String(decoding: data + said, as: UTF8.self))
-    }
-    return Array(data)
-  }
+  private func openssl(_ arguments: [String]) throws -> Data { try SecurityTests.openssl(arguments, in: folder) }
 }
