@@ -172,26 +172,23 @@ public func SecTrustGetNetworkFetchAllowed(_ trust: SecTrust, _ allowFetch: Unsa
 
 /// The arguments SecTrust takes as `CFTypeRef`: one object or an array of them.
 enum TrustArguments {
-  static func certificates(_ value: CFTypeRef) -> [SecCertificate]? {
-    if let certificate = value as? SecCertificate { return [certificate] }
+  /// One `T`, or an array of nothing but `T`s; nil for anything else.
+  private static func objects<T>(_ value: CFTypeRef, of type: T.Type) -> [T]? {
+    if let object = value as? T { return [object] }
     guard let array = value as? [Any] else { return nil }
-    var certificates: [SecCertificate] = []
+    var objects: [T] = []
     for element in array {
-      guard let certificate = element as? SecCertificate else { return nil }
-      certificates.append(certificate)
+      guard let object = element as? T else { return nil }
+      objects.append(object)
     }
-    return certificates
+    return objects
   }
+
+  static func certificates(_ value: CFTypeRef) -> [SecCertificate]? { objects(value, of: SecCertificate.self) }
 
   static func policies(_ value: CFTypeRef?) -> [SecPolicy]? {
     guard let value else { return [SecPolicyCreateBasicX509()] }
-    if let policy = value as? SecPolicy { return [policy] }
-    guard let array = value as? [Any] else { return nil }
-    var policies: [SecPolicy] = []
-    for element in array {
-      guard let policy = element as? SecPolicy else { return nil }
-      policies.append(policy)
-    }
+    guard let policies = objects(value, of: SecPolicy.self) else { return nil }
     return policies.isEmpty ? [SecPolicyCreateBasicX509()] : policies
   }
 }
