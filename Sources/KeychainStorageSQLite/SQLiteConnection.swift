@@ -74,11 +74,10 @@ struct StatementRow {
 
   /// A 16-byte digest column; errSecDecode for any other value.
   func digest(_ column: Int32) throws(SecStatus) -> RowDigest {
-    guard sqlite3_column_type(statement, column) == SQLITE_BLOB else { throw .decode }
-    let start = sqlite3_column_blob(statement, column)
-    let bytes = UnsafeRawBufferPointer(start: start, count: Int(sqlite3_column_bytes(statement, column)))
-    guard let digest = RowDigest(bytes) else { throw .decode }
-    return digest
+    try withBlob(column) { bytes throws(SecStatus) in
+      guard let digest = RowDigest(bytes) else { throw .decode }
+      return digest
+    }
   }
 
   func optionalDigest(_ column: Int32) throws(SecStatus) -> RowDigest? {
@@ -115,14 +114,7 @@ struct StatementRow {
   func withOptionalBlob<T>(_ column: Int32, _ body: (UnsafeRawBufferPointer) throws(SecStatus) -> T)
     throws(SecStatus) -> T?
   {
-    switch sqlite3_column_type(statement, column) {
-    case SQLITE_NULL: return nil
-    case SQLITE_BLOB:
-      // The pointer first, then the length (SQLite's documented order).
-      let start = sqlite3_column_blob(statement, column)
-      return try body(UnsafeRawBufferPointer(start: start, count: Int(sqlite3_column_bytes(statement, column))))
-    default: throw .decode
-    }
+    sqlite3_column_type(statement, column) == SQLITE_NULL ? nil : try withBlob(column, body)
   }
 }
 
