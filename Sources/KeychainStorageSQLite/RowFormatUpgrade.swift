@@ -46,12 +46,7 @@ extension SQLiteItemStorage {
           }
           for row in batch {
             try SQLiteErrors.database {
-              try db.run(
-                ItemTable.updateSealedSQL,
-                [
-                  .optionalBlob(row.identity.accessControl.map(AccessControlColumn.encode)), .blob(row.sealed.meta),
-                  .optionalBlob(row.sealed.secret), .integer(row.id),
-                ])
+              try db.run(ItemTable.updateSealedSQL, Self.sealedColumns(row.identity, row.sealed) + [.integer(row.id)])
             }
           }
           upgraded += batch.count

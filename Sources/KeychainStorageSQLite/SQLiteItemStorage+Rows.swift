@@ -13,7 +13,14 @@ extension SQLiteItemStorage {
     [
       .digest(identity.accessGroup), .integer(identity.synchronizable), .text(identity.protection),
       .digest(identity.primaryKey), .digest(identity.spiKey),
-    ] + (0..<SearchDigestColumns.count).map { .optionalDigest(identity.searchDigests[$0]) } + [
+    ] + (0..<SearchDigestColumns.count).map { .optionalDigest(identity.searchDigests[$0]) }
+      + sealedColumns(identity, sealed)
+  }
+
+  /// The values of what `ItemTable.updateSealedSQL` sets (the access control and the two
+  /// ciphertexts), which end `rowColumns` too.
+  static func sealedColumns(_ identity: RowIdentity, _ sealed: (meta: Data, secret: Data?)) -> [SQLArgument] {
+    [
       .optionalBlob(identity.accessControl.map(AccessControlColumn.encode)), .blob(sealed.meta),
       .optionalBlob(sealed.secret),
     ]
@@ -143,12 +150,7 @@ extension SQLiteItemStorage {
         // column a SET names, even to the same value: an update then writes about a third of the
         // pages (keychain-bench).
         try SQLiteErrors.database {
-          try db.run(
-            ItemTable.updateSealedSQL,
-            [
-              .optionalBlob(identity.accessControl.map(AccessControlColumn.encode)), .blob(sealed.meta),
-              .optionalBlob(sealed.secret), .integer(record.id),
-            ])
+          try db.run(ItemTable.updateSealedSQL, Self.sealedColumns(identity, sealed) + [.integer(record.id)])
         }
       } else {
         let arguments = Self.rowColumns(identity, sealed) + [.integer(record.id)]
