@@ -17,8 +17,11 @@ struct SecretServiceFigures {
 private let itemsPerRound = 500
 private let secretServiceRounds = 3
 
-/// The figures of the service on the bus at `address`: the median of the rounds for each.
-private func measureSecretService(address: String) throws -> SecretServiceFigures {
+/// The figures of the service on the bus at `address`: the median of the rounds for each. Each
+/// round looks every item up `lookupPasses` times (more than once only to profile lookups).
+private func measureSecretService(
+  address: String, rounds roundCount: Int = secretServiceRounds, lookupPasses: Int = 1
+) throws -> SecretServiceFigures {
   let client = try SecretServiceClient(address: address)
   let service = "/org/freedesktop/secrets"
   let serviceInterface = "org.freedesktop.Secret.Service"
@@ -31,12 +34,14 @@ private func measureSecretService(address: String) throws -> SecretServiceFigure
     reader throws(BusError) in try reader.objectPath()
   }
   var rounds: [SecretServiceFigures] = []
-  for round in 0..<secretServiceRounds {
-    func rate(_ body: (Int) throws -> Void) throws -> Double {
+  for round in 0..<roundCount {
+    func rate(passes: Int = 1, _ body: (Int) throws -> Void) throws -> Double {
       let start = ContinuousClock.now
-      for index in 0..<itemsPerRound { try body(index) }
+      for _ in 0..<passes {
+        for index in 0..<itemsPerRound { try body(index) }
+      }
       let elapsed = ContinuousClock.now - start
-      return Double(itemsPerRound)
+      return Double(itemsPerRound * passes)
         / (Double(elapsed.components.attoseconds) / 1e18 + Double(elapsed.components.seconds))
     }
     var figures = SecretServiceFigures()
@@ -58,7 +63,7 @@ private func measureSecretService(address: String) throws -> SecretServiceFigure
           ]
         ) { reader throws(BusError) in try reader.objectPath() })
     }
-    figures.lookup = try rate { index in
+    figures.lookup = try rate(passes: lookupPasses) { index in
       let found = try client.call(
         service, serviceInterface, "SearchItems",
         [.stringMap(["service": "bench", "username": "user \(round).\(index)"])]
@@ -87,12 +92,22 @@ private func measureSecretService(address: String) throws -> SecretServiceFigure
 }
 
 /// keychaind's figures, over a key-file store of its own.
-private func measureKeychaind() throws -> SecretServiceFigures {
+private func measureKeychaind(rounds: Int = secretServiceRounds, lookupPasses: Int = 1) throws
+  -> SecretServiceFigures
+{
   let bus = try PrivateSessionBus()
   defer { bus.stop() }
   let agent = try RunningAgent(arguments: ["--secret-service"], environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
   defer { agent.stop() }
-  return try measureSecretService(address: bus.address)
+  return try measureSecretService(address: bus.address, rounds: rounds, lookupPasses: lookupPasses)
+}
+
+/// keychaind's lookups alone, long enough for a profiler attached to keychaind to attribute them
+/// (`KEYCHAIN_BRIDGE_BENCH_PROFILE=secret-service`): ten rounds, each looking every item up twenty
+/// times.
+func profileSecretServiceLookups() throws {
+  let figures = try measureKeychaind(rounds: 10, lookupPasses: 20)
+  print("Secret Service lookups: \(format(figures.lookup))/s (client floor \(format(figures.ping)) Pings/s)")
 }
 
 /// GNOME Keyring's figures (its secrets component, with a new login keyring unlocked by a

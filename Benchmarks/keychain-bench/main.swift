@@ -355,6 +355,12 @@ if ProcessInfo.processInfo.environment["KEYCHAIN_BRIDGE_BENCH_PROFILE"] == "para
   _ = printParallelLookupRows(in: directory)
   exit(0)
 }
+// KEYCHAIN_BRIDGE_BENCH_PROFILE=secret-service runs only keychaind's Secret Service lookups
+// (SecretServiceBenchmark.swift).
+if ProcessInfo.processInfo.environment["KEYCHAIN_BRIDGE_BENCH_PROFILE"] == "secret-service" {
+  try profileSecretServiceLookups()
+  exit(0)
+}
 // KEYCHAIN_BRIDGE_BENCH_PROFILE=<implementation> runs only that implementation's data lookups, for
 // a profiler to attribute their cost; KEYCHAIN_BRIDGE_BENCH_PROFILE_LIST=1 runs listings instead, and
 // KEYCHAIN_BRIDGE_BENCH_PROFILE_WRITES=1 adds, updates and deletes.
