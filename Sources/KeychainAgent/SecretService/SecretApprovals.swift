@@ -20,8 +20,9 @@ final class SecretApprovals {
 
   private static func query(_ executable: String) -> [String: Any] {
     [
-      kSecClass as String: kSecClassGenericPassword, kSecAttrAccessGroup as String: SecretCollections.registryGroup,
-      kSecAttrService as String: "approval", kSecAttrAccount as String: executable,
+      SecConstantValue.`class`: SecConstantValue.classGenericPassword,
+      SecConstantValue.attrAccessGroup: SecretCollections.registryGroup,
+      SecConstantValue.attrService: "approval", SecConstantValue.attrAccount: executable,
     ]
   }
 
@@ -44,12 +45,13 @@ final class SecretApprovals {
       let stored = before > 0 ? true : try exists(executable)
       if !stored {
         var add = Self.query(executable)
-        add[kSecValueData as String] = data
-        add[kSecAttrLabel as String] = "Items \(executable) may read"
+        add[SecConstantValue.valueData] = data
+        add[SecConstantValue.attrLabel] = "Items \(executable) may read"
         _ = try engine.add(try ItemRequest.reading(add as NSDictionary))
       } else {
         try engine.update(
-          try ItemRequest.reading(Self.query(executable) as NSDictionary), changes: [(kSecValueData as String, data)])
+          try ItemRequest.reading(Self.query(executable) as NSDictionary), changes: [(SecConstantValue.valueData, data)]
+        )
       }
     } catch {
       throw SecretItems.busError(error)
@@ -70,7 +72,7 @@ final class SecretApprovals {
   private func approved(for executable: String) throws(BusError) -> Set<String> {
     if let approved = known[executable] { return approved }
     var query = Self.query(executable)
-    query[kSecReturnData as String] = true
+    query[SecConstantValue.returnData] = true
     let approved: Set<String>
     do {
       let data =

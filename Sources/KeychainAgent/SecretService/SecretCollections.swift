@@ -51,18 +51,18 @@ struct SecretCollections {
 
   private static func query(id: String? = nil) -> [String: Any] {
     var query: [String: Any] = [
-      kSecClass as String: kSecClassGenericPassword, kSecAttrAccessGroup as String: registryGroup,
-      kSecAttrService as String: "collection",
+      SecConstantValue.`class`: SecConstantValue.classGenericPassword, SecConstantValue.attrAccessGroup: registryGroup,
+      SecConstantValue.attrService: "collection",
     ]
-    if let id { query[kSecAttrAccount as String] = id }
+    if let id { query[SecConstantValue.attrAccount] = id }
     return query
   }
 
   /// Every collection, the default one first.
   func all() throws(BusError) -> [SecretCollection] {
     var query = Self.query()
-    query[kSecMatchLimit as String] = kSecMatchLimitAll
-    query[kSecReturnAttributes as String] = true
+    query[SecConstantValue.matchLimit] = SecConstantValue.matchLimitAll
+    query[SecConstantValue.returnAttributes] = true
     let rows: [[String: Any]]
     do {
       rows =
@@ -76,15 +76,16 @@ struct SecretCollections {
     var login = SecretCollection.login
     var made: [SecretCollection] = []
     for row in rows {
-      guard let id = row[kSecAttrAccount as String] as? String, Self.isIdentifier(id) else { continue }
+      guard let id = row[SecConstantValue.attrAccount] as? String, Self.isIdentifier(id) else { continue }
       let aliases =
-        (row[kSecAttrGeneric as String] as? Data).flatMap { try? JSONDecoder().decode([String].self, from: $0) } ?? []
+        (row[SecConstantValue.attrGeneric] as? Data).flatMap { try? JSONDecoder().decode([String].self, from: $0) }
+        ?? []
       let collection = SecretCollection(
-        id: id, label: row[kSecAttrLabel as String] as? String ?? "",
+        id: id, label: row[SecConstantValue.attrLabel] as? String ?? "",
         group: id == login.id ? login.group : SecretCollection.groupPrefix + id,
         aliases: aliases.filter { $0 != "default" },
-        created: row[kSecAttrCreationDate as String] as? Date,
-        modified: row[kSecAttrModificationDate as String] as? Date)
+        created: row[SecConstantValue.attrCreationDate] as? Date,
+        modified: row[SecConstantValue.attrModificationDate] as? Date)
       if id == login.id { login = collection } else { made.append(collection) }
     }
     return [login] + made.sorted { $0.id < $1.id }
@@ -145,7 +146,8 @@ struct SecretCollections {
       throw .notSupported("The default collection is the keychain itself and cannot be deleted.")
     }
     let items: [String: Any] = [
-      kSecClass as String: kSecClassGenericPassword, kSecAttrAccessGroup as String: collection.group,
+      SecConstantValue.`class`: SecConstantValue.classGenericPassword,
+      SecConstantValue.attrAccessGroup: collection.group,
     ]
     do {
       do {
@@ -173,14 +175,14 @@ struct SecretCollections {
     do {
       if adding {
         var add = Self.query(id: id)
-        add[kSecAttrLabel as String] = label
-        add[kSecAttrGeneric as String] = encoded
-        add[kSecValueData as String] = Data()
+        add[SecConstantValue.attrLabel] = label
+        add[SecConstantValue.attrGeneric] = encoded
+        add[SecConstantValue.valueData] = Data()
         _ = try registry.add(try ItemRequest.reading(add as NSDictionary))
       } else {
         try registry.update(
           try ItemRequest.reading(Self.query(id: id) as NSDictionary),
-          changes: [(kSecAttrLabel as String, label), (kSecAttrGeneric as String, encoded)])
+          changes: [(SecConstantValue.attrLabel, label), (SecConstantValue.attrGeneric, encoded)])
       }
     } catch {
       throw SecretItems.busError(error)

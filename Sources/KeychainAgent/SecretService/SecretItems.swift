@@ -1,9 +1,9 @@
 import Foundation
-import Security
+@_spi(KeychainBridge) import Security
 
 /// Secret Service items as keychain items (issue 51): one store, two APIs.
 ///
-/// An item of a collection is a `kSecClassGenericPassword` item in the collection's access group
+/// An item of a collection is a `SecConstantValue.classGenericPassword` item in the collection's access group
 /// (for the default collection `KeychainAccessGroups.defaultAccessGroup`, the group Apple-API
 /// programs of a store without an agent policy use). Its attributes are kept exactly, as JSON with sorted keys, in the generic
 /// attribute (`gena`); `service` is also its service (`svce`), and `username`, else `account`, its
@@ -17,6 +17,9 @@ import Security
 /// item that would take another's key carries a distinct `vwht` (Apple's view hint, part of the
 /// key's SPI columns and never set by Apple-API calls here): both exist, and a search by service
 /// and account through Apple's API finds the first.
+///
+/// Keys are `SecConstantValue`'s Swift strings, not Apple's `kSec...` constants: those are
+/// CFStrings, and bridging one `as String` on every use was a twentieth of a lookup's time.
 struct SecretItems {
   let engine: SecItemEngine
   let collection: SecretCollection
@@ -66,30 +69,34 @@ struct SecretItems {
   /// where the attributes name them (the store's indexes narrow by those).
   private func query(for attributes: [String: String]) -> [String: Any] {
     var query: [String: Any] = [
-      kSecClass as String: kSecClassGenericPassword, kSecAttrAccessGroup as String: collection.group,
-      kSecMatchLimit as String: kSecMatchLimitAll,
+      SecConstantValue.`class`: SecConstantValue.classGenericPassword,
+      SecConstantValue.attrAccessGroup: collection.group,
+      SecConstantValue.matchLimit: SecConstantValue.matchLimitAll,
     ]
-    if let service = attributes["service"] { query[kSecAttrService as String] = service }
-    if let account = attributes["username"] ?? attributes["account"] { query[kSecAttrAccount as String] = account }
+    if let service = attributes["service"] { query[SecConstantValue.attrService] = service }
+    if let account = attributes["username"] ?? attributes["account"] { query[SecConstantValue.attrAccount] = account }
     return query
   }
 
   /// Every item of the collection whose attributes include `attributes`.
   func search(_ wanted: [String: String]) throws(BusError) -> [Item] {
     var query = query(for: wanted)
-    query[kSecReturnAttributes as String] = true
-    query[kSecReturnPersistentRef as String] = true
+    query[SecConstantValue.returnAttributes] = true
+    query[SecConstantValue.returnPersistentRef] = true
     let found: Any?
     do {
-      found = try engine.copyMatching(
-        try Self.request(query), foundationValues: true)
+      // The typed results (attributes as the store keeps them): Foundation values would be made
+      // only to be cast back (a tenth of a lookup's time in the agent).
+      found = try engine.copyMatching(try Self.request(query), foundationValues: false)
     } catch  where error.code == errSecItemNotFound {
       return []
     } catch {
       throw Self.busError(error)
     }
-    let rows = (found as? [Any] ?? []).compactMap { $0 as? [String: Any] }
-    return rows.compactMap(item).filter { item in wanted.allSatisfy { item.attributes[$0.key] == $0.value } }
+    return (found as? [SearchedItem] ?? []).compactMap { row in
+      guard let reference = row.persistentReference else { return nil }
+      return item(row, reference: reference)
+    }.filter { item in wanted.allSatisfy { item.attributes[$0.key] == $0.value } }
   }
 
   /// The item at `path`, or NoSuchObject; read by its persistent reference, not by a search.
@@ -106,18 +113,15 @@ struct SecretItems {
     // A persistent reference takes no other constraint (Apple's rule 8 of searches): the group is
     // checked on the row, so that a path under one collection never names another's item.
     var query: [String: Any] = [
-      kSecValuePersistentRef as String: reference, kSecReturnAttributes as String: true,
+      SecConstantValue.valuePersistentRef: reference, SecConstantValue.returnAttributes: true,
     ]
-    if withSecret { query[kSecReturnData as String] = true }
+    if withSecret { query[SecConstantValue.returnData] = true }
     do {
-      let found = try engine.copyMatching(
-        try Self.request(query), foundationValues: true)
-      guard var row = found as? [String: Any], row[kSecAttrAccessGroup as String] as? String == collection.group else {
+      let found = try engine.copyMatching(try Self.request(query), foundationValues: false)
+      guard let row = found as? SearchedItem, row.string(SecConstantValue.attrAccessGroup) == collection.group else {
         throw BusError.noSuchObject("No item at \(path).")
       }
-      row[kSecValuePersistentRef as String] = reference
-      guard let item = item(row) else { throw BusError.noSuchObject("No item at \(path).") }
-      return (item, (row[kSecValueData as String] as? Data).map { Array($0) })
+      return (item(row, reference: reference), withSecret ? row.data.map { Array($0) } : nil)
     } catch let error as BusError {
       throw error
     } catch  where (error as? SecStatus)?.code == errSecInteractionNotAllowed {
@@ -147,7 +151,7 @@ struct SecretItems {
       group: collection.group, label: label, attributes: attributes, secret: Data(secret),
       encodedAttributes: encodedAttributes)
     if contentType != SecretServiceAttributes.defaultContentType {
-      add[kSecAttrDescription as String] = contentType
+      add[SecConstantValue.attrDescription] = contentType
     }
     let stored: StoredItem
     do {
@@ -155,7 +159,7 @@ struct SecretItems {
         stored = try engine.add(try Self.request(add))
       } catch  where error.code == errSecDuplicateItem {
         // Another item has this service and account: this one is told apart by its view hint.
-        add[kSecAttrSyncViewHint as String] = SecretServiceAttributes.distinctViewHint()
+        add[SecConstantValue.attrSyncViewHint] = SecretServiceAttributes.distinctViewHint()
         stored = try engine.add(try Self.request(add))
       }
     } catch {
@@ -169,21 +173,22 @@ struct SecretItems {
     _ item: Item, label: String?, attributes: [String: String]?, secret: [UInt8]?, contentType: String? = nil
   ) throws(BusError) {
     let query: [String: Any] = [
-      kSecClass as String: kSecClassGenericPassword, kSecValuePersistentRef as String: item.persistentReference,
+      SecConstantValue.`class`: SecConstantValue.classGenericPassword,
+      SecConstantValue.valuePersistentRef: item.persistentReference,
     ]
     var changes: [(String, Any)] = []
-    if let label { changes.append((kSecAttrLabel as String, label)) }
+    if let label { changes.append((SecConstantValue.attrLabel, label)) }
     if let attributes {
-      changes.append((kSecAttrGeneric as String, try Self.checkBounds(attributes)))
-      if let service = attributes["service"] { changes.append((kSecAttrService as String, service)) }
+      changes.append((SecConstantValue.attrGeneric, try Self.checkBounds(attributes)))
+      if let service = attributes["service"] { changes.append((SecConstantValue.attrService, service)) }
       if let account = attributes["username"] ?? attributes["account"] {
-        changes.append((kSecAttrAccount as String, account))
+        changes.append((SecConstantValue.attrAccount, account))
       }
     }
-    if let secret { changes.append((kSecValueData as String, Data(secret))) }
+    if let secret { changes.append((SecConstantValue.valueData, Data(secret))) }
     if let contentType, !contentType.isEmpty, contentType != item.contentType {
       try Self.checkContentType(contentType)
-      changes.append((kSecAttrDescription as String, contentType))
+      changes.append((SecConstantValue.attrDescription, contentType))
     }
     guard !changes.isEmpty else { return }
     do {
@@ -202,7 +207,7 @@ struct SecretItems {
       store: engine.store, accessGroups: [collection.group], authenticator: engine.authenticator,
       backend: engine.backend, clock: engine.clock)
     let query: [String: Any] = [
-      kSecClass as String: kSecClassGenericPassword, kSecValuePersistentRef as String: reference,
+      SecConstantValue.`class`: SecConstantValue.classGenericPassword, SecConstantValue.valuePersistentRef: reference,
     ]
     do {
       try confined.delete(try Self.request(query))
@@ -214,20 +219,20 @@ struct SecretItems {
   }
 
   /// A row of the search as a bus item.
-  private func item(_ row: [String: Any]) -> Item? {
-    guard let reference = row[kSecValuePersistentRef as String] as? Data else { return nil }
-    let stored = (row[kSecAttrGeneric as String] as? Data).flatMap(SecretServiceAttributes.decoded)
+  private func item(_ row: SearchedItem, reference: Data) -> Item {
+    // Only data holds the Secret Service's JSON: text in the generic attribute is an Apple-API value.
+    let stored = (row.value(SecConstantValue.attrGeneric) as? Data).flatMap(SecretServiceAttributes.decoded)
     let attributes =
       stored
       ?? SecretServiceAttributes.derived(
-        service: row[kSecAttrService as String] as? String, account: row[kSecAttrAccount as String] as? String)
+        service: row.string(SecConstantValue.attrService), account: row.string(SecConstantValue.attrAccount))
     var item = Item(
-      path: path(of: reference), persistentReference: reference,
-      label: row[kSecAttrLabel as String] as? String ?? "", attributes: attributes,
-      created: row[kSecAttrCreationDate as String] as? Date, modified: row[kSecAttrModificationDate as String] as? Date)
+      path: path(of: reference), persistentReference: reference, label: row.string(SecConstantValue.attrLabel) ?? "",
+      attributes: attributes, created: row.date(SecConstantValue.attrCreationDate),
+      modified: row.date(SecConstantValue.attrModificationDate))
     // Only an item the Secret Service wrote keeps a content type in its kind: an Apple-API item's
     // kind ("application password") is no MIME type.
-    if stored != nil, let kind = row[kSecAttrDescription as String] as? String, !kind.isEmpty {
+    if stored != nil, let kind = row.string(SecConstantValue.attrDescription), !kind.isEmpty {
       item.contentType = kind
     }
     return item
