@@ -8,6 +8,9 @@ import KeychainAgent
 /// deletes, and the client's own floor (a Ping's round trip through the bus daemon).
 struct SecretServiceFigures {
   var ping = 0.0
+  /// SearchItems that finds nothing, then GetSecrets of no item: a lookup's two calls without
+  /// an item to read, so what the service's own dispatch costs shows apart from the store's.
+  var emptyLookup = 0.0
   var create = 0.0
   var lookup = 0.0
   var delete = 0.0
@@ -47,6 +50,12 @@ private func measureSecretService(
     var figures = SecretServiceFigures()
     var paths: [String] = []
     figures.ping = try rate { _ in try client.call(service, "org.freedesktop.DBus.Peer", "Ping") }
+    figures.emptyLookup = try rate { index in
+      let found = try client.call(
+        service, serviceInterface, "SearchItems", [.stringMap(["service": "bench", "username": "nobody \(index)"])]
+      ) { reader throws(BusError) in try reader.objectPaths() }
+      try client.call(service, serviceInterface, "GetSecrets", [.objectPaths(found), .objectPath(session)])
+    }
     figures.create = try rate { index in
       let attributes = ["service": "bench", "username": "user \(round).\(index)"]
       paths.append(
@@ -88,7 +97,8 @@ private func measureSecretService(
   }
   func median(_ value: (SecretServiceFigures) -> Double) -> Double { rounds.map(value).sorted()[rounds.count / 2] }
   return SecretServiceFigures(
-    ping: median(\.ping), create: median(\.create), lookup: median(\.lookup), delete: median(\.delete))
+    ping: median(\.ping), emptyLookup: median(\.emptyLookup), create: median(\.create), lookup: median(\.lookup),
+    delete: median(\.delete))
 }
 
 /// keychaind's figures, over a key-file store of its own.
@@ -135,8 +145,10 @@ func printSecretServiceRows() -> [Target] {
     print("  not measured: \(error)")
     return []
   }
-  let names = ["client floor (Ping)", "create", "lookup (SearchItems + GetSecrets)", "delete"]
-  let paths: [KeyPath<SecretServiceFigures, Double>] = [\.ping, \.create, \.lookup, \.delete]
+  let names = [
+    "client floor (Ping)", "lookup finding nothing", "create", "lookup (SearchItems + GetSecrets)", "delete",
+  ]
+  let paths: [KeyPath<SecretServiceFigures, Double>] = [\.ping, \.emptyLookup, \.create, \.lookup, \.delete]
   var rows = [["operation", "keychaind", "GNOME Keyring", "keychaind/GNOME"]]
   for (name, path) in zip(names, paths) {
     let theirs = gnome.map { format($0[keyPath: path]) } ?? "not installed"
