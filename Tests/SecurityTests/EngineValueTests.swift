@@ -122,4 +122,38 @@ struct EngineValueTests {
       kSecAttrAccount as String: account, kSecReturnData as String: true,
     ]
   }
+
+  @Test("An import adds every item or, when one of them is refused, none")
+  func anImportIsAllOrNone() throws {
+    let engine = Self.engine(InMemoryItemStorage(), groups: ["team.a"])
+    let accounts = ["a", "b", "c"]
+    var asked: [Int] = []
+    let added = try engine.importItems(count: accounts.count) { index throws(SecStatus) in
+      asked.append(index)
+      return try Self.password(accounts[index], data: "secret \(index)")
+    }
+    #expect(added == 3 && asked == [0, 1, 2])
+    #expect(try Self.secrets(engine, "c") == ["secret 2"])
+    // The third request asks for a result, which an import does not give: nothing is added.
+    #expect(throws: SecStatus.param) {
+      try engine.importItems([
+        try Self.password("d", data: "d"), try Self.password("e", data: "e"), try Self.password("f", returning: true),
+      ])
+    }
+    // A request that cannot be read fails the import the same way.
+    #expect(throws: SecStatus.itemNotFound) {
+      try engine.importItems(count: 2) { index throws(SecStatus) in
+        guard index == 0 else { throw .itemNotFound }
+        return try Self.password("g", data: "g")
+      }
+    }
+    // An item that clashes with one already there fails the batch too.
+    #expect(throws: SecStatus.duplicateItem) {
+      try engine.importItems([try Self.password("h", data: "h"), try Self.password("a", data: "again")])
+    }
+    for account in ["d", "e", "g", "h"] {
+      #expect(throws: SecStatus.itemNotFound) { try Self.secrets(engine, account) }
+    }
+    #expect(try Self.secrets(engine, "a") == ["secret 0"])
+  }
 }

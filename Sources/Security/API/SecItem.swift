@@ -113,9 +113,6 @@ package func SecItemUpsert(_ query: CFDictionary, _ attributesToUpdate: CFDictio
 /// Not part of Apple's API: for imports, and for benchmarks that fill large stores.
 package func SecItemImport(_ items: [CFDictionary]) -> OSStatus {
   SecItemCall.run(.importItems, NSDictionary()) { engine throws(SecStatus) in
-    var requests: [ItemRequest] = []
-    requests.reserveCapacity(items.count)
-    for attributes in items { requests.append(try ItemRequest(attributes)) }
-    try engine.importItems(requests)
+    try engine.importItems(count: items.count) { index throws(SecStatus) in try ItemRequest(items[index]) }
   }
 }
