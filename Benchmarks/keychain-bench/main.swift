@@ -123,7 +123,12 @@ if let profiled = ProcessInfo.processInfo.environment["KEYCHAIN_BRIDGE_BENCH_PRO
       }
       return
     }
-    for index in 0..<(listOnly ? 300 : 20_000) {
+    // KEYCHAIN_BRIDGE_BENCH_PROFILE_CALLS: how many lookups (or listings) to run, e.g. enough for a
+    // profiler attached to keychaind after the store is filled.
+    let calls =
+      ProcessInfo.processInfo.environment["KEYCHAIN_BRIDGE_BENCH_PROFILE_CALLS"].flatMap(Int.init)
+      ?? (listOnly ? 300 : 20_000)
+    for index in 0..<calls {
       if listOnly {
         _ = implementation.list()
         continue
