@@ -3,7 +3,7 @@ import Foundation
 
 /// Secret Service items as keychain items (issue 51): one store, two APIs.
 ///
-/// An item of a collection is a `SecConstantValue.classGenericPassword` item in the collection's access group
+/// An item of a collection is a `kSecClassGenericPassword` item in the collection's access group
 /// (for the default collection `KeychainAccessGroups.defaultAccessGroup`, the group Apple-API
 /// programs of a store without an agent policy use). Its attributes are kept exactly, as JSON with sorted keys, in the generic
 /// attribute (`gena`); `service` is also its service (`svce`), and `username`, else `account`, its
