@@ -147,6 +147,9 @@ struct EngineValueTests {
         return try Self.password("g", data: "g")
       }
     }
+    #expect(throws: SecStatus.param) {
+      try engine.importItems(count: -1) { _ throws(SecStatus) in try Self.password("i", data: "i") }
+    }
     // An item that clashes with one already there fails the batch too.
     #expect(throws: SecStatus.duplicateItem) {
       try engine.importItems([try Self.password("h", data: "h"), try Self.password("a", data: "again")])
