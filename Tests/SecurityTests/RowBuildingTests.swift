@@ -119,4 +119,28 @@ import Testing
       #expect(one.arguments.count == two.arguments.count)
     }
   }
+
+  @Test("Every digest column is of an attribute the API's index carries, and an index carries no other")
+  func digestColumnsAreOfTheIndexesAttributes() throws {
+    // A digest column of an attribute the index leaves out would be empty in every row, and a
+    // search by that attribute alone would find nothing.
+    for (_, attribute) in ItemTable.digestColumns {
+      #expect(ItemIndex.searchableAttributes.contains(attribute), "\(attribute)")
+    }
+    let attributes: [String: AttributeValue] = [
+      SecConstantValue.attrAccount: .string("alice"), SecConstantValue.attrService: .string("mail"),
+      SecConstantValue.attrLabel: .string("Mail"), SecConstantValue.attrComment: .string("a comment"),
+      SecConstantValue.attrAccessGroup: .string("group"), SecConstantValue.attrSynchronizable: .integer(0),
+      SecConstantValue.attrAccessible: .string(SecConstantValue.attrAccessibleWhenUnlocked),
+    ]
+    let index = try ItemIndex(of: .genericPassword, attributes: attributes)
+    #expect(
+      Set(index.attributes.keys)
+        == [SecConstantValue.attrAccount, SecConstantValue.attrService, SecConstantValue.attrLabel])
+    #expect(index.attributes[SecConstantValue.attrAccount] == AttributeValue.string("alice").comparable(as: .string))
+    // A client of an earlier version sent every attribute: the same index once narrowed.
+    var earlier = index
+    earlier.attributes[SecConstantValue.attrComment] = AttributeValue.string("a comment").comparable(as: .string)
+    #expect(earlier != index && earlier.searchableOnly == index)
+  }
 }

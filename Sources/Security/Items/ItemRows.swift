@@ -22,7 +22,7 @@ package enum ItemRows {
         IndexedAttribute(key: field.key, value: (attributes[field.key] ?? field.fallback).comparable(as: field.kind))
       },
       spiKey: schema.spi.map { field in attributes[field.key]?.comparable(as: field.kind) },
-      attributes: comparable(itemClass, attributes))
+      attributes: searchable(itemClass, attributes))
   }
 
   /// Checks that a row someone else built agrees with itself, as the API would have built it: every
@@ -50,9 +50,19 @@ package enum ItemRows {
     guard case .data(let fingerprint)? = attributes[SecConstantValue.attrSHA1],
       fingerprint == (try Self.fingerprint(attributes, backend: backend))
     else { throw SecStatus(errSecParam, detail: "the item's fingerprint does not cover its attributes") }
-    guard try Self.index(itemClass, attributes) == index else {
+    guard try Self.index(itemClass, attributes) == index.searchableOnly else {
       throw SecStatus(errSecParam, detail: "the item's index does not match its attributes")
     }
+  }
+
+  /// The attributes of `ItemIndex.searchableAttributes` the item has, as they compare.
+  static func searchable(_ itemClass: ItemClass, _ attributes: some AttributeLookup) -> [String: ComparableValue] {
+    var values = [String: ComparableValue](minimumCapacity: ItemIndex.searchableAttributes.count)
+    for key in ItemIndex.searchableAttributes {
+      guard let value = attributes[key], let definition = ItemSchema.attribute(key, of: itemClass) else { continue }
+      values[key] = value.comparable(as: definition.kind)
+    }
+    return values
   }
 
   /// Every attribute as it compares, by its kind in the class's schema.
