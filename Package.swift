@@ -59,8 +59,12 @@ let package = Package(
     ),
     // The package's crypto primitives, shaped like swift-crypto's API (AES.GCM, HMAC, HKDF, SHA-1 and
     // SHA-2, scrypt, random bytes) over OpenSSL 3's EVP interface: everything that seals or digests
-    // calls it. It imports nothing of the package, so every layer may use it.
-    .target(name: "KeychainCrypto", dependencies: ["COpenSSL"]),
+    // calls it. It imports nothing of the package but its C part, so every layer may use it.
+    .target(name: "KeychainCrypto", dependencies: ["COpenSSL", "CKeychainCrypto"]),
+    // HMAC-SHA-256 from a prepared key with no allocation per code: OpenSSL's SHA-256 states,
+    // copied (C: OpenSSL 3 declares the copyable SHA256_CTX functions deprecated, and only a C
+    // file can say it uses them on purpose).
+    .target(name: "CKeychainCrypto", linkerSettings: [.linkedLibrary("crypto")]),
     // Apple's SecItem API: dictionaries, rules and results. Imports Foundation alone, so any
     // target can import it (swift-certificates does, under `#if canImport(Security)`); its backend
     // installs itself (KeychainBackend), so Security imports no C module.

@@ -1,59 +1,68 @@
-internal import COpenSSL
+internal import CKeychainCrypto
 
-/// HMAC-SHA-256 (swift-crypto's `HMAC<SHA256>`), over OpenSSL 3's EVP_MAC.
+/// HMAC-SHA-256 (swift-crypto's `HMAC<SHA256>`), over OpenSSL's SHA-256.
 package enum HMAC {
   /// The HMAC-SHA-256 of `message` under `key`.
   package static func sha256(_ message: some Collection<UInt8>, key: some KeyBytes) throws(CryptoError) -> [UInt8] {
     try Prepared(key: key).authenticationCode(for: message)
   }
 
-  /// HMAC-SHA-256 under one fixed key, prepared once: each code duplicates the keyed context
-  /// instead of looking the algorithms up again, which a one-shot HMAC does per call (the store
-  /// computes several per row).
+  /// HMAC-SHA-256 under one fixed key, prepared once: the SHA-256 states after the key's two pads,
+  /// in OpenSSL's secure heap, copied for each code. The store computes several codes per call
+  /// (a search's primary key, an add's four search digests), and OpenSSL 3's EVP_MAC allocated
+  /// about ten heap objects for each by duplicating its context.
   package final class Prepared: @unchecked Sendable {
-    // The prepared context is only ever duplicated, never updated, so sharing it is safe.
+    // The prepared states are only ever copied, never updated, so sharing them is safe.
     private let prepared: OpaquePointer
 
     /// Prepares HMAC-SHA-256 under `key`.
     package init(key: some KeyBytes) throws(CryptoError) {
-      guard let mac = EVP_MAC_fetch(nil, "HMAC", nil) else { throw CryptoError.failure(of: "EVP_MAC_fetch") }
-      defer { EVP_MAC_free(mac) }
-      guard let context = EVP_MAC_CTX_new(mac) else { throw .outOfMemory(operation: "HMAC") }
-      var digest = Array("SHA256".utf8CString)
-      let initialized = digest.withUnsafeMutableBufferPointer { name -> Int32 in
-        var parameters = [
-          OSSL_PARAM_construct_utf8_string(ParameterNames.macDigest, name.baseAddress, 0), OSSL_PARAM_construct_end(),
-        ]
-        return key.withKeyBytes { key in
-          EVP_MAC_init(context, key.baseAddress?.assumingMemoryBound(to: UInt8.self), key.count, &parameters)
-        }
+      let prepared = key.withKeyBytes { key in
+        keychain_hmac_sha256_prepare(key.baseAddress?.assumingMemoryBound(to: UInt8.self), key.count)
       }
-      guard initialized == 1 else {
-        EVP_MAC_CTX_free(context)
-        throw CryptoError.failure(of: "EVP_MAC_init")
-      }
-      prepared = context
+      guard let prepared else { throw .outOfMemory(operation: "HMAC") }
+      self.prepared = prepared
     }
 
-    deinit { EVP_MAC_CTX_free(prepared) }
+    deinit { keychain_hmac_sha256_free(prepared) }
 
     /// The 32-byte HMAC-SHA-256 of `message`.
     package func authenticationCode(for message: some Collection<UInt8>) throws(CryptoError) -> [UInt8] {
-      guard let context = EVP_MAC_CTX_dup(prepared) else { throw .outOfMemory(operation: "HMAC") }
-      defer { EVP_MAC_CTX_free(context) }
-      var output = [UInt8](repeating: 0, count: 32)
-      var length = 0
-      let updated = message.withContiguousStorageIfAvailable { buffer in
-        EVP_MAC_update(context, buffer.baseAddress, buffer.count)
+      let code = message.withContiguousStorageIfAvailable { message in
+        authenticationCode(of: UnsafeRawBufferPointer(message), UnsafeRawBufferPointer(start: nil, count: 0))
       }
-      try check(
-        updated
-          ?? {
-            let bytes = Array(message)
-            return EVP_MAC_update(context, bytes, bytes.count)
-          }(), "EVP_MAC_update")
-      try check(EVP_MAC_final(context, &output, &length, output.count), "EVP_MAC_final")
-      return output
+      return try
+        (code
+        ?? Array(message).withUnsafeBytes { authenticationCode(of: $0, UnsafeRawBufferPointer(start: nil, count: 0)) })
+        .get()
+    }
+
+    /// The 32-byte HMAC-SHA-256 of `prefix` followed by `message`, without joining them first (the
+    /// store digests a label, then a value).
+    package func authenticationCode(
+      for message: some Collection<UInt8>, after prefix: some Collection<UInt8>
+    ) throws(CryptoError) -> [UInt8] {
+      let code = prefix.withContiguousStorageIfAvailable { prefix in
+        message.withContiguousStorageIfAvailable { message in
+          authenticationCode(of: UnsafeRawBufferPointer(prefix), UnsafeRawBufferPointer(message))
+        }
+      }
+      if let code = code ?? nil { return try code.get() }
+      return try Array(prefix).withUnsafeBytes { prefix in
+        Array(message).withUnsafeBytes { message in authenticationCode(of: prefix, message) }
+      }.get()
+    }
+
+    /// The code of `first` followed by `second`.
+    private func authenticationCode(
+      of first: UnsafeRawBufferPointer, _ second: UnsafeRawBufferPointer
+    ) -> Result<[UInt8], CryptoError> {
+      var output = [UInt8](repeating: 0, count: 32)
+      let succeeded = keychain_hmac_sha256(
+        prepared, first.baseAddress?.assumingMemoryBound(to: UInt8.self), first.count,
+        second.baseAddress?.assumingMemoryBound(to: UInt8.self), second.count, &output)
+      guard succeeded == 1 else { return .failure(CryptoError.failure(of: "SHA256_Update")) }
+      return .success(output)
     }
   }
 }

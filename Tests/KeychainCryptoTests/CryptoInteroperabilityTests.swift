@@ -98,6 +98,33 @@ import Testing
     }
   }
 
+  @Test func aPreparedHMACMatchesSwiftCryptoForEveryKeyLengthAndSplit() throws {
+    // The prepared key keeps SHA-256's states after HMAC's pads, so the key lengths around the
+    // 64-byte block (a longer key is hashed first) and the split of a message into a prefix and
+    // the rest are where it could differ from HMAC's definition.
+    for keyLength in [0, 1, 20, 32, 63, 64, 65, 131] {
+      let key = Self.random(keyLength, seed: UInt64(keyLength) + 7)
+      let prepared = try KeychainCrypto.HMAC.Prepared(key: key)
+      for length in [0, 1, 55, 56, 63, 64, 65, 200] {
+        let message = Self.random(length, seed: UInt64(length * 1000 + keyLength))
+        let theirs = Array(
+          Crypto.HMAC<Crypto.SHA256>.authenticationCode(for: message, using: SymmetricKey(data: key)))
+        #expect(try prepared.authenticationCode(for: message) == theirs, "key \(keyLength), message \(length)")
+        for split in Set([0, length / 3, length]) {
+          #expect(
+            try prepared.authenticationCode(for: message[split...], after: message[..<split]) == theirs,
+            "key \(keyLength), message \(length) split at \(split)")
+        }
+      }
+    }
+    // RFC 4231, test case 6: a 131-byte key, hashed before use.
+    let rfcKey = [UInt8](repeating: 0xaa, count: 131)
+    let rfcMessage = Array("Test Using Larger Than Block-Size Key - Hash Key First".utf8)
+    #expect(
+      try KeychainCrypto.HMAC.Prepared(key: rfcKey).authenticationCode(for: rfcMessage)
+        == Self.bytes("60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54"))
+  }
+
   @Test func hkdfExpandMatchesRFC5869AndSwiftCrypto() throws {
     // RFC 5869, A.1: the Expand step from its PRK.
     let prk = Self.bytes("077709362c2e32df0ddc3f0dc47bba6390b6c73bb50f9c3122ec844ad7c2b3e5")
