@@ -36,7 +36,13 @@ struct SearchDigests {
   }
 
   func attribute(_ key: String, _ value: ComparableValue) throws(SecStatus) -> RowDigest {
-    try digest(Array("attr\u{0}\(key)\u{0}".utf8) + value.encoded)
+    var parts: [UInt8] = []
+    parts.reserveCapacity(6 + key.utf8.count + value.encodedCount)
+    parts += "attr\u{0}".utf8
+    parts += key.utf8
+    parts.append(0)
+    value.encode(into: &parts)
+    return try digest(parts)
   }
 
   func primaryKey(

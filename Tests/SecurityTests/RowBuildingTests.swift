@@ -67,6 +67,25 @@ import Testing
     #expect(!columns.isEmpty && columns[2] == digest && columns[0] == nil)
   }
 
+  @Test func theDigestInputOfEachValueKindIsRowFormatTwos() {
+    // Every stored digest was computed over these bytes: a tag, then the bytes or eight
+    // little-endian bytes. Appending in place must give exactly what the whole array gave.
+    let cases: [(ComparableValue, [UInt8])] = [
+      (.bytes([1, 2]), [0x62, 1, 2]),
+      (.text("é"), [0x73, 0xC3, 0xA9]),
+      (.integer(-2), [0x6E, 0xFE, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]),
+      (.double(1.5), [0x66, 0, 0, 0, 0, 0, 0, 0xF8, 0x3F]),
+      (.date(-1), [0x74, 0, 0, 0, 0, 0, 0, 0xF0, 0xBF]),
+    ]
+    for (value, bytes) in cases {
+      #expect(value.encoded == bytes)
+      #expect(value.encodedCount == bytes.count)
+      var appended: [UInt8] = [9]
+      value.encode(into: &appended)
+      #expect(appended == [9] + bytes)
+    }
+  }
+
   @Test func aQueryNamingTheWholePrimaryKeyComparesItsDigestPerGroupAndSyncValue() throws {
     try Self.withPlanner { planner in
       var filter = ItemFilter(itemClass: .genericPassword)

@@ -48,10 +48,9 @@ package struct ItemIdentity: Sendable, Hashable {
     parts += "pk\u{0}".utf8
     parts += itemClass.rawValue.utf8
     for field in key {
-      let bytes = field.value.encoded
       parts += field.key.utf8
-      withUnsafeBytes(of: UInt32(truncatingIfNeeded: bytes.count).littleEndian) { parts += $0 }
-      parts += bytes
+      withUnsafeBytes(of: UInt32(truncatingIfNeeded: field.value.encodedCount).littleEndian) { parts += $0 }
+      field.value.encode(into: &parts)
     }
     parts += "\u{0}agrp\u{0}".utf8
     parts += group.utf8
@@ -149,12 +148,38 @@ extension ComparableValue {
   /// The bytes a digest is computed over: a tag, then the bytes or eight little-endian bytes. Part
   /// of row format 2: changing them would orphan every stored digest.
   package var encoded: [UInt8] {
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(encodedCount)
+    encode(into: &bytes)
+    return bytes
+  }
+
+  /// How many bytes `encoded` has.
+  package var encodedCount: Int {
     switch self {
-    case .bytes(let bytes): [0x62] + bytes
-    case .integer(let value): [0x6E] + withUnsafeBytes(of: value.littleEndian, Array.init)
-    case .double(let value): [0x66] + withUnsafeBytes(of: value.bitPattern.littleEndian, Array.init)
-    case .text(let value): [0x73] + Array(value.utf8)
-    case .date(let value): [0x74] + withUnsafeBytes(of: value.bitPattern.littleEndian, Array.init)
+    case .bytes(let bytes): 1 + bytes.count
+    case .text(let value): 1 + value.utf8.count
+    case .integer, .double, .date: 9
+    }
+  }
+
+  /// Appends `encoded` to `bytes` without making it first (digests are computed on every search
+  /// and add, and the intermediate arrays were most of their cost besides the HMAC).
+  package func encode(into bytes: inout [UInt8]) {
+    func append(_ tag: UInt8, _ word: UInt64) {
+      bytes.append(tag)
+      withUnsafeBytes(of: word.littleEndian) { bytes += $0 }
+    }
+    switch self {
+    case .bytes(let value):
+      bytes.append(0x62)
+      bytes += value
+    case .integer(let value): append(0x6E, UInt64(bitPattern: value))
+    case .double(let value): append(0x66, value.bitPattern)
+    case .text(let value):
+      bytes.append(0x73)
+      bytes += value.utf8
+    case .date(let value): append(0x74, value.bitPattern)
     }
   }
 
