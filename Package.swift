@@ -245,6 +245,8 @@ let package = Package(
     // The benchmark's C baseline: the same work done directly with sqlite3 and OpenSSL.
     .target(
       name: "CKeychainBaseline",
+      // The same-work baseline digests with the store's own HMAC function.
+      dependencies: ["CKeychainCrypto"],
       path: "Benchmarks/CKeychainBaseline",
       linkerSettings: [.linkedLibrary("sqlite3"), .linkedLibrary("crypto")]
     ),

@@ -1,13 +1,15 @@
 /* The same-work C baseline: the Swift store's own work for a generic password, written in C.
    Same schema and indexes (ItemTable.swift), the same digests (SearchDigests.swift: HMAC-SHA-256
-   under an index key, cut to 16 bytes, from a prepared context duplicated per digest), the same two
+   under an index key, cut to 16 bytes, from the prepared SHA-256 states KeychainCrypto keeps,
+   through the same C function), the same two
    AES-256-GCM seals bound to the same associated data (RowIdentity.swift), the same statements and
    transactions per operation (SQLiteItemStorage.swift), and the same checkpoint policy. What it
    leaves out is everything above the store: parsing a query, the rules, building results. */
 #include "baseline.h"
 #include "store_settings.h"
 
-#include <openssl/core_names.h>
+#include <CKeychainCrypto.h>
+
 #include <openssl/evp.h>
 #include <openssl/rand.h>
 #include <stdint.h>
@@ -25,7 +27,7 @@ struct kb_same_work {
     sqlite3 *reader, *writer;
     sqlite3_stmt *insert, *select_by_key_reader, *select_by_key_writer, *update, *delete, *list;
     unsigned char metadata_key[32], class_key[32];
-    EVP_MAC_CTX *index_mac;
+    keychain_hmac_sha256_key *index_mac;
     unsigned char group_digest[DIGEST];
     kb_checkpointer *checkpointer;
 };
@@ -46,13 +48,8 @@ static void put_field(buffer *b, const void *bytes, size_t length) { put_u32(b, 
 
 static int digest(kb_same_work *store, const buffer *parts, unsigned char out[DIGEST]) {
     if (parts->overflow) return -1;
-    EVP_MAC_CTX *context = EVP_MAC_CTX_dup(store->index_mac);
     unsigned char full[32];
-    size_t length = 0;
-    int ok = context && EVP_MAC_update(context, parts->bytes, parts->length)
-        && EVP_MAC_final(context, full, &length, sizeof full);
-    EVP_MAC_CTX_free(context);
-    if (!ok) return -1;
+    if (!keychain_hmac_sha256(store->index_mac, parts->bytes, parts->length, NULL, 0, full)) return -1;
     memcpy(out, full, DIGEST);
     return 0;
 }
@@ -280,15 +277,12 @@ kb_same_work *kb_same_work_open(const char *path) {
     }
     store->checkpointer = kb_checkpointer_start(store->writer, path);
     unsigned char index_key[32];
-    EVP_MAC *mac = EVP_MAC_fetch(NULL, "HMAC", NULL);
-    store->index_mac = mac ? EVP_MAC_CTX_new(mac) : NULL;
-    EVP_MAC_free(mac);
-    OSSL_PARAM parameters[] = {OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, "SHA256", 0), OSSL_PARAM_construct_end()};
     buffer group = {.length = 0};
     put(&group, "agrp", 5);
     put(&group, GROUP, strlen(GROUP));
-    if (!store->index_mac || RAND_bytes(index_key, 32) != 1 || RAND_bytes(store->metadata_key, 32) != 1
-        || RAND_bytes(store->class_key, 32) != 1 || EVP_MAC_init(store->index_mac, index_key, 32, parameters) != 1
+    if (RAND_bytes(index_key, 32) != 1 || RAND_bytes(store->metadata_key, 32) != 1
+        || RAND_bytes(store->class_key, 32) != 1
+        || !(store->index_mac = keychain_hmac_sha256_prepare(index_key, 32))
         || digest(store, &group, store->group_digest)
         || prepare(store->writer,
                    "INSERT INTO item (class, persistref, agrp, sync, pdmn, pk, spi, acct, svce, srvr, labl, meta, secret)"
@@ -309,7 +303,7 @@ void kb_same_work_close(kb_same_work *store) {
     kb_checkpointer_stop(store->checkpointer, store->writer);
     sqlite3_stmt *statements[] = {store->insert, store->select_by_key_reader, store->select_by_key_writer, store->update, store->delete, store->list};
     for (size_t i = 0; i < sizeof statements / sizeof *statements; i++) sqlite3_finalize(statements[i]);
-    EVP_MAC_CTX_free(store->index_mac);
+    keychain_hmac_sha256_free(store->index_mac);
     sqlite3_close(store->reader);
     sqlite3_close(store->writer);
     free(store);
