@@ -49,7 +49,7 @@ static void put_field(buffer *b, const void *bytes, size_t length) { put_u32(b, 
 static int digest(kb_same_work *store, const buffer *parts, unsigned char out[DIGEST]) {
     if (parts->overflow) return -1;
     unsigned char full[32];
-    if (!keychain_hmac_sha256(store->index_mac, parts->bytes, parts->length, NULL, 0, full)) return -1;
+    if (!keychain_hmac_sha256(store->index_mac, parts->bytes, parts->length, full)) return -1;
     memcpy(out, full, DIGEST);
     return 0;
 }

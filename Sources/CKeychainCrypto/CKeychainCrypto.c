@@ -39,12 +39,10 @@ void keychain_hmac_sha256_free(keychain_hmac_sha256_key *key) {
 }
 
 int keychain_hmac_sha256(
-    const keychain_hmac_sha256_key *key, const unsigned char *first, size_t first_length,
-    const unsigned char *second, size_t second_length, unsigned char *out) {
+    const keychain_hmac_sha256_key *key, const unsigned char *message, size_t length, unsigned char *out) {
   SHA256_CTX context = key->inner;
   unsigned char inner[SHA256_DIGEST_LENGTH];
-  int ok = (first_length == 0 || SHA256_Update(&context, first, first_length)) &&
-           (second_length == 0 || SHA256_Update(&context, second, second_length)) && SHA256_Final(inner, &context);
+  int ok = (length == 0 || SHA256_Update(&context, message, length)) && SHA256_Final(inner, &context);
   if (ok) context = key->outer;
   ok = ok && SHA256_Update(&context, inner, sizeof(inner)) && SHA256_Final(out, &context);
   OPENSSL_cleanse(&context, sizeof(context));

@@ -28,40 +28,15 @@ package enum HMAC {
 
     /// The 32-byte HMAC-SHA-256 of `message`.
     package func authenticationCode(for message: some Collection<UInt8>) throws(CryptoError) -> [UInt8] {
-      let code = message.withContiguousStorageIfAvailable { message in
-        authenticationCode(of: UnsafeRawBufferPointer(message), UnsafeRawBufferPointer(start: nil, count: 0))
-      }
-      return try
-        (code
-        ?? Array(message).withUnsafeBytes { authenticationCode(of: $0, UnsafeRawBufferPointer(start: nil, count: 0)) })
-        .get()
+      let code = message.withContiguousStorageIfAvailable(authenticationCode(of:))
+      return try (code ?? Array(message).withUnsafeBufferPointer(authenticationCode(of:))).get()
     }
 
-    /// The 32-byte HMAC-SHA-256 of `prefix` followed by `message`, without joining them first (the
-    /// store digests a label, then a value).
-    package func authenticationCode(
-      for message: some Collection<UInt8>, after prefix: some Collection<UInt8>
-    ) throws(CryptoError) -> [UInt8] {
-      let code = prefix.withContiguousStorageIfAvailable { prefix in
-        message.withContiguousStorageIfAvailable { message in
-          authenticationCode(of: UnsafeRawBufferPointer(prefix), UnsafeRawBufferPointer(message))
-        }
-      }
-      if let code = code ?? nil { return try code.get() }
-      return try Array(prefix).withUnsafeBytes { prefix in
-        Array(message).withUnsafeBytes { message in authenticationCode(of: prefix, message) }
-      }.get()
-    }
-
-    /// The code of `first` followed by `second`.
-    private func authenticationCode(
-      of first: UnsafeRawBufferPointer, _ second: UnsafeRawBufferPointer
-    ) -> Result<[UInt8], CryptoError> {
+    private func authenticationCode(of message: UnsafeBufferPointer<UInt8>) -> Result<[UInt8], CryptoError> {
       var output = [UInt8](repeating: 0, count: 32)
-      let succeeded = keychain_hmac_sha256(
-        prepared, first.baseAddress?.assumingMemoryBound(to: UInt8.self), first.count,
-        second.baseAddress?.assumingMemoryBound(to: UInt8.self), second.count, &output)
-      guard succeeded == 1 else { return .failure(CryptoError.failure(of: "SHA256_Update")) }
+      guard keychain_hmac_sha256(prepared, message.baseAddress, message.count, &output) == 1 else {
+        return .failure(CryptoError.failure(of: "SHA256_Update"))
+      }
       return .success(output)
     }
   }

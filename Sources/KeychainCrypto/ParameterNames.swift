@@ -6,7 +6,6 @@ internal import COpenSSL
 /// OpenSSL reads it (a derivation then fails with no reason queued). Never written after creation.
 enum ParameterNames {
   nonisolated(unsafe) static let digest = permanent(OSSL_KDF_PARAM_DIGEST)
-  nonisolated(unsafe) static let macDigest = permanent(OSSL_MAC_PARAM_DIGEST)
   nonisolated(unsafe) static let mode = permanent(OSSL_KDF_PARAM_MODE)
   nonisolated(unsafe) static let key = permanent(OSSL_KDF_PARAM_KEY)
   nonisolated(unsafe) static let info = permanent(OSSL_KDF_PARAM_INFO)

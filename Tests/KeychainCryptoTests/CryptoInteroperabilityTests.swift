@@ -98,10 +98,10 @@ import Testing
     }
   }
 
-  @Test func aPreparedHMACMatchesSwiftCryptoForEveryKeyLengthAndSplit() throws {
-    // The prepared key keeps SHA-256's states after HMAC's pads, so the key lengths around the
-    // 64-byte block (a longer key is hashed first) and the split of a message into a prefix and
-    // the rest are where it could differ from HMAC's definition.
+  @Test func aPreparedHMACMatchesSwiftCryptoForEveryKeyAndMessageLength() throws {
+    // The prepared key keeps SHA-256's states after HMAC's pads, so the lengths around the 64-byte
+    // block (a longer key is hashed first; a message may end a block exactly) are where it could
+    // differ from HMAC's definition.
     for keyLength in [0, 1, 20, 32, 63, 64, 65, 131] {
       let key = Self.random(keyLength, seed: UInt64(keyLength) + 7)
       let prepared = try KeychainCrypto.HMAC.Prepared(key: key)
@@ -110,11 +110,8 @@ import Testing
         let theirs = Array(
           Crypto.HMAC<Crypto.SHA256>.authenticationCode(for: message, using: SymmetricKey(data: key)))
         #expect(try prepared.authenticationCode(for: message) == theirs, "key \(keyLength), message \(length)")
-        for split in Set([0, length / 3, length]) {
-          #expect(
-            try prepared.authenticationCode(for: message[split...], after: message[..<split]) == theirs,
-            "key \(keyLength), message \(length) split at \(split)")
-        }
+        // A message that is not one contiguous array takes the copying path.
+        #expect(try prepared.authenticationCode(for: message.lazy.map { $0 }) == theirs)
       }
     }
     // RFC 4231, test case 6: a 131-byte key, hashed before use.

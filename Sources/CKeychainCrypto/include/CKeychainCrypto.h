@@ -22,11 +22,9 @@ keychain_hmac_sha256_key *keychain_hmac_sha256_prepare(const unsigned char *key,
 /// Wipes and frees a prepared key. NULL is ignored.
 void keychain_hmac_sha256_free(keychain_hmac_sha256_key *key);
 
-/// Writes the 32-byte HMAC-SHA-256 of `first` (`first_length` bytes) followed by `second`
-/// (`second_length` bytes) to `out`; a part of no bytes may be NULL. Returns 1, or 0 when OpenSSL's
-/// SHA-256 fails.
+/// Writes the 32-byte HMAC-SHA-256 of `message` (`length` bytes; NULL when there are none) to
+/// `out`. Returns 1, or 0 when OpenSSL's SHA-256 fails.
 int keychain_hmac_sha256(
-    const keychain_hmac_sha256_key *key, const unsigned char *first, size_t first_length,
-    const unsigned char *second, size_t second_length, unsigned char *out);
+    const keychain_hmac_sha256_key *key, const unsigned char *message, size_t length, unsigned char *out);
 
 #endif
