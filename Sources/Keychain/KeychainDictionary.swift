@@ -16,18 +16,19 @@ public enum KeychainValue: Hashable, Sendable, CustomStringConvertible {
   /// An identity given as `kSecValueRef`.
   case identity(SecIdentity)
 
-  /// The value as a Swift value (`String`, `Data`, `Int`...), or the ref.
-  var swiftValue: Any {
+  /// The value as the runtime's request takes it: already typed, so the engine reads it by case
+  /// rather than casting an `Any` (what `RequestValue(_:)` would make of `object`).
+  var requestValue: RequestValue {
     switch self {
-    case .string(let value): value
-    case .data(let value): value
-    case .integer(let value): value
-    case .boolean(let value): value
-    case .date(let value): value
-    case .accessControl(let value): value
-    case .key(let value): value
-    case .certificate(let value): value
-    case .identity(let value): value
+    case .string(let value): .string(value)
+    case .data(let value): .data(value)
+    case .integer(let value): .number(.integer(Int64(value)), isBoolean: false)
+    case .boolean(let value): .number(.integer(value ? 1 : 0), isBoolean: true)
+    case .date(let value): .date(value)
+    case .accessControl(let value): .object(value)
+    case .key(let value): .object(value)
+    case .certificate(let value): .object(value)
+    case .identity(let value): .object(value)
     }
   }
 
@@ -149,9 +150,10 @@ public struct KeychainDictionary: Hashable, Sendable, CustomStringConvertible {
     return copy
   }
 
-  /// The entries as Swift values, for the runtime's typed search.
-  var swiftEntries: [(String, Any)] {
-    entries.map { key, value in (key, value.swiftValue) }
+  /// The entries as the runtime's typed request: no dictionary, no `Any` between the builder and
+  /// the engine.
+  var requestEntries: RequestEntries {
+    entries.map { key, value in (key, value.requestValue) }
   }
 
   /// The Core Foundation dictionary handed to the SecItem call.

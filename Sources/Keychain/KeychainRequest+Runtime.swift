@@ -75,5 +75,5 @@ extension KeychainChanges {
 extension KeychainDictionary {
   /// This dictionary as the runtime's typed entry points take it: its Swift entries, and the
   /// CFDictionary made only when the runtime needs one.
-  var runtimeEntries: SecItemEntries { SecItemEntries(swiftEntries, dictionary: { self.cfDictionary }) }
+  var runtimeEntries: SecItemEntries { SecItemEntries(requestEntries, dictionary: { self.cfDictionary }) }
 }

@@ -134,7 +134,7 @@ struct ImportGnomeKeyring: ParsableCommand {
         kSecValuePersistentRef as String: ItemReference.bytes(of: .genericPassword, uuid: stored.persistentID),
       ]
       try dated(item.modified).update(
-        try ItemRequest.reading(itself as NSDictionary), changes: [(kSecAttrLabel as String, item.label)])
+        try ItemRequest.reading(itself as NSDictionary), changes: [(kSecAttrLabel as String, .string(item.label))])
     }
   }
 }

@@ -59,6 +59,28 @@ import Testing
     }
   }
 
+  @Test func aBuildersValueIsTypedAsTheCFFunctionsClassifyItsObject() throws {
+    // The typed module hands the engine its values already typed; Apple's CF functions classify the
+    // object the same value bridges to. Both must read alike, or the two paths would part.
+    let control = try #require(SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleAlways, [], nil))
+    let values: [KeychainValue] = [
+      .string("alice"), .string(""), .string("12"), .data(Data([1, 2])), .data(Data()), .integer(-3), .integer(0),
+      .integer(Int.max), .boolean(true), .boolean(false), .date(Date(timeIntervalSinceReferenceDate: 7)),
+      .accessControl(control),
+    ]
+    for value in values {
+      let typed = value.requestValue
+      let classified = RequestValue(value.object)
+      #expect(typed.string == classified.string, "\(value)")
+      #expect(typed.data == classified.data, "\(value)")
+      #expect(typed.number == classified.number, "\(value)")
+      #expect(typed.isBoolean == classified.isBoolean, "\(value)")
+      #expect(typed.isNull == classified.isNull, "\(value)")
+      #expect(typed.date == classified.date, "\(value)")
+      #expect((typed.object as AnyObject?) === (classified.object as AnyObject?), "\(value)")
+    }
+  }
+
   @Test func typedSearchesAnswerWhatSecItemCopyMatchingAnswers() throws {
     try withStore { _ throws in
       _ = try Self.populate()
@@ -74,7 +96,7 @@ import Testing
             let rawStatus = SecItemCopyMatching(dictionary.cfDictionary, &raw)
             var typed: CFTypeRef?
             let status = SecItemCopyMatchingEntries(
-              SecItemEntries(dictionary.swiftEntries) { dictionary.cfDictionary as NSDictionary }, &typed)
+              SecItemEntries(dictionary.requestEntries) { dictionary.cfDictionary as NSDictionary }, &typed)
             let typedValue = (typed as? SecItemFoundValues)?.value
             #expect(status == rawStatus, "\(dictionary)")
             #expect(
@@ -88,7 +110,7 @@ import Testing
         kSecClass as String: .string(kSecClassGenericPassword as String), kSecMatchIssuers as String: .data(Data()),
       ])
       #expect(
-        SecItemCopyMatchingEntries(SecItemEntries(wrong.swiftEntries) { wrong.cfDictionary as NSDictionary }, nil)
+        SecItemCopyMatchingEntries(SecItemEntries(wrong.requestEntries) { wrong.cfDictionary as NSDictionary }, nil)
           == SecItemCopyMatching(wrong.cfDictionary, nil))
     }
   }

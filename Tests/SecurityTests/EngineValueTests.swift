@@ -62,7 +62,7 @@ struct EngineValueTests {
     _ = try mail.add(try Self.password("alice", data: "mail's"))
     #expect(throws: SecStatus.itemNotFound) { try Self.secrets(browser, "alice") }
     #expect(throws: SecStatus.itemNotFound) {
-      try browser.update(try Self.password("alice"), changes: [(kSecValueData as String, Data("stolen".utf8))])
+      try browser.update(try Self.password("alice"), changes: [(kSecValueData as String, .data(Data("stolen".utf8)))])
     }
     #expect(throws: SecStatus.itemNotFound) { try browser.delete(try Self.password("alice")) }
     // The same primary key in another group is another item (rule 2.1).
@@ -100,7 +100,7 @@ struct EngineValueTests {
       added.attributes[SecConstantValue.attrCreationDate]
         == AttributeValue.date(Date(timeIntervalSinceReferenceDate: 1_000_000)))
     now.withLock { $0 = Date(timeIntervalSinceReferenceDate: 2_000_000) }
-    try engine.update(try Self.password("carol"), changes: [(kSecAttrLabel as String, "renamed")])
+    try engine.update(try Self.password("carol"), changes: [(kSecAttrLabel as String, .string("renamed"))])
     let found = try engine.copyMatching(
       try ItemRequest.reading(
         [

@@ -10,7 +10,7 @@ import Testing
   /// What a parse produced, in words: the error with its detail, or every field the calls read.
   static func outcome(_ entries: [(String, Any)], shapes: RequestShapes?) -> String {
     do throws(SecStatus) {
-      let request = try ItemRequest(entries: entries, shapes: shapes)
+      let request = try ItemRequest(entries: Self.typed(entries), shapes: shapes)
       return [
         "class \(String(describing: request.itemClass))",
         "attributes \(request.attributes.sorted { $0.key < $1.key })",
@@ -23,6 +23,9 @@ import Testing
       return "error \(error.code) \(error.detail ?? "")"
     }
   }
+
+  /// Entries as Apple's CF functions hand them over: each value classified as it is read.
+  static func typed(_ entries: [(String, Any)]) -> RequestEntries { entries.map { ($0, RequestValue($1)) } }
 
   /// Keys and the values each may take, a valid one first, then values of the wrong type and nulls;
   /// keys with one value are rarer, among them keys that are never valid.
@@ -76,12 +79,12 @@ import Testing
       (kSecClass as String, kSecClassGenericPassword as String), (kSecAttrAccount as String, "alice"),
       (kSecReturnData as String, true), (kSecMatchLimit as String, kSecMatchLimitOne as String),
     ]
-    _ = try ItemRequest(entries: entries, shapes: shapes)
-    _ = try ItemRequest(entries: entries.reversed(), shapes: shapes)
-    _ = try ItemRequest(entries: [entries[2], entries[0], entries[3], entries[1]], shapes: shapes)
+    _ = try ItemRequest(entries: Self.typed(entries), shapes: shapes)
+    _ = try ItemRequest(entries: Self.typed(entries.reversed()), shapes: shapes)
+    _ = try ItemRequest(entries: Self.typed([entries[2], entries[0], entries[3], entries[1]]), shapes: shapes)
     #expect(shapes.count == 1)
     // One key more or less is another shape.
-    _ = try ItemRequest(entries: Array(entries.dropLast()), shapes: shapes)
+    _ = try ItemRequest(entries: Self.typed(Array(entries.dropLast())), shapes: shapes)
     #expect(shapes.count == 2)
   }
 
@@ -90,24 +93,24 @@ import Testing
     let generic: [(String, Any)] = [
       (kSecClass as String, kSecClassGenericPassword as String), (kSecAttrService as String, "svc"),
     ]
-    _ = try ItemRequest(entries: generic, shapes: shapes)
+    _ = try ItemRequest(entries: Self.typed(generic), shapes: shapes)
     // Internet passwords have no service attribute: the generic password's shape must not serve.
     let internet: [(String, Any)] = [
       (kSecClass as String, kSecClassInternetPassword as String), (kSecAttrService as String, "svc"),
     ]
-    #expect(throws: SecStatus.noSuchAttribute) { try ItemRequest(entries: internet, shapes: shapes) }
+    #expect(throws: SecStatus.noSuchAttribute) { try ItemRequest(entries: Self.typed(internet), shapes: shapes) }
   }
 
   @Test func invalidKeySetsAreNotKeptAndTheCacheIsBounded() throws {
     let shapes = RequestShapes()
     let invalid: [(String, Any)] = [(kSecClass as String, kSecClassGenericPassword as String), ("r_Bogus", true)]
-    #expect(throws: SecStatus.param) { try ItemRequest(entries: invalid, shapes: shapes) }
+    #expect(throws: SecStatus.param) { try ItemRequest(entries: Self.typed(invalid), shapes: shapes) }
     #expect(shapes.count == 0)
     for index in 0..<(RequestShapes.capacity + 8) {
       // Each count of callback keys is another key set.
       var entries: [(String, Any)] = [(kSecClass as String, kSecClassGenericPassword as String)]
       for callback in 0...index { entries.append(("f_callback\(callback)", 1)) }
-      _ = try ItemRequest(entries: entries, shapes: shapes)
+      _ = try ItemRequest(entries: Self.typed(entries), shapes: shapes)
     }
     #expect(shapes.count == RequestShapes.capacity)
   }

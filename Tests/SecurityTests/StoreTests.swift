@@ -249,14 +249,14 @@ import Testing
       let entries = try dictionary.keychainEntries()
       #expect(entries.count == dictionary.count)
       for (key, value) in entries {
-        #expect(value as? String == "value" + key.dropFirst(3), "\(key)")
+        #expect(value.string == "value" + key.dropFirst(3), "\(key)")
       }
     }
     // A Swift object is stored wrapped; both readers hand back the object itself.
     let control = try #require(SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleAlways, [], nil))
     let holding = NSMutableDictionary()
     holding["accc"] = control
-    #expect(try holding.keychainEntries().first?.1 as AnyObject === control)
+    #expect(try holding.keychainEntries().first?.1.object as AnyObject === control)
     #expect(holding.stringKeyedEntries().first?.value as AnyObject === control)
     #expect(throws: SecStatus.noSuchAttribute) { try ([1: "x"] as NSDictionary).keychainEntries() }
     #expect(throws: SecStatus.param) { try ([Data(): "x"] as NSDictionary).keychainEntries() }

@@ -50,7 +50,8 @@ final class SecretApprovals {
         _ = try engine.add(try ItemRequest.reading(add as NSDictionary))
       } else {
         try engine.update(
-          try ItemRequest.reading(Self.query(executable) as NSDictionary), changes: [(SecConstantValue.valueData, data)]
+          try ItemRequest.reading(Self.query(executable) as NSDictionary),
+          changes: [(SecConstantValue.valueData, .data(data))]
         )
       }
     } catch {

@@ -182,7 +182,7 @@ struct SecretCollections {
       } else {
         try registry.update(
           try ItemRequest.reading(Self.query(id: id) as NSDictionary),
-          changes: [(SecConstantValue.attrLabel, label), (SecConstantValue.attrGeneric, encoded)])
+          changes: [(SecConstantValue.attrLabel, .string(label)), (SecConstantValue.attrGeneric, .data(encoded))])
       }
     } catch {
       throw SecretItems.busError(error)

@@ -186,19 +186,19 @@ struct SecretItems {
       SecConstantValue.`class`: SecConstantValue.classGenericPassword,
       SecConstantValue.valuePersistentRef: item.persistentReference,
     ]
-    var changes: [(String, Any)] = []
-    if let label { changes.append((SecConstantValue.attrLabel, label)) }
+    var changes: RequestEntries = []
+    if let label { changes.append((SecConstantValue.attrLabel, .string(label))) }
     if let attributes {
-      changes.append((SecConstantValue.attrGeneric, try Self.checkBounds(attributes)))
-      if let service = attributes["service"] { changes.append((SecConstantValue.attrService, service)) }
+      changes.append((SecConstantValue.attrGeneric, .data(try Self.checkBounds(attributes))))
+      if let service = attributes["service"] { changes.append((SecConstantValue.attrService, .string(service))) }
       if let account = attributes["username"] ?? attributes["account"] {
-        changes.append((SecConstantValue.attrAccount, account))
+        changes.append((SecConstantValue.attrAccount, .string(account)))
       }
     }
-    if let secret { changes.append((SecConstantValue.valueData, Data(secret))) }
+    if let secret { changes.append((SecConstantValue.valueData, .data(Data(secret)))) }
     if let contentType, !contentType.isEmpty, contentType != item.contentType {
       try Self.checkContentType(contentType)
-      changes.append((SecConstantValue.attrDescription, contentType))
+      changes.append((SecConstantValue.attrDescription, .string(contentType)))
     }
     guard !changes.isEmpty else { return }
     do {
@@ -276,7 +276,7 @@ struct SecretItems {
   /// A request from `pairs`, read by the keychain's grammar without a Foundation dictionary
   /// (bridging one was a twentieth of the agent's time).
   private static func request(_ pairs: [String: Any]) throws(SecStatus) -> ItemRequest {
-    try ItemRequest.reading(entries: pairs.map { ($0.key, $0.value) })
+    try ItemRequest.reading(entries: pairs.map { ($0.key, RequestValue($0.value)) })
   }
 
   /// A keychain status as the bus's error.

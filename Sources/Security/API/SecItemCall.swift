@@ -137,7 +137,7 @@ enum SecItemCall {
       throw .param
     }
     if request.synchronizableAny { throw .param }
-    if request.useKeys[SecConstantValue.useAuthenticationUI].flatMap(ValueConversion.string)
+    if request.useKeys[SecConstantValue.useAuthenticationUI]?.string
       == SecConstantValue.useAuthenticationUISkip
     {
       throw .param
@@ -205,14 +205,14 @@ enum SecItemCall {
   }
 
   /// attributesToUpdate's entries as a change (rules 7.x and decisions 5 and 7).
-  static func change(from entries: [(String, Any)], itemClass: ItemClass, _ engine: SecItemEngine) throws(SecStatus)
+  static func change(from entries: RequestEntries, itemClass: ItemClass, _ engine: SecItemEngine) throws(SecStatus)
     -> ItemChange
   {
     var change = ItemChange()
     for (name, value) in entries {
       if name == SecConstantValue.valueData {
-        guard let data = ValueConversion.data(value) else {
-          throw SecStatus.param.naming(name, "must be Data, not \(describeType(value))")
+        guard let data = value.data else {
+          throw SecStatus.param.naming(name, "must be Data, not \(value.typeDescription)")
         }
         change.data = data
         continue
@@ -220,14 +220,14 @@ enum SecItemCall {
       guard name.utf8.count == 4, let definition = ItemSchema.attribute(name, of: itemClass) else {
         throw SecStatus.noSuchAttribute.naming(name, "cannot be changed by SecItemUpdate")
       }
-      if ValueConversion.isNull(value) { throw .param }
+      if value.isNull { throw .param }
       switch (definition.ownership, name) {
       case (.storeDates, _), (.unsupported, _), (_, SecConstantValue.attrSharingGroup): throw .param
       case (.system, _): continue  // musr and the other system values are ignored
       default: break
       }
       if definition.kind == .accessControl {
-        guard let accessControl = value as? SecAccessControl else { throw .param }
+        guard let accessControl = value.object as? SecAccessControl else { throw .param }
         change.accessControl = accessControl
         continue
       }

@@ -6,16 +6,17 @@ import Foundation
 // functions, in the same bodies, without building or reading a Foundation dictionary.
 
 /// A SecItem dictionary as the typed `Keychain` module holds it (`SecItemEntriesRef` in
-/// SecItemPriv.h): its entries as Swift values, and the CFDictionary they stand for, made only when
-/// a recorder is installed or a path reads dictionaries (identities, refs, add results).
+/// SecItemPriv.h): its entries, typed by the module (the request the engine parses, with no
+/// dictionary or `Any` between), and the CFDictionary they stand for, made only when a recorder is
+/// installed or a path reads dictionaries (identities, refs, add results).
 package final class SecItemEntries: @unchecked Sendable {
   // @unchecked: the entries are immutable values and refs; the closure only builds a dictionary.
-  /// The dictionary's keys and values, in the caller's order.
-  package let entries: [(String, Any)]
+  /// The dictionary's keys and typed values, in the caller's order.
+  package let entries: RequestEntries
   private let makeDictionary: () -> NSDictionary
 
   /// Entries and the way to make the CFDictionary they stand for.
-  package init(_ entries: [(String, Any)], dictionary: @escaping () -> NSDictionary) {
+  package init(_ entries: RequestEntries, dictionary: @escaping () -> NSDictionary) {
     self.entries = entries
     self.makeDictionary = dictionary
   }
@@ -65,13 +66,13 @@ package final class SecItemFoundValues: @unchecked Sendable {
   init(_ value: Any?) { self.value = value }
 }
 
-/// SecItemAdd, SecItemUpdate and SecItemDelete with the dictionaries as entries of Swift values
+/// SecItemAdd, SecItemUpdate and SecItemDelete with the dictionaries as typed entries
 /// (see `copyMatchingEntries`). A call that names a ref or a persistent reference, or asks for a
 /// result, takes the CFDictionary path, which handles identities and shapes results; the others run
 /// the same bodies without a Foundation dictionary. `foundationDictionary` and `foundationChanges`
 /// build the CFDictionary forms, for that path and for the recorder.
 func callEntries(
-  _ function: SecItemFunction, _ entries: [(String, Any)], changes changeEntries: [(String, Any)]? = nil,
+  _ function: SecItemFunction, _ entries: RequestEntries, changes changeEntries: RequestEntries? = nil,
   foundationDictionary dictionary: () -> NSDictionary, foundationChanges changes: () -> NSDictionary? = { nil }
 ) -> OSStatus {
   // An add's return keys ask for a result, which only the CFDictionary path shapes.
@@ -108,12 +109,12 @@ func callEntries(
   }
 }
 
-/// SecItemCopyMatching with the query as entries of Swift values and the result as Swift values
+/// SecItemCopyMatching with the query as typed entries and the result as Swift values
 /// (`Data`, a `SearchedItem`, a ref, or `[Any]` of them), so neither side builds or reads a
 /// Foundation dictionary. The rules, the store and the result are SecItemCopyMatching's; `query` is
 /// the same dictionary as a `CFDictionary`, built only when a recorder is installed (or for
 /// identity searches, which take the CFDictionary path).
-func copyMatchingEntries(_ entries: [(String, Any)], query: () -> NSDictionary) -> (
+func copyMatchingEntries(_ entries: RequestEntries, query: () -> NSDictionary) -> (
   status: OSStatus, result: Any?
 ) {
   if SecItemCall.namesIdentityOrReference(entries) {

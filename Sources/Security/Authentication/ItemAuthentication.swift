@@ -30,21 +30,21 @@ struct ItemAuthentication {
   init(_ request: ItemRequest, engine: SecItemEngine) throws(SecStatus) {
     self.engine = engine
     session = try Self.session(in: request)
-    switch request.useKeys[SecConstantValue.useAuthenticationUI].flatMap(ValueConversion.string) {
+    switch request.useKeys[SecConstantValue.useAuthenticationUI]?.string {
     case SecConstantValue.useAuthenticationUISkip?: interaction = .skip
     case SecConstantValue.useAuthenticationUIFail?: interaction = .fail
     default: interaction = .allowed
     }
-    reason = request.useKeys[SecConstantValue.useOperationPrompt].flatMap(ValueConversion.string) ?? ""
+    reason = request.useKeys[SecConstantValue.useOperationPrompt]?.string ?? ""
   }
 
   /// The call's context: kSecUseAuthenticationContext must be an LAContext (rule 1.12 is checked
   /// when the request is read).
   static func session(in request: ItemRequest) throws(SecStatus) -> AuthenticationSession? {
     guard let value = request.useKeys[SecConstantValue.useAuthenticationContext] else { return nil }
-    guard let carrier = value as? any AuthenticationContextCarrier else {
+    guard let carrier = value.object as? any AuthenticationContextCarrier else {
       throw SecStatus.param.naming(
-        SecConstantValue.useAuthenticationContext, "must be an LAContext, not \(describeType(value))")
+        SecConstantValue.useAuthenticationContext, "must be an LAContext, not \(value.typeDescription)")
     }
     return carrier.authenticationSession
   }
@@ -228,14 +228,13 @@ struct ItemAuthentication {
       password = given
     } else {
       let failing =
-        request.useKeys[SecConstantValue.useAuthenticationUI].flatMap(ValueConversion.string)
-        == SecConstantValue.useAuthenticationUIFail
+        request.useKeys[SecConstantValue.useAuthenticationUI]?.string == SecConstantValue.useAuthenticationUIFail
       guard !failing, session?.interactionNotAllowed != true else {
         throw SecStatus.interactionNotAllowed.naming(
           SecConstantValue.attrAccessControl,
           "asks for an application password: give it with LAContext.setCredential(_:type:)")
       }
-      let reason = request.useKeys[SecConstantValue.useOperationPrompt].flatMap(ValueConversion.string) ?? ""
+      let reason = request.useKeys[SecConstantValue.useOperationPrompt]?.string ?? ""
       password = try askApplicationPassword(engine, reason: reason, adding: true)
     }
     defer { Secrets.wipe(&password) }

@@ -68,7 +68,7 @@ extension SecItemEngine {
 
   /// SecItemUpdate for every class but identities (rule 7), `changes` being attributesToUpdate's
   /// entries.
-  package func update(_ request: ItemRequest, changes: [(String, Any)]) throws(SecStatus) {
+  package func update(_ request: ItemRequest, changes: RequestEntries) throws(SecStatus) {
     try SecItemCall.update(request, changes, self)
   }
 
@@ -80,7 +80,7 @@ extension SecItemEngine {
   /// Updates what `request` matches with `changes`, or adds `addition` when nothing matches, in one
   /// store transaction: the typed API's atomic `set`. A request naming a persistent reference only
   /// updates (there is nothing to add when its item is gone).
-  package func upsert(_ request: ItemRequest, changes: [(String, Any)], addition: ItemRequest) throws(SecStatus) {
+  package func upsert(_ request: ItemRequest, changes: RequestEntries, addition: ItemRequest) throws(SecStatus) {
     let itemClass = try request.requiredClass()
     let filter = try SecItemCall.filter(from: request, self, ignoringMatchAndReturn: true)
     let change = try SecItemCall.change(from: changes, itemClass: itemClass, self)

@@ -133,42 +133,48 @@ package enum ValueConversion {
 
   /// Converts `value` for an attribute of `kind`, or nil when the type is not accepted (rule 1.1).
   package static func attributeValue(_ value: Any, kind: AttributeKind) -> AttributeValue? {
+    attributeValue(RequestValue(value), kind: kind)
+  }
+
+  /// Converts a typed request value for an attribute of `kind`, or nil when its type is not
+  /// accepted (rule 1.1).
+  package static func attributeValue(_ value: RequestValue, kind: AttributeKind) -> AttributeValue? {
     switch kind {
     case .blob:
-      if let string = string(value) { return .string(string) }
-      if let data = data(value) { return .data(data) }
-      return number(value)
+      if let string = value.string { return .string(string) }
+      if let data = value.data { return .data(data) }
+      return value.number
     case .data:
-      if let data = data(value) { return .data(data) }
-      if let string = string(value) { return .data(Data(string.utf8)) }
-      if case .integer(let integer)? = number(value) {
+      if let data = value.data { return .data(data) }
+      if let string = value.string { return .data(Data(string.utf8)) }
+      if case .integer(let integer)? = value.number {
         return .data(withUnsafeBytes(of: Int32(truncatingIfNeeded: integer).bigEndian) { Data($0) })
       }
       return nil
     case .string:
-      if let string = string(value) { return .string(string) }
-      if let data = data(value) { return String(data: data, encoding: .utf8).map { .string($0) } }
+      if let string = value.string { return .string(string) }
+      if let data = value.data { return String(data: data, encoding: .utf8).map { .string($0) } }
       return nil
     case .number:
-      if let string = string(value) {
+      if let string = value.string {
         if let integer = Int64(string) { return .integer(integer) }
         return .string(string)
       }
-      return number(value)
+      return value.number
     case .synchronizable:
-      if let string = string(value) {
+      if let string = value.string {
         switch string {
         case "1", "true", "yes": return .integer(1)
         case "0", "false", "no": return .integer(0)
         default: return nil
         }
       }
-      if case .integer(let integer)? = number(value) { return .integer(integer == 0 ? 0 : 1) }
+      if case .integer(let integer)? = value.number { return .integer(integer == 0 ? 0 : 1) }
       return nil
     case .date:
-      return (value as? Date).map { .date($0) }
+      return value.date.map { .date($0) }
     case .accessibility:
-      guard let string = string(value), ItemIndex.protectionClasses[string] != nil else { return nil }
+      guard let string = value.string, ItemIndex.protectionClasses[string] != nil else { return nil }
       return .string(string)
     case .accessControl:
       return nil

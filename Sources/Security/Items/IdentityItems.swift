@@ -19,15 +19,11 @@ enum IdentityItems {
   }
 
   /// `isIdentityQuery` over a dictionary's entries, already read (each key is there once).
-  static func isIdentityQuery(_ entries: [(String, Any)]) -> Bool {
-    if let value = entries.value(ofKey: SecConstantValue.`class`),
-      ValueConversion.string(value) == SecConstantValue.classIdentity
-    {
-      return true
-    }
-    if let value = entries.value(ofKey: SecConstantValue.valueRef), value is SecIdentity { return true }
+  static func isIdentityQuery(_ entries: RequestEntries) -> Bool {
+    if entries.value(ofKey: SecConstantValue.`class`)?.string == SecConstantValue.classIdentity { return true }
+    if entries.value(ofKey: SecConstantValue.valueRef)?.object is SecIdentity { return true }
     guard let value = entries.value(ofKey: SecConstantValue.valuePersistentRef) else { return false }
-    return (value as? Data).flatMap(certificateReference(inIdentityReference:)) != nil
+    return value.data.flatMap(certificateReference(inIdentityReference:)) != nil
   }
 
   /// An identity's persistent reference is "idnt" and its certificate's UUID (8.5): the

@@ -47,7 +47,7 @@ package struct ItemRequest {
   var keyReference: SecKey?
   /// kSecValueRef when it is a SecCertificate (keys rule 7.13, 7.19).
   var certificateReference: SecCertificate?
-  var useKeys: [String: Any] = [:]
+  var useKeys: [String: RequestValue] = [:]
 
   /// Apple's QUERY_KEY_LIMIT (rule 1.7).
   private static let keyLimit = 128
@@ -58,15 +58,15 @@ package struct ItemRequest {
     try self.init(entries: try dictionary.keychainEntries(), classHint: classHint)
   }
 
-  /// Parses a dictionary's entries, keys and values as the caller gave them (Swift values from the
-  /// typed module, or what a Foundation dictionary holds). `shapes` holds the key sets seen before
-  /// (nil: every key is classified again, as tests compare).
-  init(entries: [(String, Any)], classHint: ItemClass? = nil, shapes: RequestShapes? = .shared) throws(SecStatus) {
+  /// Parses a dictionary's entries, typed where they entered (the typed module's values, or what a
+  /// Foundation dictionary holds, classified as it was read). `shapes` holds the key sets seen
+  /// before (nil: every key is classified again, as tests compare).
+  init(entries: RequestEntries, classHint: ItemClass? = nil, shapes: RequestShapes? = .shared) throws(SecStatus) {
     guard entries.count <= Self.keyLimit else { throw .param }
 
     itemClass = classHint
     if let value = entries.value(ofKey: SecConstantValue.`class`) {
-      guard let name = ValueConversion.string(value) else {
+      guard let name = value.string else {
         throw SecStatus.param.naming(SecConstantValue.`class`, "must be a string")
       }
       guard let parsed = ItemClass(rawValue: name) else {
@@ -75,7 +75,7 @@ package struct ItemRequest {
       itemClass = parsed
     }
     if let value = entries.value(ofKey: SecConstantValue.valuePersistentRef) {
-      guard let data = ValueConversion.data(value) else {
+      guard let data = value.data else {
         throw SecStatus.param.naming(SecConstantValue.valuePersistentRef, "must be Data")
       }
       let parsed = try ItemReference(parsing: data)
@@ -84,7 +84,7 @@ package struct ItemRequest {
       reference = parsed
     }
     if let value = entries.value(ofKey: SecConstantValue.valueRef) {
-      switch value {
+      switch value.object {
       case let key as SecKey:
         // The class may be left out: the ref says it (keys rule 6.3).
         if let itemClass, itemClass != .key {
@@ -101,7 +101,7 @@ package struct ItemRequest {
         certificateReference = certificate
       default:
         throw SecStatus.param.naming(
-          SecConstantValue.valueRef, "must be a SecKey, SecCertificate or SecIdentity, not \(describeType(value))")
+          SecConstantValue.valueRef, "must be a SecKey, SecCertificate or SecIdentity, not \(value.typeDescription)")
       }
     }
     if let itemClass, !itemClass.isImplemented { throw .unimplemented }
@@ -131,7 +131,7 @@ package struct ItemRequest {
   }
 
   /// Applies one entry whose key has `role`: the checks of its value, and what it sets.
-  private mutating func apply(_ role: KeyRole, _ key: String, _ value: Any) throws(SecStatus) {
+  private mutating func apply(_ role: KeyRole, _ key: String, _ value: RequestValue) throws(SecStatus) {
     switch role {
     case .itemClass, .reference, .ignored:
       break  // parsed before the other keys, or without effect
@@ -140,12 +140,12 @@ package struct ItemRequest {
     case .match:
       try parseMatch(key, value)
     case .returnFlag(let flag):
-      guard let enabled = ValueConversion.boolean(value) else { throw SecStatus.param.naming(key, "must be a boolean") }
+      guard let enabled = value.boolean else { throw SecStatus.param.naming(key, "must be a boolean") }
       if enabled { returnFlags.insert(flag) } else { returnFlags.remove(flag) }
     case .use:
-      if ValueConversion.isNull(value) { throw SecStatus.param.naming(key, "must not be null") }
+      if value.isNull { throw SecStatus.param.naming(key, "must not be null") }
       if key == SecConstantValue.useAuthenticationUI {
-        guard let mode = ValueConversion.string(value),
+        guard let mode = value.string,
           [
             SecConstantValue.useAuthenticationUIAllow, SecConstantValue.useAuthenticationUIFail,
             SecConstantValue.useAuthenticationUISkip,
@@ -156,17 +156,17 @@ package struct ItemRequest {
       }
       useKeys[key] = value
     case .valueData:
-      guard let data = ValueConversion.data(value) else {
-        throw SecStatus.param.naming(key, "must be Data, not \(describeType(value))")
+      guard let data = value.data else {
+        throw SecStatus.param.naming(key, "must be Data, not \(value.typeDescription)")
       }
       valueData = data
     }
   }
 
-  private mutating func parseAttribute(_ key: String, _ definition: AttributeDefinition, _ value: Any)
+  private mutating func parseAttribute(_ key: String, _ definition: AttributeDefinition, _ value: RequestValue)
     throws(SecStatus)
   {
-    if ValueConversion.isNull(value) { throw SecStatus.param.naming(key, "must not be null") }
+    if value.isNull { throw SecStatus.param.naming(key, "must not be null") }
     switch definition.ownership {
     case .unsupported:
       throw SecStatus.param.naming(key, "is not supported on the data-protection keychain")
@@ -174,13 +174,13 @@ package struct ItemRequest {
       break
     }
     if definition.kind == .accessControl {
-      guard let accessControl = value as? SecAccessControl else {
-        throw SecStatus.param.naming(key, "must be a SecAccessControl, not \(describeType(value))")
+      guard let accessControl = value.object as? SecAccessControl else {
+        throw SecStatus.param.naming(key, "must be a SecAccessControl, not \(value.typeDescription)")
       }
       self.accessControl = accessControl
       return
     }
-    if definition.kind == .synchronizable, let text = ValueConversion.string(value),
+    if definition.kind == .synchronizable, let text = value.string,
       text == SecConstantValue.attrSynchronizableAny
     {
       synchronizableAny = true
@@ -189,19 +189,19 @@ package struct ItemRequest {
     if key == SecConstantValue.attrIssuer && itemClass == .certificate {
       // keys rule 7.17: a whole DN (a SEQUENCE) stands for its normalized content, which
       // is what certificate items store; normalized content passes through.
-      guard let data = ValueConversion.data(value) else {
+      guard let data = value.data else {
         throw SecStatus.param.naming(key, "Unexpected type: must be Data")
       }
       attributes[key] = .data(data.first == 0x30 ? Self.normalizedName(data) ?? data : data)
       return
     }
     guard let converted = ValueConversion.attributeValue(value, kind: definition.kind) else {
-      throw SecStatus.param.naming(key, "does not accept \(describeType(value))")
+      throw SecStatus.param.naming(key, "does not accept \(value.typeDescription)")
     }
     attributes[key] = converted
   }
 
-  private mutating func parseMatch(_ key: String, _ value: Any) throws(SecStatus) {
+  private mutating func parseMatch(_ key: String, _ value: RequestValue) throws(SecStatus) {
     matchKeys.append(key)
     switch key {
     case SecConstantValue.matchLimit:
@@ -210,29 +210,31 @@ package struct ItemRequest {
       var invalid: SecStatus {
         SecStatus.param.naming(key, "must be a number of 1 or more, kSecMatchLimitOne or kSecMatchLimitAll")
       }
-      if ValueConversion.isBoolean(value) { throw invalid }
-      if let text = ValueConversion.string(value) {
+      if value.isBoolean { throw invalid }
+      if let text = value.string {
         switch text {
         case SecConstantValue.matchLimitOne: limit = .one
         case SecConstantValue.matchLimitAll: limit = .all
         default: throw invalid
         }
-      } else if case .integer(let count)? = ValueConversion.number(value), count >= 1, count <= Int64(Int.max) {
+      } else if case .integer(let count)? = value.number, count >= 1, count <= Int64(Int.max) {
         limit = count == 1 ? .one : .count(Int(count))
       } else {
         throw invalid
       }
     case SecConstantValue.matchHostOrSubdomainOfHost:
-      guard let host = ValueConversion.string(value) else { throw SecStatus.param.naming(key, "must be a string") }
+      guard let host = value.string else { throw SecStatus.param.naming(key, "must be a string") }
       hostOrSubdomain = host
     case SecConstantValue.matchIssuers:
-      guard let names = value as? [Any] else { throw SecStatus.param.naming(key, "must be an array of DER names") }
+      guard let names = value.object as? [Any] else {
+        throw SecStatus.param.naming(key, "must be an array of DER names")
+      }
       // Entries that are not data are ignored, as on Apple.
       issuers = Set(names.compactMap { ($0 as? Data).map { Self.normalizedName($0) ?? $0 } })
     case SecConstantValue.matchValidOnDate:
       break  // kCFNull means "now"; certificates only
     default:
-      if ValueConversion.isNull(value) { throw SecStatus.param.naming(key, "must not be null") }
+      if value.isNull { throw SecStatus.param.naming(key, "must not be null") }
     }
   }
 
@@ -265,8 +267,8 @@ package struct ItemRequest {
 extension NSDictionary {
   /// The entries of a caller's dictionary with string keys: errSecNoSuchAttribute for a number key,
   /// errSecParam for any other key that is not a string.
-  func keychainEntries() throws(SecStatus) -> [(String, Any)] {
-    var entries: [(String, Any)] = []
+  func keychainEntries() throws(SecStatus) -> RequestEntries {
+    var entries: RequestEntries = []
     entries.reserveCapacity(count)
     var invalidKey: SecStatus?
     forEachEntry { key, value in
@@ -276,7 +278,7 @@ extension NSDictionary {
           detail: "a dictionary key is \(describeType(key)), not a string")
         return false
       }
-      entries.append((name, value))
+      entries.append((name, RequestValue(value)))
       return true
     }
     if let invalidKey { throw invalidKey }
@@ -357,7 +359,7 @@ extension ItemRequest {
 
   /// A dictionary's entries as Swift values, read by rule 1's grammar without a Foundation
   /// dictionary.
-  package static func reading(entries: [(String, Any)]) throws(SecStatus) -> ItemRequest {
+  package static func reading(entries: RequestEntries) throws(SecStatus) -> ItemRequest {
     try ItemRequest(entries: entries)
   }
 }

@@ -89,7 +89,7 @@ struct RequestShape: Sendable {
 
   /// The shape of `entries` in a request of `itemClass`, or nil when a key is not valid there
   /// (such requests are parsed key by key, so their error is the one the first bad key earns).
-  init?(itemClass: ItemClass?, _ entries: [(String, Any)]) {
+  init?(itemClass: ItemClass?, _ entries: RequestEntries) {
     var keys: [String] = []
     var roles: [KeyRole] = []
     keys.reserveCapacity(entries.count)
@@ -110,7 +110,7 @@ struct RequestShape: Sendable {
   /// A dictionary holds each key once, so the same count and every key found means the same set.
   /// The keys are short and compared without hashing: a few comparisons of inline strings cost
   /// less than hashing each key once.
-  func matches(itemClass: ItemClass?, _ entries: [(String, Any)]) -> Bool {
+  func matches(itemClass: ItemClass?, _ entries: RequestEntries) -> Bool {
     guard self.itemClass == itemClass, keys.count == entries.count else { return false }
     return !entries.containsKey { !keys.contains($0) }
   }
@@ -137,7 +137,7 @@ final class RequestShapes: Sendable {
 
   /// The shape of `entries` in a request of `itemClass`, decided now if this thread has not seen
   /// it yet; nil when one of its keys is not valid there.
-  func shape(itemClass: ItemClass?, _ entries: [(String, Any)]) -> RequestShape? {
+  func shape(itemClass: ItemClass?, _ entries: RequestEntries) -> RequestShape? {
     shapes.withValue { shapes in
       if let shape = shapes.first(where: { $0.matches(itemClass: itemClass, entries) }) { return shape }
       guard let shape = RequestShape(itemClass: itemClass, entries) else { return nil }
