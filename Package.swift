@@ -290,7 +290,7 @@ let package = Package(
     // A child process for tests that cannot run in the test process (file-size limits, kills).
     .executableTarget(
       name: "keychain-store-helper",
-      dependencies: ["Security", "KeychainBackend"],
+      dependencies: ["Security", "KeychainBackend", "KeychainCrypto"],
       path: "Tests/StoreHelper"
     ),
     // A PostgreSQL server made by initdb for the sync tests and the sync benchmark.

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import KeychainCrypto
 import Security
 import Synchronization
 
@@ -32,6 +33,10 @@ import Synchronization
 //   keychain-store-helper upgrade DIRECTORY
 //     opens the store (which seals rows of an earlier row format again) and prints "opened"; run
 //     under a preloaded library that kills it at a chosen write.
+//   keychain-store-helper secure-heap-hmac
+//     enables OpenSSL's secure heap as keychaind does, prepares an HMAC key, and prints the secure
+//     heap's bytes in use before, with the key prepared, and after it is freed: "before N
+//     prepared N freed N" (a test process cannot enable the heap for itself alone).
 #if canImport(Glibc)
   import Glibc
 #endif
@@ -276,6 +281,15 @@ do {
     exit(try mix(directory: arguments[2], process: process, operations: operations, threads: threads))
   case (4, "churn"):
     exit(try churn(directory: arguments[2], prefix: arguments[3]))
+  case (2, "secure-heap-hmac"):
+    _ = try SecureHeap.enable()
+    let before = SecureHeap.bytesInUse
+    var prepared: HMAC.Prepared? = try HMAC.Prepared(key: [UInt8](repeating: 7, count: 32))
+    let inUse = SecureHeap.bytesInUse
+    _ = try prepared?.authenticationCode(for: [1, 2, 3])
+    prepared = nil
+    FileHandle.standardOutput.write(Data("before \(before) prepared \(inUse) freed \(SecureHeap.bytesInUse)\n".utf8))
+    exit(0)
   case (3, "upgrade"):
     _ = try KeychainStore(directory: URL(fileURLWithPath: arguments[2], isDirectory: true))
     FileHandle.standardOutput.write(Data("opened\n".utf8))
@@ -287,7 +301,7 @@ do {
   FileHandle.standardError.write(
     Data(
       ("usage: keychain-store-helper fill DIR MAX_BYTES | open DIR NAME | write DIR PREFIX "
-        + "| mix DIR PROCESS OPERATIONS [THREADS] | churn DIR PREFIX | upgrade DIR\n").utf8))
+        + "| mix DIR PROCESS OPERATIONS [THREADS] | churn DIR PREFIX | upgrade DIR | secure-heap-hmac\n").utf8))
   exit(2)
 } catch {
   FileHandle.standardError.write(Data("keychain-store-helper: \(error)\n".utf8))
