@@ -294,7 +294,7 @@ let package = Package(
       path: "Tests/StoreHelper"
     ),
     // A PostgreSQL server made by initdb for the sync tests and the sync benchmark.
-    .target(name: "LocalPostgres", path: "Tests/LocalPostgres"),
+    .target(name: "LocalPostgres", dependencies: ["Security"], path: "Tests/LocalPostgres"),
     // keychaind started as a real process for a test, on a private socket (SecurityTests, SecurityToolTests).
     .target(
       name: "AgentProcess", dependencies: ["Security", "KeychainAgentWire", "KeychainStorageAgent"],

@@ -1,4 +1,5 @@
 import Foundation
+import Security
 import Synchronization
 
 /// A real PostgreSQL server for the sync tests and the sync benchmark: Debian's `postgresql`
@@ -204,8 +205,11 @@ public struct TestServerError: Error, CustomStringConvertible {
 }
 
 /// Starts a program with posix_spawn, its output to `outputPath` and its errors to `errorPath` (or
-/// to the same file). Files, not pipes: a file survives the program being killed, and a server the
-/// program starts (pg_ctl) would inherit a pipe and keep it open for ever.
+/// to the same file), holding no other descriptor of this process. Files, not pipes: a file
+/// survives the program being killed, and a server the program starts (pg_ctl) would inherit a
+/// pipe and keep it open for ever. For the same reason nothing else is inherited: another test's
+/// pipe, open while this one spawns, kept by the server for the whole run, left that test waiting
+/// for its child's output to end (a CI run hung so).
 public func spawn(
   _ path: String, _ arguments: [String], outputPath: String, errorPath: String? = nil,
   environment: [String: String] = [:]
@@ -219,6 +223,9 @@ public func spawn(
     posix_spawn_file_actions_addopen(&actions, 2, errorPath, O_WRONLY | O_CREAT | O_APPEND, 0o600)
   } else {
     posix_spawn_file_actions_adddup2(&actions, 1, 2)
+  }
+  guard SpawnedProcess.closeDescriptors(from: 3, in: &actions) else {
+    throw TestServerError("cannot start \(path): the C library cannot close inherited descriptors")
   }
   let argv = ([path] + arguments).map { strdup($0) } + [nil]
   defer { argv.forEach { free($0) } }
