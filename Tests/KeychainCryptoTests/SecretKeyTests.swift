@@ -5,8 +5,8 @@ import Testing
 
 /// `SecretKey`, the form of a key a process holds for long: the same bytes in every use as an array
 /// key, derived in place, and refused when it cannot be made. (The secure heap itself is enabled
-/// only by keychaind: AgentTests checks that its memory is locked; a helper process checks where a
-/// prepared HMAC key lives.)
+/// only by keychaind: AgentTests checks that its memory is locked; SecureHeapTests, through a
+/// helper process, where a prepared HMAC key lives.)
 @Suite struct SecretKeyTests {
   let bytes = (0..<32).map { UInt8($0 &* 7 &+ 1) }
 
@@ -49,27 +49,6 @@ import Testing
     #expect(throws: CryptoError.self) {
       try HKDF.expandKey(pseudoRandomKey: bytes, info: [], outputByteCount: 255 * 32 + 1)
     }
-  }
-
-  @Test func aPreparedHMACKeyLivesInTheSecureHeapAndLeavesItWhenFreed() throws {
-    // Its SHA-256 states are as good as the key. The heap is process-wide, so a helper process
-    // enables it as keychaind does (keychain-store-helper, built beside the test bundle).
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-      .appendingPathComponent("keychain-store-helper")
-    process.arguments = ["secure-heap-hmac"]
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    try process.run()
-    let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    #expect(process.terminationStatus == 0, "\(output)")
-    let words = output.split(whereSeparator: \.isWhitespace)
-    let numbers = stride(from: 1, to: words.count, by: 2).compactMap { Int(words[$0]) }
-    try #require(numbers.count == 3, "\(output)")
-    // Two SHA-256 states of 112 bytes each, in the secure heap's power-of-two blocks.
-    #expect(numbers[1] - numbers[0] >= 224, "\(output)")
-    #expect(numbers[2] == numbers[0], "\(output)")
   }
 
   @Test func aFailingFillDoesNotLeaveAKeyBehind() throws {
