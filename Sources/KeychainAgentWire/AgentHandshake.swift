@@ -50,12 +50,35 @@ package enum AgentHandshake {
   package static let greetingSeconds = 30
 
   /// Refuses a server that is not `executable` run by this user.
+  ///
+  /// Which file a process runs (`/proc/PID/exe`) is readable by root, and by the process's own
+  /// user only while the process is dumpable: keychaind makes itself undumpable before it holds a
+  /// key, so for an ordinary user the kernel answers EACCES for the real agent. What such a client
+  /// can still verify is that the server is a process of this user that is not dumpable (its
+  /// /proc folder then belongs to root): a relay that is dumpable, as any program is unless it
+  /// asks otherwise, shows its own executable and is refused. A relay that makes itself
+  /// undumpable too passes this client's check; the agent then cannot read that relay's
+  /// executable either and refuses it (`AgentService.identify`), so it can pass nothing on. The
+  /// Authentication article's table states what remains.
   package static func checkAgent(on descriptor: Int32, is executable: String) throws(FrameSocketError) {
     guard let server = FrameSocket.credentials(of: descriptor) else { throw .system("getsockopt(SO_PEERCRED)", errno) }
     var expected = stat()
+    guard server.uid == getuid(), stat(executable, &expected) == 0 else { throw .notTheAgent(server.pid) }
     var running = stat()
-    guard server.uid == getuid(), stat(executable, &expected) == 0, stat("/proc/\(server.pid)/exe", &running) == 0,
-      expected.st_dev == running.st_dev, expected.st_ino == running.st_ino
-    else { throw .notTheAgent(server.pid) }
+    if stat("/proc/\(server.pid)/exe", &running) == 0 {
+      guard expected.st_dev == running.st_dev, expected.st_ino == running.st_ino else {
+        throw .notTheAgent(server.pid)
+      }
+      return
+    }
+    guard errno == EACCES, isUndumpable(server.pid) else { throw .notTheAgent(server.pid) }
+  }
+
+  /// Whether process `pid`, of this user (who is not root), is not dumpable: the kernel gives the
+  /// files in the /proc folder of such a process to root (`task_dump_owner`), which no program of
+  /// the user can change.
+  static func isUndumpable(_ pid: Int32) -> Bool {
+    var link = stat()
+    return getuid() != 0 && lstat("/proc/\(pid)/exe", &link) == 0 && link.st_uid == 0
   }
 }
