@@ -23,9 +23,12 @@ import Security
 /// makes a program no rule names ask the user before it first reads each item of those groups'
 /// collections; the answer is remembered.
 ///
-/// One rule is built in, after the files' rules: the `security` tool installed beside keychaind
-/// gets every group, as macOS's `security` is the user's administration tool and reaches every
-/// item of the user's keychain (`administrationToolRule`). A file's rule naming that tool wins.
+/// One rule is built in, for a user who wrote no policy file: the `security` tool installed beside
+/// keychaind gets every group, as macOS's `security` is the user's administration tool and reaches
+/// every item of the user's keychain (`administrationTool`). It is decided when a program is
+/// identified, not when the agent starts, so installing or rebuilding the tool while the agent
+/// runs changes nothing; once a policy file exists, only its rules speak (a file that confines a
+/// group is not undone by a tool any program of the user may run).
 package struct AgentPolicy: Sendable {
   /// One line of the policy file.
   package struct Rule: Sendable, Equatable {
@@ -48,6 +51,12 @@ package struct AgentPolicy: Sendable {
   /// The keyword of the line listing `confirmedGroups`.
   static let confirmKeyword = "confirm-first-access"
 
+  /// The folder of keychaind's own file: the `security` tool in it is the user's administration
+  /// tool while no policy file exists (`administrationTool`). nil: no built-in rule.
+  package var administrationToolFolder: String?
+  /// Whether a policy file was read: the built-in rule then does not apply.
+  package var hasFile = false
+
   /// What the agent should tell the user about the rules as written: a rule naming a path through
   /// a symbolic link (matched as the file it leads to, since the agent sees the file a process
   /// runs), or a file that does not exist (the rule matches nothing until it does).
@@ -66,6 +75,9 @@ package struct AgentPolicy: Sendable {
     for rule in rules where rule.executable == executable {
       if let pinned = rule.sha256, pinned != digest() { continue }
       return AccessGrant(groups: rule.groups, namedByRule: true)
+    }
+    if !hasFile, let folder = administrationToolFolder, Self.administrationTool(in: folder) == executable {
+      return AccessGrant(groups: nil, namedByRule: true)
     }
     return .ownGroup(of: executable)
   }
@@ -151,6 +163,7 @@ package struct AgentPolicy: Sendable {
       else { throw AgentStartError("\(path) is longer than \(maximumLength) bytes: no policy is") }
       guard let text = String(data: data, encoding: .utf8) else { throw AgentStartError("\(path) is not UTF-8") }
       let read = try read(text, path: path)
+      policy.hasFile = true
       policy.rules += read.rules
       policy.confirmedGroups.formUnion(read.confirmedGroups)
       policy.notices += read.notices
@@ -158,17 +171,21 @@ package struct AgentPolicy: Sendable {
     return policy
   }
 
-  /// The built-in rule for the `security` tool beside `agentExecutable` (keychaind's own file):
-  /// every group, so that `security find-generic-password` reads what `secret-tool` stored with no
-  /// policy file at all. nil when that tool is missing, or when anyone but its owner, the user or
-  /// root, may replace it or the folder holding it: the rule trusts the tool as much as the agent,
-  /// and no more.
-  package static func administrationToolRule(besideAgent agentExecutable: String) -> Rule? {
-    let folder = URL(fileURLWithPath: agentExecutable).resolvingSymlinksInPath().deletingLastPathComponent()
-    let tool = folder.appendingPathComponent("security").resolvingSymlinksInPath().path
-    guard isTrusted(tool, kind: S_IFREG), isTrusted(folder.path, kind: S_IFDIR) else { return nil }
-    return Rule(
-      executable: tool, sha256: nil, groups: nil, place: "the built-in rule for the security tool beside keychaind")
+  /// The folder holding `agentExecutable` (keychaind's own file, links resolved), where the
+  /// built-in rule looks for the administration tool.
+  package static func folder(of agentExecutable: String) -> String {
+    URL(fileURLWithPath: agentExecutable).resolvingSymlinksInPath().deletingLastPathComponent().path
+  }
+
+  /// The `security` tool in `folder` (keychaind's), as the kernel names the file it runs, when it
+  /// may have every group: so that `security find-generic-password` reads what `secret-tool`
+  /// stored with no policy file at all. nil when that tool is missing, or when anyone but its
+  /// owner, the user or root, may replace it or the folder holding it: the rule trusts the tool as
+  /// much as the agent, and no more. Read at each identification (two `lstat` calls).
+  package static func administrationTool(in folder: String) -> String? {
+    let tool = URL(fileURLWithPath: folder).appendingPathComponent("security").resolvingSymlinksInPath().path
+    guard isTrusted(tool, kind: S_IFREG), isTrusted(folder, kind: S_IFDIR) else { return nil }
+    return tool
   }
 
   /// Whether `path` is a `kind` (S_IFREG, S_IFDIR) of the user or root that no one else may write.

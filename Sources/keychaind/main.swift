@@ -162,7 +162,8 @@ do {
 } catch {
   fail(error.description)
 }
-if let rule = AgentPolicy.administrationToolRule(besideAgent: "/proc/self/exe") { policy.rules.append(rule) }
+// Decided per caller (AgentPolicy.grant), so a tool installed after the agent started is found.
+policy.administrationToolFolder = AgentPolicy.folder(of: "/proc/self/exe")
 for notice in policy.notices { logger.warning("\(notice)") }
 
 let directory = storeDirectory ?? KeychainStore.defaultDirectory

@@ -68,7 +68,7 @@ struct PolicyAndIdleLockTests {
       policy.notices[1] == "policy:2: the rule names \(missing.path), which does not exist; it matches no program")
   }
 
-  @Test("The security tool beside the agent gets every group, unless others may replace it")
+  @Test("The security tool beside the agent gets every group, unless others may replace it or a policy file exists")
   func administrationToolRule() throws {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("kb-admin-\(UUID().uuidString)")
     defer { try? FileManager.default.removeItem(at: folder) }
@@ -76,16 +76,36 @@ struct PolicyAndIdleLockTests {
       at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
     let agent = folder.appendingPathComponent("keychaind")
     let tool = folder.appendingPathComponent("security")
-    #expect(AgentPolicy.administrationToolRule(besideAgent: agent.path) == nil)  // no tool there
+    var policy = AgentPolicy()
+    policy.administrationToolFolder = AgentPolicy.folder(of: agent.path)
+    let toolPath = tool.resolvingSymlinksInPath().path
+    // Asked when a program is identified: the tool installed after the agent started (issue 62,
+    // case 3) gets every group as soon as it exists.
+    #expect(!policy.grant(for: toolPath) { nil }.namedByRule)  // no tool there yet
     try Data().write(to: tool)
     try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: tool.path)
-    let rule = try #require(AgentPolicy.administrationToolRule(besideAgent: agent.path))
-    #expect(rule.executable == tool.resolvingSymlinksInPath().path && rule.groups == nil)
+    let grant = policy.grant(for: toolPath) { nil }
+    #expect(grant.namedByRule && grant.groups == nil)
     try FileManager.default.setAttributes([.posixPermissions: 0o775], ofItemAtPath: tool.path)
-    #expect(AgentPolicy.administrationToolRule(besideAgent: agent.path) == nil)  // the group may replace it
+    #expect(!policy.grant(for: toolPath) { nil }.namedByRule)  // the group may replace it
     try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: tool.path)
     try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: folder.path)
-    #expect(AgentPolicy.administrationToolRule(besideAgent: agent.path) == nil)  // anyone may swap the file
+    #expect(!policy.grant(for: toolPath) { nil }.namedByRule)  // anyone may swap the file
+    try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder.path)
+    #expect(policy.grant(for: toolPath) { nil }.namedByRule)
+    // A policy file, even one that names other programs only, turns the built-in rule off (issue
+    // 63, case 2): a file that confines a group is not undone by a tool any program can run.
+    let file = folder.appendingPathComponent("agent-policy")
+    try "/usr/bin/vault = com.example.vault\n".write(to: file, atomically: true, encoding: .utf8)
+    try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
+    var withFile = try AgentPolicy.load([file.path])
+    withFile.administrationToolFolder = policy.administrationToolFolder
+    #expect(!withFile.grant(for: toolPath) { nil }.namedByRule)
+    // A rule of the file naming the tool still decides for it.
+    try "\(toolPath) = *\n".write(to: file, atomically: true, encoding: .utf8)
+    var naming = try AgentPolicy.load([file.path])
+    naming.administrationToolFolder = policy.administrationToolFolder
+    #expect(naming.grant(for: toolPath) { nil }.groups == nil)
   }
 
   @Test("A mistake in the policy is an error naming the file, line and column")
