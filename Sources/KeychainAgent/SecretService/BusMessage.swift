@@ -29,6 +29,9 @@ package struct BusError: Error, Sendable, Equatable {
 
   static func isLocked(_ message: String) -> BusError { BusError("org.freedesktop.Secret.Error.IsLocked", message) }
 
+  /// Whether this is the error of a locked object (whatever its sentence).
+  var isLocked: Bool { name == "org.freedesktop.Secret.Error.IsLocked" }
+
   static func notSupported(_ message: String) -> BusError {
     BusError("org.freedesktop.DBus.Error.NotSupported", message)
   }
@@ -115,13 +118,14 @@ package struct BusMessageReader {
     return value
   }
 
-  package func bytes() throws(BusError) -> [UInt8] {
+  /// A byte array of at most `limit` bytes.
+  package func bytes(limit: Int = maximumLength) throws(BusError) -> [UInt8] {
     var pointer: UnsafeRawPointer?
     var size = 0
     guard sd_bus_message_read_array(message, CChar(UInt8(ascii: "y")), &pointer, &size) >= 0 else {
       throw .invalidArguments("a byte array was expected")
     }
-    guard size <= Self.maximumLength else { throw .invalidArguments("a byte array is too long") }
+    guard size <= limit else { throw .invalidArguments("a byte array is too long") }
     guard let pointer, size > 0 else { return [] }
     return Array(UnsafeRawBufferPointer(start: pointer, count: size))
   }
@@ -170,11 +174,13 @@ package struct BusMessageReader {
     return map
   }
 
-  /// A secret struct `(oayays)`: session, parameters, value, content type.
+  /// A secret struct `(oayays)`: session, parameters, value, content type. The value may be one
+  /// cipher block longer than a secret may be: an encrypted session pads a 1 MiB secret to that
+  /// (the session checks the secret's own length once decrypted).
   package func secret() throws(BusError) -> (session: String, parameters: [UInt8], value: [UInt8], contentType: String)
   {
     try within("r", "oayays") { () throws(BusError) in
-      (try objectPath(), try bytes(), try bytes(), try string())
+      (try objectPath(), try bytes(), try bytes(limit: Self.maximumLength + 16), try string())
     }
   }
 

@@ -1,4 +1,5 @@
 import KeychainCrypto
+import Security
 
 /// The Secret Service's sessions (specification 0.2, "Transfer of Secrets"): each belongs to the
 /// client that opened it, and carries secrets as they are (`plain`) or encrypted under a key agreed
@@ -77,12 +78,21 @@ struct SecretSessions {
   func value(of secret: (session: String, parameters: [UInt8], value: [UInt8], contentType: String), sender: String)
     throws(BusError) -> [UInt8]
   {
-    guard let key = try session(secret.session, of: sender).key else { return secret.value }
-    do {
-      return try key.decrypt(secret.value, iv: secret.parameters)
-    } catch {
-      throw .invalidArguments("The secret does not decrypt in its session: wrong key, IV or padding.")
+    var value: [UInt8]
+    if let key = try session(secret.session, of: sender).key {
+      do {
+        value = try key.decrypt(secret.value, iv: secret.parameters)
+      } catch {
+        throw .invalidArguments("The secret does not decrypt in its session: wrong key, IV or padding.")
+      }
+    } else {
+      value = secret.value
     }
+    guard value.count <= BusMessageReader.maximumLength else {
+      Secrets.wipe(&value)
+      throw .invalidArguments("A secret is longer than 1 MiB.")
+    }
+    return value
   }
 
   private func session(_ path: String, of sender: String) throws(BusError) -> Session {
