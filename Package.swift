@@ -86,7 +86,8 @@ let package = Package(
       ]
     ),
     // The storage contract kept in memory: the second implementation StoreContractTests and the
-    // storage differential test run against (tests only; no C module, no file).
+    // storage differential test run against, and the Secret Service's session collection in the
+    // agent (no C module, no file).
     .target(name: "KeychainStorageMemory", dependencies: ["Security"]),
     // The agent's protocol (issue 31): frames over a Unix socket, the storage contract's values in
     // TaggedBinaryForm. Plain POSIX sockets, not SwiftNIO: the contract is synchronous (a SecItem
@@ -114,6 +115,8 @@ let package = Package(
       name: "KeychainAgent",
       dependencies: [
         "Security", "KeychainBackend", "KeychainAgentWire", "CKeychainAgent", "KeychainCrypto", "CSystemdBus",
+        // The Secret Service's session collection, kept in the agent's memory.
+        "KeychainStorageMemory",
         .product(name: "Logging", package: "swift-log"),
       ]
     ),

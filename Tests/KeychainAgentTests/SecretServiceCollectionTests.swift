@@ -71,10 +71,12 @@ struct SecretServiceCollectionTests {
     #expect(
       run.output.split(separator: "\n").map(String.init) == [
         "/org/freedesktop/secrets/collection/work / True", "True /", "True", "/",
-        "['/org/freedesktop/secrets/collection/login', '/org/freedesktop/secrets/collection/work']",
+        // The session collection (in the agent's memory) is there too, as GNOME Keyring's is.
+        "['/org/freedesktop/secrets/collection/login', '/org/freedesktop/secrets/collection/session', '/org/freedesktop/secrets/collection/work']",
         "True True", "True", "Renamed", "org.freedesktop.DBus.Error.NotSupported",
         "org.freedesktop.DBus.Error.NotSupported", "/", "True org.freedesktop.Secret.Error.NoSuchObject",
-        "['/org/freedesktop/secrets/collection/login']", "CollectionCreated True", "CollectionChanged True",
+        "['/org/freedesktop/secrets/collection/login', '/org/freedesktop/secrets/collection/session']",
+        "CollectionCreated True", "CollectionChanged True",
         "CollectionDeleted True",
       ], "\(run.output)")
   }

@@ -25,6 +25,15 @@ struct SecretCollection: Sendable, Equatable {
     id: "login", label: "Login", group: KeychainAccessGroups.defaultAccessGroup, aliases: [], created: nil,
     modified: nil)
 
+  /// The session collection, as GNOME Keyring has it (alias `session`): its items are kept in the
+  /// agent's memory, never in the store, and are gone when the agent stops. It is never locked.
+  static let session = SecretCollection(
+    id: "session", label: "Session", group: "org.freedesktop.secrets.session", aliases: ["session"], created: nil,
+    modified: nil)
+
+  /// Whether this is the session collection, whose items are in memory.
+  var isSession: Bool { id == Self.session.id }
+
   /// The identifier in `path`, when it is a collection's or one of its items'.
   static func id(in path: String) -> Substring? {
     guard path.hasPrefix(prefix) else { return nil }
@@ -58,7 +67,7 @@ struct SecretCollections {
     return query
   }
 
-  /// Every collection, the default one first.
+  /// Every collection, the default one first and the session collection last.
   func all() throws(BusError) -> [SecretCollection] {
     var query = Self.query()
     query[SecConstantValue.matchLimit] = SecConstantValue.matchLimitAll
@@ -88,7 +97,7 @@ struct SecretCollections {
         modified: row[SecConstantValue.attrModificationDate] as? Date)
       if id == login.id { login = collection } else { made.append(collection) }
     }
-    return [login] + made.sorted { $0.id < $1.id }
+    return [login] + made.sorted { $0.id < $1.id } + [.session]
   }
 
   /// The collection `alias` names, if any.
@@ -119,6 +128,7 @@ struct SecretCollections {
 
   /// Changes a collection's label.
   func setLabel(_ label: String, of collection: SecretCollection) throws(BusError) {
+    guard !collection.isSession else { throw .notSupported("The session collection's label cannot be changed.") }
     try write(id: collection.id, label: label, aliases: collection.aliases, adding: !(try exists(collection.id)))
   }
 
@@ -127,8 +137,11 @@ struct SecretCollections {
     guard alias != "default" else {
       throw .notSupported("The default alias names the keychain itself and cannot be moved.")
     }
+    guard alias != "session", collection?.isSession != true else {
+      throw .notSupported("The session alias names the session collection, which takes no other.")
+    }
     guard !alias.isEmpty, alias.count <= 128 else { throw .invalidArguments("An alias is 1 to 128 characters.") }
-    for holder in try all() where holder.aliases.contains(alias) && holder.id != collection?.id {
+    for holder in try all() where holder.aliases.contains(alias) && holder.id != collection?.id && !holder.isSession {
       try write(
         id: holder.id, label: holder.label, aliases: holder.aliases.filter { $0 != alias },
         adding: !(try exists(holder.id)))
@@ -145,6 +158,7 @@ struct SecretCollections {
     guard collection.id != SecretCollection.login.id else {
       throw .notSupported("The default collection is the keychain itself and cannot be deleted.")
     }
+    guard !collection.isSession else { throw .notSupported("The session collection cannot be deleted.") }
     let items: [String: Any] = [
       SecConstantValue.`class`: SecConstantValue.classGenericPassword,
       SecConstantValue.attrAccessGroup: collection.group,
@@ -196,7 +210,8 @@ struct SecretCollections {
       ($0.isASCII && (CharacterSet.alphanumerics.contains($0))) ? Character($0) : "_"
     }
     let id = String(kept)
-    return id.contains(where: { $0 != "_" }) && id != SecretCollection.login.id ? id : "collection"
+    return id.contains(where: { $0 != "_" }) && id != SecretCollection.login.id && id != SecretCollection.session.id
+      ? id : "collection"
   }
 
   static func isIdentifier(_ id: String) -> Bool {

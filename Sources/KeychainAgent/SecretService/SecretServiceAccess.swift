@@ -26,8 +26,21 @@ final class SecretServiceAccess: @unchecked Sendable {
   }
 
   /// The collections, read again when `refresh` or never read.
+  ///
+  /// A passphrase store the agent opened locked is sealed until its first unlock: not even the
+  /// registry's attributes can be read. Its collections are then the default one alone, not kept,
+  /// so that the first call after the unlock reads them all: what only lists collections (opening
+  /// a session, reading an alias, a collection's properties, the caller's groups) never needs the
+  /// store's keys, and `Unlock` can prompt.
   func allCollections(refresh: Bool = false) throws(BusError) -> [SecretCollection] {
-    if refresh || collections.isEmpty { collections = try registry.all() }
+    if refresh || collections.isEmpty {
+      do throws(BusError) {
+        collections = try registry.all()
+      } catch  where error.isLocked && service.store.isLocked {
+        collections = []
+        return [.login, .session]
+      }
+    }
     return collections
   }
 
@@ -65,6 +78,17 @@ final class SecretServiceAccess: @unchecked Sendable {
     return found
   }
 
+  /// The collection `alias` names, if any: answered while the store is sealed too (the default and
+  /// session aliases).
+  func collection(alias: String) throws(BusError) -> SecretCollection? {
+    let all = try allCollections()
+    return alias == "default" ? all[0] : all.first { $0.aliases.contains(alias) }
+  }
+
+  /// Whether `collection` is locked: the session collection never is; the others are while the
+  /// store is.
+  func isLocked(_ collection: SecretCollection) -> Bool { !collection.isSession && service.store.isLocked }
+
   /// Whether `caller` must have the user's confirmation before it reads `path`, an item of
   /// `collection`.
   func needsConfirmation(_ path: String, in collection: SecretCollection, for caller: SecretCaller) -> Bool {
@@ -75,6 +99,6 @@ final class SecretServiceAccess: @unchecked Sendable {
   /// Whether the item at `path` is locked for `caller`: the store is, or the user has not yet
   /// allowed this program to read it.
   func isLocked(_ path: String, in collection: SecretCollection, for caller: SecretCaller) -> Bool {
-    service.store.isLocked || needsConfirmation(path, in: collection, for: caller)
+    isLocked(collection) || needsConfirmation(path, in: collection, for: caller)
   }
 }

@@ -34,6 +34,8 @@ package final class SecretServiceBus: @unchecked Sendable {
   /// it: sd-bus objects are used from one thread.
   private let queued = Mutex<[@Sendable () -> Void]>([])
   private var wakeRead: Int32 = -1
+  /// Searches that came while the store was sealed, waiting for the unlock prompt's answer.
+  private var waitingForUnlock: [OpaquePointer] = []
   private var wakeWrite: Int32 = -1
 
   /// Connects to the session bus and takes the name; fails with a sentence when the bus cannot be
@@ -145,8 +147,11 @@ package final class SecretServiceBus: @unchecked Sendable {
     }
   }
 
-  /// One message for an object of ours: a method call is answered, anything else left alone.
-  private func handle(_ message: OpaquePointer) -> Int32 {
+  /// One message for an object of ours: a method call is answered, anything else left alone. A
+  /// search that finds the store sealed (a passphrase store not unlocked since the agent started:
+  /// not even attributes can be read) waits for the unlock prompt when `mayWait`, and is answered
+  /// after it.
+  private func handle(_ message: OpaquePointer, mayWait: Bool = true) -> Int32 {
     guard sd_bus_message_is_method_call(message, nil, nil) > 0,
       let member = sd_bus_message_get_member(message).map({ String(cString: $0) }),
       let path = sd_bus_message_get_path(message).map({ String(cString: $0) })
@@ -154,8 +159,10 @@ package final class SecretServiceBus: @unchecked Sendable {
     let interface = sd_bus_message_get_interface(message).map { String(cString: $0) } ?? ""
     let sender = sd_bus_message_get_sender(message).map { String(cString: $0) } ?? ""
     let values: [BusValue]
+    var identified: AgentCaller?
     do throws(BusError) {
       let caller = try identify(message, sender: sender)
+      identified = caller
       values = try objects.answer(
         BusCall(
           path: path, interface: interface, member: member, arguments: BusMessageReader(message: message),
@@ -164,6 +171,12 @@ package final class SecretServiceBus: @unchecked Sendable {
               store: service.store, accessGroups: try objects.access.groups(for: caller.grant),
               authenticator: caller.session, backend: service.backend),
             executable: caller.executable, namedByRule: caller.grant.namedByRule, sender: sender)))
+    } catch
+      where mayWait && error.isLocked && member == "SearchItems" && service.store.isLocked
+      && service.store.hasPassphrase
+    {
+      guard let identified else { return reply(to: message, error: error) }
+      return answerAfterUnlock(message, session: identified.session, refusal: error)
     } catch {
       return reply(to: message, error: error)
     }
@@ -177,6 +190,33 @@ package final class SecretServiceBus: @unchecked Sendable {
     guard sd_bus_send(bus, reply, nil) >= 0 else { return -EIO }
     for signal in objects.takeSignals() { emit(signal) }
     return 1
+  }
+
+  /// Keeps `message` until the user answers the unlock prompt (one prompt for every search
+  /// waiting), then answers it: found items once unlocked, `refusal` if not. The prompt runs on the
+  /// prompt service's queue, so the bus serves other clients meanwhile.
+  private func answerAfterUnlock(_ message: OpaquePointer, session: CallerSession, refusal: BusError) -> Int32 {
+    guard waitingForUnlock.count < SecretServiceObjects.maximumPrompts else {
+      return reply(to: message, error: refusal)
+    }
+    sd_bus_message_ref(message)
+    waitingForUnlock.append(message)
+    guard waitingForUnlock.count == 1 else { return 1 }
+    session.authenticate(reason: "unlock the keyring", reuse: 0) { [self] _ in
+      perform { self.unlockPromptEnded() }
+    }
+    return 1
+  }
+
+  /// Answers the searches that waited for the unlock prompt, on the bus's thread.
+  private func unlockPromptEnded() {
+    let waiting = waitingForUnlock
+    waitingForUnlock = []
+    for message in waiting {
+      // Read from its first argument again; a client that left meanwhile gets nothing.
+      if sd_bus_message_rewind(message, 1) >= 0 { _ = handle(message, mayWait: false) }
+      sd_bus_message_unref(message)
+    }
   }
 
   private func reply(to message: OpaquePointer, error: BusError) -> Int32 {

@@ -17,7 +17,7 @@ extension SecretServiceObjects {
 
   func collectionMethod(_ call: BusCall, _ collection: SecretCollection) throws(BusError) -> [BusValue] {
     let caller = call.caller
-    let items = SecretItems(engine: caller.engine, collection: collection)
+    let items = items(in: collection, for: caller)
     let arguments = call.arguments
     switch (call.interface, call.member) {
     case (Self.collectionInterface, "SearchItems"):
@@ -37,24 +37,28 @@ extension SecretServiceObjects {
       }
       let secret = try arguments.secret()
       let replace = try arguments.boolean()
-      let value = try sessions.value(of: secret, sender: caller.sender)
-      guard !service.store.isLocked else { throw .isLocked("The keychain is locked.") }
-      let (path, replaced) = try items.create(
-        label: label, attributes: attributes, secret: value, contentType: secret.contentType, replace: replace
-      ) { [self] existing throws(BusError) in
-        // Replacing an item overwrites its secret: a program must be allowed to read it first.
-        guard !access.needsConfirmation(existing, in: collection, for: caller) else {
-          throw .isLocked("This program has not been allowed to use the item it would replace; unlock it first.")
+      let value = PendingSecret(try sessions.value(of: secret, sender: caller.sender))
+      let contentType = secret.contentType
+      let create = { [self] () throws(BusError) -> String in
+        try createItem(
+          in: collection, for: caller, label: label, attributes: attributes, secret: value.bytes,
+          contentType: contentType, replace: replace)
+      }
+      if access.isLocked(collection) && !service.store.hasPassphrase {
+        // A key-file store's lock asks nothing of the user (as Unlock): its key file gives the keys back.
+        do throws(SecStatus) {
+          try service.storage.unlock(passphrase: nil)
+        } catch {
+          throw SecretItems.busError(error)
         }
       }
-      if !caller.namedByRule && service.policy.confirmedGroups.contains(collection.group) {
-        // The program that stores an item may read it back, as the app that adds an item does on macOS.
-        try approvals.allow(caller.executable, [path])
-      }
-      signal(replaced ? "ItemChanged" : "ItemCreated", on: collection, path)
-      return [.objectPath(path), .objectPath("/")]
+      guard access.isLocked(collection) else { return [.objectPath(try create()), .objectPath("/")] }
+      // A passphrase store asks for its passphrase first: the item is made when the prompt
+      // completes, and Completed carries its path.
+      let prompt = try promptToUnlock(for: caller) { () throws(BusError) -> BusValue in .objectPath(try create()) }
+      return [.objectPath("/"), .objectPath(prompt)]
     case (Self.collectionInterface, "Delete"):
-      guard !service.store.isLocked else { throw .isLocked("The keychain is locked.") }
+      guard !access.isLocked(collection) else { throw .isLocked("The keychain is locked.") }
       try registry.delete(collection)
       _ = try access.allCollections(refresh: true)
       signal("CollectionDeleted", on: collection)
@@ -64,9 +68,30 @@ extension SecretServiceObjects {
     }
   }
 
+  /// CreateItem's work once the collection is unlocked: the item's path.
+  private func createItem(
+    in collection: SecretCollection, for caller: SecretCaller, label: String, attributes: [String: String],
+    secret: [UInt8], contentType: String, replace: Bool
+  ) throws(BusError) -> String {
+    let (path, replaced) = try items(in: collection, for: caller).create(
+      label: label, attributes: attributes, secret: secret, contentType: contentType, replace: replace
+    ) { [self] existing throws(BusError) in
+      // Replacing an item overwrites its secret: a program must be allowed to read it first.
+      guard !access.needsConfirmation(existing, in: collection, for: caller) else {
+        throw .isLocked("This program has not been allowed to use the item it would replace; unlock it first.")
+      }
+    }
+    if !caller.namedByRule && service.policy.confirmedGroups.contains(collection.group) {
+      // The program that stores an item may read it back, as the app that adds an item does on macOS.
+      try approvals.allow(caller.executable, [path])
+    }
+    signal(replaced ? "ItemChanged" : "ItemCreated", on: collection, path)
+    return path
+  }
+
   func itemMethod(_ call: BusCall, _ collection: SecretCollection) throws(BusError) -> [BusValue] {
     let caller = call.caller
-    let items = SecretItems(engine: caller.engine, collection: collection)
+    let items = items(in: collection, for: caller)
     let arguments = call.arguments
     let member = (call.interface, call.member)
     guard member.0 == "org.freedesktop.Secret.Item", ["GetSecret", "SetSecret", "Delete"].contains(member.1) else {
@@ -74,7 +99,7 @@ extension SecretServiceObjects {
     }
     guard !access.isLocked(call.path, in: collection, for: caller) else {
       throw .isLocked(
-        service.store.isLocked
+        access.isLocked(collection)
           ? "The keychain is locked." : "This program has not been allowed to use this item yet; unlock it first.")
     }
     switch member.1 {
@@ -135,7 +160,7 @@ extension SecretServiceObjects {
       signal("CollectionChanged", on: collection)
       return
     }
-    let items = SecretItems(engine: caller.engine, collection: collection)
+    let items = items(in: collection, for: caller)
     let item = try items.item(at: call.path)
     guard !access.isLocked(call.path, in: collection, for: caller) else {
       throw .isLocked("The item is locked for this program.")
@@ -161,12 +186,12 @@ extension SecretServiceObjects {
       return [("Collections", .objectPaths(try access.visibleCollections(caller).map(\.path)))]
     }
     let collection = try access.collection(at: path, for: caller)
-    let items = SecretItems(engine: caller.engine, collection: collection)
+    let items = items(in: collection, for: caller)
     switch interface {
     case Self.collectionInterface where path == collection.path:
       return [
         ("Items", .objectPaths(try items.search([:]).map(\.path))), ("Label", .string(collection.label)),
-        ("Locked", .boolean(service.store.isLocked)), ("Created", .uint64(Self.seconds(collection.created))),
+        ("Locked", .boolean(access.isLocked(collection))), ("Created", .uint64(Self.seconds(collection.created))),
         ("Modified", .uint64(Self.seconds(collection.modified))),
       ]
     case "org.freedesktop.Secret.Item" where path != collection.path:

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainStorageMemory
 import Security
 
 /// Who is calling the Secret Service, as its objects need it.
@@ -59,6 +60,9 @@ final class SecretServiceObjects: @unchecked Sendable {
   let prompter: any PromptService
   /// Which collections and items each program may use.
   let access: SecretServiceAccess
+  /// The session collection's items: in the agent's memory, never written to the store.
+  let sessionStore = KeychainStore(
+    directory: URL(fileURLWithPath: "/org/freedesktop/secrets/collection/session"), storage: InMemoryItemStorage())
 
   init(service: AgentService, prompter: any PromptService = PassphrasePrompt.fromEnvironment()) {
     self.service = service
@@ -68,12 +72,23 @@ final class SecretServiceObjects: @unchecked Sendable {
     access = SecretServiceAccess(service: service, registry: registry, approvals: approvals)
   }
 
+  /// The items of `collection` as `caller` reaches them: through its own engine, or for the
+  /// session collection through an engine over the memory that holds it.
+  func items(in collection: SecretCollection, for caller: SecretCaller) -> SecretItems {
+    guard collection.isSession else { return SecretItems(engine: caller.engine, collection: collection) }
+    return SecretItems(
+      engine: SecItemEngine(
+        store: sessionStore, accessGroups: [collection.group], authenticator: caller.engine.authenticator,
+        backend: service.backend),
+      collection: collection)
+  }
+
   /// The reply to `call`: its values, or the error.
   func answer(_ call: BusCall) throws(BusError) -> [BusValue] {
     if call.path.hasPrefix(Self.aliasPrefix) {
       let rest = call.path.dropFirst(Self.aliasPrefix.count)
       let alias = String(rest.prefix { $0 != "/" })
-      guard let collection = try registry.collection(alias: alias) else {
+      guard let collection = try access.collection(alias: alias) else {
         throw .noSuchObject("No collection has the alias \(alias).")
       }
       return try answer(
@@ -126,7 +141,7 @@ final class SecretServiceObjects: @unchecked Sendable {
     var unlocked: [String] = []
     var locked: [String] = []
     for collection in try access.visibleCollections(caller) {
-      for item in try SecretItems(engine: caller.engine, collection: collection).search(attributes) {
+      for item in try items(in: collection, for: caller).search(attributes) {
         // Locked items are listed as locked: the search reads attributes, which the store keeps
         // readable while locked.
         if access.isLocked(item.path, in: collection, for: caller) {
@@ -158,7 +173,7 @@ final class SecretServiceObjects: @unchecked Sendable {
         guard let collection = try? access.collection(at: path, for: caller),
           !access.isLocked(path, in: collection, for: caller)
         else { continue }
-        let items = SecretItems(engine: caller.engine, collection: collection)
+        let items = items(in: collection, for: caller)
         guard var found = try? items.itemAndSecret(at: path) else { continue }
         defer { Secrets.wipe(&found.secret) }
         secrets.append(
@@ -201,7 +216,7 @@ final class SecretServiceObjects: @unchecked Sendable {
       return [.objectPath(collection.path), .objectPath("/")]
     case ("org.freedesktop.Secret.Service", "ReadAlias"):
       let alias = try arguments.string()
-      guard let collection = try registry.collection(alias: alias),
+      guard let collection = try access.collection(alias: alias),
         (try? access.collection(at: collection.path, for: caller)) != nil
       else { return [.objectPath("/")] }
       return [.objectPath(collection.path)]

@@ -14,6 +14,20 @@ struct PendingPrompt {
   let executable: String
   let confirmations: [(path: String, label: String)]
   var shown = false
+  /// What the prompt does once the store is unlocked and the user allowed what was asked (a
+  /// CreateItem that found the store locked makes the item then): its result is what Completed
+  /// carries. nil: Completed carries `objects`.
+  var action: (() throws(BusError) -> BusValue)?
+}
+
+/// A secret a call keeps until its prompt completes (CreateItem on a locked store): wiped when
+/// the prompt is done with it, whether it completed, was dismissed or its client left.
+final class PendingSecret {
+  var bytes: [UInt8]
+
+  init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+  deinit { Secrets.wipe(&bytes) }
 }
 
 /// Service.Unlock and the Prompt objects.
@@ -35,23 +49,27 @@ extension SecretServiceObjects {
     }
     var confirmations: [(path: String, label: String)] = []
     var unlocked: [String] = []
+    // Whether an object asked for is in the store, locked: the prompt then asks for its passphrase.
+    var needsPassphrase = false
     for path in objects.prefix(BusMessageReader.maximumElements) {
       guard let collection = try? access.collection(at: path, for: caller) else { continue }
       if path != collection.path, access.needsConfirmation(path, in: collection, for: caller) {
-        let label = (try? SecretItems(engine: caller.engine, collection: collection).item(at: path).label) ?? ""
+        let label = (try? items(in: collection, for: caller).item(at: path).label) ?? ""
         confirmations.append((path, label))
-      } else if !service.store.isLocked {
+      } else if !access.isLocked(collection) {
         unlocked.append(path)
+      } else {
+        needsPassphrase = true
       }
     }
-    guard service.store.isLocked || !confirmations.isEmpty else { return [.objectPaths(unlocked), .objectPath("/")] }
+    guard needsPassphrase || !confirmations.isEmpty else { return [.objectPaths(unlocked), .objectPath("/")] }
     guard prompts.count < Self.maximumPrompts else { throw .failed("Too many prompts are waiting.") }
     let path = Self.promptPrefix + "u\(nextPrompt)"
     nextPrompt += 1
     prompts[path] = PendingPrompt(
       sender: caller.sender, objects: objects, authenticator: caller.engine.authenticator,
       executable: caller.executable, confirmations: confirmations)
-    return [.objectPaths(service.store.isLocked ? [] : unlocked), .objectPath(path)]
+    return [.objectPaths(unlocked), .objectPath(path)]
   }
 
   /// Prompt.Prompt asks the user through the prompt service, which answers later: the prompt
@@ -117,13 +135,40 @@ extension SecretServiceObjects {
     }
   }
 
-  /// Ends a prompt with its Completed signal: what it unlocked, or dismissed.
+  /// A prompt for `caller` that unlocks the store, then runs `action` (whose result Completed
+  /// carries): a call that needs the store unlocked answers with it instead of IsLocked, as the
+  /// specification lets CreateItem do.
+  func promptToUnlock(for caller: SecretCaller, then action: @escaping () throws(BusError) -> BusValue)
+    throws(BusError) -> String
+  {
+    guard prompts.count < Self.maximumPrompts else { throw .failed("Too many prompts are waiting.") }
+    let path = Self.promptPrefix + "u\(nextPrompt)"
+    nextPrompt += 1
+    prompts[path] = PendingPrompt(
+      sender: caller.sender, objects: [], authenticator: caller.engine.authenticator, executable: caller.executable,
+      confirmations: [], action: action)
+    return path
+  }
+
+  /// Ends a prompt with its Completed signal: what it unlocked (or its action's result), or
+  /// dismissed.
   func complete(_ path: String, dismissed: Bool) {
     guard let prompt = prompts.removeValue(forKey: path) else { return }
-    let failed = dismissed || service.store.isLocked
+    var failed = dismissed || service.store.isLocked
+    var result = BusValue.objectPaths(failed ? [] : prompt.objects)
+    if !failed, let action = prompt.action {
+      do throws(BusError) {
+        result = try action()
+      } catch {
+        service.logger.warning("a prompt's call failed once the keyring was unlocked: \(error.message)")
+        failed = true
+        result = .string("")
+      }
+    }
     emit(
       BusSignal(
         path: path, interface: "org.freedesktop.Secret.Prompt", member: "Completed",
-        values: [.boolean(failed), .variant(.objectPaths(failed ? [] : prompt.objects))]))
+        values: [.boolean(failed), .variant(result)]))
+    for signal in takeSignals() { emit(signal) }
   }
 }
