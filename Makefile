@@ -1,6 +1,6 @@
 # The two entry points of the README: `make run` and `make test`. Both install what is missing first.
 .PHONY: setup run test build lint generated runtime-sources secgen-timings bench check-apple-program check-consumer docs \
-	install install-sync
+	install install-sync check-ordinary-user
 
 HEADERS := Sources/Keychain/Headers
 SECGEN_INPUTS := $(foreach header,$(sort $(wildcard $(HEADERS)/*.h)),--header $(header)) \
@@ -75,6 +75,11 @@ secgen-timings: setup
 check-apple-program: build
 	scripts/check-apple-program.sh
 
+# Every flow a user runs, as an ordinary user (created when run as root, as CI is): the agent, the
+# Secret Service with real clients, the security tool, Apple-API programs, the articles' blocks.
+check-ordinary-user: build
+	scripts/check-ordinary-user.sh "$$(swift build --show-bin-path)"
+
 # A package depending on Keychain as a user's would, built where no pkg-config file for libclang
 # exists. (swift-certificates with Security: Tests/InteropTests, in the main build.)
 check-consumer: setup
@@ -102,6 +107,7 @@ test: build lint
 	  --skip 'AgentTests|StoreContract|ChangeFeedContract|ReliabilityTests|FullDisk|KeyFileTampering|StoreOpening|StorageDifferential|StoreLogging|TamperedColumns|RandomTampering|SecurityBackendInstallation|PassphraseBytes'
 	time "$$(swift build --show-bin-path)/keychain-examples"
 	time scripts/check-apple-program.sh
+	time scripts/check-ordinary-user.sh "$$(swift build --show-bin-path)"
 	@# Side by side: the consumer builds in its own folder (two cores of C, mostly), the catalogs
 	@# convert on about one core, and neither touches what the other writes.
 	time $(MAKE) --no-print-directory --output-sync=target -j2 check-consumer docs

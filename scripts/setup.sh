@@ -5,13 +5,17 @@
 # LocalAuthentication tests type a passphrase into a real terminal), libsystemd-dev (sd-bus, the
 # Secret Service's D-Bus library) with dbus, secret-tool and Python's SecretStorage and keyring (the
 # Secret Service tests' bus and clients) and pinentry-tty (GnuPG's prompt, an askpass kind),
-# through apt-get (with sudo when not root). Nothing else
+# python3-pytest (keyring's own backend tests run against the agent), libsecret-1-dev and git (git's
+# credential-libsecret, built from the contrib source git ships), openssl (the trust and import
+# tests' reference), OpenSSH's client and server (the ssh-agent's tests), through apt-get (with
+# sudo when not root). Nothing else
 # is written outside the work tree: secgen finds the libclang that the Swift toolchain ships, so
 # libclang-dev is optional. Safe to run again; does nothing when everything is installed.
 set -euo pipefail
 
 packages=(libsqlite3-dev libssl-dev libtss2-dev pkg-config postgresql swtpm swtpm-tools tmux libsystemd-dev dbus
-  libsecret-tools python3-secretstorage python3-keyring pinentry-tty)
+  libsecret-tools python3-secretstorage python3-keyring python3-pytest pinentry-tty libsecret-1-dev git
+  ca-certificates openssl openssh-client openssh-server)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
