@@ -288,6 +288,9 @@ let package = Package(
       dependencies: ["Security", "KeychainBackend"],
       path: "Examples/EnclaveKeyDemo"
     ),
+    // Whether a test that needs a program make test installs runs: skipped visibly where it is
+    // missing, except under CI (CI=true), where it runs and fails.
+    .target(name: "TestTools", path: "Tests/TestTools"),
     // swtpm started for a test (SecureEnclaveTests, keychain-bench).
     .target(name: "SoftwareTPM", path: "Tests/SoftwareTPM"),
     // A child process for tests that cannot run in the test process (file-size limits, kills).
@@ -338,6 +341,7 @@ let package = Package(
     .testTarget(
       name: "SecurityToolTests",
       dependencies: [
+        "TestTools",
         "SecurityTool", "SecuritySyncTool", "Keychain", "Security", "AgentProcess", "keychaind",
         .product(name: "GRDB", package: "GRDB.swift"),
       ]
@@ -367,17 +371,19 @@ let package = Package(
     .testTarget(
       name: "KeychainAgentTests",
       dependencies: [
+        "TestTools",
         "KeychainAgent", "KeychainAgentWire", "Security", "KeychainBackend", "KeychainStorageMemory",
         "AgentProcess", "keychaind", "SecurityTool", .product(name: "Logging", package: "swift-log"),
       ]
     ),
     .testTarget(
       name: "KeychainTests",
-      dependencies: ["Keychain", "Security"]
+      dependencies: ["TestTools", "Keychain", "Security"]
     ),
     .testTarget(
       name: "SecurityTests",
       dependencies: [
+        "TestTools",
         "Security",
         "KeychainStorageSQLite", "KeychainBackend", "KeychainStorageMemory", "KeychainStorageAgent",
         "KeychainAgentWire", "AgentProcess", "keychain-store-helper", "keychaind", "KeychainCrypto",

@@ -1,12 +1,13 @@
 import AgentProcess
 import Foundation
+import TestTools
 import Testing
 
 /// Moving in from GNOME Keyring (issue 51): a keyring file GNOME Keyring itself wrote, imported
 /// with `security import-gnome-keyring`, serves the same items through keychaind's Secret Service.
 @Suite(
   "Importing a GNOME Keyring file",
-  .enabled(if: SecretServiceClients.installed, "dbus-daemon, secret-tool and python3 are needed"),
+  .enabled(if: InstalledTool.runs(SecretServiceClients.installed), "dbus-daemon, secret-tool and python3 are needed"),
   .enabled(if: RunningGnomeKeyring.installed, "GNOME Keyring is needed"))
 struct GnomeKeyringImportTests {
   static let securityTool = RunningAgent.executable.deletingLastPathComponent().appendingPathComponent("security")

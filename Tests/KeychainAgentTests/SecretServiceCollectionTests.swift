@@ -1,12 +1,13 @@
 import AgentProcess
 import Foundation
+import TestTools
 import Testing
 
 /// Collections beyond the default one, and the policy confining them (issue 51): a collection is
 /// an access group, so a rule naming its group keeps it from every program the rule does not name.
 @Suite(
   "The Secret Service's collections",
-  .enabled(if: SecretServiceClients.installed, "dbus-daemon, secret-tool and python3 are needed"))
+  .enabled(if: InstalledTool.runs(SecretServiceClients.installed), "dbus-daemon, secret-tool and python3 are needed"))
 struct SecretServiceCollectionTests {
   /// The file /usr/bin/python3 runs, as the agent names it.
   static let python = URL(fileURLWithPath: SecretServiceClients.python).resolvingSymlinksInPath().path

@@ -1,6 +1,7 @@
 import AgentProcess
 import Foundation
 import Security
+import TestTools
 import Testing
 
 /// The Secret Service under the agent's policy (issue 51): with no policy file at all, the
@@ -8,7 +9,7 @@ import Testing
 /// what it stores, while any other program keeps its own group on the agent's socket.
 @Suite(
   "The Secret Service and the agent's policy",
-  .enabled(if: SecretServiceClients.installed, "dbus-daemon, secret-tool and python3 are needed"))
+  .enabled(if: InstalledTool.runs(SecretServiceClients.installed), "dbus-daemon, secret-tool and python3 are needed"))
 struct SecretServicePolicyTests {
   /// The `security` tool built beside keychaind.
   static let securityTool = RunningAgent.executable.deletingLastPathComponent().appendingPathComponent("security")

@@ -1,12 +1,13 @@
 import AgentProcess
 import Foundation
+import TestTools
 import Testing
 
 /// What the Secret Service asks the user (issue 51): a program's first use of an item the policy
 /// confirms, and the store's passphrase through GnuPG's pinentry in a real terminal.
 @Suite(
   "The Secret Service's prompts",
-  .enabled(if: SecretServiceClients.installed, "dbus-daemon, secret-tool and python3 are needed"))
+  .enabled(if: InstalledTool.runs(SecretServiceClients.installed), "dbus-daemon, secret-tool and python3 are needed"))
 struct SecretServicePromptTests {
   @Test("A program's first use of an item asks the user once; a refusal keeps it locked; a yes is remembered")
   func firstAccessIsConfirmed() throws {
@@ -73,8 +74,8 @@ struct SecretServicePromptTests {
 
   @Test(
     "pinentry in a real terminal asks for the passphrase that unlocks the store",
-    .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/pinentry-tty"), "pinentry-tty is needed"),
-    .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux"), "tmux is needed"))
+    .enabled(if: InstalledTool.runs(needing: "/usr/bin/pinentry-tty"), "pinentry-tty is needed"),
+    .enabled(if: InstalledTool.runs(needing: "/usr/bin/tmux"), "tmux is needed"))
   func pinentryUnlocks() throws {
     let bus = try PrivateSessionBus()
     defer { bus.stop() }

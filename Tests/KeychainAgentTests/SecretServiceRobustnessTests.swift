@@ -1,5 +1,6 @@
 import AgentProcess
 import Foundation
+import TestTools
 import Testing
 
 /// The Secret Service under clients that misbehave (issue 51): random calls, and clients that
@@ -7,7 +8,7 @@ import Testing
 /// error or a reply, holds nothing for a client that left, and keeps serving.
 @Suite(
   "The Secret Service under bad clients",
-  .enabled(if: SecretServiceClients.installed, "dbus-daemon, secret-tool and python3 are needed"))
+  .enabled(if: InstalledTool.runs(SecretServiceClients.installed), "dbus-daemon, secret-tool and python3 are needed"))
 struct SecretServiceRobustnessTests {
   /// How many random calls the fuzzer makes: KEYCHAIN_BRIDGE_FUZZ_CALLS, else 3,000.
   static let fuzzCalls = ProcessInfo.processInfo.environment["KEYCHAIN_BRIDGE_FUZZ_CALLS"].flatMap(Int.init) ?? 3000

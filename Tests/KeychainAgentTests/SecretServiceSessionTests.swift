@@ -1,5 +1,6 @@
 import AgentProcess
 import Foundation
+import TestTools
 import Testing
 
 /// The Secret Service's encrypted sessions (`dh-ietf1024-sha256-aes128-cbc-pkcs7`), checked against
@@ -7,7 +8,7 @@ import Testing
 /// the specification with Python's integers and the `cryptography` package.
 @Suite(
   "The Secret Service's encrypted sessions",
-  .enabled(if: SecretServiceClients.installed, "dbus-daemon, secret-tool and python3 are needed"))
+  .enabled(if: InstalledTool.runs(SecretServiceClients.installed), "dbus-daemon, secret-tool and python3 are needed"))
 struct SecretServiceSessionTests {
   @Test("SecretStorage opens a Diffie-Hellman session and its secrets travel encrypted both ways")
   func secretStorageUsesDiffieHellman() throws {

@@ -1,13 +1,15 @@
 import AgentProcess
 import Foundation
 import Security
+import TestTools
 import Testing
 
 /// keychaind's Secret Service on a session bus of the test's own, used by real clients
 /// (`secret-tool`, Python's keyring and SecretStorage) and by Apple's API through the agent's
 /// socket, each reading what the others wrote (issue 51).
 @Suite(
-  "The Secret Service", .enabled(if: SecretServiceClients.installed, "dbus-daemon, secret-tool and python3 are needed"))
+  "The Secret Service",
+  .enabled(if: InstalledTool.runs(SecretServiceClients.installed), "dbus-daemon, secret-tool and python3 are needed"))
 struct SecretServiceTests {
   static let python = SecretServiceClients.python
   static let secretTool = SecretServiceClients.secretTool

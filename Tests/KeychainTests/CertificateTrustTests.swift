@@ -1,11 +1,12 @@
 import Foundation
 import Keychain
 import Security
+import TestTools
 import Testing
 
 /// The typed trust API (issue 53): `CertificateTrust` through the generated SecTrust and SecPolicy
 /// wrappers, with a case per reason a chain is not trusted.
-@Suite(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl"), "the openssl CLI is needed"))
+@Suite(.enabled(if: InstalledTool.runs(needing: "/usr/bin/openssl"), "the openssl CLI is needed"))
 struct CertificateTrustTests {
   /// A root and a server certificate for api.example it signed, valid 30 days from now.
   static func chain() throws -> (leaf: SecurityCertificate, root: SecurityCertificate) {

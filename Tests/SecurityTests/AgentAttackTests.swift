@@ -2,6 +2,7 @@ import AgentProcess
 import Foundation
 import KeychainAgentWire
 import KeychainStorageAgent
+import TestTools
 import Testing
 
 @testable import Security
@@ -215,7 +216,7 @@ import Testing
 
   @Test(
     "Case 3: a program in another mount and user namespace, bound over a rule's path, gets a group of its own",
-    .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare"), "needs util-linux's unshare"))
+    .enabled(if: InstalledTool.runs(needing: "/usr/bin/unshare"), "needs util-linux's unshare"))
   func aCallerInAnotherNamespaceIsNotTheRulesProgram() throws {
     let agent = try AgentAttackers.agentGuarding("trusted-group", for: AgentAttackers.trustedProgram)
     defer { agent.stop() }

@@ -1,12 +1,13 @@
 import Dispatch
 import Foundation
 import Security
+import TestTools
 import Testing
 
 /// SecTrust and SecPolicy over OpenSSL's path validation (issue 53), on a PKI the openssl command
 /// line made: each evaluation's result, error code and sentence as Apple documents them, and
 /// `openssl verify` agreeing on every chain (where Apple's TLS rules are stricter, the test says so).
-@Suite(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl"), "the openssl CLI is needed"))
+@Suite(.enabled(if: InstalledTool.runs(needing: "/usr/bin/openssl"), "the openssl CLI is needed"))
 struct TrustTests {
   let pki: TrustTestPKI
 

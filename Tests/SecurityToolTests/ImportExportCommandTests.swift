@@ -1,9 +1,10 @@
 import Foundation
+import TestTools
 import Testing
 
 /// `security import`, `export` and `find-identity` against files the openssl CLI makes and reads
 /// (issue 52): what one writes, the other reads.
-@Suite(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl"), "the openssl CLI is needed"))
+@Suite(.enabled(if: InstalledTool.runs(needing: "/usr/bin/openssl"), "the openssl CLI is needed"))
 struct ImportExportCommandTests {
   /// A CA (EC P-256) and a server certificate for leaf.example (RSA 2048, serverAuth) it signed,
   /// with the leaf's key in PKCS#12 (friendly name "My Leaf", passphrase "pw", the CA beside it).

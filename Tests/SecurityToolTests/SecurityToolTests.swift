@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Keychain
 import Security
+import TestTools
 import Testing
 
 /// The built `security` binary against temporary stores.
@@ -194,7 +195,7 @@ import Testing
 
   @Test(
     "security does not link the sync tool's PostgreSQL client; sync-group runs security-sync or says where it is (issue 52)",
-    .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/nm"), "nm (binutils) is needed"))
+    .enabled(if: InstalledTool.runs(needing: "/usr/bin/nm"), "nm (binutils) is needed"))
   func theSyncToolIsApart() throws {
     let symbols = try Self.runCollectingOutput("/usr/bin/nm", [Self.binary.path])
     #expect(!symbols.isEmpty && !symbols.contains("PostgresNIO") && !symbols.contains("NIOPosix"))
@@ -269,7 +270,7 @@ import Testing
 
   @Test(
     "find-certificate finds by common name and prints PEM and hashes that openssl agrees with (issue 52)",
-    .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl"), "the openssl CLI is needed"))
+    .enabled(if: InstalledTool.runs(needing: "/usr/bin/openssl"), "the openssl CLI is needed"))
   func findCertificateAgreesWithOpenSSL() throws {
     let tool = Harness()
     try tool.run("show-keychain-info")  // makes the store
