@@ -30,6 +30,11 @@ package final class SecretServiceBus: @unchecked Sendable {
   private let objects: SecretServiceObjects
   /// Callers by unique bus name: identified once per client connection.
   private var callers: [String: AgentCaller] = [:]
+  /// Connections whose process ran another program after it was identified: refused until they
+  /// leave the bus.
+  private var outcast: Set<String> = []
+  private static let ranAnotherProgram =
+    "The program on this connection has run another program since it was identified: connect again."
   /// Work other threads hand to the bus's thread (a prompt's completion), and the pipe that wakes
   /// it: sd-bus objects are used from one thread.
   private let queued = Mutex<[@Sendable () -> Void]>([])
@@ -233,15 +238,27 @@ package final class SecretServiceBus: @unchecked Sendable {
       owner.isEmpty, name.hasPrefix(":")
     else { return }
     callers[name] = nil
+    outcast.remove(name)
     objects.clientLeft(name)
   }
 
   /// The caller behind `message`, identified once per client and checked on each call.
   private func identify(_ message: OpaquePointer, sender: String) throws(BusError) -> AgentCaller {
     // A unique name is one connection of one process for its lifetime, so the bus daemon's
-    // answer about it holds while that process runs the file it was identified with (an exec is
-    // caught here); asking the daemon again would cost a round trip on every call.
-    if let known = callers[sender], service.isStillRunning(known) { return known }
+    // answer about it holds while that process runs the file it was identified with; asking the
+    // daemon again would cost a round trip on every call. A process that ran another program
+    // since is not identified again: the connection may be held by another process now (kept
+    // across the exec by a child), and a bus message names no sending process, so the
+    // connection is refused for good.
+    if outcast.contains(sender) { throw .accessDenied(Self.ranAnotherProgram) }
+    if let known = callers[sender] {
+      if service.isStillRunning(known) { return known }
+      callers[sender] = nil
+      if outcast.count >= 4096 { outcast.removeAll() }
+      outcast.insert(sender)
+      service.count("a Secret Service caller that ran another program since it was identified")
+      throw .accessDenied(Self.ranAnotherProgram)
+    }
     var credentials: OpaquePointer?
     guard sd_bus_query_sender_creds(message, kb_bus_creds_mask(), &credentials) >= 0, let credentials else {
       throw .accessDenied("The bus did not say who is calling.")
