@@ -142,6 +142,8 @@ extension SQLiteOpenSSLBackend {
     case .validityPeriodTooLong: .validityPeriodTooLong
     case .badSignature: .badSignature
     case .invalid: .invalid
+    case .weakDigest: .weakDigest
+    case .weakKey: .weakKey
     }
   }
 }

@@ -13,6 +13,12 @@ package enum X509Purpose: Sendable, Hashable {
 package enum X509ChainProblem: Sendable, Hashable {
   case expired, notYetValid, untrustedRoot, missingIssuer, revoked, notACertificateAuthority, wrongUsage
   case hostNameMismatch, validityPeriodTooLong, badSignature, invalid
+  /// A signature made with a digest Apple no longer trusts for the policy (MD5 anywhere, SHA-1
+  /// for TLS).
+  case weakDigest
+  /// A public key shorter than Apple allows for the policy (RSA under 2048 bits for TLS, 1024
+  /// anywhere).
+  case weakKey
 }
 
 /// What validation found: the chain as far as it was built (leaf first) and every problem with
@@ -71,7 +77,14 @@ package enum X509ChainValidation {
         let name = host.hasSuffix(".") ? String(host.dropLast()) : host
         if X509_VERIFY_PARAM_set1_ip_asc(parameters, name) != 1 {
           LibcryptoErrorQueue.clear()
-          X509_VERIFY_PARAM_set1_host(parameters, name, name.utf8.count)
+          // A name OpenSSL reads as a pattern is no host: a leading dot (OpenSSL: any name under
+          // it), a wildcard (it would match the certificate's own), an empty name (it checks
+          // nothing). Such a name matches no certificate, as on Apple's systems.
+          if isHostName(name) {
+            X509_VERIFY_PARAM_set1_host(parameters, name, name.utf8.count)
+          } else {
+            X509_VERIFY_PARAM_set1_host(parameters, "invalid.", 8)
+          }
         }
       }
     case .tlsClient:
@@ -95,6 +108,7 @@ package enum X509ChainValidation {
     if case .tlsServer = purpose { collector.problems += appleServerRules(certificate) }
     var chain: [[UInt8]] = []
     if let built = X509_STORE_CTX_get0_chain(context) {
+      collector.problems += algorithmRules(built, forTLS: purpose != .any)
       for index in 0..<OPENSSL_sk_num(built) {
         guard let element = OPENSSL_sk_value(built, index) else { continue }
         var output: UnsafeMutablePointer<UInt8>?
@@ -125,6 +139,49 @@ package enum X509ChainValidation {
     {
       problems.append((.validityPeriodTooLong, 0, "a TLS server certificate is valid for more than 825 days"))
     }
+    return problems
+  }
+
+  /// Whether `name` is a host name to compare, not a pattern OpenSSL would expand: not empty, no
+  /// leading dot, no wildcard, no empty label.
+  static func isHostName(_ name: String) -> Bool {
+    !name.isEmpty && !name.hasPrefix(".") && !name.contains("*") && !name.contains("..") && !name.utf8.contains(0)
+  }
+
+  /// Apple's algorithm rules, over the chain as built (leaf first): no certificate signed with MD5
+  /// (or MD2, MD4), nor for TLS with SHA-1; no RSA key under 1024 bits, nor for TLS under 2048.
+  /// The last certificate's own signature is not checked when it is self-signed: a root is
+  /// trusted as it is, not for its signature (Apple does the same).
+  private static func algorithmRules(_ chain: OpaquePointer, forTLS: Bool) -> [(X509ChainProblem, Int, String)] {
+    var problems: [(X509ChainProblem, Int, String)] = []
+    let count = Int(OPENSSL_sk_num(chain))
+    for depth in 0..<count {
+      guard let element = OPENSSL_sk_value(chain, Int32(depth)) else { continue }
+      let certificate = OpaquePointer(element)
+      let selfSigned = X509_check_issued(certificate, certificate) == X509_V_OK
+      if !(depth == count - 1 && selfSigned) {
+        var digest: Int32 = 0
+        var key: Int32 = 0
+        if OBJ_find_sigid_algs(X509_get_signature_nid(certificate), &digest, &key) == 1 {
+          switch digest {
+          case NID_md5, NID_md4, NID_md2, NID_md5_sha1:
+            problems.append((.weakDigest, depth, "the certificate is signed with MD5, which is not trusted"))
+          case NID_sha1 where forTLS:
+            problems.append((.weakDigest, depth, "the certificate is signed with SHA-1, which TLS does not trust"))
+          default: break
+          }
+        }
+      }
+      if let key = X509_get0_pubkey(certificate), EVP_PKEY_get_base_id(key) == EVP_PKEY_RSA {
+        let bits = EVP_PKEY_get_bits(key)
+        let minimum: Int32 = forTLS ? 2048 : 1024
+        if bits < minimum {
+          problems.append(
+            (.weakKey, depth, "the certificate's RSA key has \(bits) bits, fewer than the \(minimum) required"))
+        }
+      }
+    }
+    LibcryptoErrorQueue.clear()
     return problems
   }
 

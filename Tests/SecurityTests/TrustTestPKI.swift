@@ -4,8 +4,10 @@ import Security
 /// A PKI made with the openssl command line for the trust tests (issue 53): a root (EC P-256), an
 /// intermediate (RSA 2048) it signed, and leaves the intermediate signed: RSA and EC servers for
 /// leaf.example, a wildcard, a client, one with no extended key usage; a self-signed server; an
-/// intermediate marked CA:FALSE and a leaf it signed; and a second root no one trusts. Every
-/// certificate is valid from now for `days` days (the leaves 30).
+/// intermediate marked CA:FALSE and a leaf it signed; a second root no one trusts; and the weak
+/// ones Apple refuses (issue 63): leaves signed with MD5 and SHA-1, an RSA-1024 leaf, and an RSA
+/// root's intermediates signed with MD5 and SHA-1 with a leaf under each. Every certificate is valid
+/// from now for `days` days (the leaves 30).
 final class TrustTestPKI {
   let folder = FileManager.default.temporaryDirectory.appendingPathComponent("kb-trust-\(UUID().uuidString)")
 
@@ -13,6 +15,7 @@ final class TrustTestPKI {
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     try root("root", subject: "/CN=Trust Test Root")
     try root("other-root", subject: "/CN=Nobody's Root")
+    try root("root-rsa", subject: "/CN=Trust Test RSA Root", key: "rsa:2048")
     try issue(
       "intermediate", key: "rsa:2048", subject: "/CN=Trust Test Intermediate", issuer: "root",
       extensions: "basicConstraints=critical,CA:TRUE\nkeyUsage=critical,keyCertSign,cRLSign\n", days: 3650)
@@ -44,6 +47,23 @@ final class TrustTestPKI {
       "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout",
       path("self-signed.key"), "-out", path("self-signed.pem"), "-subj", "/CN=self.example", "-days", "30",
       "-addext", "subjectAltName=DNS:self.example", "-addext", "extendedKeyUsage=serverAuth")
+    // Weak algorithms: ECDSA has no MD5 signature, so the weak intermediates hang off an RSA root.
+    let server = "extendedKeyUsage=serverAuth\n"
+    for digest in ["md5", "sha1"] {
+      try issue(
+        "leaf-\(digest)", key: "rsa:2048", subject: "/CN=\(digest).example", issuer: "intermediate",
+        extensions: "subjectAltName=DNS:\(digest).example\n" + server, days: 30, digest: digest)
+      try issue(
+        "intermediate-\(digest)", key: "rsa:2048", subject: "/CN=Intermediate \(digest)", issuer: "root-rsa",
+        extensions: "basicConstraints=critical,CA:TRUE\nkeyUsage=critical,keyCertSign,cRLSign\n", days: 3650,
+        digest: digest)
+      try issue(
+        "leaf-under-\(digest)", key: "rsa:2048", subject: "/CN=under-\(digest).example",
+        issuer: "intermediate-\(digest)", extensions: "subjectAltName=DNS:under-\(digest).example\n" + server, days: 30)
+    }
+    try issue(
+      "leaf-rsa1024", key: "rsa:1024", subject: "/CN=short.example", issuer: "intermediate",
+      extensions: "subjectAltName=DNS:short.example\n" + server, days: 30)
   }
 
   deinit { try? FileManager.default.removeItem(at: folder) }
@@ -76,14 +96,19 @@ final class TrustTestPKI {
     return (try? openssl(arguments + [path("\(leaf).pem")])) != nil
   }
 
-  private func root(_ name: String, subject: String) throws {
+  private func root(_ name: String, subject: String, key: String = "ec") throws {
+    var request = ["req", "-x509", "-newkey", key]
+    if key == "ec" { request += ["-pkeyopt", "ec_paramgen_curve:P-256"] }
     try openssl(
-      "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", path("\(name).key"),
-      "-out", path("\(name).pem"), "-subj", subject, "-days", "3650")
+      request + [
+        "-nodes", "-keyout", path("\(name).key"), "-out", path("\(name).pem"), "-subj", subject, "-days", "3650",
+      ])
   }
 
-  private func issue(_ name: String, key: String, subject: String, issuer: String, extensions: String, days: Int) throws
-  {
+  private func issue(
+    _ name: String, key: String, subject: String, issuer: String, extensions: String, days: Int,
+    digest: String = "sha256"
+  ) throws {
     var request = ["req", "-newkey", key]
     if key == "ec" { request += ["-pkeyopt", "ec_paramgen_curve:P-256"] }
     try openssl(request + ["-nodes", "-keyout", path("\(name).key"), "-out", path("\(name).csr"), "-subj", subject])
@@ -91,7 +116,7 @@ final class TrustTestPKI {
     try openssl(
       "x509", "-req", "-in", path("\(name).csr"), "-CA", path("\(issuer).pem"), "-CAkey", path("\(issuer).key"),
       "-set_serial", String(UInt32.random(in: 1...UInt32.max)), "-out", path("\(name).pem"), "-days", String(days),
-      "-extfile", path("\(name).ext"))
+      "-extfile", path("\(name).ext"), "-\(digest)")
   }
 
   /// The suite's `openssl` runner (KeyTestSupport.swift), in this PKI's folder.

@@ -84,14 +84,57 @@ struct TrustTests {
       try pki.opensslVerifies("leaf-common-name-only", untrusted: ["intermediate"], anchor: "root", host: "cn.example"))
   }
 
+  @Test("Apple's algorithm rules: MD5 nowhere; SHA-1 and RSA under 2048 bits not for TLS (issue 63)")
+  func weakAlgorithms() throws {
+    for (leaf, intermediates, anchor) in [
+      ("leaf-md5", ["intermediate"], "root"), ("leaf-under-md5", ["intermediate-md5"], "root-rsa"),
+    ] {
+      for policies in [[SecPolicyCreateBasicX509()], Self.ssl(nil)] {
+        let outcome = try evaluate(leaf, intermediates, anchors: [anchor], policies: policies).0
+        #expect(!outcome.trusted && outcome.status == errSecInvalidDigestAlgorithm, "\(leaf) \(policies)")
+        #expect(outcome.result == .recoverableTrustFailure)
+      }
+    }
+    for (leaf, intermediates, anchor, host) in [
+      ("leaf-sha1", ["intermediate"], "root", "sha1.example"),
+      ("leaf-under-sha1", ["intermediate-sha1"], "root-rsa", "under-sha1.example"),
+    ] {
+      let tls = try evaluate(leaf, intermediates, anchors: [anchor], policies: Self.ssl(host)).0
+      #expect(!tls.trusted && tls.status == errSecInvalidDigestAlgorithm, "\(leaf)")
+      #expect(try evaluate(leaf, intermediates, anchors: [anchor]).0.trusted, "\(leaf) for the basic policy")
+    }
+    let short = try evaluate("leaf-rsa1024", policies: Self.ssl("short.example")).0
+    #expect(!short.trusted && short.status == errSecKeySizeNotAllowed)
+    #expect(short.sentence == "“short.example” certificate uses a key that is too short")
+    #expect(try evaluate("leaf-rsa1024").0.trusted)
+    // openssl verify, at its default level, trusts them all: these are Apple's rules, not OpenSSL's.
+    #expect(try pki.opensslVerifies("leaf-md5", untrusted: ["intermediate"], anchor: "root"))
+    #expect(try pki.opensslVerifies("leaf-sha1", untrusted: ["intermediate"], anchor: "root", purpose: "sslserver"))
+  }
+
+  @Test("A host name OpenSSL would read as a pattern matches nothing: a leading dot, a wildcard, empty (issue 63)")
+  func hostPatternsMatchNothing() throws {
+    for host in [".example", ".leaf.example", "*.wild.example", "*.example", "", ".", "leaf..example"] {
+      let outcome = try evaluate(
+        host.contains("wild") ? "leaf-wildcard" : "leaf-rsa", policies: Self.ssl(host)
+      ).0
+      #expect(!outcome.trusted && outcome.status == errSecHostNameMismatch, "host “\(host)”")
+    }
+    // OpenSSL's own rules take a leading dot for any name under it.
+    #expect(try pki.opensslVerifies("leaf-rsa", untrusted: ["intermediate"], anchor: "root", host: ".example"))
+  }
+
   @Test("Dates: expired and not yet valid, with Apple's codes; the verify date is honoured")
   func dates() throws {
     let expired = try evaluate("leaf-rsa", date: Date().addingTimeInterval(60 * 86_400)).0
     #expect(
       !expired.trusted && expired.status == errSecCertificateExpired && expired.result == .recoverableTrustFailure)
     #expect(expired.sentence == "“leaf.example” certificate is expired")
+    // Apple's trustd reports a certificate before its validity period with the expired code
+    // (issue 63's held-out probe), and says which in its sentence.
     let early = try evaluate("leaf-rsa", date: Date().addingTimeInterval(-2 * 86_400)).0
-    #expect(early.status == errSecCertificateNotValidYet)
+    #expect(early.status == errSecCertificateExpired)
+    #expect(early.sentence?.hasSuffix("” certificate is not yet valid") == true, "\(early)")
     #expect(try evaluate("leaf-rsa", date: Date().addingTimeInterval(20 * 86_400)).0.trusted)
   }
 
@@ -102,9 +145,12 @@ struct TrustTests {
     #expect(selfSigned.sentence == "“self.example” certificate is not trusted")
     // Anchored to itself, a self-signed certificate is trusted, as on Apple.
     #expect(try evaluate("self-signed", [], anchors: ["self-signed"], policies: Self.ssl("self.example")).0.trusted)
-    #expect(try evaluate("leaf-rsa", []).0.status == errSecNotTrusted)
-    #expect(try evaluate("leaf-rsa", anchors: ["other-root"]).0.status == errSecNotTrusted)
-    #expect(try evaluate("leaf-rsa", anchors: nil).0.status == errSecNotTrusted)
+    // A missing intermediate is errSecCreateChainFailed, as Apple's trustd reports it.
+    #expect(try evaluate("leaf-rsa", []).0.status == errSecCreateChainFailed)
+    #expect(try evaluate("leaf-rsa", [], policies: Self.ssl("leaf.example")).0.status == errSecCreateChainFailed)
+    // The intermediate's issuer is not found: an incomplete chain, as a missing intermediate is.
+    #expect(try evaluate("leaf-rsa", anchors: ["other-root"]).0.status == errSecCreateChainFailed)
+    #expect(try evaluate("leaf-rsa", anchors: nil).0.status == errSecCreateChainFailed)
     // An intermediate given as the anchor ends the chain there (Apple's anchors need not be roots).
     #expect(try evaluate("leaf-rsa", [], anchors: ["intermediate"]).0.trusted)
   }
@@ -210,11 +256,14 @@ struct TrustTests {
     #expect(SecTrustCreateWithCertificates(try pki.certificate("leaf-rsa"), ssl, &trust) == errSecSuccess)
     let made = try #require(trust)
     #expect(CFGetTypeID(made) == SecTrustGetTypeID())
+    // Asked before any evaluation, Apple's evaluates (issue 63's probe): not kSecTrustResultInvalid.
     var result = SecTrustResultType.unspecified
-    #expect(SecTrustGetTrustResult(made, &result) == errSecSuccess && result == .invalid)
+    #expect(SecTrustGetTrustResult(made, &result) == errSecSuccess && result == .recoverableTrustFailure)
     var policies: CFArray?
     #expect(SecTrustCopyPolicies(made, &policies) == errSecSuccess && (policies as? [SecPolicy]) == [ssl])
     #expect(SecTrustSetPolicies(made, "nonsense" as NSString) == errSecParam)
+    #expect(SecTrustSetPolicies(made, [] as NSArray) == errSecParam)
+    #expect(SecTrustCopyPolicies(made, &policies) == errSecSuccess && (policies as? [SecPolicy]) == [ssl])
     let when = Date(timeIntervalSinceReferenceDate: 800_000_000)
     SecTrustSetVerifyDate(made, when as NSDate)
     #expect(SecTrustGetVerifyTime(made) == when.timeIntervalSinceReferenceDate)

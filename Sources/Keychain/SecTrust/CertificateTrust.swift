@@ -52,6 +52,10 @@ public enum TrustFailure: Error, Hashable, Sendable {
   case revocationUnknown
   /// A TLS server certificate valid for longer than Apple allows.
   case validityPeriodTooLong
+  /// A certificate signed with a digest Apple does not trust for the policy (MD5; SHA-1 for TLS).
+  case weakSignatureAlgorithm
+  /// A certificate whose RSA key is shorter than Apple allows (1024 bits; 2048 for TLS).
+  case keyTooShort
   /// Another failure, with the status the runtime gave.
   case other(KeychainError)
 
@@ -60,7 +64,9 @@ public enum TrustFailure: Error, Hashable, Sendable {
     switch error.status {
     case errSecCertificateExpired: self = .expired
     case errSecCertificateNotValidYet: self = .notYetValid
-    case errSecNotTrusted: self = .untrusted
+    case errSecNotTrusted, errSecCreateChainFailed: self = .untrusted
+    case errSecInvalidDigestAlgorithm: self = .weakSignatureAlgorithm
+    case errSecKeySizeNotAllowed: self = .keyTooShort
     case errSecHostNameMismatch: self = .hostNameMismatch
     case errSecInvalidExtendedKeyUsage: self = .notPermittedForUsage
     case errSecNoBasicConstraintsCA: self = .notACertificateAuthority
@@ -83,6 +89,8 @@ public enum TrustFailure: Error, Hashable, Sendable {
     case .revoked: errSecCertificateRevoked
     case .revocationUnknown: errSecIncompleteCertRevocationCheck
     case .validityPeriodTooLong: errSecCertificateValidityPeriodTooLong
+    case .weakSignatureAlgorithm: errSecInvalidDigestAlgorithm
+    case .keyTooShort: errSecKeySizeNotAllowed
     case .other(let error): error.status
     }
   }
@@ -147,9 +155,22 @@ public struct CertificateTrust: Hashable, Sendable {
     if let date { steps.append(KeychainFunctions.trustSetVerifyDate(trust, date as NSDate)) }
     for step in steps { if case .failure(let error) = step { return .failure(.other(error)) } }
     if case .failure(let error) = KeychainFunctions.trustEvaluateWithError(trust) {
-      return .failure(TrustFailure(error))
+      var failure = TrustFailure(error)
+      // Apple reports a certificate before its validity period with the code of an expired one;
+      // the dates tell the two apart.
+      if failure == .expired, isBeforeValidity(trust) { failure = .notYetValid }
+      return .failure(failure)
     }
     let chain = (KeychainFunctions.trustCopyCertificateChain(trust) as? [SecCertificate]) ?? []
     return .success(chain.map(SecurityCertificate.init))
+  }
+
+  /// Whether a certificate of the evaluated chain starts its validity after the evaluation date.
+  private func isBeforeValidity(_ trust: SecTrust) -> Bool {
+    let moment = date ?? Date()
+    let chain = (KeychainFunctions.trustCopyCertificateChain(trust) as? [SecCertificate]) ?? []
+    return chain.contains { certificate in
+      (KeychainFunctions.certificateCopyNotValidBeforeDate(certificate) as Date?).map { $0 > moment } ?? false
+    }
   }
 }

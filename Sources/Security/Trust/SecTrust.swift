@@ -92,6 +92,8 @@ public func SecTrustCreateWithCertificates(
 /// Replaces the policies (one SecPolicy or an array of them).
 @discardableResult
 public func SecTrustSetPolicies(_ trust: SecTrust, _ policies: CFTypeRef) -> OSStatus {
+  // An empty array names no policy to evaluate for: Apple answers errSecParam.
+  if let array = policies as? NSArray, array.count == 0 { return errSecParam }
   guard let policyList = TrustArguments.policies(policies) else { return errSecParam }
   trust.change { $0.policies = policyList }
   return errSecSuccess

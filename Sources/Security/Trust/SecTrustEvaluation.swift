@@ -78,9 +78,9 @@ extension SecTrust {
   /// failure by Apple's order of importance.
   func error(for result: TrustResult) -> NSError {
     let order: [TrustFailureKind] = [
-      .revoked, .badSignature, .invalid, .notACertificateAuthority, .untrustedRoot, .missingIssuer, .expired,
-      .notYetValid,
-      .hostNameMismatch, .wrongUsage, .validityPeriodTooLong, .revocationUnknown,
+      .revoked, .badSignature, .invalid, .weakDigest, .weakKey, .notACertificateAuthority, .untrustedRoot,
+      .missingIssuer, .expired, .notYetValid, .hostNameMismatch, .wrongUsage, .validityPeriodTooLong,
+      .revocationUnknown,
     ]
     let failure =
       order.lazy.compactMap { kind in result.failures.first { $0.kind == kind } }.first ?? result.failures.first
@@ -91,9 +91,14 @@ extension SecTrust {
     let (status, sentence): (OSStatus, String) =
       switch failure.kind {
       case .expired: (errSecCertificateExpired, "\(name) certificate is expired")
-      case .notYetValid: (errSecCertificateNotValidYet, "\(name) certificate is not yet valid")
+      // Apple's trustd reports both ends of the validity period with one code.
+      case .notYetValid: (errSecCertificateExpired, "\(name) certificate is not yet valid")
       case .untrustedRoot: (errSecNotTrusted, "\(name) certificate is not trusted")
-      case .missingIssuer: (errSecNotTrusted, "\(name) certificate is not trusted: its issuer was not found")
+      case .missingIssuer:
+        (errSecCreateChainFailed, "\(name) certificate is not trusted: its issuer was not found")
+      case .weakDigest:
+        (errSecInvalidDigestAlgorithm, "\(name) certificate uses a signature algorithm that is not trusted")
+      case .weakKey: (errSecKeySizeNotAllowed, "\(name) certificate uses a key that is too short")
       case .revoked: (errSecCertificateRevoked, "\(name) certificate is revoked")
       case .revocationUnknown:
         (errSecIncompleteCertRevocationCheck, "\(name) certificate's revocation could not be checked")
@@ -114,9 +119,11 @@ extension SecTrust {
 }
 
 /// Evaluates the trust (or reuses its last result) and says whether the chain is trusted; when it
-/// is not, `error` receives Apple's error: errSecCertificateExpired, errSecCertificateNotValidYet,
-/// errSecNotTrusted (an untrusted root, a self-signed certificate, a missing intermediate),
-/// errSecHostNameMismatch, errSecInvalidExtendedKeyUsage, errSecNoBasicConstraintsCA,
+/// is not, `error` receives Apple's error: errSecCertificateExpired (a certificate past or before
+/// its validity period), errSecNotTrusted (an untrusted root, a self-signed certificate),
+/// errSecCreateChainFailed (a missing intermediate), errSecHostNameMismatch,
+/// errSecInvalidExtendedKeyUsage, errSecNoBasicConstraintsCA, errSecInvalidDigestAlgorithm (MD5;
+/// SHA-1 for TLS), errSecKeySizeNotAllowed (RSA under 1024 bits; 2048 for TLS),
 /// errSecCertificateRevoked or errSecIncompleteCertRevocationCheck, with Apple's sentence ("“leaf”
 /// certificate is not trusted").
 @discardableResult
@@ -155,10 +162,10 @@ public func SecTrustEvaluate(_ trust: SecTrust, _ result: UnsafeMutablePointer<S
   return errSecSuccess
 }
 
-/// The result of the last evaluation (kSecTrustResultInvalid before the first).
+/// The result of the last evaluation; evaluates first when there is none, as Apple's does.
 @discardableResult
 public func SecTrustGetTrustResult(_ trust: SecTrust, _ result: UnsafeMutablePointer<SecTrustResultType>) -> OSStatus {
-  result.pointee = trust.state.withLock { $0.result?.type } ?? .invalid
+  result.pointee = trust.evaluateIfNeeded().type
   return errSecSuccess
 }
 

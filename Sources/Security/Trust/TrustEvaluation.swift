@@ -62,6 +62,10 @@ package enum TrustFailureKind: Sendable, Hashable, Codable {
   case badSignature
   /// A certificate that cannot be used at all (a malformed extension, say).
   case invalid
+  /// A signature made with a digest Apple does not trust for the policy (MD5; SHA-1 for TLS).
+  case weakDigest
+  /// An RSA key shorter than Apple allows for the policy (1024 bits; 2048 for TLS).
+  case weakKey
 
   /// Whether Apple counts the failure as fatal (kSecTrustResultFatalTrustFailure): no exception
   /// can accept it.
