@@ -63,7 +63,8 @@ let package = Package(
     .target(name: "KeychainCrypto", dependencies: ["COpenSSL", "CKeychainCrypto"]),
     // HMAC-SHA-256 from a prepared key with no allocation per code: OpenSSL's SHA-256 states,
     // copied (C: OpenSSL 3 declares the copyable SHA256_CTX functions deprecated, and only a C
-    // file can say it uses them on purpose).
+    // file can say it uses them on purpose); and the iteration counts a PKCS#12 file asks for,
+    // read through OpenSSL's ASN.1 item macros.
     .target(name: "CKeychainCrypto", linkerSettings: [.linkedLibrary("crypto")]),
     // Apple's SecItem API: dictionaries, rules and results. Imports Foundation alone, so any
     // target can import it (swift-certificates does, under `#if canImport(Security)`); its backend
@@ -158,7 +159,8 @@ let package = Package(
     // interface: the key engine of the backend Security finds installed (SecurityBackend.keyEngine).
     .target(
       name: "KeychainCryptoOpenSSL",
-      dependencies: ["Security", "COpenSSL", "KeychainCrypto"]
+      // CKeychainCrypto: the PKCS#12 iteration counts, read before any key is derived.
+      dependencies: ["Security", "COpenSSL", "KeychainCrypto", "CKeychainCrypto"]
     ),
     // Synchronizable items replicated through a PostgreSQL server (issue 16): the transport and
     // the background engine; the records themselves are sealed by the store.

@@ -1,3 +1,4 @@
+import CKeychainCrypto
 import COpenSSL
 import Foundation
 import KeychainCrypto
@@ -43,6 +44,7 @@ extension OpenSSLKeyEngine {
     guard PKCS12_mac_present(file) == 1 else {
       throw KeyOperationFailure(errSecDecode, "the PKCS#12 file has no integrity MAC")
     }
+    try Self.checkIterations(keychain_pkcs12_mac_iterations(UnsafeRawPointer(file)), of: "its MAC")
     let password = Array(passphrase.utf8CString)
     guard PKCS12_verify_mac(file, password, Int32(password.count - 1)) == 1 else {
       ERR_clear_error()
@@ -116,7 +118,12 @@ extension OpenSSLKeyEngine {
       let bags: OpaquePointer?
       switch OBJ_obj2nid(safe.pointee.type) {
       case NID_pkcs7_data: bags = PKCS12_unpack_p7data(safe)
-      case NID_pkcs7_encrypted: bags = PKCS12_unpack_p7encdata(safe, password, Int32(password.count - 1))
+      case NID_pkcs7_encrypted:
+        guard let algorithm = keychain_pkcs7_encryption_algorithm(UnsafeRawPointer(safe)) else {
+          throw KeyOperationFailure(errSecDecode, "a PKCS#12 file's encrypted content names no algorithm")
+        }
+        try checkIterations(keychain_pbe_iterations(algorithm), of: "its encrypted content")
+        bags = PKCS12_unpack_p7encdata(safe, password, Int32(password.count - 1))
       default: continue
       }
       guard let bags else { throw libcryptoFailure("PKCS12_unpack_p7", status: errSecDecode) }
@@ -128,10 +135,33 @@ extension OpenSSLKeyEngine {
     return result
   }
 
+  /// The most key-derivation iterations an import runs for one derivation. Exporters write 2,048
+  /// (OpenSSL, macOS) to a few hundred thousand; a million takes about half a second here, and
+  /// a file asking for 2^31-1 would hold the import for minutes (issue 63).
+  static let maximumIterations = 1_000_000
+
+  /// Refuses a count over `maximumIterations`, or one that cannot be read (-1), before anything
+  /// is derived with it.
+  static func checkIterations(_ iterations: Int, of part: String) throws(KeyOperationFailure) {
+    guard iterations >= 0 else {
+      throw KeyOperationFailure(errSecDecode, "the PKCS#12 file's iteration count for \(part) cannot be read")
+    }
+    guard iterations <= maximumIterations else {
+      throw KeyOperationFailure(
+        errSecDecode,
+        "the PKCS#12 file asks for \(iterations) key-derivation iterations for \(part), more than the "
+          + "\(maximumIterations) an import runs")
+    }
+  }
+
   /// The private key of a key bag, decrypted with `password` when it is shrouded; RSA or EC only.
   static func privateKey(of bag: OpaquePointer, _ password: [CChar]) throws(KeyOperationFailure) -> OpenSSLKey {
     let key: OpaquePointer?
     if PKCS12_SAFEBAG_get_nid(bag) == NID_pkcs8ShroudedKeyBag {
+      guard let algorithm = keychain_safebag_encryption_algorithm(UnsafeRawPointer(bag)) else {
+        throw KeyOperationFailure(errSecDecode, "a PKCS#12 key bag names no algorithm")
+      }
+      try checkIterations(keychain_pbe_iterations(algorithm), of: "a key")
       guard let info = PKCS12_decrypt_skey(bag, password, Int32(password.count - 1)) else {
         throw libcryptoFailure("PKCS12_decrypt_skey", status: errSecDecode)
       }

@@ -7,7 +7,8 @@ import Testing
 @Suite struct IdentityRules {
   /// A P-256 key and a self-signed certificate for it, exported as PKCS#12 with `passphrase`.
   static func pkcs12(
-    passphrase: String, legacy: Bool = false, name: String = "identity", in scratch: ScratchDirectory
+    passphrase: String, legacy: Bool = false, name: String = "identity", iterations: Int? = nil,
+    in scratch: ScratchDirectory
   ) throws -> Data {
     let file = UUID().uuidString
     try openssl(
@@ -20,6 +21,7 @@ import Testing
       "pass:\(passphrase)", "-out", "\(file).p12",
     ]
     if legacy { arguments.append("-legacy") }
+    if let iterations { arguments += ["-iter", String(iterations)] }
     try openssl(arguments, in: scratch.url)
     return try scratch.read("\(file).p12")
   }
@@ -65,6 +67,32 @@ import Testing
     var truncated = file
     truncated.removeLast(40)
     #expect(Self.importItems(truncated, [kSecImportExportPassphrase as String: "secret"]).0 == errSecDecode)
+  }
+
+  @Test("A file asking for millions of key-derivation iterations is refused before any is run (issue 63)")
+  func absurdIterationCountsAreRefused() throws {
+    let scratch = try ScratchDirectory()
+    // 65,535 iterations (encoded 02 03 00 FF FF) for the MAC, the key and the certificates: a
+    // file exporters could write, imported as any other.
+    let file = try Self.pkcs12(passphrase: "many", iterations: 65_535, in: scratch)
+    #expect(Self.importItems(file, [kSecImportExportPassphrase as String: "many"]).0 == errSecSuccess)
+    // The same counts raised to 8,388,607 in place (02 03 7F FF FF, the same length): refused as
+    // undecodable before a single derivation, not worked through (a MAC check would take seconds,
+    // and 2^31-1 iterations minutes) to a wrong MAC.
+    let low = Data([0x02, 0x03, 0x00, 0xFF, 0xFF])
+    let high = Data([0x02, 0x03, 0x7F, 0xFF, 0xFF])
+    var raised = file
+    var found = 0
+    while let range = raised.range(of: low) {
+      raised.replaceSubrange(range, with: high)
+      found += 1
+    }
+    #expect(found == 3, "the MAC's, the key bag's and the certificates' counts")
+    #expect(Self.importItems(raised, [kSecImportExportPassphrase as String: "many"]).0 == errSecDecode)
+    // Only the MAC's count raised: refused the same way.
+    var macOnly = file
+    if let last = macOnly.range(of: low, options: .backwards) { macOnly.replaceSubrange(last, with: high) }
+    #expect(Self.importItems(macOnly, [kSecImportExportPassphrase as String: "many"]).0 == errSecDecode)
   }
 
   @Test("Keys rule 9.3: legacy RC2/3DES files import as modern ones do")

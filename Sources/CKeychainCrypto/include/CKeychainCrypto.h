@@ -3,6 +3,8 @@
 
 #include <stddef.h>
 
+#include "PKCS12Iterations.h"
+
 /*
     HMAC-SHA-256 under a key prepared once, with no allocation per code. OpenSSL 3's EVP_MAC
     duplicates a prepared context for every code (about ten heap allocations and their frees in
