@@ -67,4 +67,136 @@ struct SecretServiceAttackTests {
       ])
     #expect(owner.output == "['confined']\n", "\(owner)")
   }
+
+  /// An askpass that records each question on one line and answers as `decision` says.
+  static func recordingAskpass(in folder: URL) throws -> (helper: URL, decision: URL, log: URL) {
+    let decision = folder.appendingPathComponent("decision")
+    let log = folder.appendingPathComponent("asked")
+    let helper = folder.appendingPathComponent("askpass")
+    try Data(
+      "#!/bin/sh\nprintf '%s|%s\\n' \"$SSH_ASKPASS_PROMPT\" \"$1\" >> '\(log.path)'\n[ \"$(cat '\(decision.path)')\" = allow ]\n"
+        .utf8
+    ).write(to: helper)
+    try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: helper.path)
+    try Data("deny".utf8).write(to: decision)
+    return (helper, decision, log)
+  }
+
+  @Test("Case 4: a label reaches the confirmation on one line, without control characters")
+  func labelsAreShownAsWords() throws {
+    let bus = try PrivateSessionBus()
+    defer { bus.stop() }
+    let askpass = try Self.recordingAskpass(in: bus.folder)
+    let agent = try RunningAgent(
+      policy: RunningAgent.defaultPolicy + "confirm-first-access = keychain-bridge.default\n",
+      arguments: ["--secret-service"],
+      environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address, "KEYCHAIN_BRIDGE_ASKPASS": askpass.helper.path])
+    defer { agent.stop() }
+    // The program that stores an item may use it unasked; the label it chose tries to clear the
+    // terminal, add a line naming another program, and reverse text.
+    let forged = "Mail\\n\\x1b[2J/usr/bin/firefox (already allowed) wants to use \\u202e“Bank”"
+    let stored = try bus.run(
+      SecretServiceClients.python,
+      [
+        "-c",
+        "import secretstorage\nc = secretstorage.get_default_collection(secretstorage.dbus_init())\n"
+          + "c.create_item('\(forged)', {'service': 'mail', 'username': 'alice'}, b'hunter2')",
+      ])
+    #expect(stored.status == 0, "\(stored.error)")
+    // Another program (a second Python) asks to use it: the question shows the label as words.
+    let other = bus.folder.appendingPathComponent("python3")
+    try FileManager.default.copyItem(
+      atPath: URL(fileURLWithPath: SecretServiceClients.python).resolvingSymlinksInPath().path, toPath: other.path)
+    _ = try bus.run(
+      other.path,
+      [
+        "-c",
+        "import secretstorage\nnext(secretstorage.search_items(secretstorage.dbus_init(), {'service': 'mail'})).unlock()",
+      ])
+    let lines = ((try? String(contentsOf: askpass.log, encoding: .utf8)) ?? "").split(separator: "\n")
+    let question = try #require(lines.last.map(String.init))
+    #expect(lines.count == 1, "the question on one line: \(lines)")
+    #expect(!question.unicodeScalars.contains { $0.properties.generalCategory == .control }, "\(question)")
+    #expect(!question.unicodeScalars.contains("\u{202E}"), "\(question)")
+    #expect(question.contains("“Mail [2J/usr/bin/firefox (already allowed) wants to use “Bank””"), "\(question)")
+  }
+
+  @Test("Case 4: deleting a collection whose accesses the user confirms asks first; a refusal keeps it")
+  func deletingAConfirmedCollectionAsks() throws {
+    let bus = try PrivateSessionBus()
+    defer { bus.stop() }
+    let askpass = try Self.recordingAskpass(in: bus.folder)
+    let agent = try RunningAgent(
+      policy: RunningAgent.defaultPolicy + "confirm-first-access = org.freedesktop.secrets.collection.work\n",
+      arguments: ["--secret-service"],
+      environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address, "KEYCHAIN_BRIDGE_ASKPASS": askpass.helper.path])
+    defer { agent.stop() }
+    let made = try bus.run(
+      SecretServiceClients.python,
+      [
+        "-c",
+        "import secretstorage\nc = secretstorage.create_collection(secretstorage.dbus_init(), 'Work')\n"
+          + "c.create_item('Plan', {'kept-in': 'work'}, b'the plan')",
+      ])
+    #expect(made.status == 0, "\(made.error)")
+    let delete = """
+      import secretstorage
+      from secretstorage.exceptions import PromptDismissedException
+      c = secretstorage.Collection(secretstorage.dbus_init(), '/org/freedesktop/secrets/collection/work')
+      try:
+          c.delete()
+          print('deleted')
+      except PromptDismissedException:
+          print('dismissed')
+      """
+    let refused = try bus.run(SecretServiceClients.python, ["-c", delete])
+    #expect(refused.output == "dismissed\n", "\(refused)")
+    let asked = (try? String(contentsOf: askpass.log, encoding: .utf8)) ?? ""
+    #expect(asked.contains("confirm|"), "\(asked)")
+    #expect(asked.contains("wants to delete the keyring collection “Work” and every item in it"), "\(asked)")
+    let still = try bus.run(SecretServiceClients.secretTool, ["search", "--all", "kept-in", "work"])
+    #expect(still.output.contains("label = Plan"), "\(still)")
+    try Data("allow".utf8).write(to: askpass.decision)
+    #expect(try bus.run(SecretServiceClients.python, ["-c", delete]).output == "deleted\n")
+  }
+
+  @Test("Case 4: an unnamed program cannot take an alias from a collection a rule confines")
+  func aConfinedCollectionsAliasStays() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("kb-alias-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let pinned = folder.appendingPathComponent("pinned-python").path
+    try FileManager.default.copyItem(
+      atPath: URL(fileURLWithPath: SecretServiceClients.python).resolvingSymlinksInPath().path, toPath: pinned)
+    let policy =
+      RunningAgent.defaultPolicy + "\(pinned) = keychain-bridge.default, org.freedesktop.secrets.collection.vault\n"
+    let (bus, agent) = try SecretServiceTests.start(policy: policy)
+    defer {
+      agent.stop()
+      bus.stop()
+    }
+    let setAlias = """
+      import dbus, sys
+      service = dbus.Interface(dbus.SessionBus().get_object('org.freedesktop.secrets', '/org/freedesktop/secrets'),
+                               'org.freedesktop.Secret.Service')
+      try:
+          service.SetAlias('secure', dbus.ObjectPath(sys.argv[1]))
+          print('moved')
+      except dbus.exceptions.DBusException as error:
+          print(error.get_dbus_name())
+      print(service.ReadAlias('secure'))
+      """
+    let made = try bus.run(
+      pinned,
+      ["-c", "import secretstorage\nsecretstorage.create_collection(secretstorage.dbus_init(), 'Vault', 'secure')"])
+    #expect(made.status == 0, "\(made.error)")
+    _ = try bus.run(
+      SecretServiceClients.python,
+      ["-c", "import secretstorage\nsecretstorage.create_collection(secretstorage.dbus_init(), 'Mine')"])
+    let attempt = try bus.run(
+      SecretServiceClients.python, ["-c", setAlias, "/org/freedesktop/secrets/collection/mine"])
+    #expect(attempt.output.hasPrefix("org.freedesktop.DBus.Error.AccessDenied\n"), "\(attempt)")
+    let seen = try bus.run(pinned, ["-c", setAlias, "/org/freedesktop/secrets/collection/vault"])
+    #expect(seen.output == "moved\n/org/freedesktop/secrets/collection/vault\n", "\(seen)")
+  }
 }

@@ -89,6 +89,13 @@ final class SecretServiceAccess: @unchecked Sendable {
   /// store is.
   func isLocked(_ collection: SecretCollection) -> Bool { !collection.isSession && service.store.isLocked }
 
+  /// Whether `caller` must have the user's confirmation for what touches `collection` as a whole
+  /// (deleting it, moving its aliases): a program no rule names, on a collection whose first
+  /// accesses the policy confirms.
+  func needsConfirmation(of collection: SecretCollection, for caller: SecretCaller) -> Bool {
+    !caller.namedByRule && service.policy.confirmedGroups.contains(collection.group)
+  }
+
   /// Whether `caller` must have the user's confirmation before it reads `path`, an item of
   /// `collection`.
   func needsConfirmation(_ path: String, in collection: SecretCollection, for caller: SecretCaller) -> Bool {

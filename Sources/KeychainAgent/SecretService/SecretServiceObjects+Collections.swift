@@ -59,10 +59,19 @@ extension SecretServiceObjects {
       return [.objectPath("/"), .objectPath(prompt)]
     case (Self.collectionInterface, "Delete"):
       guard !access.isLocked(collection) else { throw .isLocked("The keychain is locked.") }
-      try registry.delete(collection)
-      _ = try access.allCollections(refresh: true)
-      signal("CollectionDeleted", on: collection)
-      return [.objectPath("/")]
+      let delete = { [self] () throws(BusError) -> BusValue in
+        try registry.delete(collection)
+        _ = try access.allCollections(refresh: true)
+        signal("CollectionDeleted", on: collection)
+        return .objectPath("/")
+      }
+      // Deleting a collection whose first accesses the policy confirms destroys items the program
+      // could not even read unasked: the user confirms it, as a read (issue 63).
+      guard access.needsConfirmation(of: collection, for: caller) else { return [try delete()] }
+      let question =
+        "\(PassphraseAuthenticator.programWords(caller.executable)) wants to delete the keyring collection "
+        + "“\(PassphraseAuthenticator.programWords(collection.label))” and every item in it. Allow it?"
+      return [.objectPath(try promptToConfirm(question, for: caller, then: delete))]
     default:
       throw .unknownMethod("A collection has no method \(call.interface).\(call.member).")
     }

@@ -223,7 +223,20 @@ final class SecretServiceObjects: @unchecked Sendable {
     case ("org.freedesktop.Secret.Service", "SetAlias"):
       let alias = try arguments.string()
       let path = try arguments.objectPath()
-      try registry.setAlias(alias, to: path == "/" ? nil : try access.collection(at: path, for: caller))
+      let target = path == "/" ? nil : try access.collection(at: path, for: caller)
+      // An alias is taken from the collection it names: not from one this program may not see (a
+      // collection a rule confines), nor, for a program no rule names, from one whose accesses the
+      // user confirms (issue 63). SetAlias has no prompt to ask with.
+      if let holder = try access.allCollections().first(where: { $0.aliases.contains(alias) }),
+        holder.id != target?.id
+      {
+        guard (try? access.collection(at: holder.path, for: caller)) != nil,
+          !access.needsConfirmation(of: holder, for: caller)
+        else {
+          throw .accessDenied("The alias \(alias) names a collection this program may not change.")
+        }
+      }
+      try registry.setAlias(alias, to: target)
       _ = try access.allCollections(refresh: true)
       return []
     case ("org.freedesktop.Secret.Service", "Unlock"):

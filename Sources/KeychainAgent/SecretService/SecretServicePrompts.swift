@@ -18,6 +18,9 @@ struct PendingPrompt {
   /// CreateItem that found the store locked makes the item then): its result is what Completed
   /// carries. nil: Completed carries `objects`.
   var action: (() throws(BusError) -> BusValue)?
+  /// A yes-or-no question asked instead of the items' confirmations (deleting a collection whose
+  /// first accesses the policy confirms): the action runs only on a yes.
+  var question: String?
 }
 
 /// A secret a call keeps until its prompt completes (CreateItem on a locked store): wiped when
@@ -107,16 +110,37 @@ extension SecretServiceObjects {
     }
   }
 
-  /// The prompt's second step: asks whether the program may use the items the policy confirms,
-  /// remembers a yes, and completes.
+  /// A prompt for `caller` that asks `question` and, on a yes, runs `action` (whose result
+  /// Completed carries): for a call the policy makes the user confirm.
+  func promptToConfirm(
+    _ question: String, for caller: SecretCaller, then action: @escaping () throws(BusError) -> BusValue
+  ) throws(BusError) -> String {
+    let path = try promptToUnlock(for: caller, then: action)
+    prompts[path]?.question = question
+    return path
+  }
+
+  /// The prompt's second step: asks whether the program may use the items the policy confirms
+  /// (or the prompt's own question), remembers a yes, and completes.
   private func confirm(_ path: String) {
     guard let prompt = prompts[path] else { return }
+    if let question = prompt.question {
+      prompter.confirm(question) { [self] allowed in
+        onBusThread { self.complete(path, dismissed: !allowed) }
+      }
+      return
+    }
     // Items the user allowed meanwhile (another prompt) need no question.
     let asked = prompt.confirmations.filter { !approvals.allows(prompt.executable, $0.path) }
     guard !asked.isEmpty else { return complete(path, dismissed: false) }
-    let labels = asked.prefix(5).map { "“\($0.label)”" }.joined(separator: ", ") + (asked.count > 5 ? " and more" : "")
+    // Labels and paths are the programs' words: shown on one line, without control or format
+    // characters and cut short (as a SecItem reason is), so no label can clear the terminal or
+    // add a line that names another program (issue 63).
+    let labels =
+      asked.prefix(5).map { "“\(PassphraseAuthenticator.programWords($0.label))”" }.joined(separator: ", ")
+      + (asked.count > 5 ? " and more" : "")
     let text =
-      "\(prompt.executable) wants to use \(asked.count == 1 ? "the keyring item" : "the keyring items") \(labels). Allow it from now on?"
+      "\(PassphraseAuthenticator.programWords(prompt.executable)) wants to use \(asked.count == 1 ? "the keyring item" : "the keyring items") \(labels). Allow it from now on?"
     let executable = prompt.executable
     let paths = asked.map(\.path)
     prompter.confirm(text) { [self] allowed in
