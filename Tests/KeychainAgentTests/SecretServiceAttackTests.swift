@@ -199,4 +199,69 @@ struct SecretServiceAttackTests {
     let seen = try bus.run(pinned, ["-c", setAlias, "/org/freedesktop/secrets/collection/vault"])
     #expect(seen.output == "moved\n/org/freedesktop/secrets/collection/vault\n", "\(seen)")
   }
+
+  @Test("Case 4: one program cannot take every session, prompt or collection: each has a share of its own")
+  func limitsArePerProgram() throws {
+    let bus = try PrivateSessionBus()
+    defer { bus.stop() }
+    let askpass = try Self.recordingAskpass(in: bus.folder)
+    let agent = try RunningAgent(
+      policy: RunningAgent.defaultPolicy + "confirm-first-access = keychain-bridge.default\n",
+      arguments: ["--secret-service"],
+      environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address, "KEYCHAIN_BRIDGE_ASKPASS": askpass.helper.path])
+    defer { agent.stop() }
+    let greedy = """
+      import dbus, secretstorage
+      bus = dbus.SessionBus()
+      service = dbus.Interface(bus.get_object('org.freedesktop.secrets', '/org/freedesktop/secrets'),
+                               'org.freedesktop.Secret.Service')
+      def count(call):
+          made = 0
+          try:
+              while made < 1000:
+                  call()
+                  made += 1
+          except dbus.exceptions.DBusException as error:
+              return made, error.get_dbus_message()
+          return made, None
+      connection = secretstorage.dbus_init()
+      def collection():
+          try:
+              secretstorage.create_collection(connection, 'Junk')
+          except Exception as error:
+              raise dbus.exceptions.DBusException(str(error))
+      print(*count(collection), sep='|')
+      item = next(secretstorage.search_items(connection, {'service': 'mail'}))
+      print(*count(lambda: service.Unlock([dbus.ObjectPath(item.item_path)])), sep='|')
+      print(*count(lambda: service.OpenSession('plain', dbus.String('', variant_level=1))), sep='|')
+      """
+    let stored = try bus.run(
+      SecretServiceClients.secretTool, ["store", "--label=Mail", "service", "mail", "username", "alice"],
+      input: "hunter2")
+    #expect(stored.status == 0, "\(stored.error)")
+    let run = try bus.run(SecretServiceClients.python, ["-c", greedy])
+    let lines = run.output.split(separator: "\n").map(String.init)
+    #expect(lines.count == 3, "\(run)")
+    #expect(lines.first?.hasPrefix("16|") == true, "\(lines)")
+    #expect(lines.first?.contains("as many as one program may") == true, "\(lines)")
+    #expect(
+      lines.dropFirst().first == "8|This program has too many prompts waiting: complete or dismiss them first.",
+      "\(lines)")
+    // secretstorage opened a session of its own for each collection it made: the rest, up to 64.
+    #expect(lines.last?.hasSuffix("|This program has too many sessions open: close some first.") == true, "\(lines)")
+    // Another program still opens a session, makes a collection and gets a prompt.
+    let other = bus.folder.appendingPathComponent("python3")
+    try FileManager.default.copyItem(
+      atPath: URL(fileURLWithPath: SecretServiceClients.python).resolvingSymlinksInPath().path, toPath: other.path)
+    let modest = try bus.run(
+      other.path,
+      [
+        "-c",
+        "import secretstorage\nc = secretstorage.dbus_init()\nsecretstorage.create_collection(c, 'Mine')\n"
+          + "item = next(secretstorage.search_items(c, {'service': 'mail'}))\n"
+          + "print(item.unlock())",
+      ])
+    #expect(modest.status == 0, "\(modest.error)")
+    #expect(modest.output == "True\n", "dismissed by the askpass: \(modest)")
+  }
 }

@@ -17,6 +17,9 @@ struct SecretCollection: Sendable, Equatable {
   var aliases: [String]
   var created: Date?
   var modified: Date?
+  /// The executable of the program that made it (nil for the default and session collections,
+  /// and for collections made before programs were recorded).
+  var creator: String? = nil
 
   var path: String { Self.prefix + id }
 
@@ -50,6 +53,9 @@ struct SecretCollections {
   static let registryGroup = "org.freedesktop.secrets"
   /// At most this many collections: each is a group every unnamed program's engine lists.
   static let maximumCount = 256
+  /// At most this many made by one program, so that one program cannot use up every other's
+  /// (issue 63): a program's junk is bounded, and any program the policy lets delete it can.
+  static let maximumPerProgram = 16
   let store: KeychainStore
   let backend: any SecurityBackend
 
@@ -94,7 +100,8 @@ struct SecretCollections {
         group: id == login.id ? login.group : SecretCollection.groupPrefix + id,
         aliases: aliases.filter { $0 != "default" },
         created: row[SecConstantValue.attrCreationDate] as? Date,
-        modified: row[SecConstantValue.attrModificationDate] as? Date)
+        modified: row[SecConstantValue.attrModificationDate] as? Date,
+        creator: row[SecConstantValue.attrDescription] as? String)
       if id == login.id { login = collection } else { made.append(collection) }
     }
     return [login] + made.sorted { $0.id < $1.id } + [.session]
@@ -106,12 +113,19 @@ struct SecretCollections {
     return alias == "default" ? all[0] : all.first { $0.aliases.contains(alias) }
   }
 
-  /// Makes a collection labelled `label` (with `alias`, unless empty), or gives the one that
-  /// already has that alias (the specification's CreateCollection). Says whether it made one.
-  func create(label: String, alias: String) throws(BusError) -> (collection: SecretCollection, made: Bool) {
+  /// Makes a collection labelled `label` (with `alias`, unless empty) for the program whose
+  /// executable is `creator`, or gives the one that already has that alias (the specification's
+  /// CreateCollection). Says whether it made one.
+  func create(label: String, alias: String, by creator: String) throws(BusError) -> (
+    collection: SecretCollection, made: Bool
+  ) {
     if !alias.isEmpty, let existing = try collection(alias: alias) { return (existing, false) }
     let all = try all()
     guard all.count < Self.maximumCount else { throw .failed("This keyring holds no more collections.") }
+    guard all.lazy.filter({ $0.creator == creator }).count < Self.maximumPerProgram else {
+      throw .failed(
+        "This program has made \(Self.maximumPerProgram) collections, as many as one program may: delete some first.")
+    }
     let stem = Self.identifier(from: label)
     var id = stem
     var suffix = 1
@@ -119,7 +133,7 @@ struct SecretCollections {
       suffix += 1
       id = "\(stem)_\(suffix)"
     }
-    try write(id: id, label: label, aliases: alias.isEmpty ? [] : [alias], adding: true)
+    try write(id: id, label: label, aliases: alias.isEmpty ? [] : [alias], adding: true, creator: creator)
     guard let made = try self.all().first(where: { $0.id == id }) else {
       throw .failed("The new collection could not be read back.")
     }
@@ -184,13 +198,16 @@ struct SecretCollections {
     }
   }
 
-  private func write(id: String, label: String, aliases: [String], adding: Bool) throws(BusError) {
+  private func write(id: String, label: String, aliases: [String], adding: Bool, creator: String? = nil)
+    throws(BusError)
+  {
     let encoded = (try? JSONEncoder().encode(aliases)) ?? Data("[]".utf8)
     do {
       if adding {
         var add = Self.query(id: id)
         add[SecConstantValue.attrLabel] = label
         add[SecConstantValue.attrGeneric] = encoded
+        if let creator { add[SecConstantValue.attrDescription] = creator }
         add[SecConstantValue.valueData] = Data()
         _ = try registry.add(try ItemRequest.reading(add as NSDictionary))
       } else {

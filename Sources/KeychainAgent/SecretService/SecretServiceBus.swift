@@ -39,8 +39,9 @@ package final class SecretServiceBus: @unchecked Sendable {
   /// it: sd-bus objects are used from one thread.
   private let queued = Mutex<[@Sendable () -> Void]>([])
   private var wakeRead: Int32 = -1
-  /// Searches that came while the store was sealed, waiting for the unlock prompt's answer.
-  private var waitingForUnlock: [OpaquePointer] = []
+  /// Searches that came while the store was sealed, waiting for the unlock prompt's answer, with
+  /// the program that sent each.
+  private var waitingForUnlock: [(message: OpaquePointer, program: String)] = []
   private var wakeWrite: Int32 = -1
 
   /// Connects to the session bus and takes the name; fails with a sentence when the bus cannot be
@@ -181,7 +182,7 @@ package final class SecretServiceBus: @unchecked Sendable {
       && service.store.hasPassphrase
     {
       guard let identified else { return reply(to: message, error: error) }
-      return answerAfterUnlock(message, session: identified.session, refusal: error)
+      return answerAfterUnlock(message, from: identified, refusal: error)
     } catch {
       return reply(to: message, error: error)
     }
@@ -200,14 +201,18 @@ package final class SecretServiceBus: @unchecked Sendable {
   /// Keeps `message` until the user answers the unlock prompt (one prompt for every search
   /// waiting), then answers it: found items once unlocked, `refusal` if not. The prompt runs on the
   /// prompt service's queue, so the bus serves other clients meanwhile.
-  private func answerAfterUnlock(_ message: OpaquePointer, session: CallerSession, refusal: BusError) -> Int32 {
-    guard waitingForUnlock.count < SecretServiceObjects.maximumPrompts else {
+  private func answerAfterUnlock(_ message: OpaquePointer, from caller: AgentCaller, refusal: BusError) -> Int32 {
+    // Bounded as prompts are: in all, and for each program.
+    guard waitingForUnlock.count < SecretServiceObjects.maximumPrompts,
+      waitingForUnlock.lazy.filter({ $0.program == caller.executable }).count
+        < SecretServiceObjects.maximumPromptsPerProgram
+    else {
       return reply(to: message, error: refusal)
     }
     sd_bus_message_ref(message)
-    waitingForUnlock.append(message)
+    waitingForUnlock.append((message, caller.executable))
     guard waitingForUnlock.count == 1 else { return 1 }
-    session.authenticate(reason: "unlock the keyring", reuse: 0) { [self] _ in
+    caller.session.authenticate(reason: "unlock the keyring", reuse: 0) { [self] _ in
       perform { self.unlockPromptEnded() }
     }
     return 1
@@ -217,7 +222,7 @@ package final class SecretServiceBus: @unchecked Sendable {
   private func unlockPromptEnded() {
     let waiting = waitingForUnlock
     waitingForUnlock = []
-    for message in waiting {
+    for (message, _) in waiting {
       // Read from its first argument again; a client that left meanwhile gets nothing.
       if sd_bus_message_rewind(message, 1) >= 0 { _ = handle(message, mayWait: false) }
       sd_bus_message_unref(message)

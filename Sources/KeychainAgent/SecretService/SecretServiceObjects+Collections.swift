@@ -77,11 +77,18 @@ extension SecretServiceObjects {
     }
   }
 
+  /// At most this many items in the session collection: they are held in the agent's memory, at
+  /// most 1 MiB of secret each.
+  static let maximumSessionItems = 256
+
   /// CreateItem's work once the collection is unlocked: the item's path.
   private func createItem(
     in collection: SecretCollection, for caller: SecretCaller, label: String, attributes: [String: String],
     secret: [UInt8], contentType: String, replace: Bool
   ) throws(BusError) -> String {
+    if collection.isSession, try items(in: collection, for: caller).search([:]).count >= Self.maximumSessionItems {
+      throw .failed("The session collection holds no more items: delete some first.")
+    }
     let (path, replaced) = try items(in: collection, for: caller).create(
       label: label, attributes: attributes, secret: secret, contentType: contentType, replace: replace
     ) { [self] existing throws(BusError) in

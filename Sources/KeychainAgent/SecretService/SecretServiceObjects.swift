@@ -159,7 +159,8 @@ final class SecretServiceObjects: @unchecked Sendable {
     let caller = call.caller
     switch (call.interface, call.member) {
     case ("org.freedesktop.Secret.Service", "OpenSession"):
-      return try sessions.open(algorithm: try arguments.string(), arguments: arguments, sender: caller.sender)
+      return try sessions.open(
+        algorithm: try arguments.string(), arguments: arguments, sender: caller.sender, program: caller.executable)
     case ("org.freedesktop.Secret.Service", "SearchItems"):
       let found = try search(try arguments.stringMap(), for: caller)
       return [.objectPaths(found.unlocked), .objectPaths(found.locked)]
@@ -195,7 +196,7 @@ final class SecretServiceObjects: @unchecked Sendable {
       }
       let alias = try arguments.string()
       guard !service.store.isLocked else { throw .isLocked("The keychain is locked.") }
-      let (collection, made) = try registry.create(label: label, alias: alias)
+      let (collection, made) = try registry.create(label: label, alias: alias, by: caller.executable)
       _ = try access.allCollections(refresh: true)
       guard (try? access.collection(at: collection.path, for: caller)) != nil else {
         // A program a rule names sees its rule's groups only: a collection it could not use is not made.

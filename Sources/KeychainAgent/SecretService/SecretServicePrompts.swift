@@ -38,6 +38,17 @@ extension SecretServiceObjects {
   static let promptPrefix = "/org/freedesktop/secrets/prompt/"
   /// At most this many prompts wait at once, every client counted.
   static let maximumPrompts = 64
+  /// At most this many of them for one program, so that one program cannot use up every
+  /// other's (issue 63).
+  static let maximumPromptsPerProgram = 8
+
+  /// Refuses a new prompt for `caller` when the service or its program has as many waiting as
+  /// it may.
+  func checkPromptRoom(for caller: SecretCaller) throws(BusError) {
+    guard prompts.count < Self.maximumPrompts else { throw .failed("Too many prompts are waiting.") }
+    guard prompts.values.lazy.filter({ $0.executable == caller.executable }).count < Self.maximumPromptsPerProgram
+    else { throw .failed("This program has too many prompts waiting: complete or dismiss them first.") }
+  }
 
   /// Service.Unlock: what is unlocked already, and a prompt for the rest (the store's passphrase,
   /// or the user's leave for this program to use items the policy confirms).
@@ -66,7 +77,7 @@ extension SecretServiceObjects {
       }
     }
     guard needsPassphrase || !confirmations.isEmpty else { return [.objectPaths(unlocked), .objectPath("/")] }
-    guard prompts.count < Self.maximumPrompts else { throw .failed("Too many prompts are waiting.") }
+    try checkPromptRoom(for: caller)
     let path = Self.promptPrefix + "u\(nextPrompt)"
     nextPrompt += 1
     prompts[path] = PendingPrompt(
@@ -165,7 +176,7 @@ extension SecretServiceObjects {
   func promptToUnlock(for caller: SecretCaller, then action: @escaping () throws(BusError) -> BusValue)
     throws(BusError) -> String
   {
-    guard prompts.count < Self.maximumPrompts else { throw .failed("Too many prompts are waiting.") }
+    try checkPromptRoom(for: caller)
     let path = Self.promptPrefix + "u\(nextPrompt)"
     nextPrompt += 1
     prompts[path] = PendingPrompt(

@@ -11,9 +11,14 @@ struct SecretSessions {
   static let diffieHellman = "dh-ietf1024-sha256-aes128-cbc-pkcs7"
   /// At most this many sessions open at once, every client counted: a session costs a key.
   static let maximumCount = 1024
+  /// At most this many of them for one program (one executable, however many connections it
+  /// opens), so that one program cannot use up every other's (issue 63).
+  static let maximumPerProgram = 64
 
   private struct Session {
     let owner: String
+    /// The executable of the program that opened it.
+    let program: String
     /// nil for a plain session.
     let key: SecretServiceSessionKey?
   }
@@ -21,9 +26,11 @@ struct SecretSessions {
   private var sessions: [String: Session] = [:]
   private var next = 1
 
-  /// Opens a session for `sender` with `algorithm`, reading its input (the client's public value
+  /// Opens a session for `sender`, a connection of `program`, with `algorithm`, reading its input (the client's public value
   /// for Diffie-Hellman) from `arguments`: OpenSession's reply, the output and the session's path.
-  mutating func open(algorithm: String, arguments: BusMessageReader, sender: String) throws(BusError) -> [BusValue] {
+  mutating func open(algorithm: String, arguments: BusMessageReader, sender: String, program: String)
+    throws(BusError) -> [BusValue]
+  {
     let key: SecretServiceSessionKey?
     switch algorithm {
     case Self.plain:
@@ -40,9 +47,12 @@ struct SecretSessions {
       throw .notSupported("The algorithm \(algorithm) is not supported; plain and \(Self.diffieHellman) are.")
     }
     guard sessions.count < Self.maximumCount else { throw .failed("Too many sessions are open.") }
+    guard sessions.values.lazy.filter({ $0.program == program }).count < Self.maximumPerProgram else {
+      throw .failed("This program has too many sessions open: close some first.")
+    }
     let path = Self.prefix + "s\(next)"
     next += 1
-    sessions[path] = Session(owner: sender, key: key)
+    sessions[path] = Session(owner: sender, program: program, key: key)
     return [.variant(key.map { .bytes($0.publicKey) } ?? .string("")), .objectPath(path)]
   }
 
