@@ -17,6 +17,9 @@ package final class CallerSession: UserAuthenticating {
   package let executable: String
   /// When the user last proved their presence in this session (nil: never).
   private let provenAt = Mutex<ContinuousClock.Instant?>(nil)
+  /// A proof asked for a call that waits to be run again (`authenticateForRetry`): the next
+  /// synchronous ask takes it instead of prompting, once.
+  private let heldProof = Mutex<ContinuousClock.Instant?>(nil)
 
   /// A session for `executable`, whose user proves their presence to `authenticator`.
   package init(authenticator: (any UserAuthenticating)?, executable: String) {
@@ -50,7 +53,7 @@ package final class CallerSession: UserAuthenticating {
     guard let authenticator else {
       return .notInteractive("This keychain agent cannot ask the user.")
     }
-    if isProven(within: reuse) { return nil }
+    if isProven(within: reuse) || takeHeldProof() { return nil }
     do {
       try authenticator.authenticateUser(reason: reason, caller: executable, reuse: 0)
     } catch {
@@ -71,6 +74,28 @@ package final class CallerSession: UserAuthenticating {
     authenticator.authenticateUser(reason: reason, caller: executable, reuse: 0) { [self] failure in
       if failure == nil { provenAt.withLock { $0 = .now } }
       completion(failure)
+    }
+  }
+
+  /// Asks the user for a call that could not ask on its own thread (the Secret Service's bus
+  /// serves every client on one): `completion` runs later with nil on success, and then the
+  /// call, run again, takes the proof at its one synchronous ask instead of prompting a second
+  /// time. A proof not taken within a minute lapses.
+  package func authenticateForRetry(
+    reason: String, completion: @escaping @Sendable (UserAuthenticationFailure?) -> Void
+  ) {
+    authenticate(reason: reason, reuse: 0) { [self] failure in
+      if failure == nil { heldProof.withLock { $0 = .now } }
+      completion(failure)
+    }
+  }
+
+  /// The proof `authenticateForRetry` held, taken once.
+  private func takeHeldProof() -> Bool {
+    heldProof.withLock { held in
+      defer { held = nil }
+      guard let at = held else { return false }
+      return at.duration(to: .now) <= .seconds(60)
     }
   }
 

@@ -264,4 +264,88 @@ struct SecretServiceAttackTests {
     #expect(modest.status == 0, "\(modest.error)")
     #expect(modest.output == "True\n", "dismissed by the askpass: \(modest)")
   }
+
+  @Test("Case 4: a protected item's prompt holds no other client, and its attributes change only after the user's yes")
+  func aSlowPromptHoldsNoOneElse() throws {
+    let bus = try PrivateSessionBus()
+    defer { bus.stop() }
+    let passphrase = "correct horse"
+    let release = bus.folder.appendingPathComponent("release")
+    let log = bus.folder.appendingPathComponent("asked")
+    let helper = bus.folder.appendingPathComponent("askpass")
+    // The askpass answers only once the test releases it, or refuses when told to: no clock.
+    try Data(
+      """
+      #!/bin/sh
+      echo asked >> '\(log.path)'
+      while [ ! -e '\(release.path)' ]; do sleep 0.05; done
+      [ "$(cat '\(release.path)')" = refuse ] && exit 1
+      printf '%s\\n' '\(passphrase)'
+
+      """.utf8
+    ).write(to: helper)
+    try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: helper.path)
+    let agent = try RunningAgent(
+      passphrase: passphrase, arguments: ["--secret-service"],
+      environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address, "KEYCHAIN_BRIDGE_ASKPASS": helper.path])
+    defer { agent.stop() }
+    // A .userPresence item, added with Apple's API through the agent's socket.
+    let store = try agent.connectStore()
+    let added = withKeychainContext(store: store, accessGroups: [KeychainAccessGroups.defaultAccessGroup]) {
+      SecItemAdd(
+        [
+          kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "vault",
+          kSecAttrAccount as String: "bob", kSecValueData as String: Data("guarded".utf8),
+          kSecAttrAccessControl as String: SecAccessControlCreateWithFlags(
+            nil, kSecAttrAccessibleWhenUnlocked, .userPresence, nil)!,
+        ] as CFDictionary, nil)
+    }
+    #expect(added == errSecSuccess)
+    let stored = try bus.run(
+      SecretServiceClients.secretTool, ["store", "--label=Mail", "service", "mail", "username", "alice"],
+      input: "hunter2")
+    #expect(stored.status == 0, "\(stored.error)")
+    // A reads the protected item: the agent asks, and the askpass waits.
+    let reader = Process()
+    reader.executableURL = URL(fileURLWithPath: SecretServiceClients.secretTool)
+    reader.arguments = ["lookup", "service", "vault", "username", "bob"]
+    reader.environment = bus.environment
+    let output = Pipe()
+    reader.standardOutput = output
+    reader.standardError = FileHandle.nullDevice
+    try reader.run()
+    defer { if reader.isRunning { kill(reader.processIdentifier, SIGKILL) } }
+    while !FileManager.default.fileExists(atPath: log.path) {
+      #expect(reader.isRunning, "the reader ended before the agent asked")
+      guard reader.isRunning else { return }
+      usleep(20_000)
+    }
+    // B, meanwhile, is answered: the prompt holds none of the bus.
+    let other = try bus.run(SecretServiceClients.secretTool, ["lookup", "service", "mail", "username", "alice"])
+    #expect(other.status == 0 && other.output == "hunter2", "\(other)")
+    #expect(reader.isRunning, "the reader was answered before the user was")
+    try Data("allow".utf8).write(to: release)
+    let secret = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    reader.waitUntilExit()
+    #expect(secret == "guarded", "\(secret)")
+    // Its attributes are the item's too: a change asks as a read does, and a refusal changes nothing.
+    try Data("refuse".utf8).write(to: release)
+    try? FileManager.default.removeItem(at: log)
+    let relabel = """
+      import secretstorage
+      item = next(secretstorage.search_items(secretstorage.dbus_init(), {'service': 'vault'}))
+      try:
+          item.set_attributes({'service': 'vault', 'username': 'mallory'})
+          print('changed')
+      except Exception as error:
+          print('refused', 'IsLocked' in str(error))
+      """
+    let refused = try bus.run(SecretServiceClients.python, ["-c", relabel])
+    #expect(refused.output == "refused True\n", "\(refused)")
+    #expect(FileManager.default.fileExists(atPath: log.path), "the user was asked")
+    let unchanged = try bus.run(SecretServiceClients.secretTool, ["search", "--all", "service", "vault"])
+    // secret-tool prints the attributes on standard error (its secret, refused again, on neither).
+    #expect((unchanged.output + unchanged.error).contains("attribute.username = bob"), "\(unchanged)")
+    #expect(!(unchanged.output + unchanged.error).contains("mallory"), "\(unchanged)")
+  }
 }

@@ -29,6 +29,11 @@ package struct BusError: Error, Sendable, Equatable {
 
   static func isLocked(_ message: String) -> BusError { BusError("org.freedesktop.Secret.Error.IsLocked", message) }
 
+  /// An item whose access control asks for the user, read on a thread that may not ask: the bus
+  /// asks without waiting and runs the call again; a client that sees it was not allowed it.
+  static let needsUser = BusError(
+    "org.freedesktop.Secret.Error.IsLocked", "This item asks for the user's presence, which was not given.")
+
   /// Whether this is the error of a locked object (whatever its sentence).
   var isLocked: Bool { name == "org.freedesktop.Secret.Error.IsLocked" }
 

@@ -23,6 +23,10 @@ import Foundation
 struct SecretItems {
   let engine: SecItemEngine
   let collection: SecretCollection
+  /// Whether the engine may ask the user on this thread. The bus's calls may not (its one thread
+  /// serves every client): an item that needs the user then answers `BusError.needsUser`, and
+  /// the bus asks without waiting and runs the call again (issue 63).
+  var interactive = true
 
   /// One item as the bus sees it.
   struct Item {
@@ -125,7 +129,10 @@ struct SecretItems {
     var query: [String: Any] = [
       SecConstantValue.valuePersistentRef: reference, SecConstantValue.returnAttributes: true,
     ]
-    if withSecret { query[SecConstantValue.returnData] = true }
+    if withSecret {
+      query[SecConstantValue.returnData] = true
+      if !interactive { query[SecConstantValue.useAuthenticationUI] = SecConstantValue.useAuthenticationUIFail }
+    }
     do {
       let found = try engine.copyMatching(try Self.request(query), foundationValues: false)
       guard let row = found as? SearchedItem, row.string(SecConstantValue.attrAccessGroup) == collection.group else {
@@ -134,8 +141,8 @@ struct SecretItems {
       return (item(row, reference: reference), withSecret ? row.data.map { Array($0) } : nil)
     } catch let error as BusError {
       throw error
-    } catch  where (error as? SecStatus)?.code == errSecInteractionNotAllowed {
-      throw .isLocked("The keychain is locked.")
+    } catch let error as SecStatus where error.code == errSecInteractionNotAllowed {
+      throw busError(error)
     } catch {
       throw .noSuchObject("No item at \(path).")
     }
@@ -182,10 +189,11 @@ struct SecretItems {
   func update(
     _ item: Item, label: String?, attributes: [String: String]?, secret: [UInt8]?, contentType: String? = nil
   ) throws(BusError) {
-    let query: [String: Any] = [
+    var query: [String: Any] = [
       SecConstantValue.`class`: SecConstantValue.classGenericPassword,
       SecConstantValue.valuePersistentRef: item.persistentReference,
     ]
+    if !interactive { query[SecConstantValue.useAuthenticationUI] = SecConstantValue.useAuthenticationUIFail }
     var changes: RequestEntries = []
     if let label { changes.append((SecConstantValue.attrLabel, .string(label))) }
     if let attributes {
@@ -201,10 +209,16 @@ struct SecretItems {
       changes.append((SecConstantValue.attrDescription, .string(contentType)))
     }
     guard !changes.isEmpty else { return }
+    if secret == nil {
+      // A label or attributes changed through the bus need what reading the secret needs: an item
+      // that asks for the user is not relabelled unasked (issue 63). The secret read is wiped.
+      var read = try itemAndSecret(at: item.path)
+      Secrets.wipe(&read.secret)
+    }
     do {
       try engine.update(try Self.request(query), changes: changes)
     } catch {
-      throw Self.busError(error)
+      throw busError(error)
     }
   }
 
@@ -277,6 +291,12 @@ struct SecretItems {
   /// (bridging one was a twentieth of the agent's time).
   private static func request(_ pairs: [String: Any]) throws(SecStatus) -> ItemRequest {
     try ItemRequest.reading(entries: pairs.map { ($0.key, RequestValue($0.value)) })
+  }
+
+  /// A keychain status as the bus's error, telling an item that needs the user from a locked
+  /// store: both answer errSecInteractionNotAllowed.
+  func busError(_ status: SecStatus) -> BusError {
+    status.code == errSecInteractionNotAllowed && !engine.store.isLocked ? .needsUser : Self.busError(status)
   }
 
   /// A keychain status as the bus's error.

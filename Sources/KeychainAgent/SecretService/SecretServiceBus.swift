@@ -39,6 +39,8 @@ package final class SecretServiceBus: @unchecked Sendable {
   /// it: sd-bus objects are used from one thread.
   private let queued = Mutex<[@Sendable () -> Void]>([])
   private var wakeRead: Int32 = -1
+  /// Calls waiting for the user's proof of presence, counted by program.
+  private var waitingForProof: [String: Int] = [:]
   /// Searches that came while the store was sealed, waiting for the unlock prompt's answer, with
   /// the program that sent each.
   private var waitingForUnlock: [(message: OpaquePointer, program: String)] = []
@@ -176,13 +178,17 @@ package final class SecretServiceBus: @unchecked Sendable {
             engine: SecItemEngine(
               store: service.store, accessGroups: try objects.access.groups(for: caller.grant),
               authenticator: caller.session, backend: service.backend),
-            executable: caller.executable, namedByRule: caller.grant.namedByRule, sender: sender)))
+            executable: caller.executable, namedByRule: caller.grant.namedByRule, sender: sender,
+            interactive: !mayWait)))
     } catch
       where mayWait && error.isLocked && member == "SearchItems" && service.store.isLocked
       && service.store.hasPassphrase
     {
       guard let identified else { return reply(to: message, error: error) }
       return answerAfterUnlock(message, from: identified, refusal: error)
+    } catch where mayWait && error == .needsUser {
+      guard let identified else { return reply(to: message, error: error) }
+      return answerAfterProof(message, from: identified)
     } catch {
       return reply(to: message, error: error)
     }
@@ -214,6 +220,36 @@ package final class SecretServiceBus: @unchecked Sendable {
     guard waitingForUnlock.count == 1 else { return 1 }
     caller.session.authenticate(reason: "unlock the keyring", reuse: 0) { [self] _ in
       perform { self.unlockPromptEnded() }
+    }
+    return 1
+  }
+
+  /// Keeps `message`, whose call reads or changes an item that asks for the user, until the user
+  /// answers the prompt (asked through the caller's session, which names the program), then runs
+  /// the call again, where the proof answers the engine's ask; a refusal is answered as such. The
+  /// prompt runs on the prompt service's queue: a slow answer holds no other client (issue 63).
+  private func answerAfterProof(_ message: OpaquePointer, from caller: AgentCaller) -> Int32 {
+    guard waitingForProof.values.reduce(0, +) < SecretServiceObjects.maximumPrompts,
+      waitingForProof[caller.executable, default: 0] < SecretServiceObjects.maximumPromptsPerProgram
+    else {
+      return reply(to: message, error: .failed("This program has too many prompts waiting."))
+    }
+    sd_bus_message_ref(message)
+    waitingForProof[caller.executable, default: 0] += 1
+    let program = caller.executable
+    let pending = MessageBox(message)
+    caller.session.authenticateForRetry(reason: "use a protected keyring item") { [self] failure in
+      perform {
+        let message = pending.message
+        self.waitingForProof[program, default: 1] -= 1
+        if self.waitingForProof[program] == 0 { self.waitingForProof[program] = nil }
+        if failure == nil, sd_bus_message_rewind(message, 1) >= 0 {
+          _ = self.handle(message, mayWait: false)
+        } else {
+          _ = self.reply(to: message, error: .isLocked("The user did not allow this program to use the item."))
+        }
+        sd_bus_message_unref(message)
+      }
     }
     return 1
   }
@@ -286,4 +322,11 @@ package final class SecretServiceBus: @unchecked Sendable {
     return caller
   }
 
+}
+
+/// A bus message carried to the bus's thread by a completion (sd-bus messages are used there
+/// only; the completion merely hands it back).
+private final class MessageBox: @unchecked Sendable {
+  let message: OpaquePointer
+  init(_ message: OpaquePointer) { self.message = message }
 }

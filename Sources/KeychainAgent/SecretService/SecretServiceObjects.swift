@@ -13,6 +13,9 @@ struct SecretCaller {
   let namedByRule: Bool
   /// Its unique bus name (its sessions and prompts are its own).
   let sender: String
+  /// Whether this call may ask the user on the bus's thread (no: the bus asks without waiting,
+  /// then runs the call again with this set, and the proof it got answers the call's ask).
+  var interactive = false
 }
 
 /// One method call as the Secret Service front end receives it: where, what, from whom.
@@ -75,12 +78,14 @@ final class SecretServiceObjects: @unchecked Sendable {
   /// The items of `collection` as `caller` reaches them: through its own engine, or for the
   /// session collection through an engine over the memory that holds it.
   func items(in collection: SecretCollection, for caller: SecretCaller) -> SecretItems {
-    guard collection.isSession else { return SecretItems(engine: caller.engine, collection: collection) }
+    guard collection.isSession else {
+      return SecretItems(engine: caller.engine, collection: collection, interactive: caller.interactive)
+    }
     return SecretItems(
       engine: SecItemEngine(
         store: sessionStore, accessGroups: [collection.group], authenticator: caller.engine.authenticator,
         backend: service.backend),
-      collection: collection)
+      collection: collection, interactive: caller.interactive)
   }
 
   /// The reply to `call`: its values, or the error.
@@ -175,7 +180,15 @@ final class SecretServiceObjects: @unchecked Sendable {
           !access.isLocked(path, in: collection, for: caller)
         else { continue }
         let items = items(in: collection, for: caller)
-        guard var found = try? items.itemAndSecret(at: path) else { continue }
+        var found: (item: SecretItems.Item, secret: [UInt8])
+        do throws(BusError) {
+          found = try items.itemAndSecret(at: path)
+        } catch where error == .needsUser && !caller.interactive {
+          // The bus asks the user, then answers the whole call.
+          throw error
+        } catch {
+          continue
+        }
         defer { Secrets.wipe(&found.secret) }
         secrets.append(
           (
