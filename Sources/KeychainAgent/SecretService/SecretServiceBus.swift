@@ -186,7 +186,7 @@ package final class SecretServiceBus: @unchecked Sendable {
     {
       guard let identified else { return reply(to: message, error: error) }
       return answerAfterUnlock(message, from: identified, refusal: error)
-    } catch where mayWait && error == .needsUser {
+    } catch  where mayWait && error == .needsUser {
       guard let identified else { return reply(to: message, error: error) }
       return answerAfterProof(message, from: identified)
     } catch {

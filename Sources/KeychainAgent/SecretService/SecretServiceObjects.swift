@@ -183,7 +183,7 @@ final class SecretServiceObjects: @unchecked Sendable {
         var found: (item: SecretItems.Item, secret: [UInt8])
         do throws(BusError) {
           found = try items.itemAndSecret(at: path)
-        } catch where error == .needsUser && !caller.interactive {
+        } catch  where error == .needsUser && !caller.interactive {
           // The bus asks the user, then answers the whole call.
           throw error
         } catch {
