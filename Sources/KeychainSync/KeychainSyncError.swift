@@ -21,10 +21,21 @@ public struct KeychainSyncError: Error, Sendable, Equatable, CustomStringConvert
   public var errorDescription: String? { message }
 
   init(_ status: SecStatus, _ context: String) {
-    let reason = status.detail ?? secMessage(for: status.code)
+    var reason = status.detail ?? secMessage(for: status.code)
+    // The store's statuses say "Sync: ..." to tell them from its other failures; the context here
+    // already says it.
+    if reason.hasPrefix("Sync: ") { reason = String(reason.dropFirst("Sync: ".count)) }
     self.init(status: status.code, message: "\(context): \(reason)")
   }
 
   /// The message and the status code.
   public var description: String { "\(message) (OSStatus \(status))" }
+
+  /// Where a sync server's password may come from, said when the server asks for one.
+  public static let serverPasswordSources =
+    "give it in the URL (postgres://USER:PASSWORD@host/db), in PGPASSWORD, or in ~/.pgpass, as psql takes it."
+
+  /// Whether the server asked for a password the URL, the environment and the password file did not
+  /// give: a program that can ask its user may ask and try again.
+  public var asksForServerPassword: Bool { message.hasSuffix(Self.serverPasswordSources) }
 }

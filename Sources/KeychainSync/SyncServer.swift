@@ -46,10 +46,20 @@ final class SyncServer: Sendable {
     do {
       connection = try await PostgresConnection.connect(
         configuration: configuration, id: Int.random(in: 1...Int.max), logger: logger)
+    } catch let error as PSQLError where error.code == .authMechanismRequiresPassword {
+      throw KeychainSyncError(
+        status: errSecAuthFailed,
+        message: "The sync server \(address.redacted) asks for \(address.user)'s password and none was given: "
+          + KeychainSyncError.serverPasswordSources)
+    } catch let error as PSQLError where error.serverInfo?[.message] != nil {
+      // The server answered: a refused login or a database it does not have, not a network fault.
+      throw KeychainSyncError(
+        status: error.serverInfo?[.sqlState] == "28P01" ? errSecAuthFailed : errSecNotAvailable,
+        message: "The sync server \(address.redacted) refused the connection: \(SyncServer.describe(error)).")
     } catch {
       throw KeychainSyncError(
         status: errSecNotAvailable,
-        message: "Cannot reach the sync server \(address.redacted) (\(SyncServer.describe(error))).")
+        message: "Cannot reach the sync server \(address.redacted): \(SyncServer.describe(error)).")
     }
     let server = SyncServer(address: address, connection: connection, logger: logger)
     do {
@@ -87,10 +97,23 @@ final class SyncServer: Sendable {
 
   /// A PostgreSQL error without the query or its bindings (which could hold ciphertext at most,
   /// but make messages unreadable).
+  /// A PostgreSQL client error as a sentence: the server's own words when it sent some, else what
+  /// happened to the connection (never postgres-nio's case names).
   static func describe(_ error: any Error) -> String {
     if let error = error as? PSQLError {
       if let message = error.serverInfo?[.message] { return message }
-      return "\(error.code)"
+      switch error.code {
+      case .connectionError:
+        return error.underlying.map { String(describing: $0) } ?? "the connection could not be made"
+      case .serverClosedConnection, .uncleanShutdown: return "the server closed the connection"
+      case .sslUnsupported: return "the server does not offer TLS"
+      case .failedToAddSSLHandler: return "TLS could not be started"
+      case .unsupportedAuthMechanism: return "the server asks for an authentication method this client does not speak"
+      case .authMechanismRequiresPassword: return "the server asks for a password and none was given"
+      case .saslError: return "the password exchange (SCRAM) failed"
+      case .queryCancelled: return "the query was cancelled"
+      default: return "the server's answer could not be used"
+      }
     }
     return String(describing: error)
   }

@@ -4,6 +4,8 @@ import PostgresNIO
 import Security
 
 /// A PostgreSQL connection string, as libpq writes it: `postgres://user[:password]@host[:port]/db`,
+/// its password, when the URL has none, taken as PostgreSQL's own clients take it: `PGPASSWORD`,
+/// else the password file (`PGPASSFILE`, else `~/.pgpass`, used only when no one else may read it),
 /// with `?sslmode=disable|prefer|require|verify-full`, `?sslrootcert=/path/ca.pem` and
 /// `?host=/socket/directory` for a Unix socket, and `?connect_timeout=SECONDS` (how long connecting,
 /// and bringing the schema up to date, may take; 20 s when absent).
@@ -39,7 +41,9 @@ struct SyncServerAddress: Sendable, Equatable {
   /// worth waiting for, and a bound keeps the arithmetic of deadlines safe.
   static let longestConnectTimeout = 3600
 
-  init(_ connectionString: String) throws(KeychainSyncError) {
+  init(_ connectionString: String, environment: [String: String] = ProcessInfo.processInfo.environment)
+    throws(KeychainSyncError)
+  {
     guard let components = URLComponents(string: connectionString),
       components.scheme == "postgres" || components.scheme == "postgresql"
     else {
@@ -84,6 +88,7 @@ struct SyncServerAddress: Sendable, Equatable {
       connectTimeout = .seconds(seconds)
       connectTimeoutGiven = true
     }
+    if password == nil { password = PostgresPasswordFile.password(for: self, environment: environment) }
   }
 
   /// The address without its password, for messages and status.

@@ -48,6 +48,25 @@ struct SyncServerOptions: ParsableArguments {
     return url
   }
 
+  /// Runs `body` with the server's URL. When the server asks for a password that none of the
+  /// URL, PGPASSWORD and the password file gave, asks for it on the terminal (as psql does) and
+  /// runs `body` once more with it in the URL.
+  func withServer<T>(_ operation: String, _ body: (String) throws -> T) throws -> T {
+    let url = try serverURL(operation)
+    do {
+      return try body(url)
+    } catch let failure as CommandFailure
+      where failure.detail?.hasSuffix(KeychainSyncError.serverPasswordSources) == true
+    {
+      guard var components = URLComponents(string: url), let user = components.user,
+        let password = promptForPassword("password for \(user) on the sync server: ", what: "the server's password")
+      else { throw failure }
+      components.password = password
+      guard let withPassword = components.string else { throw failure }
+      return try body(withPassword)
+    }
+  }
+
   func secret(_ operation: String, confirming: Bool) throws -> String {
     if let passphrase = passphrase ?? KeychainSyncEnvironment().passphrase { return passphrase }
     return try CommandPassphrase.ask(
@@ -67,10 +86,11 @@ struct SyncGroupCreate: ParsableCommand {
     try runReportingFailures {
       let operation = "sync-group create"
       let opened = try store.open()
-      let url = try server.serverURL(operation)
       let passphrase = try server.secret(operation, confirming: true)
-      let status = try waitFor(operation) {
-        try await KeychainSyncGroup.create(store: opened, server: url, passphrase: passphrase)
+      let status = try server.withServer(operation) { url in
+        try waitFor(operation) {
+          try await KeychainSyncGroup.create(store: opened, server: url, passphrase: passphrase)
+        }
       }
       print("created sync group \(status.groupID) on \(status.server)")
       let report = try waitFor(operation) { try await KeychainSyncEngine(store: opened).syncOnce() }
@@ -98,7 +118,6 @@ struct SyncGroupJoin: ParsableCommand {
     try runReportingFailures {
       let operation = "sync-group join"
       let opened = try store.open()
-      let url = try server.serverURL(operation)
       let status: KeychainSyncStatus
       let environmentKey: Data?
       do throws(KeychainSyncError) {
@@ -110,17 +129,22 @@ struct SyncGroupJoin: ParsableCommand {
         guard let contents = FileManager.default.contents(atPath: path) else {
           throw CommandFailure(operation: operation, status: errSecIO, detail: "\(path) could not be read.")
         }
-        status = try waitFor(operation) {
-          try await KeychainSyncGroup.join(store: opened, server: url, keyFile: contents)
+        status = try server.withServer(operation) { url in
+          try waitFor(operation) { try await KeychainSyncGroup.join(store: opened, server: url, keyFile: contents) }
         }
       } else if let environmentKey {
-        status = try waitFor(operation) {
-          try await KeychainSyncGroup.join(store: opened, server: url, keyFile: environmentKey)
+        status = try server.withServer(operation) { url in
+          try waitFor(operation) {
+            try await KeychainSyncGroup.join(store: opened, server: url, keyFile: environmentKey)
+          }
         }
       } else {
         let passphrase = try server.secret(operation, confirming: false)
-        status = try waitFor(operation) {
-          try await KeychainSyncGroup.join(store: opened, server: url, passphrase: passphrase, groupID: group)
+        let group = group
+        status = try server.withServer(operation) { url in
+          try waitFor(operation) {
+            try await KeychainSyncGroup.join(store: opened, server: url, passphrase: passphrase, groupID: group)
+          }
         }
       }
       print("joined sync group \(status.groupID) on \(status.server)")
