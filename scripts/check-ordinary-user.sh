@@ -108,13 +108,14 @@ article_block() {
     awk -v wanted="$3" '
       /^```/ { if (inside) { inside = 0; if (count == wanted) exit; next } count++; inside = 1; next }
       inside && count == wanted { print; if ($0 ~ /&[[:space:]]*(#.*)?$/) print "kb_wait_for_agent" }
-    ' "$docs/$2"
+    ' "$2"
   } >"$work/blocks/$1.sh"
-  grep -q . <(sed 1,2d "$work/blocks/$1.sh") || { echo "check-ordinary-user: $2 has no block $3"; exit 1; }
+  grep -q . <(sed 1,2d "$work/blocks/$1.sh") || { echo "check-ordinary-user: $2 has no block ${3:-}"; exit 1; }
 }
-article_block agent-without-systemd GettingStartedWithTheAgent.md 5
-article_block secret-service-first SecretService.md 1
-article_block askpass-first-steps GettingStartedWithAskpass.md 2
+article_block agent-without-systemd "$docs/GettingStartedWithTheAgent.md" 5
+article_block secret-service-first "$docs/SecretService.md" 1
+article_block askpass-first-steps "$docs/GettingStartedWithAskpass.md" 2
+article_block readme-secret-service "$root/README.md" "$(awk '/^```/ { n++ } /secret-tool store/ { print (n + 1) / 2; exit }' "$root/README.md")"
 chmod -R a+rX "$work/blocks"
 
 # What every flow's script starts with: strict mode, helpers, and the clean-up of what it started.
@@ -223,11 +224,19 @@ security create-keychain -p "correct horse" "$HOME/.local/share/keychain-bridge"
 keychaind --socket "$socket" 2>"$XDG_RUNTIME_DIR/agent.log" &
 kb_wait_for_agent
 export KEYCHAIN_BRIDGE_AGENT="$socket"
-status=0; security add-generic-password -a bob -s vault -w hidden || status=$?
+status=0; security add-generic-password -a bob -s vault -w hidden 2>"$HOME/sealed" </dev/null || status=$?
 expect "$status" 36 "an add while the store is sealed"
+# The message names the agent and how to unlock it, not a variable the agent would never see.
+grep -q "the keychain agent at $socket serves a locked passphrase store" "$HOME/sealed"
+! grep -q KEYCHAIN_BRIDGE_PASSPHRASE "$HOME/sealed"
 status=0; security unlock-keychain -p "wrong horse" 2>/dev/null || status=$?
 [ "$status" -ne 0 ] || { echo "a wrong passphrase unlocked the store"; exit 1; }
 security unlock-keychain -p "correct horse"
+security lock-keychain
+# Without a terminal, the askpass program the environment names asks.
+make_askpass "correct horse"
+KEYCHAIN_BRIDGE_ASKPASS="$HOME/askpass" security unlock-keychain </dev/null
+expect "$(asked)" 1 "askpass runs for unlock-keychain without a terminal"
 security add-generic-password -a bob -s vault -w hidden
 expect "$(security find-generic-password -a bob -s vault -w)" hidden "a read after unlock-keychain -p"
 apple-style-demo | grep -q "errSecDuplicateItem, as expected"
@@ -237,6 +246,12 @@ flow "The Secret Service article's first block, word for word" <<'EOF'
 start_bus
 printf hunter2 | bash "$KB_WORK/blocks/secret-service-first.sh" >"$HOME/block.out"
 expect "$(cat "$HOME/block.out")" hunter2 "security find-generic-password -w after secret-tool store"
+EOF
+
+flow "The README's Secret Service block, word for word" <<'EOF'
+start_bus
+bash "$KB_WORK/blocks/readme-secret-service.sh" >"$HOME/block.out"
+expect "$(cat "$HOME/block.out")" hunter2 "security find-generic-password -w after the README's secret-tool store"
 EOF
 
 flow "the Secret Service on a locked passphrase store, with an askpass: secret-tool, keyring, git" <<'EOF'

@@ -93,7 +93,10 @@ package final class AgentService: Sendable {
     {
       // Said once per program, with the path the agent saw: a rule must name exactly that file.
       logger.info(
-        "no rule of the agent's policy names this program, so it gets a group of its own",
+        """
+        no rule of the agent's policy names this program: on the agent's socket it gets a group of its own, \
+        on the Secret Service the collections no rule confines
+        """,
         metadata: ["executable": .string(executable)])
     }
     if grant.namedByRule, let alteration = ProcessInspection.alteration(of: pid) {

@@ -65,7 +65,7 @@ package struct StoreOption: ParsableArguments {
     guard let passphrase = promptForPassword("password to unlock \(directory.path): ") else {
       throw CommandFailure(
         operation: "open \(directory.path)", status: errSecInteractionNotAllowed,
-        detail: Self.noPassphraseGiven(directory))
+        detail: Self.noPassphraseGiven(store))
     }
     let status = store.unlock(passphrase: passphrase)
     guard status == errSecSuccess else {
@@ -74,10 +74,18 @@ package struct StoreOption: ParsableArguments {
     return store
   }
 
-  /// Why a passphrase store could not be opened without a terminal, and what to do instead.
-  package static func noPassphraseGiven(_ directory: URL) -> String {
-    "\(directory.path) is protected by a passphrase and none was given: run the command on a terminal to be "
-      + "asked for it, or set KEYCHAIN_BRIDGE_PASSPHRASE (readable by anyone who can read this process's environment)"
+  /// Why a passphrase store could not be opened without a terminal, and what to do instead. A
+  /// store an agent serves is unlocked through the agent: the environment of this process would
+  /// not reach it.
+  package static func noPassphraseGiven(_ store: KeychainStore) -> String {
+    guard let socket = store.agentSocketPath else {
+      return "the store in \(store.directory.path) is protected by a passphrase and none was given: run the command "
+        + "on a terminal to be asked for it, name an askpass program in KEYCHAIN_BRIDGE_ASKPASS, or set "
+        + "KEYCHAIN_BRIDGE_PASSPHRASE (readable by anyone who can read this process's environment)"
+    }
+    return "the keychain agent at \(socket) serves a locked passphrase store: unlock it with "
+      + "`security unlock-keychain` on a terminal, with -p PASSPHRASE, or with an askpass program in "
+      + "KEYCHAIN_BRIDGE_ASKPASS"
   }
 }
 
@@ -149,7 +157,15 @@ package enum CommandPassphrase {
 /// terminal. Input that `StandardInput` refuses ends the tool with exit 64, after the terminal's
 /// echo is restored.
 package func promptForPassword(_ prompt: String, what: String = "the password") -> String? {
-  guard isatty(STDIN_FILENO) == 1 else { return nil }
+  guard isatty(STDIN_FILENO) == 1 else {
+    // Without a terminal the askpass program the environment names asks, as the library's own
+    // prompts do (KEYCHAIN_BRIDGE_ASKPASS, OpenSSH's convention); without one, nothing can.
+    guard ProcessInfo.processInfo.environment["KEYCHAIN_BRIDGE_ASKPASS"]?.isEmpty == false,
+      var bytes = try? PassphrasePrompt.fromEnvironment().answer(prompt)
+    else { return nil }
+    defer { Secrets.wipe(&bytes) }
+    return String(decoding: bytes, as: UTF8.self)
+  }
   FileHandle.standardError.write(Data(prompt.utf8))
   var settings = termios()
   tcgetattr(STDIN_FILENO, &settings)

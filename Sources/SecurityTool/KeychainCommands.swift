@@ -96,7 +96,7 @@ struct UnlockKeychain: ParsableCommand {
       guard let passphrase = password ?? promptForPassword("password to unlock \(opened.directory.path): ") else {
         throw CommandFailure(
           operation: "SecKeychainUnlock \(opened.directory.path)", status: errSecInteractionNotAllowed,
-          detail: StoreOption.noPassphraseGiven(opened.directory))
+          detail: StoreOption.noPassphraseGiven(opened))
       }
       let status = opened.unlock(passphrase: passphrase)
       guard status == errSecSuccess else {

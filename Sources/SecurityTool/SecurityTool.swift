@@ -15,7 +15,8 @@ struct SecurityTool: ParsableCommand {
     commandName: "security",
     abstract: "Command-line access to the keychain, with the commands and output of macOS's security tool.",
     discussion: """
-      The store is the one KEYCHAIN_BRIDGE_HOME names (else $XDG_DATA_HOME/keychain-bridge), or -k PATH. \
+      The store is the one KEYCHAIN_BRIDGE_HOME names (else $XDG_DATA_HOME/keychain-bridge, else \
+      ~/.local/share/keychain-bridge), or -k PATH. \
       Exit status 0 on success, 44 when an item is not found, and otherwise the low byte of the errSec code, \
       as on macOS; 64 for a usage error (an unknown option, a missing value, an argument that is not UTF-8). \
       -w given last to add-generic-password or add-internet-password asks for the password (without echo on \
@@ -110,7 +111,7 @@ struct SyncGroupForwarder: ParsableCommand {
       FileHandle.standardError.write(
         Data(
           ("security: sync-group: the sync commands are in the security-sync tool, which is not installed beside "
-            + "security (build it with `swift build --product security-sync`, or `make install`).\n").utf8))
+            + "security (build it with `swift build --product security-sync`, or `make install-sync`).\n").utf8))
       throw ExitCode(1)
     }
     let argv: [UnsafeMutablePointer<CChar>?] = ([tool] + arguments).map { strdup($0) } + [nil]

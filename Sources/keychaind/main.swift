@@ -18,7 +18,8 @@ let usage = """
          keychaind --install-units [--unit-directory DIR] [--secret-service] [--store DIR] [--policy FILE] [--idle-timeout SECONDS]
 
   Serves the keychain store in DIR (default: the store KEYCHAIN_BRIDGE_HOME names, else
-  $XDG_DATA_HOME/keychain-bridge) on the Unix socket PATH, in the foreground, until SIGTERM or
+  $XDG_DATA_HOME/keychain-bridge, else ~/.local/share/keychain-bridge) on the Unix socket PATH, in
+  the foreground, until SIGTERM or
   SIGINT. PATH's folder must be the user's alone (0700), as $XDG_RUNTIME_DIR is; it is created 0700
   when missing. A passphrase store is opened locked unless KEYCHAIN_BRIDGE_PASSPHRASE is set;
   clients unlock it with `security unlock-keychain`. A passphrase store is locked again after

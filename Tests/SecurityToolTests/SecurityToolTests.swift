@@ -208,7 +208,8 @@ import Testing
     let result = try Self.runCollectingErrors(
       alone.path, ["sync-group", "status"], environment: ProcessInfo.processInfo.environment)
     #expect(
-      result.status == 1 && result.errors.contains("the sync commands are in the security-sync tool"), "\(result)")
+      result.status == 1 && result.errors.contains("the sync commands are in the security-sync tool")
+        && result.errors.contains("`make install-sync`"), "\(result)")
     // Beside it, security-sync answers for it.
     let tool = Harness()
     #expect(try tool.run("sync-group", "status").output == "not in a sync group\n")
