@@ -67,11 +67,13 @@ import Testing
     }
   }
 
-  @Test("No message in the sources cites a rule or decision number (issue 52)")
+  @Test("No message in the sources cites a rule, decision or issue number (issues 52 and 67)")
   func noInternalNumbersInMessages() throws {
     let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Sources")
       .standardizedFileURL
-    let citation = try Regex(#""[^"\n]*\((decision|rule|keys rule) [0-9][^"\n]*""#)
+    // A rule or decision cited in parentheses, a decision by its letter, or an issue's number.
+    let citation = try Regex(
+      #""[^"\n]*(\((decision|rule|keys rule) [0-9]|decision D[0-9]|\(D[0-9]+\)|[Ii]ssue [0-9])[^"\n]*""#)
     var found: [String] = []
     for case let file as URL in FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil)!
     where file.pathExtension == "swift" {

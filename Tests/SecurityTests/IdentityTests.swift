@@ -49,7 +49,16 @@ import Testing
     #expect((item[kSecImportItemCertChain as String] as? [SecCertificate])?.first == certificate)
     #expect(item[kSecImportItemLabel as String] as? String == "user one")
     #expect((item[kSecImportItemKeyID as String] as? Data)?.isEmpty == false)
-    #expect(item[kSecImportItemTrust as String] == nil)
+    // A trust over the identity's chain, with the basic policy (keys rule 9.4): a self-signed
+    // certificate no anchor trusts.
+    let trust = try #require(item[kSecImportItemTrust as String] as! SecTrust?)
+    #expect((SecTrustCopyCertificateChain(trust) as? [SecCertificate])?.first == certificate)
+    var policies: CFArray?
+    #expect(SecTrustCopyPolicies(trust, &policies) == errSecSuccess)
+    #expect((policies as? [SecPolicy]) == [SecPolicyCreateBasicX509()])
+    #expect(!SecTrustEvaluateWithError(trust, nil))
+    #expect(SecTrustSetAnchorCertificates(trust, [certificate!] as NSArray) == errSecSuccess)
+    #expect(SecTrustEvaluateWithError(trust, nil))
     // The key signs what the certificate's key verifies.
     let message = Data("pkcs12".utf8)
     let signature = try sign(key!, .ecdsaSignatureMessageX962SHA256, message)

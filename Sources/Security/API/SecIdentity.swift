@@ -61,8 +61,9 @@ public func SecIdentityCopyPrivateKey(_ identityRef: SecIdentity, _ privateKeyRe
 ///
 /// `options[kSecImportExportPassphrase]` is the passphrase (none means the empty one). `items`
 /// receives a dictionary per identity: kSecImportItemIdentity, kSecImportItemCertChain (the
-/// certificate, then the file's others), and kSecImportItemLabel / kSecImportItemKeyID when the
-/// file carries them (decision D8); there is no kSecImportItemTrust, for want of SecTrust. As on
+/// certificate, then the file's others), kSecImportItemTrust (a SecTrust over that chain with the
+/// basic X.509 policy, evaluated when asked), and kSecImportItemLabel / kSecImportItemKeyID when the
+/// file carries them (decision D8). As on
 /// iOS, nothing is stored unless `options[kSecUseDataProtectionKeychain]` is true (decision D9);
 /// then each identity and every certificate are added with the other options, duplicates
 /// ignored, and the last failure of an add is returned.
@@ -97,6 +98,7 @@ public func SecPKCS12Import(
     let chain = [certificate] + imported.chain.compactMap { SecCertificateCreateWithData(nil, $0 as NSData) }
     var entry: [String: Any] = [
       SecConstantValue.importItemIdentity: identity, SecConstantValue.importItemCertChain: chain as NSArray,
+      SecConstantValue.importItemTrust: SecTrust(certificates: chain, policies: [SecPolicyCreateBasicX509()]),
     ]
     if let label = imported.label { entry[SecConstantValue.importItemLabel] = label as NSString }
     if let keyID = imported.keyID { entry[SecConstantValue.importItemKeyID] = keyID as NSData }

@@ -228,7 +228,9 @@ public func SecKeyCreateWithData(
   keyCall(error) { () throws(KeyOperationFailure) -> SecKey in
     let entries = try KeyParameters(attributes).top
     if entries[SecConstantValue.attrTokenID] != nil {
-      throw KeyOperationFailure(errSecUnimplemented, "Token keys cannot be created from data on Linux (decision D10)")
+      throw KeyOperationFailure(
+        errSecUnimplemented,
+        "A token key cannot be made from data: a TPM key is made inside the TPM, with SecKeyCreateRandomKey.")
     }
     guard let typeCode = KeyParameters.integer(entries[SecConstantValue.attrKeyType]),
       let type = KeyParameters.keyType(String(typeCode))
