@@ -248,7 +248,7 @@ package enum AgentDispatch {
 
   /// Unlocks with a passphrase a client sent, counting wrong ones in the same ledger as the
   /// agent's prompts (`FailedAttemptLedger`): after four, each guess waits out the lockout first.
-  private static func unlock(_ storage: any ItemStorage, passphrase: [UInt8]?, ledger: FailedAttemptLedger)
+  private static func unlock(_ storage: any KeyLockStorage, passphrase: [UInt8]?, ledger: FailedAttemptLedger)
     throws(SecStatus)
   {
     guard let passphrase, storage.hasPassphrase else {
@@ -300,7 +300,7 @@ package enum AgentDispatch {
   /// (`CallerSession`): the secret a `find` withholds must not be had by stripping the
   /// access control first. False when a row is gone since it was read.
   private static func checkReplacements(
-    _ replacements: [ItemReplacement], storage: any ItemStorage, grant: AccessGrant,
+    _ replacements: [ItemReplacement], storage: any ItemRowStorage, grant: AccessGrant,
     authentication: CallerSession, backend: any SecurityBackend
   ) throws(SecStatus) -> Bool {
     let guardsSecrets = authentication.withholds

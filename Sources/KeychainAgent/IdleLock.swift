@@ -15,12 +15,13 @@ package final class IdleLock: @unchecked Sendable {
   package static let defaultTimeout = 900
 
   package let timeout: Int
-  private let storage: any ItemStorage
+  /// The keys and the lock: all an idle lock needs of a storage.
+  private let storage: any KeyLockStorage
   private let logger: Logger
   private let lastRequest = Atomic<Int64>(IdleLock.now())
   private let timer: DispatchSourceTimer?
 
-  package init(timeout: Int, storage: any ItemStorage, logger: Logger) {
+  package init(timeout: Int, storage: any KeyLockStorage, logger: Logger) {
     self.timeout = timeout
     self.storage = storage
     self.logger = logger

@@ -44,7 +44,7 @@ public final class KeychainStore: Sendable {
 
   /// The authenticator of a storage this process holds: prompts as the environment says, and
   /// counts failures beside the store.
-  private static func localAuthenticator(_ storage: any ItemStorage, directory: URL?) -> any UserAuthenticating {
+  private static func localAuthenticator(_ storage: any KeyLockStorage, directory: URL?) -> any UserAuthenticating {
     PassphraseAuthenticator(
       storage: storage, ledger: FailedAttemptLedger(directory: directory), prompt: PassphrasePrompt.fromEnvironment())
   }

@@ -126,7 +126,8 @@ package let maximumReuse: TimeInterval = 300
 /// unlocking the store with it (a right passphrase unlocks, as a passcode does), and counts wrong
 /// answers in a `FailedAttemptLedger`.
 package final class PassphraseAuthenticator: UserAuthenticating {
-  private let storage: any ItemStorage
+  /// The keys and the lock: a right passphrase unlocks them, as a passcode does.
+  private let storage: any KeyLockStorage
   private let ledger: FailedAttemptLedger
   private let prompt: any PromptService
   /// Where the non-waiting form runs its prompts, one at a time: callers waiting for the user
@@ -136,7 +137,7 @@ package final class PassphraseAuthenticator: UserAuthenticating {
   /// One prompt at a time: two calls that need the user share the first one's answer.
   private let promptTurn = Mutex(())
 
-  package init(storage: any ItemStorage, ledger: FailedAttemptLedger, prompt: any PromptService) {
+  package init(storage: any KeyLockStorage, ledger: FailedAttemptLedger, prompt: any PromptService) {
     self.storage = storage
     self.ledger = ledger
     self.prompt = prompt
