@@ -22,7 +22,7 @@ docs=$root/Sources/Security/Security.docc
 failed=0
 passed=0
 missing=()
-for tool in runuser dbus-daemon secret-tool git gcc pkg-config; do
+for tool in runuser dbus-daemon secret-tool git gcc pkg-config ssh ssh-add ssh-keygen; do
   command -v "$tool" >/dev/null || missing+=("$tool")
 done
 /usr/bin/python3 -c 'import keyring, secretstorage, pytest' 2>/dev/null || missing+=("python3-keyring, python3-secretstorage or python3-pytest")
@@ -51,6 +51,8 @@ if [ "$(id -u)" -eq 0 ]; then
     userdel -r "$user" >/dev/null 2>&1
   fi
   useradd -m -s /bin/bash "$user" >/dev/null
+  # Not locked, yet with no password: sshd lets such an account in by key alone.
+  usermod -p '*' "$user"
 else
   user=$(id -un)
 fi
@@ -59,6 +61,7 @@ cleanup() {
   # Whatever a flow left running: the user's processes (the created user only), else every
   # process whose command line names this run's folder (the agents, buses and relays it started).
   if [ "$(id -u)" -eq 0 ]; then pkill -KILL -u "$user" 2>/dev/null; fi
+  [ -f "$work/sshd/pid" ] && kill "$(cat "$work/sshd/pid")" 2>/dev/null
   pkill -KILL -f "$work" 2>/dev/null
   if [ "$(id -u)" -eq 0 ]; then userdel -r "$user" >/dev/null 2>&1; fi
   rm -rf "$work"
@@ -168,7 +171,7 @@ flow() {
   { prelude; cat; } >"$work/$slug.sh"
   chmod 644 "$work/$slug.sh"
   local environment=(HOME="$home" USER="$user" LOGNAME="$user" PATH="$bin:/usr/bin:/bin"
-    XDG_RUNTIME_DIR="$run" LANG=C.UTF-8 KB_BIN="$bin" KB_WORK="$work")
+    XDG_RUNTIME_DIR="$run" LANG=C.UTF-8 KB_BIN="$bin" KB_WORK="$work" KB_SSH_PORT="${KB_SSH_PORT:-}")
   if [ "$(id -u)" -eq 0 ]; then
     chown -R "$user:" "$home" "$run"
     timeout 300 runuser -u "$user" -- env -i "${environment[@]}" bash "$work/$slug.sh" >"$work/$slug.log" 2>&1
@@ -185,6 +188,43 @@ flow() {
     sed 's/^/    /' "$work/$slug.log" | tail -25
   fi
 }
+
+# OpenSSH's sshd on loopback, for the ssh-agent's logins: started as root (sshd needs it) with a
+# configuration of its own that lets the test user in by key alone, from a file the user writes.
+ssh_port=""
+if [ "$(id -u)" -eq 0 ] && [ -x /usr/sbin/sshd ]; then
+  mkdir -p "$work/sshd" /run/sshd
+  ssh-keygen -q -t ed25519 -N '' -f "$work/sshd/host_key"
+  : >"$work/sshd/authorized_keys"
+  chown "$user:" "$work/sshd/authorized_keys"
+  chmod 600 "$work/sshd/authorized_keys"
+  ssh_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  cat >"$work/sshd/config" <<EOF
+Port $ssh_port
+ListenAddress 127.0.0.1
+HostKey $work/sshd/host_key
+PidFile $work/sshd/pid
+UsePAM no
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+PubkeyAuthentication yes
+AuthorizedKeysFile $work/sshd/authorized_keys
+StrictModes no
+AllowUsers $user
+EOF
+  if ! /usr/sbin/sshd -f "$work/sshd/config" -E "$work/sshd/log"; then
+    echo "check-ordinary-user: FAIL: sshd did not start"
+    cat "$work/sshd/log"
+    failed=$((failed + 1))
+    ssh_port=""
+  fi
+elif [ "${CI:-}" = true ]; then
+  echo "check-ordinary-user: FAIL: sshd needs root and /usr/sbin/sshd (make setup installs openssh-server)"
+  failed=$((failed + 1))
+else
+  echo "check-ordinary-user: SKIP the ssh logins: sshd needs root (run make test as root to include them)"
+fi
+export KB_SSH_PORT=$ssh_port
 
 echo "check-ordinary-user: every flow as $user (uid $(id -u "$user")), not root"
 
@@ -402,6 +442,97 @@ grep -q "first read: the token" "$HOME/demo.out"
 grep -q "read after invalidate: refused" "$HOME/demo.out"
 EOF
 
+flow "keychaind as the ssh-agent: ssh-add, logins, ssh-keygen -Y, a restart without the key files" <<'EOF'
+agent() { keychaind --socket "$socket" --ssh-agent "$XDG_RUNTIME_DIR/ssh/agent.sock" 2>>"$XDG_RUNTIME_DIR/agent.log" & }
+agent
+kb_wait_for_agent
+KB_SOCKET="$XDG_RUNTIME_DIR/ssh/agent.sock" kb_wait_for_agent
+export SSH_AUTH_SOCK="$XDG_RUNTIME_DIR/ssh/agent.sock"
+mkdir -p "$HOME/keys"
+for kind in "ed25519" "ecdsa -b 256" "ecdsa -b 384" "ecdsa -b 521" "rsa -b 3072"; do
+  name=$(echo "$kind" | tr -d ' -')
+  ssh-keygen -q -t $kind -N '' -C "key $name" -f "$HOME/keys/$name"
+  ssh-add "$HOME/keys/$name"
+done
+expect "$(ssh-add -l | wc -l)" 5 "keys listed"
+ssh-add -L | grep -q "key rsab3072$"
+# A key too short for this agent, and a constraint it would not enforce, are refused.
+ssh-keygen -q -t rsa -b 1024 -N '' -f "$HOME/keys/short"
+! ssh-add "$HOME/keys/short" 2>/dev/null
+! ssh-add -h example.com "$HOME/keys/ed25519" 2>/dev/null
+echo "the message" > "$HOME/message"
+for name in ed25519 ecdsab256 ecdsab384 ecdsab521 rsab3072; do
+  ssh-keygen -Y sign -n file -f "$HOME/keys/$name.pub" "$HOME/message" 2>/dev/null
+  echo "me $(cat "$HOME/keys/$name.pub")" > "$HOME/allowed"
+  ssh-keygen -Y verify -f "$HOME/allowed" -I me -n file -s "$HOME/message.sig" < "$HOME/message" >/dev/null
+  rm "$HOME/message.sig"
+done
+login() {  # login KEY: logs in to the loopback sshd with the agent's key whose public file is KEY
+  [ -z "$KB_SSH_PORT" ] && return 0
+  ssh -p "$KB_SSH_PORT" -o BatchMode=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null \
+    -o IdentitiesOnly=yes -o IdentityFile="$1" -o LogLevel=ERROR "$USER@127.0.0.1" echo logged in
+}
+if [ -n "$KB_SSH_PORT" ]; then cat "$HOME"/keys/*.pub > "$KB_WORK/sshd/authorized_keys"; fi
+for name in ed25519 ecdsab384 rsab3072; do
+  chmod 600 "$HOME/keys/$name.pub"
+  if [ -n "$KB_SSH_PORT" ]; then expect "$(login "$HOME/keys/$name.pub")" "logged in" "a login with $name"; fi
+done
+# The keys live in the keychain: the files gone and the agent restarted, they are still there.
+mkdir -p "$HOME/public" && mv "$HOME"/keys/*.pub "$HOME/public/" && rm -f "$HOME"/keys/*
+kill %1; wait %1 2>/dev/null || true
+agent
+KB_SOCKET="$XDG_RUNTIME_DIR/ssh/agent.sock" kb_wait_for_agent
+expect "$(ssh-add -l | wc -l)" 5 "keys listed after a restart"
+if [ -n "$KB_SSH_PORT" ]; then expect "$(login "$HOME/public/ed25519.pub")" "logged in" "a login after a restart"; fi
+# Locked with -x, the agent lists nothing and signs nothing until -X.
+printf '#!/bin/sh\necho "lock words"\n' > "$HOME/lockpass" && chmod 700 "$HOME/lockpass"
+SSH_ASKPASS="$HOME/lockpass" SSH_ASKPASS_REQUIRE=force ssh-add -x </dev/null 2>/dev/null
+! ssh-add -l >/dev/null 2>&1
+! ssh-keygen -Y sign -n file -f "$HOME/public/ed25519.pub" "$HOME/message" 2>/dev/null
+SSH_ASKPASS="$HOME/lockpass" SSH_ASKPASS_REQUIRE=force ssh-add -X </dev/null 2>/dev/null
+expect "$(ssh-add -l | wc -l)" 5 "keys listed after -X"
+# -d removes one key, -D all.
+ssh-add -d "$HOME/public/ecdsab521.pub" 2>/dev/null
+expect "$(ssh-add -l | wc -l)" 4 "keys after -d"
+ssh-add -D 2>/dev/null
+expect "$(ssh-add -l || true)" "The agent has no identities." "keys after -D"
+EOF
+
+flow "the ssh-agent's confirmation (-c) names the program and asks through the askpass; -t lapses" <<'EOF'
+make_askpass "unused"
+printf '#!/bin/sh\necho "$SSH_ASKPASS_PROMPT|$1" >> "$HOME/asked"\n[ "$(cat "$HOME/decision")" = allow ]\n' > "$HOME/askpass"
+echo deny > "$HOME/decision"
+KEYCHAIN_BRIDGE_ASKPASS="$HOME/askpass" keychaind --socket "$socket" --ssh-agent "$XDG_RUNTIME_DIR/ssh/agent.sock" \
+  2>"$XDG_RUNTIME_DIR/agent.log" &
+KB_SOCKET="$XDG_RUNTIME_DIR/ssh/agent.sock" kb_wait_for_agent
+export SSH_AUTH_SOCK="$XDG_RUNTIME_DIR/ssh/agent.sock"
+ssh-keygen -q -t ed25519 -N '' -C "work key" -f "$HOME/work"
+ssh-add -c "$HOME/work" 2>/dev/null
+echo "the message" > "$HOME/message"
+! ssh-keygen -Y sign -n file -f "$HOME/work.pub" "$HOME/message" 2>/dev/null
+# The program that asked (ssh-keygen) and the one that started it (this shell), as "git (via ssh)".
+grep -q "^confirm|bash (via ssh-keygen) wants to sign with the ssh key “work key” (SHA256:" "$HOME/asked"
+echo allow > "$HOME/decision"
+ssh-keygen -Y sign -n file -f "$HOME/work.pub" "$HOME/message" 2>/dev/null
+expect "$(asked)" 2 "one question per signature"
+# A key added for a second lapses: no longer listed once it has (the wait is bounded, not timed).
+ssh-keygen -q -t ed25519 -N '' -C "brief" -f "$HOME/brief"
+ssh-add -t 1 "$HOME/brief" 2>/dev/null
+for _ in $(seq 600); do (ssh-add -l || true) | grep -q brief || break; sleep 0.1; done
+! (ssh-add -l || true) | grep -q brief
+EOF
+
+if [ -n "$ssh_port" ]; then
+  # The logins above went through sshd, by key, for the test user: its log says so.
+  if grep -q "Accepted publickey for $user" "$work/sshd/log"; then
+    passed=$((passed + 1))
+    echo "PASS sshd let $user in by the agent's keys ($(grep -c "Accepted publickey" "$work/sshd/log") logins)"
+  else
+    failed=$((failed + 1))
+    echo "FAIL sshd logged no login by key:"
+    sed 's/^/    /' "$work/sshd/log" | tail -10
+  fi
+fi
 echo "check-ordinary-user: $passed passed, $failed failed"
 echo "$passed passed, $failed failed"
 [ $failed -eq 0 ]

@@ -182,3 +182,20 @@ extension ProcessInspection {
     return nil
   }
 }
+
+extension ProcessInspection {
+  /// The executable of process `pid`'s parent (ssh's: git, a shell), for a confirmation's words;
+  /// nil when it cannot be read or is init.
+  static func parentExecutable(of pid: Int32) -> String? {
+    guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/stat"), data.count < 4096,
+      let text = String(data: data, encoding: .utf8), let close = text.lastIndex(of: ")")
+    else { return nil }
+    let fields = text[text.index(after: close)...].split(separator: " ")
+    // Field 4, the parent's pid, is the second after the name.
+    guard fields.count > 1, let parent = Int32(fields[1]), parent > 1 else { return nil }
+    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+    let length = readlink("/proc/\(parent)/exe", &buffer, buffer.count - 1)
+    guard length > 0 else { return nil }
+    return String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+  }
+}

@@ -51,7 +51,7 @@ package enum HashFunction: String, Sendable, CaseIterable {
 
 /// Each digest algorithm fetched from the default provider once and kept: fetched algorithms are
 /// immutable and OpenSSL allows sharing them between threads.
-private enum FetchedDigests {
+enum FetchedDigests {
   nonisolated(unsafe) static let sha1 = EVP_MD_fetch(nil, "SHA1", nil)
   nonisolated(unsafe) static let sha224 = EVP_MD_fetch(nil, "SHA224", nil)
   nonisolated(unsafe) static let sha256 = EVP_MD_fetch(nil, "SHA256", nil)

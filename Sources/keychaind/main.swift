@@ -12,7 +12,7 @@ import Security
 // holds for all of them. See the Security documentation's "Keychain agent" article.
 
 let usage = """
-  usage: keychaind --socket PATH [--store DIR] [--policy FILE] [--idle-timeout SECONDS] [--secret-service]
+  usage: keychaind --socket PATH [--store DIR] [--policy FILE] [--idle-timeout SECONDS] [--secret-service] [--ssh-agent PATH]
          keychaind --secret-service [--store DIR] [--policy FILE] [--idle-timeout SECONDS]
          keychaind [--store DIR] [--policy FILE] [--idle-timeout SECONDS]   (from systemd's socket unit)
          keychaind --install-units [--unit-directory DIR] [--secret-service] [--store DIR] [--policy FILE] [--idle-timeout SECONDS]
@@ -36,6 +36,11 @@ let usage = """
   and Python's keyring see the default collection, which is the store's default access group.
   Without --socket it listens on the default socket too (the one KEYCHAIN_BRIDGE_AGENT=auto finds).
   It fails when another program owns the name (stop GNOME Keyring's secrets component first).
+
+  --ssh-agent PATH also serves OpenSSH's agent protocol on the Unix socket PATH (give it to ssh as
+  SSH_AUTH_SOCK): `ssh-add FILE` stores the key in the keychain, where it outlives the agent and the
+  file; ssh, ssh-add -l/-L/-d/-D/-x/-X/-c/-t and ssh-keygen -Y sign use it. Ed25519, ECDSA and RSA
+  (2048 bits at least, rsa-sha2-256 and -512 signatures only).
 
   --install-units writes systemd user units (keychaind.socket, keychaind.service) into DIR (default:
   $XDG_CONFIG_HOME/systemd/user) for this executable, which systemd starts with the --store, --policy
@@ -69,6 +74,7 @@ var installUnits = false
 var secretService = false
 var idleTimeout = IdleLock.defaultTimeout
 var unitDirectory: URL?
+var sshAgentPath: String?
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
   switch argument {
@@ -88,6 +94,11 @@ while let argument = arguments.popFirst() {
     idleTimeout = seconds
   case "--secret-service":
     secretService = true
+  case "--ssh-agent":
+    guard let value = arguments.popFirst(), !value.isEmpty else {
+      fail("--ssh-agent needs a socket path\n\(usage)", status: 64)
+    }
+    sshAgentPath = value
   case "--install-units":
     installUnits = true
   case "--unit-directory":
@@ -182,12 +193,16 @@ do {
 let service: AgentService
 let server: AgentSocketServer
 var bus: SecretServiceBus?
+var sshAgent: SSHAgentServer?
 do {
   service = AgentService(
     store: store, backend: try AgentStartup.backend(),
     policy: policy, idleLock: IdleLock(timeout: idleTimeout, storage: store.backend, logger: logger),
     ledger: FailedAttemptLedger(directory: directory), logger: logger)
   if secretService { bus = try SecretServiceBus(service: service) }
+  if let sshAgentPath {
+    sshAgent = try SSHAgentServer(socketPath: sshAgentPath, agent: service, service: SSHAgentService(agent: service))
+  }
   if let activatedListener {
     server = try AgentSocketServer(activatedListener: activatedListener, service: service)
     if let socketPath, socketPath != server.socketPath {
@@ -207,6 +222,7 @@ let signalSources = [SIGTERM, SIGINT].map { signalNumber in
   signal(signalNumber, SIG_IGN)
   let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
   source.setEventHandler {
+    sshAgent?.stop()
     server.stop()
     exit(0)
   }
@@ -223,6 +239,12 @@ if let bus {
     exit(1)
   }
   thread.name = "keychaind secret service"
+  thread.start()
+}
+
+if let sshAgent {
+  let thread = Thread { sshAgent.run() }
+  thread.name = "keychaind ssh-agent"
   thread.start()
 }
 

@@ -1,0 +1,217 @@
+import Dispatch
+import Foundation
+import KeychainCrypto
+@_spi(KeychainBridge) import Security
+import Synchronization
+
+/// Who is on an ssh-agent connection: the program the agent identified (`AgentService.identify`)
+/// and the program that started it (ssh's parent: git, a shell), for the confirmation's words, and
+/// the host keys the connection bound itself to (`session-bind@openssh.com`).
+package final class SSHAgentCaller: @unchecked Sendable {
+  // @unchecked: `boundHosts` is used by the connection's own thread only.
+  let executable: String
+  let parent: String?
+  var boundHosts: [[UInt8]] = []
+
+  package init(executable: String, parent: String?) {
+    self.executable = executable
+    self.parent = parent
+  }
+}
+
+/// OpenSSH's agent protocol (draft-miller-ssh-agent) over the keychain the agent holds: list,
+/// sign, add (with the confirm and lifetime constraints), remove, remove all, lock and unlock, and
+/// the session-bind extension. A front end adapter: it reads a message, acts on the keychain
+/// through an engine confined to the keys' group, and writes the answer; it needs no socket, so
+/// the tests feed it messages.
+package final class SSHAgentService: Sendable {
+  /// Message numbers (draft-miller-ssh-agent §5.1).
+  enum Message {
+    static let failure: UInt8 = 5
+    static let success: UInt8 = 6
+    static let requestIdentities: UInt8 = 11
+    static let identitiesAnswer: UInt8 = 12
+    static let signRequest: UInt8 = 13
+    static let signResponse: UInt8 = 14
+    static let addIdentity: UInt8 = 17
+    static let removeIdentity: UInt8 = 18
+    static let removeAllIdentities: UInt8 = 19
+    static let lock: UInt8 = 22
+    static let unlock: UInt8 = 23
+    static let addConstrainedIdentity: UInt8 = 25
+    static let `extension`: UInt8 = 27
+  }
+
+  /// The longest message taken, OpenSSH's own bound (AGENT_MAX_LEN).
+  package static let maximumMessageLength = 256 * 1024
+
+  private let agent: AgentService
+  private let prompter: any PromptService
+  /// The agent's lock (`ssh-add -x`): a salted digest of its passphrase while locked.
+  private let lockDigest = Mutex<(salt: [UInt8], digest: [UInt8])?>(nil)
+
+  package init(agent: AgentService, prompter: any PromptService = PassphrasePrompt.fromEnvironment()) {
+    self.agent = agent
+    self.prompter = prompter
+  }
+
+  private var keys: SSHAgentKeys {
+    SSHAgentKeys(
+      engine: SecItemEngine(store: agent.store, accessGroups: [SSHAgentKeys.group], backend: agent.backend))
+  }
+
+  private static let failure: [UInt8] = [Message.failure]
+  private static let success: [UInt8] = [Message.success]
+
+  /// The answer to one message from `caller`: a failure for anything malformed, refused or unknown,
+  /// as OpenSSH's agent answers (the reason is logged, never a key's bytes).
+  package func answer(_ message: [UInt8], from caller: SSHAgentCaller) -> [UInt8] {
+    var reader = SSHReader(message)
+    do throws(SSHWireError) {
+      let type = try reader.byte()
+      let locked = lockDigest.withLock { $0 != nil }
+      switch type {
+      case Message.requestIdentities:
+        var writer = SSHWriter()
+        writer.byte(Message.identitiesAnswer)
+        let listed = locked ? [] : try keychain { () throws(SecStatus) in try keys.list() }
+        writer.uint32(UInt32(listed.count))
+        for key in listed {
+          writer.string(key.publicBlob)
+          writer.string(key.comment)
+        }
+        return writer.bytes
+      case Message.signRequest:
+        let blob = try reader.string()
+        let data = try reader.string()
+        let flags = try reader.uint32()
+        guard !locked else { return refuse("a signature while the agent is locked") }
+        return try sign(data, with: blob, flags: flags, for: caller)
+      case Message.addIdentity, Message.addConstrainedIdentity:
+        guard !locked else { return refuse("an add while the agent is locked") }
+        let key = try SSHAgentKey(reading: &reader)
+        let comment = try reader.text()
+        var confirm = false
+        var lifetime: UInt32?
+        while type == Message.addConstrainedIdentity && !reader.isAtEnd {
+          switch try reader.byte() {
+          case 1: lifetime = try reader.uint32()
+          case 2: confirm = true
+          default:
+            // restrict-destination and other extensions: a constraint this agent would not
+            // enforce is refused rather than ignored.
+            return refuse("a constraint this agent does not enforce")
+          }
+        }
+        try keychain { () throws(SecStatus) in
+          try keys.add(key, comment: comment, confirm: confirm, lifetime: lifetime)
+        }
+        return Self.success
+      case Message.removeIdentity:
+        let blob = try reader.string()
+        guard !locked else { return refuse("a removal while the agent is locked") }
+        return try keychain { () throws(SecStatus) in try keys.remove(blob) } ? Self.success : Self.failure
+      case Message.removeAllIdentities:
+        guard !locked else { return refuse("a removal while the agent is locked") }
+        try keychain { () throws(SecStatus) in try keys.removeAll() }
+        return Self.success
+      case Message.lock, Message.unlock:
+        var passphrase = try reader.string()
+        defer { Secrets.wipe(&passphrase) }
+        return type == Message.lock ? lock(with: passphrase) : unlock(with: passphrase)
+      case Message.extension:
+        let name = try reader.text()
+        guard name == "session-bind@openssh.com" else { return refuse("the extension \(name)") }
+        // The host key and session of the connection ssh is making: named in confirmations.
+        let hostKey = try reader.string()
+        _ = try reader.string()  // the session identifier
+        _ = try reader.string()  // the host's signature over it
+        _ = try reader.byte()  // whether the connection forwards the agent
+        if caller.boundHosts.count < 16 { caller.boundHosts.append(hostKey) }
+        return Self.success
+      default:
+        return refuse("a message of type \(type)")
+      }
+    } catch {
+      return refuse(error.reason)
+    }
+  }
+
+  private func refuse(_ reason: String) -> [UInt8] {
+    agent.logger.info("the ssh-agent refused \(reason)")
+    return Self.failure
+  }
+
+  /// Runs a keychain operation; its failure becomes the message's.
+  private func keychain<T>(_ body: () throws(SecStatus) -> T) throws(SSHWireError) -> T {
+    do {
+      return try body()
+    } catch {
+      throw SSHWireError(
+        reason: error.code == errSecInteractionNotAllowed
+          ? "an operation while the keychain is locked" : "an operation the keychain failed (\(error.code))")
+    }
+  }
+
+  private func sign(_ data: [UInt8], with blob: [UInt8], flags: UInt32, for caller: SSHAgentCaller)
+    throws(SSHWireError) -> [UInt8]
+  {
+    guard let (key, listed) = try keychain({ () throws(SecStatus) in try keys.key(for: blob) }) else {
+      return refuse("a signature with a key it does not hold")
+    }
+    if listed.confirm {
+      guard confirm(sign: listed, for: caller) else { return refuse("a signature the user did not allow") }
+    }
+    let signature: [UInt8]?
+    do {
+      signature = try key.signature(of: data, flags: flags)
+    } catch {
+      throw SSHWireError(reason: "a signature OpenSSL could not make: \(error)")
+    }
+    guard let signature else { return refuse("an RSA signature over SHA-1") }
+    var writer = SSHWriter()
+    writer.byte(Message.signResponse)
+    writer.string(signature)
+    return writer.bytes
+  }
+
+  /// Asks the user whether the caller may sign with `key`, naming the program (and its parent),
+  /// the key and the host it connects to; the connection's thread waits for the answer.
+  private func confirm(sign key: SSHAgentKeys.Listed, for caller: SSHAgentCaller) -> Bool {
+    let words = PassphraseAuthenticator.programWords
+    var who = words(URL(fileURLWithPath: caller.executable).lastPathComponent)
+    if let parent = caller.parent { who = "\(words(URL(fileURLWithPath: parent).lastPathComponent)) (via \(who))" }
+    var text =
+      "\(who) wants to sign with the ssh key “\(words(key.comment))” (\(SSHAgentKey.fingerprint(key.publicBlob)))"
+    if let host = caller.boundHosts.last { text += " for the host whose key is \(SSHAgentKey.fingerprint(host))" }
+    let answered = DispatchSemaphore(value: 0)
+    let allowed = Atomic(false)
+    prompter.confirm(text + ". Allow it?") { yes in
+      allowed.store(yes, ordering: .relaxed)
+      answered.signal()
+    }
+    answered.wait()
+    return allowed.load(ordering: .relaxed)
+  }
+
+  private func lock(with passphrase: [UInt8]) -> [UInt8] {
+    guard let salt = try? SecureBytes.random(count: 16), let digest = try? SHA256.hash(data: salt + passphrase) else {
+      return Self.failure
+    }
+    return lockDigest.withLock { current in
+      guard current == nil else { return Self.failure }
+      current = (salt, digest)
+      return Self.success
+    }
+  }
+
+  private func unlock(with passphrase: [UInt8]) -> [UInt8] {
+    lockDigest.withLock { current in
+      guard let (salt, digest) = current, (try? SHA256.hash(data: salt + passphrase)) == digest else {
+        return Self.failure
+      }
+      current = nil
+      return Self.success
+    }
+  }
+}

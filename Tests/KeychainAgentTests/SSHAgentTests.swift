@@ -1,0 +1,164 @@
+import AgentProcess
+import Foundation
+import KeychainAgentWire
+import KeychainStorageMemory
+import Testing
+
+@testable import KeychainAgent
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// OpenSSH's agent protocol as keychaind speaks it (issue 65): crafted and malformed messages fed
+/// to the service without a socket, and the real agent's socket against announcements it must not
+/// believe. ssh, ssh-add, ssh-keygen and sshd drive it in scripts/check-ordinary-user.sh.
+@Suite("The ssh-agent's protocol")
+struct SSHAgentTests {
+  static let caller = SSHAgentCaller(executable: "/usr/bin/ssh", parent: "/usr/bin/git")
+
+  static func service() throws -> SSHAgentService {
+    SSHAgentService(agent: try AgentServices.make(over: InMemoryItemStorage()))
+  }
+
+  static func message(_ type: UInt8, _ build: (inout SSHWriter) -> Void = { _ in }) -> [UInt8] {
+    var writer = SSHWriter()
+    writer.byte(type)
+    build(&writer)
+    return writer.bytes
+  }
+
+  /// An Ed25519 key ssh-keygen made, in the agent protocol's form (type, fields, comment), read
+  /// from its unencrypted openssh-key-v1 file.
+  static func ed25519Key(comment: String) throws -> (added: [UInt8], publicBlob: [UInt8]) {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("kb-ssh-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let path = folder.appendingPathComponent("key").path
+    let keygen = Process()
+    keygen.executableURL = URL(fileURLWithPath: "/usr/bin/ssh-keygen")
+    keygen.arguments = ["-q", "-t", "ed25519", "-N", "", "-C", comment, "-f", path]
+    try keygen.run()
+    keygen.waitUntilExit()
+    let text = try String(contentsOfFile: path, encoding: .utf8)
+    let base64 = text.split(separator: "\n").filter { !$0.hasPrefix("-----") }.joined()
+    let file = try #require(Data(base64Encoded: base64)).map { $0 }
+    let magic = Array("openssh-key-v1\0".utf8)
+    #expect(Array(file.prefix(magic.count)) == magic)
+    var reader = SSHReader(Array(file.dropFirst(magic.count)))
+    #expect(try reader.text() == "none")  // cipher
+    _ = try reader.text()  // kdf
+    _ = try reader.string()  // kdf options
+    #expect(try reader.uint32() == 1)
+    let publicBlob = try reader.string()
+    var section = SSHReader(try reader.string())
+    #expect(try section.uint32() == (try section.uint32()))  // the check integers
+    let start = section.position
+    _ = try section.string()  // type
+    _ = try section.string()  // public
+    _ = try section.string()  // secret
+    _ = try section.string()  // comment
+    return (section.read(since: start), publicBlob)
+  }
+
+  @Test("Malformed, unknown and over-long messages are failures, never a crash")
+  func malformedMessagesFail() throws {
+    let service = try Self.service()
+    let failure: [UInt8] = [SSHAgentService.Message.failure]
+    #expect(service.answer([], from: Self.caller) == failure)
+    #expect(service.answer([200], from: Self.caller) == failure)
+    // A string that announces more than the message holds.
+    #expect(service.answer([13, 0xFF, 0xFF, 0xFF, 0xF0, 1, 2], from: Self.caller) == failure)
+    // An add of a type this agent does not hold, an Ed25519 key whose halves do not match, a
+    // negative mpint.
+    #expect(
+      service.answer(
+        Self.message(17) {
+          $0.string("ssh-dss"); $0.string("x")
+        }, from: Self.caller) == failure)
+    let mismatched = Self.message(17) { writer in
+      writer.string("ssh-ed25519")
+      writer.string([UInt8](repeating: 1, count: 32))
+      writer.string([UInt8](repeating: 2, count: 64))
+      writer.string("bad")
+    }
+    #expect(service.answer(mismatched, from: Self.caller) == failure)
+    let negative = Self.message(17) { writer in
+      writer.string("ssh-rsa")
+      writer.string([0x80, 1])
+    }
+    #expect(service.answer(negative, from: Self.caller) == failure)
+    // Nothing was stored by any of them.
+    #expect(service.answer([11], from: Self.caller) == [12, 0, 0, 0, 0])
+  }
+
+  @Test("A key is added, listed, signs with Ed25519, and is removed; a constraint it cannot enforce is refused")
+  func aKeysLife() throws {
+    let service = try Self.service()
+    let (added, publicBlob) = try Self.ed25519Key(comment: "work key")
+    #expect(service.answer([17] + added, from: Self.caller) == [SSHAgentService.Message.success])
+    var listed = SSHReader(service.answer([11], from: Self.caller))
+    #expect(try listed.byte() == 12 && listed.uint32() == 1)
+    #expect(try listed.string() == publicBlob && listed.text() == "work key" && listed.isAtEnd)
+    let sign = Self.message(13) { writer in
+      writer.string(publicBlob)
+      writer.string(Array("data".utf8))
+      writer.uint32(0)
+    }
+    var signed = SSHReader(service.answer(sign, from: Self.caller))
+    #expect(try signed.byte() == 14)
+    var signature = SSHReader(try signed.string())
+    #expect(try signature.text() == "ssh-ed25519" && signature.string().count == 64)
+    // restrict-destination (an extension constraint, 255) is refused rather than ignored.
+    let restricted =
+      [25] + added + [255] + Self.message(0) { $0.string("restrict-destination-v00@openssh.com") }.dropFirst()
+    #expect(service.answer(restricted, from: Self.caller) == [SSHAgentService.Message.failure])
+    // Locked, nothing is listed or signed; a wrong passphrase does not unlock it.
+    let lock = Self.message(22) { $0.string("words") }
+    #expect(service.answer(lock, from: Self.caller) == [6])
+    #expect(service.answer(lock, from: Self.caller) == [5])
+    #expect(service.answer([11], from: Self.caller) == [12, 0, 0, 0, 0])
+    #expect(service.answer(sign, from: Self.caller) == [5])
+    #expect(service.answer(Self.message(23) { $0.string("other") }, from: Self.caller) == [5])
+    #expect(service.answer(Self.message(23) { $0.string("words") }, from: Self.caller) == [6])
+    let remove = Self.message(18) { $0.string(publicBlob) }
+    #expect(service.answer(remove, from: Self.caller) == [6])
+    #expect(service.answer(remove, from: Self.caller) == [5])
+    #expect(service.answer([11], from: Self.caller) == [12, 0, 0, 0, 0])
+  }
+
+  @Test("The agent's socket refuses a 64 MiB announcement by closing it, and serves the next connection")
+  func overLongAnnouncementsCloseTheConnection() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "kb-sshsock-\(UUID().uuidString.prefix(8))")
+    let socket = "/tmp/kbs-\(UUID().uuidString.prefix(8))/agent.sock"
+    defer {
+      try? FileManager.default.removeItem(at: folder)
+      try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: socket).deletingLastPathComponent().path)
+    }
+    let agent = try RunningAgent(arguments: ["--ssh-agent", socket])
+    defer { agent.stop() }
+    while !FileManager.default.fileExists(atPath: socket) { usleep(20_000) }
+    func exchange(_ bytes: [UInt8]) throws -> [UInt8] {
+      let descriptor = try FrameSocket.connect(to: socket)
+      defer { close(descriptor) }
+      _ = bytes.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+      var answer: [UInt8] = []
+      var buffer = [UInt8](repeating: 0, count: 4096)
+      while true {
+        let count = recv(descriptor, &buffer, buffer.count, 0)
+        if count <= 0 { break }
+        answer += buffer.prefix(count)
+        if answer.count >= 4, answer.count >= 4 + Int(answer.prefix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) }) {
+          break
+        }
+      }
+      return answer
+    }
+    // 64 MiB announced: closed without an answer, nothing allocated for it.
+    #expect(try exchange([0x04, 0, 0, 0, 11]) == [])
+    #expect(try exchange([0, 0, 0, 0]) == [])
+    // The next connection is served.
+    #expect(try exchange([0, 0, 0, 1, 11]) == [0, 0, 0, 5, 12, 0, 0, 0, 0])
+  }
+}
