@@ -15,6 +15,18 @@ enum ParameterNames {
   nonisolated(unsafe) static let scryptR = permanent(OSSL_KDF_PARAM_SCRYPT_R)
   nonisolated(unsafe) static let scryptP = permanent(OSSL_KDF_PARAM_SCRYPT_P)
   nonisolated(unsafe) static let scryptMaxMemory = permanent(OSSL_KDF_PARAM_SCRYPT_MAXMEM)
+  nonisolated(unsafe) static let group = permanent(OSSL_PKEY_PARAM_GROUP_NAME)
+  nonisolated(unsafe) static let privateKey = permanent(OSSL_PKEY_PARAM_PRIV_KEY)
+  nonisolated(unsafe) static let publicKey = permanent(OSSL_PKEY_PARAM_PUB_KEY)
+  nonisolated(unsafe) static let rsaModulus = permanent(OSSL_PKEY_PARAM_RSA_N)
+  nonisolated(unsafe) static let rsaPublicExponent = permanent(OSSL_PKEY_PARAM_RSA_E)
+  nonisolated(unsafe) static let rsaPrivateExponent = permanent(OSSL_PKEY_PARAM_RSA_D)
+  // The CRT parameters: OpenSSL spells their names with macros Swift does not import.
+  nonisolated(unsafe) static let rsaFactor1 = permanent("rsa-factor1")
+  nonisolated(unsafe) static let rsaFactor2 = permanent("rsa-factor2")
+  nonisolated(unsafe) static let rsaExponent1 = permanent("rsa-exponent1")
+  nonisolated(unsafe) static let rsaExponent2 = permanent("rsa-exponent2")
+  nonisolated(unsafe) static let rsaCoefficient1 = permanent("rsa-coefficient1")
 
   /// A copy of `name` that is never freed. Should the copy fail (no memory at all), an empty name
   /// is used, which OpenSSL does not recognize: the operation then fails with an error.

@@ -44,32 +44,25 @@ package final class SSHSigningKey: @unchecked Sendable {
     }
   }
 
-  /// An ECDSA key on `curve` (nistp256, nistp384, nistp521) from its private scalar; its public
-  /// point must be `publicPoint` (uncompressed, as OpenSSH sends it).
+  /// An ECDSA key on `curve` (nistp256, nistp384, nistp521) from its private scalar and its public
+  /// point (uncompressed, as OpenSSH sends it); `checkPair` says whether the two belong together.
   package convenience init(ecdsaCurve curve: String, privateScalar: [UInt8], publicPoint: [UInt8])
     throws(CryptoError)
   {
-    guard let (oid, size) = Self.curves[curve] else { throw .invalidParameter("no such ECDSA curve") }
+    guard let size = Self.curves[curve] else { throw .invalidParameter("no such ECDSA curve") }
     let scalar = Array(privateScalar.drop { $0 == 0 })
     guard scalar.count <= size, publicPoint.count == 2 * size + 1, publicPoint.first == 4 else {
       throw .invalidParameter("the ECDSA key's fields do not fit its curve")
     }
-    // SEC1's ECPrivateKey: version 1, the scalar at the curve's size, the curve, the point.
-    var der = DERWriter.sequence(
-      DERWriter.integer([1]) + DERWriter.element(0x04, [UInt8](repeating: 0, count: size - scalar.count) + scalar)
-        + DERWriter.element(0xA0, oid) + DERWriter.element(0xA1, DERWriter.element(0x03, [0] + publicPoint)))
-    defer { SecureBytes.wipe(&der) }
-    let key = try Self.readPrivateKey(der)
+    // Built from its parts (EVP_PKEY_fromdata): OpenSSL 3's DER decoders cost a millisecond a
+    // key, which every signature would pay.
+    let key = try Self.build(
+      "EC",
+      [
+        .text(ParameterNames.group, Self.curveNames[curve] ?? ""), .number(ParameterNames.privateKey, scalar),
+        .octets(ParameterNames.publicKey, publicPoint),
+      ])
     self.init(kind: .ecdsa(curve: curve), key: key)
-    var derived = [UInt8](repeating: 0, count: publicPoint.count)
-    var length = 0
-    guard
-      EVP_PKEY_get_octet_string_param(key, OSSL_PKEY_PARAM_ENCODED_PUBLIC_KEY, &derived, derived.count, &length)
-        == 1, derived.prefix(length) == publicPoint[...]
-    else {
-      LibcryptoErrorQueue.clear()
-      throw .invalidParameter("the ECDSA private key does not match its public point")
-    }
   }
 
   /// An RSA key from the fields OpenSSH sends (big-endian magnitudes): the modulus, the public and
@@ -87,13 +80,28 @@ package final class SSHSigningKey: @unchecked Sendable {
       SecureBytes.wipe(&exponent1)
       SecureBytes.wipe(&exponent2)
     }
-    // PKCS#1's RSAPrivateKey: version 0, n, e, d, p, q, d mod (p-1), d mod (q-1), q⁻¹ mod p.
-    var der = DERWriter.sequence(
-      DERWriter.integer([0])
-        + [modulus, publicExponent, privateExponent, prime1, prime2, exponent1, exponent2, coefficient].flatMap(
-          DERWriter.integer))
-    defer { SecureBytes.wipe(&der) }
-    self.init(kind: .rsa, key: try Self.readPrivateKey(der))
+    let key = try Self.build(
+      "RSA",
+      [
+        .number(ParameterNames.rsaModulus, modulus), .number(ParameterNames.rsaPublicExponent, publicExponent),
+        .number(ParameterNames.rsaPrivateExponent, privateExponent), .number(ParameterNames.rsaFactor1, prime1),
+        .number(ParameterNames.rsaFactor2, prime2), .number(ParameterNames.rsaExponent1, exponent1),
+        .number(ParameterNames.rsaExponent2, exponent2), .number(ParameterNames.rsaCoefficient1, coefficient),
+      ])
+    self.init(kind: .rsa, key: key)
+  }
+
+  /// Checks that the private and public halves belong together (OpenSSL's pairwise check: the
+  /// public point or modulus is the private key's): for a key a client sent, before it is kept.
+  package func checkPair() throws(CryptoError) {
+    guard let context = EVP_PKEY_CTX_new_from_pkey(nil, key, nil) else {
+      throw .outOfMemory(operation: "EVP_PKEY_CTX_new_from_pkey")
+    }
+    defer { EVP_PKEY_CTX_free(context) }
+    guard EVP_PKEY_pairwise_check(context) == 1 else {
+      LibcryptoErrorQueue.clear()
+      throw .invalidParameter("the private key does not match its public key")
+    }
   }
 
   /// The key's size in bits.
@@ -123,19 +131,75 @@ package final class SSHSigningKey: @unchecked Sendable {
     return Array(signature.prefix(length))
   }
 
-  /// The curves by OpenSSH's name: their DER object identifier and field size in bytes.
-  private static let curves: [String: (oid: [UInt8], size: Int)] = [
-    "nistp256": ([0x06, 0x08, 0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x03, 0x01, 0x07], 32),
-    "nistp384": ([0x06, 0x05, 0x2B, 0x81, 0x04, 0x00, 0x22], 48),
-    "nistp521": ([0x06, 0x05, 0x2B, 0x81, 0x04, 0x00, 0x23], 66),
-  ]
+  /// The curves by OpenSSH's name, and their field size in bytes.
+  private static let curves = ["nistp256": 32, "nistp384": 48, "nistp521": 66]
 
-  private static func readPrivateKey(_ der: [UInt8]) throws(CryptoError) -> OpaquePointer {
-    let key: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
-      var cursor = buffer.baseAddress
-      return d2i_AutoPrivateKey(nil, &cursor, buffer.count)
+  /// OpenSSL's names of the curves.
+  private static let curveNames = ["nistp256": "P-256", "nistp384": "P-384", "nistp521": "P-521"]
+
+  /// One parameter of a key being built.
+  private enum Parameter {
+    case text(UnsafePointer<CChar>, String)
+    /// A non-negative big number from its big-endian magnitude, held in the secure heap.
+    case number(UnsafePointer<CChar>, [UInt8])
+    case octets(UnsafePointer<CChar>, [UInt8])
+  }
+
+  /// A key pair of `algorithm` ("EC", "RSA") built from `parameters`.
+  private static func build(_ algorithm: String, _ parameters: [Parameter]) throws(CryptoError) -> OpaquePointer {
+    guard let builder = OSSL_PARAM_BLD_new() else { throw .outOfMemory(operation: "OSSL_PARAM_BLD_new") }
+    defer { OSSL_PARAM_BLD_free(builder) }
+    var numbers: [OpaquePointer] = []
+    defer { numbers.forEach { BN_clear_free($0) } }
+    // The builder keeps pointers to texts and octets until OSSL_PARAM_BLD_to_param copies them:
+    // they are copied into buffers that outlive that call, and wiped after.
+    var buffers: [UnsafeMutableBufferPointer<UInt8>] = []
+    defer {
+      for buffer in buffers {
+        OPENSSL_cleanse(buffer.baseAddress, buffer.count)
+        buffer.deallocate()
+      }
     }
-    guard let key else { throw CryptoError.failure(of: "d2i_AutoPrivateKey") }
+    func keep(_ bytes: [UInt8]) -> UnsafeMutableBufferPointer<UInt8> {
+      let buffer = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(bytes.count, 1))
+      _ = buffer.initialize(from: bytes)
+      buffers.append(buffer)
+      return buffer
+    }
+    for parameter in parameters {
+      let pushed: Int32
+      switch parameter {
+      case .text(let name, let value):
+        let buffer = keep(Array(value.utf8) + [0])
+        pushed = buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
+          OSSL_PARAM_BLD_push_utf8_string(builder, name, $0, 0)
+        }
+      case .number(let name, let magnitude):
+        guard let number = BN_secure_new() else { throw .outOfMemory(operation: "BN_secure_new") }
+        numbers.append(number)
+        guard BN_bin2bn(magnitude, Int32(magnitude.count), number) != nil else {
+          throw CryptoError.failure(of: "BN_bin2bn")
+        }
+        pushed = OSSL_PARAM_BLD_push_BN(builder, name, number)
+      case .octets(let name, let value):
+        let buffer = keep(value)
+        pushed = OSSL_PARAM_BLD_push_octet_string(builder, name, buffer.baseAddress, value.count)
+      }
+      try check(pushed, "OSSL_PARAM_BLD_push")
+    }
+    guard let built = OSSL_PARAM_BLD_to_param(builder) else { throw CryptoError.failure(of: "OSSL_PARAM_BLD_to_param") }
+    // The private numbers were copied into a secure-heap block (they came from secure big numbers),
+    // which OSSL_PARAM_free clears as it frees it.
+    defer { OSSL_PARAM_free(built) }
+    guard let context = EVP_PKEY_CTX_new_from_name(nil, algorithm, nil) else {
+      throw CryptoError.failure(of: "EVP_PKEY_CTX_new_from_name")
+    }
+    defer { EVP_PKEY_CTX_free(context) }
+    try check(EVP_PKEY_fromdata_init(context), "EVP_PKEY_fromdata_init")
+    var key: OpaquePointer?
+    // EVP_PKEY_KEYPAIR: a macro Swift does not import.
+    try check(EVP_PKEY_fromdata(context, &key, 0x87, built), "EVP_PKEY_fromdata")
+    guard let key else { throw CryptoError.failure(of: "EVP_PKEY_fromdata") }
     return key
   }
 
@@ -157,34 +221,5 @@ package final class SSHSigningKey: @unchecked Sendable {
     var bytes = [UInt8](repeating: 0, count: Int((BN_num_bits(result) + 7) / 8))
     BN_bn2bin(result, &bytes)
     return bytes
-  }
-}
-
-/// The few DER encodings the keys above are built from (lengths in the definite form).
-enum DERWriter {
-  static func element(_ tag: UInt8, _ contents: [UInt8]) -> [UInt8] {
-    var length: [UInt8]
-    if contents.count < 0x80 {
-      length = [UInt8(contents.count)]
-    } else {
-      var count = contents.count
-      var digits: [UInt8] = []
-      while count > 0 {
-        digits.insert(UInt8(count & 0xFF), at: 0)
-        count >>= 8
-      }
-      length = [0x80 | UInt8(digits.count)] + digits
-    }
-    return [tag] + length + contents
-  }
-
-  static func sequence(_ contents: [UInt8]) -> [UInt8] { element(0x30, contents) }
-
-  /// A non-negative INTEGER from big-endian magnitude bytes.
-  static func integer(_ magnitude: [UInt8]) -> [UInt8] {
-    var digits = Array(magnitude.drop { $0 == 0 })
-    if digits.isEmpty { digits = [0] }
-    if digits[0] & 0x80 != 0 { digits.insert(0, at: 0) }
-    return element(0x02, digits)
   }
 }

@@ -31,13 +31,18 @@ struct SSHAgentTests {
   /// An Ed25519 key ssh-keygen made, in the agent protocol's form (type, fields, comment), read
   /// from its unencrypted openssh-key-v1 file.
   static func ed25519Key(comment: String) throws -> (added: [UInt8], publicBlob: [UInt8]) {
+    try key(["-t", "ed25519"], comment: comment)
+  }
+
+  /// A key ssh-keygen made with `options`, as `ed25519Key` reads it.
+  static func key(_ options: [String], comment: String) throws -> (added: [UInt8], publicBlob: [UInt8]) {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("kb-ssh-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: folder) }
     let path = folder.appendingPathComponent("key").path
     let keygen = Process()
     keygen.executableURL = URL(fileURLWithPath: "/usr/bin/ssh-keygen")
-    keygen.arguments = ["-q", "-t", "ed25519", "-N", "", "-C", comment, "-f", path]
+    keygen.arguments = ["-q"] + options + ["-N", "", "-C", comment, "-f", path]
     try keygen.run()
     keygen.waitUntilExit()
     let text = try String(contentsOfFile: path, encoding: .utf8)
@@ -54,9 +59,7 @@ struct SSHAgentTests {
     var section = SSHReader(try reader.string())
     #expect(try section.uint32() == (try section.uint32()))  // the check integers
     let start = section.position
-    _ = try section.string()  // type
-    _ = try section.string()  // public
-    _ = try section.string()  // secret
+    _ = try SSHAgentKey(reading: &section, checking: false)
     _ = try section.string()  // comment
     return (section.read(since: start), publicBlob)
   }
@@ -90,6 +93,36 @@ struct SSHAgentTests {
     #expect(service.answer(negative, from: Self.caller) == failure)
     // Nothing was stored by any of them.
     #expect(service.answer([11], from: Self.caller) == [12, 0, 0, 0, 0])
+  }
+
+  @Test("An ECDSA key whose scalar is another key's is refused; one that belongs together signs")
+  func mismatchedECDSAHalvesAreRefused() throws {
+    let service = try Self.service()
+    func fields(_ added: [UInt8]) throws -> (curve: String, point: [UInt8], scalar: [UInt8]) {
+      var reader = SSHReader(added)
+      _ = try reader.text()
+      return (try reader.text(), try reader.string(), try reader.mpint())
+    }
+    let first = try Self.key(["-t", "ecdsa", "-b", "256"], comment: "first")
+    let second = try fields(try Self.key(["-t", "ecdsa", "-b", "256"], comment: "second").added)
+    let mixed = Self.message(17) { writer in
+      writer.string("ecdsa-sha2-nistp256")
+      writer.string(second.curve)
+      writer.string((try? fields(first.added))?.point ?? [])
+      writer.mpint(second.scalar)
+      writer.string("mixed")
+    }
+    #expect(service.answer(mixed, from: Self.caller) == [SSHAgentService.Message.failure])
+    #expect(service.answer([17] + first.added, from: Self.caller) == [SSHAgentService.Message.success])
+    let sign = Self.message(13) { writer in
+      writer.string(first.publicBlob)
+      writer.string(Array("data".utf8))
+      writer.uint32(0)
+    }
+    var signed = SSHReader(service.answer(sign, from: Self.caller))
+    #expect(try signed.byte() == 14)
+    var signature = SSHReader(try signed.string())
+    #expect(try signature.text() == "ecdsa-sha2-nistp256")
   }
 
   @Test("A key is added, listed, signs with Ed25519, and is removed; a constraint it cannot enforce is refused")

@@ -21,8 +21,9 @@ struct SSHAgentKey {
   let signer: SSHSigningKey
 
   /// Reads the key part of an add (type, then its fields) from `reader`, which is left at the
-  /// comment.
-  init(reading reader: inout SSHReader) throws(SSHWireError) {
+  /// comment. With `checking`, the private and public halves must belong together (a key from a
+  /// client; a stored one was checked when it was added, and its seal authenticates it since).
+  init(reading reader: inout SSHReader, checking: Bool = true) throws(SSHWireError) {
     let start = reader.position
     type = try reader.text()
     guard Self.types.contains(type) else {
@@ -87,12 +88,19 @@ struct SSHAgentKey {
     }
     publicBlob = blob.bytes
     encoded = reader.read(since: start)
+    if checking {
+      do {
+        try signer.checkPair()
+      } catch {
+        throw SSHWireError(reason: error.description)
+      }
+    }
   }
 
   /// The key read back from what `init(reading:)` stored.
   init(stored bytes: [UInt8]) throws(SSHWireError) {
     var reader = SSHReader(bytes)
-    try self.init(reading: &reader)
+    try self.init(reading: &reader, checking: false)
     guard reader.isAtEnd else { throw SSHWireError(reason: "a stored key with bytes left over") }
   }
 
