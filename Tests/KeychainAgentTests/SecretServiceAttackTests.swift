@@ -9,21 +9,27 @@ import Testing
   "The Secret Service against a program of the same user",
   .enabled(if: InstalledTool.runs(SecretServiceClients.installed), "dbus-daemon, secret-tool and python3 are needed"))
 struct SecretServiceAttackTests {
-  @Test("Case 1: a bus connection kept across execve by a child is refused once its process runs another program")
-  func aConnectionKeptAcrossExecIsRefused() throws {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("kb-exec-\(UUID().uuidString)")
+  /// A bus and an agent whose policy confines the collection `vault` to a Python of its own (the
+  /// path returned), so that the system's Python is a program no rule names.
+  static func withVaultRule() throws -> (pinned: String, bus: PrivateSessionBus, agent: RunningAgent) {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("kb-vault-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: folder) }
-    // The program a rule confines the vault to: a Python of its own, so that the system's is unnamed.
     let pinned = folder.appendingPathComponent("pinned-python").path
     try FileManager.default.copyItem(
       atPath: URL(fileURLWithPath: SecretServiceClients.python).resolvingSymlinksInPath().path, toPath: pinned)
     let policy =
       RunningAgent.defaultPolicy + "\(pinned) = keychain-bridge.default, org.freedesktop.secrets.collection.vault\n"
     let (bus, agent) = try SecretServiceTests.start(policy: policy)
+    return (pinned, bus, agent)
+  }
+
+  @Test("Case 1: a bus connection kept across execve by a child is refused once its process runs another program")
+  func aConnectionKeptAcrossExecIsRefused() throws {
+    let (pinned, bus, agent) = try Self.withVaultRule()
     defer {
       agent.stop()
       bus.stop()
+      try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: pinned).deletingLastPathComponent().path)
     }
     let made = try bus.run(
       pinned,
@@ -162,18 +168,11 @@ struct SecretServiceAttackTests {
 
   @Test("Case 4: an unnamed program cannot take an alias from a collection a rule confines")
   func aConfinedCollectionsAliasStays() throws {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("kb-alias-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: folder) }
-    let pinned = folder.appendingPathComponent("pinned-python").path
-    try FileManager.default.copyItem(
-      atPath: URL(fileURLWithPath: SecretServiceClients.python).resolvingSymlinksInPath().path, toPath: pinned)
-    let policy =
-      RunningAgent.defaultPolicy + "\(pinned) = keychain-bridge.default, org.freedesktop.secrets.collection.vault\n"
-    let (bus, agent) = try SecretServiceTests.start(policy: policy)
+    let (pinned, bus, agent) = try Self.withVaultRule()
     defer {
       agent.stop()
       bus.stop()
+      try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: pinned).deletingLastPathComponent().path)
     }
     let setAlias = """
       import dbus, sys

@@ -30,17 +30,7 @@ package final class SSHAgentServer: Sendable {
     } catch {
       throw AgentStartError("the ssh-agent socket: \(error.description)")
     }
-    var status = stat()
-    if lstat(socketPath, &status) == 0 {
-      guard status.st_mode & S_IFMT == S_IFSOCK else {
-        throw AgentStartError("\(socketPath) exists and is not a socket: the ssh-agent cannot listen there")
-      }
-      if let probe = try? FrameSocket.connect(to: socketPath) {
-        close(probe)
-        throw AgentStartError("another agent serves \(socketPath)")
-      }
-      unlink(socketPath)
-    }
+    try AgentSocketServer.removeStaleSocket(at: socketPath)
     do {
       listener = try FrameSocket.listen(at: socketPath)
     } catch {
