@@ -7,9 +7,10 @@
 # collection, a relay at the agent's socket, and the Getting-started articles' command blocks run
 # word for word.
 #
-# Run as root (CI), it creates the user `kb-ordinary` (removed again at the end) and runs every
-# flow as that user through runuser; run as an ordinary user, it runs them as that user, each in a
-# home and runtime folder of its own under a temporary folder (never the user's own keychain).
+# Run as root (CI), it creates the user `kb-ordinary` (or $KB_ORDINARY_USER; removed again at the
+# end) and runs every flow as that user through runuser; run as an ordinary user, it runs them as
+# that user, each in a home and runtime folder of its own under a temporary folder (never the
+# user's own keychain).
 #
 # Usage: scripts/check-ordinary-user.sh [BIN_DIR]   (default: `swift build --show-bin-path`)
 # The flows run /usr/bin/python3 (Debian's, with python3-keyring). Under CI=true a missing tool
@@ -44,7 +45,7 @@ fi
 work=$(mktemp -d /tmp/kb-ordinary.XXXXXX)
 chmod 755 "$work"
 if [ "$(id -u)" -eq 0 ]; then
-  user=kb-ordinary
+  user=${KB_ORDINARY_USER:-kb-ordinary}
   # A user left by an interrupted run is removed first: its files and processes are this script's.
   if id "$user" >/dev/null 2>&1; then
     pkill -KILL -u "$user" 2>/dev/null
@@ -443,7 +444,16 @@ grep -q "read after invalidate: refused" "$HOME/demo.out"
 EOF
 
 flow "keychaind as the ssh-agent: ssh-add, logins, ssh-keygen -Y, a restart without the key files" <<'EOF'
-agent() { keychaind --socket "$socket" --ssh-agent "$XDG_RUNTIME_DIR/ssh/agent.sock" 2>>"$XDG_RUNTIME_DIR/agent.log" & }
+agent() {
+  keychaind --socket "$socket" --ssh-agent "$XDG_RUNTIME_DIR/ssh/agent.sock" 2>>"$XDG_RUNTIME_DIR/agent.log" &
+  agent_pid=$!
+}
+restart_agent() {
+  kill "$agent_pid"
+  wait "$agent_pid" 2>/dev/null || true
+  agent
+  KB_SOCKET="$XDG_RUNTIME_DIR/ssh/agent.sock" kb_wait_for_agent
+}
 agent
 kb_wait_for_agent
 KB_SOCKET="$XDG_RUNTIME_DIR/ssh/agent.sock" kb_wait_for_agent
@@ -479,9 +489,7 @@ for name in ed25519 ecdsab384 rsab3072; do
 done
 # The keys live in the keychain: the files gone and the agent restarted, they are still there.
 mkdir -p "$HOME/public" && mv "$HOME"/keys/*.pub "$HOME/public/" && rm -f "$HOME"/keys/*
-kill %1; wait %1 2>/dev/null || true
-agent
-KB_SOCKET="$XDG_RUNTIME_DIR/ssh/agent.sock" kb_wait_for_agent
+restart_agent
 expect "$(ssh-add -l | wc -l)" 5 "keys listed after a restart"
 if [ -n "$KB_SSH_PORT" ]; then expect "$(login "$HOME/public/ed25519.pub")" "logged in" "a login after a restart"; fi
 # Locked with -x, the agent lists nothing and signs nothing until -X.
@@ -494,6 +502,18 @@ expect "$(ssh-add -l | wc -l)" 5 "keys listed after -X"
 # -d removes one key, -D all.
 ssh-add -d "$HOME/public/ecdsab521.pub" 2>/dev/null
 expect "$(ssh-add -l | wc -l)" 4 "keys after -d"
+# A policy that names the keys' group confines them: ssh may use them, ssh-keygen may not.
+mkdir -p "$HOME/.config/keychain-bridge"
+echo "$(readlink -f /usr/bin/ssh) = org.openssh.agent" > "$HOME/.config/keychain-bridge/agent-policy"
+chmod 600 "$HOME/.config/keychain-bridge/agent-policy"
+restart_agent
+! ssh-keygen -Y sign -n file -f "$HOME/public/ed25519.pub" "$HOME/message" 2>/dev/null
+expect "$(ssh-add -l || true)" "The agent has no identities." "keys as a program the policy does not name sees them"
+! ssh-add -D 2>/dev/null
+if [ -n "$KB_SSH_PORT" ]; then expect "$(login "$HOME/public/ed25519.pub")" "logged in" "ssh, which the policy names"; fi
+rm "$HOME/.config/keychain-bridge/agent-policy"
+restart_agent
+expect "$(ssh-add -l | wc -l)" 4 "keys, the policy gone"
 ssh-add -D 2>/dev/null
 expect "$(ssh-add -l || true)" "The agent has no identities." "keys after -D"
 EOF

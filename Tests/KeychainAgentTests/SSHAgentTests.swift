@@ -194,4 +194,27 @@ struct SSHAgentTests {
     // The next connection is served.
     #expect(try exchange([0, 0, 0, 1, 11]) == [0, 0, 0, 5, 12, 0, 0, 0, 0])
   }
+
+  @Test("A policy that names the keys' group confines them to the programs it grants them")
+  func thePolicyConfinesTheKeys() throws {
+    let unconfined = AgentPolicy()
+    #expect(SSHAgentService.mayUseKeys(.ownGroup(of: "/usr/bin/ssh-keygen"), policy: unconfined))
+    let confined = AgentPolicy(rules: try AgentPolicy.parse("/usr/bin/ssh = org.openssh.agent\n", path: "policy"))
+    #expect(!SSHAgentService.mayUseKeys(.ownGroup(of: "/usr/bin/ssh-keygen"), policy: confined))
+    #expect(SSHAgentService.mayUseKeys(AccessGrant(groups: ["org.openssh.agent"], namedByRule: true), policy: confined))
+    #expect(SSHAgentService.mayUseKeys(AccessGrant(groups: nil, namedByRule: true), policy: confined))
+    let service = try Self.service()
+    let (added, publicBlob) = try Self.ed25519Key(comment: "confined")
+    #expect(service.answer([17] + added, from: Self.caller) == [SSHAgentService.Message.success])
+    let kept = SSHAgentCaller(executable: "/usr/bin/ssh-keygen", parent: nil, mayUseKeys: false)
+    #expect(service.answer([11], from: kept) == [12, 0, 0, 0, 0])
+    let sign = Self.message(13) { writer in
+      writer.string(publicBlob)
+      writer.string(Array("data".utf8))
+      writer.uint32(0)
+    }
+    #expect(service.answer(sign, from: kept) == [SSHAgentService.Message.failure])
+    #expect(service.answer([19], from: kept) == [SSHAgentService.Message.failure])
+    #expect(service.answer(sign, from: Self.caller).first == 14)
+  }
 }

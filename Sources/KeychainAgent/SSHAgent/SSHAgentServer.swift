@@ -63,7 +63,8 @@ package final class SSHAgentServer: Sendable {
         continue
       }
       let session = SSHAgentCaller(
-        executable: caller.executable, parent: ProcessInspection.parentExecutable(of: peer.pid))
+        executable: caller.executable, parent: ProcessInspection.parentExecutable(of: peer.pid),
+        mayUseKeys: SSHAgentService.mayUseKeys(caller.grant, policy: agent.policy))
       let thread = Thread { [self] in
         serve(descriptor, session, caller)
         close(descriptor)

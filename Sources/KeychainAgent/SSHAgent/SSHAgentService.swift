@@ -11,11 +11,14 @@ package final class SSHAgentCaller: @unchecked Sendable {
   // @unchecked: `boundHosts` is used by the connection's own thread only.
   let executable: String
   let parent: String?
+  /// Whether the agent's policy lets this program use the keys (`SSHAgentService.mayUseKeys`).
+  let mayUseKeys: Bool
   var boundHosts: [[UInt8]] = []
 
-  package init(executable: String, parent: String?) {
+  package init(executable: String, parent: String?, mayUseKeys: Bool = true) {
     self.executable = executable
     self.parent = parent
+    self.mayUseKeys = mayUseKeys
   }
 }
 
@@ -60,6 +63,15 @@ package final class SSHAgentService: Sendable {
       engine: SecItemEngine(store: agent.store, accessGroups: [SSHAgentKeys.group], backend: agent.backend))
   }
 
+  /// Whether a program the policy granted `grant` may use the keys: any program while no rule of
+  /// the policy names the keys' group `org.openssh.agent` (as OpenSSH's agent serves every program
+  /// of the user), else only the programs whose rules grant it (or `*`). So a line
+  /// `/usr/bin/ssh = org.openssh.agent` confines the keys to ssh.
+  package static func mayUseKeys(_ grant: AccessGrant, policy: AgentPolicy) -> Bool {
+    guard policy.namedGroups.contains(SSHAgentKeys.group) else { return true }
+    return grant.allows(SSHAgentKeys.group)
+  }
+
   private static let failure: [UInt8] = [Message.failure]
   private static let success: [UInt8] = [Message.success]
 
@@ -74,7 +86,7 @@ package final class SSHAgentService: Sendable {
       case Message.requestIdentities:
         var writer = SSHWriter()
         writer.byte(Message.identitiesAnswer)
-        let listed = locked ? [] : try keychain { () throws(SecStatus) in try keys.list() }
+        let listed = locked || !caller.mayUseKeys ? [] : try keychain { () throws(SecStatus) in try keys.list() }
         writer.uint32(UInt32(listed.count))
         for key in listed {
           writer.string(key.publicBlob)
@@ -86,6 +98,9 @@ package final class SSHAgentService: Sendable {
         let data = try reader.string()
         let flags = try reader.uint32()
         guard !locked else { return refuse("a signature while the agent is locked") }
+        guard caller.mayUseKeys else {
+          return refuse("a signature for \(caller.executable), which the agent's policy does not let use the keys")
+        }
         return try sign(data, with: blob, flags: flags, for: caller)
       case Message.addIdentity, Message.addConstrainedIdentity:
         guard !locked else { return refuse("an add while the agent is locked") }
@@ -110,9 +125,11 @@ package final class SSHAgentService: Sendable {
       case Message.removeIdentity:
         let blob = try reader.string()
         guard !locked else { return refuse("a removal while the agent is locked") }
+        guard caller.mayUseKeys else { return refuse("a removal by a program the agent's policy keeps from the keys") }
         return try keychain { () throws(SecStatus) in try keys.remove(blob) } ? Self.success : Self.failure
       case Message.removeAllIdentities:
         guard !locked else { return refuse("a removal while the agent is locked") }
+        guard caller.mayUseKeys else { return refuse("a removal by a program the agent's policy keeps from the keys") }
         try keychain { () throws(SecStatus) in try keys.removeAll() }
         return Self.success
       case Message.lock, Message.unlock:
