@@ -88,16 +88,32 @@ struct SecretServiceAttackTests {
     return (helper, decision, log)
   }
 
+  /// A bus and an agent serving the Secret Service on it, whose policy makes programs no rule names
+  /// confirm their first access to `group`, asking through a recording askpass.
+  static func withConfirmedGroup(_ group: String) throws -> (
+    bus: PrivateSessionBus, agent: RunningAgent, askpass: (helper: URL, decision: URL, log: URL)
+  ) {
+    let bus = try PrivateSessionBus()
+    do {
+      let askpass = try recordingAskpass(in: bus.folder)
+      let agent = try RunningAgent(
+        policy: RunningAgent.defaultPolicy + "confirm-first-access = \(group)\n",
+        arguments: ["--secret-service"],
+        environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address, "KEYCHAIN_BRIDGE_ASKPASS": askpass.helper.path])
+      return (bus, agent, askpass)
+    } catch {
+      bus.stop()
+      throw error
+    }
+  }
+
   @Test("Case 4: a label reaches the confirmation on one line, without control characters")
   func labelsAreShownAsWords() throws {
-    let bus = try PrivateSessionBus()
-    defer { bus.stop() }
-    let askpass = try Self.recordingAskpass(in: bus.folder)
-    let agent = try RunningAgent(
-      policy: RunningAgent.defaultPolicy + "confirm-first-access = keychain-bridge.default\n",
-      arguments: ["--secret-service"],
-      environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address, "KEYCHAIN_BRIDGE_ASKPASS": askpass.helper.path])
-    defer { agent.stop() }
+    let (bus, agent, askpass) = try Self.withConfirmedGroup("keychain-bridge.default")
+    defer {
+      agent.stop()
+      bus.stop()
+    }
     // The program that stores an item may use it unasked; the label it chose tries to clear the
     // terminal, add a line naming another program, and reverse text.
     let forged = "Mail\\n\\x1b[2J/usr/bin/firefox (already allowed) wants to use \\u202e“Bank”"
@@ -129,14 +145,11 @@ struct SecretServiceAttackTests {
 
   @Test("Case 4: deleting a collection whose accesses the user confirms asks first; a refusal keeps it")
   func deletingAConfirmedCollectionAsks() throws {
-    let bus = try PrivateSessionBus()
-    defer { bus.stop() }
-    let askpass = try Self.recordingAskpass(in: bus.folder)
-    let agent = try RunningAgent(
-      policy: RunningAgent.defaultPolicy + "confirm-first-access = org.freedesktop.secrets.collection.work\n",
-      arguments: ["--secret-service"],
-      environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address, "KEYCHAIN_BRIDGE_ASKPASS": askpass.helper.path])
-    defer { agent.stop() }
+    let (bus, agent, askpass) = try Self.withConfirmedGroup("org.freedesktop.secrets.collection.work")
+    defer {
+      agent.stop()
+      bus.stop()
+    }
     let made = try bus.run(
       SecretServiceClients.python,
       [
@@ -201,14 +214,11 @@ struct SecretServiceAttackTests {
 
   @Test("Case 4: one program cannot take every session, prompt or collection: each has a share of its own")
   func limitsArePerProgram() throws {
-    let bus = try PrivateSessionBus()
-    defer { bus.stop() }
-    let askpass = try Self.recordingAskpass(in: bus.folder)
-    let agent = try RunningAgent(
-      policy: RunningAgent.defaultPolicy + "confirm-first-access = keychain-bridge.default\n",
-      arguments: ["--secret-service"],
-      environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address, "KEYCHAIN_BRIDGE_ASKPASS": askpass.helper.path])
-    defer { agent.stop() }
+    let (bus, agent, _) = try Self.withConfirmedGroup("keychain-bridge.default")
+    defer {
+      agent.stop()
+      bus.stop()
+    }
     let greedy = """
       import dbus, secretstorage
       bus = dbus.SessionBus()
