@@ -13,6 +13,12 @@ import Security
 package enum SystemdUnits {
   /// The socket path the units use, for a client's KEYCHAIN_BRIDGE_AGENT.
   package static let socketInRuntimeDirectory = "keychain-bridge/agent.sock"
+  /// The ssh-agent's socket path the units use, for SSH_AUTH_SOCK.
+  package static let sshSocketInRuntimeDirectory = "keychain-bridge/ssh.sock"
+
+  /// The names the sockets are passed under (systemd's FileDescriptorName, LISTEN_FDNAMES).
+  package static let agentSocketName = "agent"
+  package static let sshSocketName = "ssh"
 
   static let socketUnit = """
     [Unit]
@@ -22,6 +28,24 @@ package enum SystemdUnits {
     ListenStream=%t/\(socketInRuntimeDirectory)
     SocketMode=0600
     DirectoryMode=0700
+    FileDescriptorName=\(agentSocketName)
+
+    [Install]
+    WantedBy=sockets.target
+
+    """
+
+  /// The ssh-agent's socket unit: the same service, started by the first ssh client too.
+  static let sshSocketUnit = """
+    [Unit]
+    Description=KeychainBridge ssh-agent socket
+
+    [Socket]
+    ListenStream=%t/\(sshSocketInRuntimeDirectory)
+    SocketMode=0600
+    DirectoryMode=0700
+    FileDescriptorName=\(sshSocketName)
+    Service=keychaind.service
 
     [Install]
     WantedBy=sockets.target
@@ -31,19 +55,22 @@ package enum SystemdUnits {
   /// The service unit running the agent at `executable` with `arguments` (`--store DIR`,
   /// `--policy FILE`, `--idle-timeout SECONDS`: what the units were installed with), serving the
   /// Secret Service too with `secretService`.
-  package static func serviceUnit(executable: String, arguments: [String] = [], secretService: Bool = false) -> String {
+  package static func serviceUnit(
+    executable: String, arguments: [String] = [], secretService: Bool = false, sshAgent: Bool = false
+  ) -> String {
     let command = ([executable] + (secretService ? ["--secret-service"] : []) + arguments).map(systemdQuoted)
+    let sockets = "keychaind.socket" + (sshAgent ? " keychaind-ssh.socket" : "")
     return """
       [Unit]
       Description=KeychainBridge keychain agent
-      Requires=keychaind.socket
+      Requires=\(sockets)
 
       [Service]
       ExecStart=\(command.joined(separator: " "))
       LimitCORE=0
 
       [Install]
-      Also=keychaind.socket
+      Also=\(sockets)
 
       """
   }
@@ -94,21 +121,28 @@ package enum SystemdUnits {
   /// activation file is written into `busServiceDirectory`. Returns the files written.
   package static func install(
     into directory: URL, executable: String, arguments: [String] = [], secretService: Bool = false,
-    busServiceDirectory: URL? = nil
+    sshAgent: Bool = false, busServiceDirectory: URL? = nil
   ) throws -> [URL] {
     try FileManager.default.createDirectory(
       at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     let socket = directory.appendingPathComponent("keychaind.socket")
     let service = directory.appendingPathComponent("keychaind.service")
     try Data(socketUnit.utf8).write(to: socket)
-    try Data(serviceUnit(executable: executable, arguments: arguments, secretService: secretService).utf8)
-      .write(to: service)
-    guard secretService else { return [socket, service] }
+    try Data(
+      serviceUnit(executable: executable, arguments: arguments, secretService: secretService, sshAgent: sshAgent).utf8
+    ).write(to: service)
+    var written = [socket, service]
+    if sshAgent {
+      let sshSocket = directory.appendingPathComponent("keychaind-ssh.socket")
+      try Data(sshSocketUnit.utf8).write(to: sshSocket)
+      written.append(sshSocket)
+    }
+    guard secretService else { return written }
     let busDirectory = busServiceDirectory ?? userBusServiceDirectory
     try FileManager.default.createDirectory(at: busDirectory, withIntermediateDirectories: true)
     let activation = busDirectory.appendingPathComponent("org.freedesktop.secrets.service")
     try Data(busActivationFile(executable: executable, arguments: arguments).utf8).write(to: activation)
-    return [socket, service, activation]
+    return written + [activation]
   }
 
   /// The user's D-Bus service folder, $XDG_DATA_HOME/dbus-1/services: the session bus reads it
@@ -126,17 +160,35 @@ package enum SystemdUnits {
     URL(fileURLWithPath: AgentPolicy.configurationHome).appendingPathComponent("systemd/user", isDirectory: true)
   }
 
-  /// The listening socket systemd passed, when this process was started by socket activation:
-  /// LISTEN_PID names this process and LISTEN_FDS counts descriptors from 3. The variables are
-  /// removed, so that nothing this process starts takes them for its own.
-  package static func activatedListener() throws(AgentStartError) -> Int32? {
+  /// The listening sockets systemd passed, by name, when this process was started by socket
+  /// activation: LISTEN_PID names this process, LISTEN_FDS counts descriptors from 3 and
+  /// LISTEN_FDNAMES names them (`agent`, `ssh`; one unnamed socket is the agent's, as units
+  /// written before the ssh-agent's had). Empty when not activated. The variables are removed, so
+  /// that nothing this process starts takes them for its own.
+  package static func activatedListeners() throws(AgentStartError) -> [String: Int32] {
     let environment = ProcessInfo.processInfo.environment
-    guard let pid = environment["LISTEN_PID"].flatMap({ Int32($0) }), pid == getpid() else { return nil }
+    guard let pid = environment["LISTEN_PID"].flatMap({ Int32($0) }), pid == getpid() else { return [:] }
     let count = environment["LISTEN_FDS"].flatMap { Int($0) } ?? 0
+    let names = environment["LISTEN_FDNAMES"]?.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
     unsetenv("LISTEN_PID")
     unsetenv("LISTEN_FDS")
     unsetenv("LISTEN_FDNAMES")
-    guard count == 1 else { throw AgentStartError("systemd passed \(count) sockets; the agent serves one") }
-    return 3
+    guard (1...2).contains(count) else {
+      throw AgentStartError("systemd passed \(count) sockets; the agent serves its own and the ssh-agent's")
+    }
+    guard let names, names.count == count, names != ["unknown"] else {
+      guard count == 1 else {
+        throw AgentStartError("systemd passed \(count) sockets without names (FileDescriptorName=agent and ssh)")
+      }
+      return [agentSocketName: 3]
+    }
+    var listeners: [String: Int32] = [:]
+    for (index, name) in names.enumerated() {
+      guard name == agentSocketName || name == sshSocketName, listeners[name] == nil else {
+        throw AgentStartError("systemd passed a socket named \(name); the agent's are named agent and ssh")
+      }
+      listeners[name] = Int32(3 + index)
+    }
+    return listeners
   }
 }

@@ -15,7 +15,7 @@ let usage = """
   usage: keychaind --socket PATH [--store DIR] [--policy FILE] [--idle-timeout SECONDS] [--secret-service] [--ssh-agent PATH]
          keychaind --secret-service [--store DIR] [--policy FILE] [--idle-timeout SECONDS]
          keychaind [--store DIR] [--policy FILE] [--idle-timeout SECONDS]   (from systemd's socket unit)
-         keychaind --install-units [--unit-directory DIR] [--secret-service] [--store DIR] [--policy FILE] [--idle-timeout SECONDS]
+         keychaind --install-units [--unit-directory DIR] [--secret-service] [--ssh-agent] [--store DIR] [--policy FILE] [--idle-timeout SECONDS]
 
   Serves the keychain store in DIR (default: the store KEYCHAIN_BRIDGE_HOME names, else
   $XDG_DATA_HOME/keychain-bridge, else ~/.local/share/keychain-bridge) on the Unix socket PATH, in
@@ -41,6 +41,9 @@ let usage = """
   SSH_AUTH_SOCK): `ssh-add FILE` stores the key in the keychain, where it outlives the agent and the
   file; ssh, ssh-add -l/-L/-d/-D/-x/-X/-c/-t and ssh-keygen -Y sign use it. Ed25519, ECDSA and RSA
   (2048 bits at least, rsa-sha2-256 and -512 signatures only).
+
+  With --install-units, --ssh-agent (no path) adds keychaind-ssh.socket, listening at
+  %t/keychain-bridge/ssh.sock and starting the same service.
 
   --install-units writes systemd user units (keychaind.socket, keychaind.service) into DIR (default:
   $XDG_CONFIG_HOME/systemd/user) for this executable, which systemd starts with the --store, --policy
@@ -95,10 +98,12 @@ while let argument = arguments.popFirst() {
   case "--secret-service":
     secretService = true
   case "--ssh-agent":
-    guard let value = arguments.popFirst(), !value.isEmpty else {
-      fail("--ssh-agent needs a socket path\n\(usage)", status: 64)
+    // With --install-units the socket is the unit's: no path follows.
+    if let value = arguments.first, !value.hasPrefix("-") {
+      sshAgentPath = String(arguments.removeFirst())
+    } else {
+      sshAgentPath = ""
     }
-    sshAgentPath = value
   case "--install-units":
     installUnits = true
   case "--unit-directory":
@@ -124,7 +129,7 @@ if installUnits {
   do {
     for unit in try SystemdUnits.install(
       into: unitDirectory ?? SystemdUnits.userUnitDirectory, executable: executable, arguments: serviceArguments,
-      secretService: secretService)
+      secretService: secretService, sshAgent: sshAgentPath != nil)
     {
       print("wrote \(unit.path)")
     }
@@ -133,6 +138,11 @@ if installUnits {
   }
   print("then: systemctl --user daemon-reload && systemctl --user enable --now keychaind.socket")
   print("and give programs KEYCHAIN_BRIDGE_AGENT=$XDG_RUNTIME_DIR/\(SystemdUnits.socketInRuntimeDirectory)")
+  if sshAgentPath != nil {
+    print(
+      "and for ssh: systemctl --user enable --now keychaind-ssh.socket; "
+        + "SSH_AUTH_SOCK=$XDG_RUNTIME_DIR/\(SystemdUnits.sshSocketInRuntimeDirectory)")
+  }
   if secretService {
     print(
       "the session bus now starts the agent for org.freedesktop.secrets; if GNOME Keyring runs its secrets "
@@ -142,12 +152,15 @@ if installUnits {
   exit(0)
 }
 
-let activatedListener: Int32?
+if sshAgentPath == "" { fail("--ssh-agent needs a socket path\n\(usage)", status: 64) }
+let activatedListeners: [String: Int32]
 do {
-  activatedListener = try SystemdUnits.activatedListener()
+  activatedListeners = try SystemdUnits.activatedListeners()
 } catch {
   fail(error.description)
 }
+let activatedListener = activatedListeners[SystemdUnits.agentSocketName]
+let activatedSSHListener = activatedListeners[SystemdUnits.sshSocketName]
 if secretService && activatedListener == nil && socketPath == nil {
   socketPath = KeychainStore.automaticAgentSocketPath
 }
@@ -200,7 +213,10 @@ do {
     policy: policy, idleLock: IdleLock(timeout: idleTimeout, storage: store.backend, logger: logger),
     ledger: FailedAttemptLedger(directory: directory), logger: logger)
   if secretService { bus = try SecretServiceBus(service: service) }
-  if let sshAgentPath {
+  if let activatedSSHListener {
+    sshAgent = try SSHAgentServer(
+      activatedListener: activatedSSHListener, agent: service, service: SSHAgentService(agent: service))
+  } else if let sshAgentPath {
     sshAgent = try SSHAgentServer(socketPath: sshAgentPath, agent: service, service: SSHAgentService(agent: service))
   }
   if let activatedListener {

@@ -218,3 +218,79 @@ struct SSHAgentTests {
     #expect(service.answer(sign, from: Self.caller).first == 14)
   }
 }
+
+/// The ssh-agent's socket under systemd (issue 65): `--install-units --ssh-agent` writes its socket
+/// unit, and an agent started by socket activation with both sockets serves ssh on the second.
+@Suite("The ssh-agent's systemd socket")
+struct SSHAgentActivationTests {
+  @Test("--install-units --ssh-agent writes keychaind-ssh.socket for the same service")
+  func installUnitsWritesTheSSHSocketUnit() throws {
+    let folder = URL(fileURLWithPath: "/tmp/kbu-\(UUID().uuidString.prefix(8))")
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let process = Process()
+    process.executableURL = RunningAgent.executable
+    process.arguments = ["--install-units", "--ssh-agent", "--unit-directory", folder.path]
+    process.standardOutput = FileHandle.nullDevice
+    try process.run()
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0)
+    let socket = try String(contentsOf: folder.appendingPathComponent("keychaind-ssh.socket"), encoding: .utf8)
+    #expect(socket.contains("ListenStream=%t/keychain-bridge/ssh.sock") && socket.contains("Service=keychaind.service"))
+    #expect(socket.contains("FileDescriptorName=ssh") && socket.contains("SocketMode=0600"))
+    let agentSocket = try String(contentsOf: folder.appendingPathComponent("keychaind.socket"), encoding: .utf8)
+    #expect(agentSocket.contains("FileDescriptorName=agent"))
+    let service = try String(contentsOf: folder.appendingPathComponent("keychaind.service"), encoding: .utf8)
+    #expect(service.contains("Requires=keychaind.socket keychaind-ssh.socket"))
+  }
+
+  @Test(
+    "Socket activation with both sockets: the first ssh client starts the agent, which serves ssh on systemd's socket")
+  func activationServesTheSSHSocket() throws {
+    let folder = URL(fileURLWithPath: "/tmp/kbu-\(UUID().uuidString.prefix(8))")
+    try FileManager.default.createDirectory(
+      at: folder, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let agentSocket = folder.appendingPathComponent("agent.sock").path
+    let sshSocket = folder.appendingPathComponent("ssh.sock").path
+    let policy = folder.appendingPathComponent("agent-policy")
+    try Data(RunningAgent.defaultPolicy.utf8).write(to: policy)
+    let log = folder.appendingPathComponent("agent.log")
+    _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+    let activator = Process()
+    activator.executableURL = URL(fileURLWithPath: "/usr/bin/systemd-socket-activate")
+    activator.arguments = [
+      "-l", agentSocket, "-l", sshSocket, "--fdname=agent:ssh", RunningAgent.executable.path, "--store",
+      folder.appendingPathComponent("store").path, "--policy", policy.path,
+    ]
+    activator.standardError = try FileHandle(forWritingTo: log)
+    try activator.run()
+    defer {
+      if activator.isRunning {
+        activator.terminate()
+        activator.waitUntilExit()
+      }
+    }
+    while !FileManager.default.fileExists(atPath: sshSocket) {
+      guard activator.isRunning else { break }
+      usleep(20_000)
+    }
+    // The first connection to the ssh socket starts the agent, which answers an identities request.
+    let descriptor = try FrameSocket.connect(to: sshSocket)
+    defer { close(descriptor) }
+    let request: [UInt8] = [0, 0, 0, 1, 11]
+    _ = request.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    var answer = [UInt8](repeating: 0, count: 9)
+    var filled = 0
+    while filled < answer.count {
+      let count = answer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress! + filled, $0.count - filled, 0) }
+      guard count > 0 else { break }
+      filled += count
+    }
+    #expect(answer == [0, 0, 0, 5, 12, 0, 0, 0, 0], "\(answer)")
+    let written = try String(contentsOf: log, encoding: .utf8)
+    #expect(written.contains("activated=true") && written.contains("serving the ssh-agent"), "\(written)")
+    activator.terminate()
+    activator.waitUntilExit()
+    #expect(FileManager.default.fileExists(atPath: sshSocket), "the socket is systemd's, not the agent's to remove")
+  }
+}

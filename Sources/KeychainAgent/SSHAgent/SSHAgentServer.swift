@@ -21,6 +21,8 @@ package final class SSHAgentServer: Sendable {
   private let service: SSHAgentService
   private let agent: AgentService
   private let open = Atomic<Int>(0)
+  /// Whether systemd made the socket (it then stays when the agent stops).
+  private let activated: Bool
 
   /// Listens at `socketPath`, replacing a socket no program serves any more; fails with a sentence
   /// when the folder is not the user's alone or another agent serves the path.
@@ -37,6 +39,24 @@ package final class SSHAgentServer: Sendable {
       throw AgentStartError("cannot listen at \(socketPath): \(error.description)")
     }
     self.socketPath = socketPath
+    activated = false
+    self.agent = agent
+    self.service = service
+  }
+
+  /// Serves the listening socket systemd passed (`keychaind-ssh.socket`), after checking that it
+  /// is one; the socket stays systemd's when the agent stops.
+  package init(activatedListener: Int32, agent: AgentService, service: SSHAgentService) throws(AgentStartError) {
+    do {
+      socketPath = try FrameSocket.listeningPath(of: activatedListener)
+      try SocketFolder.prepare(for: socketPath)
+    } catch let error as FrameSocketError {
+      throw AgentStartError("the ssh-agent socket systemd passed: \(error.description)")
+    } catch {
+      throw AgentStartError("the ssh-agent socket systemd passed: \(error)")
+    }
+    listener = activatedListener
+    activated = true
     self.agent = agent
     self.service = service
   }
@@ -75,8 +95,8 @@ package final class SSHAgentServer: Sendable {
     }
   }
 
-  /// Removes the socket (SIGTERM).
-  package func stop() { unlink(socketPath) }
+  /// Removes the socket it made (SIGTERM); systemd's stays.
+  package func stop() { if !activated { unlink(socketPath) } }
 
   private func serve(_ descriptor: Int32, _ session: SSHAgentCaller, _ caller: AgentCaller) {
     while let message = read(descriptor) {
