@@ -24,26 +24,36 @@ package enum ProcessInspection {
 
   /// The start time of process `pid`, in clock ticks since boot.
   static func startTime(of pid: Int32) -> UInt64? {
+    // The start time is field 22, the 20th after the name.
+    guard let fields = statFields(of: pid), fields.count > 19 else { return nil }
+    return UInt64(fields[19])
+  }
+
+  /// The fields of /proc/PID/stat after the command name (field 3 first), or nil when it cannot
+  /// be read.
+  static func statFields(of pid: Int32) -> [Substring]? {
     guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/stat"), data.count < 4096,
       let text = String(data: data, encoding: .utf8),
       // The command name (field 2) is in parentheses and may hold spaces or ")": count fields
       // after its last ")".
       let close = text.lastIndex(of: ")")
     else { return nil }
-    let fields = text[text.index(after: close)...].split(separator: " ")
-    // Fields 3, 4... follow; the start time is field 22, the 20th after the name.
-    guard fields.count > 19 else { return nil }
-    return UInt64(fields[19])
+    return text[text.index(after: close)...].split(separator: " ")
+  }
+
+  /// Where /proc/PID/exe leads, or nil when it cannot be read.
+  static func executableLink(of pid: Int32) -> String? {
+    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+    let length = readlink("/proc/\(pid)/exe", &buffer, buffer.count - 1)
+    guard length > 0 else { return nil }
+    return String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
   }
 
   /// The executable of process `pid`, which connected no later than `acceptedAt` (ticks since
   /// boot); nil when it cannot be known for certain.
   static func executable(of pid: Int32, acceptedAt: UInt64) -> String? {
     guard let before = startTime(of: pid), before <= acceptedAt else { return nil }
-    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-    let length = readlink("/proc/\(pid)/exe", &buffer, buffer.count - 1)
-    guard length > 0, startTime(of: pid) == before else { return nil }
-    let path = String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    guard let path = executableLink(of: pid), startTime(of: pid) == before else { return nil }
     // An executable replaced or removed since it started is named "PATH (deleted)": no rule names it.
     return path.hasSuffix(" (deleted)") ? nil : path
   }
@@ -187,15 +197,10 @@ extension ProcessInspection {
   /// The executable of process `pid`'s parent (ssh's: git, a shell), for a confirmation's words;
   /// nil when it cannot be read or is init.
   static func parentExecutable(of pid: Int32) -> String? {
-    guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/stat"), data.count < 4096,
-      let text = String(data: data, encoding: .utf8), let close = text.lastIndex(of: ")")
-    else { return nil }
-    let fields = text[text.index(after: close)...].split(separator: " ")
     // Field 4, the parent's pid, is the second after the name.
-    guard fields.count > 1, let parent = Int32(fields[1]), parent > 1 else { return nil }
-    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-    let length = readlink("/proc/\(parent)/exe", &buffer, buffer.count - 1)
-    guard length > 0 else { return nil }
-    return String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    guard let fields = statFields(of: pid), fields.count > 1, let parent = Int32(fields[1]), parent > 1 else {
+      return nil
+    }
+    return executableLink(of: parent)
   }
 }
