@@ -3,7 +3,7 @@ import KeychainAgentWire
 import Security
 
 /// The access groups the policy grants a connection's program (nil: every group), and what that
-/// makes of its requests: the agent enforces them, whatever the client's own engine sent.
+/// makes of its requests: its engine's groups, and who may lock, unlock and replicate.
 package struct AccessGrant: Sendable {
   let groups: [String]?
   /// Whether a rule of the policy names the program: only such a program may lock or unlock the
@@ -15,14 +15,6 @@ package struct AccessGrant: Sendable {
   static func ownGroup(of executable: String) -> AccessGrant { AccessGrant(groups: [executable], namedByRule: false) }
 
   func allows(_ group: String) -> Bool { groups?.contains(group) ?? true }
-
-  /// `filter` searching only granted groups; nil when none of the groups it asks for is granted.
-  func narrowed(_ filter: ItemFilter) -> ItemFilter? {
-    guard let groups else { return filter }
-    var narrowed = filter
-    narrowed.accessGroups = filter.accessGroups.map { $0.filter(groups.contains) } ?? groups
-    return narrowed.accessGroups?.isEmpty == true ? nil : narrowed
-  }
 
   /// Locking and unlocking act for every program: only a program the policy names may.
   func requireNamedByRule() throws(SecStatus) {
@@ -60,34 +52,18 @@ package enum AgentDispatch {
     let (operation, arguments) = try AgentFrame.readRequest(body)
     var reader = arguments
     switch operation {
-    case .insert:
-      let item = try reader.newItem()
-      try finished(reader)
-      return perform { () throws(SecStatus) in
-        try checkNewItem(item, grant: grant, backend: backend)
-        return try storage.insert(item)
-      } write: {
-        $0.storedItem($1)
-      }
-    case .insertBatch:
-      let items = try reader.list { reader throws(SecStatus) in try reader.newItem() }
-      let skipping = try reader.flag()
-      try finished(reader)
-      return perform { () throws(SecStatus) in
-        for item in items { try checkNewItem(item, grant: grant, backend: backend) }
-        return try storage.insertBatch(items, skippingDuplicates: skipping)
-      } write: {
-        $0.int($1)
-      }
+    case .add, .addIdentity, .copyMatching, .copyIdentities, .update, .updateIdentities, .delete, .deleteIdentities,
+      .upsert, .importItems, .exportBackup, .importBackup, .importGnomeKeyring:
+      return try AgentRequests.answer(operation, &reader, service: service, caller: caller, later: later)
     case .find:
       let filter = try reader.filter()
       let limit = try reader.optional { reader throws(SecStatus) in try reader.nonNegativeInt() }
       let fetch = try reader.fetch()
       try finished(reader)
       return perform { () throws(SecStatus) in
-        guard let narrowed = grant.narrowed(filter) else { return [] }
+        try grant.requireEverything()
         return authentication.withheld(
-          try storage.find(narrowed, limit: limit, fetch: authentication.storageFetch(fetch)))
+          try storage.find(filter, limit: limit, fetch: authentication.storageFetch(fetch)))
       } write: {
         $0.list($1) { $0.storedItem($1) }
       }
@@ -97,40 +73,12 @@ package enum AgentDispatch {
       let fetch = try reader.fetch()
       try finished(reader)
       return perform { () throws(SecStatus) in
-        // A filter that reaches no granted group answers nothing, in its place.
-        let narrowed = filters.map { grant.narrowed($0) }
-        var answers = try storage.find(
-          each: narrowed.compactMap { $0 }, limit: limit, fetch: authentication.storageFetch(fetch)
-        ).makeIterator()
-        return narrowed.map { $0 == nil ? [] : authentication.withheld(answers.next() ?? []) }
+        try grant.requireEverything()
+        return try storage.find(each: filters, limit: limit, fetch: authentication.storageFetch(fetch)).map {
+          authentication.withheld($0)
+        }
       } write: {
         $0.list($1) { writer, items in writer.list(items) { $0.storedItem($1) } }
-      }
-    case .replace:
-      let replacements = try reader.list { reader throws(SecStatus) in try reader.replacement() }
-      try finished(reader)
-      return perform { () throws(SecStatus) in
-        guard
-          try Self.checkReplacements(
-            replacements, storage: storage, grant: grant, authentication: authentication, backend: backend)
-        else { return ReplacementOutcome.changedSinceRead }
-        return try storage.replace(replacements)
-      } write: { writer, outcome in
-        switch outcome {
-        case .replaced(let count):
-          writer.byte(0)
-          writer.int(count)
-        case .changedSinceRead: writer.byte(1)
-        }
-      }
-    case .delete:
-      let filter = try reader.filter()
-      try finished(reader)
-      return perform { () throws(SecStatus) in
-        guard let narrowed = grant.narrowed(filter) else { throw .itemNotFound }
-        return try storage.delete(narrowed)
-      } write: {
-        $0.int($1)
       }
     case .lock:
       try finished(reader)
@@ -278,76 +226,6 @@ package enum AgentDispatch {
   static func isUseOfTheStore(_ body: [UInt8]) -> Bool {
     guard body.count > 1, let operation = AgentFrame.Operation(rawValue: body[1]) else { return false }
     return operation != .state && operation != .lock
-  }
-
-  /// A new item must agree with itself (its index is the one its attributes give: the agent
-  /// stores nothing it has not computed, issue 50) and belong to a granted group.
-  private static func checkNewItem(_ item: NewItem, grant: AccessGrant, backend: any SecurityBackend)
-    throws(SecStatus)
-  {
-    try ItemRows.checkConsistency(
-      item.itemClass, SortedAttributes(item.attributes), accessControl: item.accessControl, index: item.index,
-      backend: backend)
-    guard grant.allows(item.index.accessGroup) else { throw .missingEntitlement }
-  }
-
-  /// A replacement must agree with itself as a new item must, and may change only rows of granted
-  /// groups, into rows of granted groups: the row it names is looked up within the granted groups
-  /// before anything is written. One that keeps the row's attributes (a new secret only, which
-  /// the storage writes without deriving the row's index again) must carry them unchanged but for
-  /// the modification date. And it may replace the secret or the access control of a row that
-  /// asks for the user only on a connection whose user proved their presence to the agent
-  /// (`CallerSession`): the secret a `find` withholds must not be had by stripping the
-  /// access control first. False when a row is gone since it was read.
-  private static func checkReplacements(
-    _ replacements: [ItemReplacement], storage: any ItemRowStorage, grant: AccessGrant,
-    authentication: CallerSession, backend: any SecurityBackend
-  ) throws(SecStatus) -> Bool {
-    let guardsSecrets = authentication.withholds
-    for replacement in replacements {
-      let revision = replacement.revision
-      try ItemRows.checkConsistency(
-        replacement.itemClass, revision.attributes, accessControl: revision.accessControl, index: revision.index,
-        backend: backend)
-      guard grant.allows(revision.index.accessGroup) else { throw .missingEntitlement }
-      var filter = ItemFilter(itemClass: replacement.itemClass)
-      filter.reference = .uuid(replacement.itemClass, replacement.persistentID)
-      filter.accessGroups = grant.groups
-      filter.synchronizable = nil
-      let current = try storage.find(
-        filter, limit: 1,
-        fetch: ItemFetch(attributes: revision.keepsAttributes, data: false, accessControl: true))
-      guard let stored = current.first else {
-        // Gone since the client read it (another program deleted it): the client reads again,
-        // as the storage would have told it. A row of another group is not for this program.
-        filter.accessGroups = nil
-        let anywhere = try storage.find(filter, limit: 1, fetch: ItemFetch(attributes: false, data: false))
-        if anywhere.isEmpty { return false }
-        throw .missingEntitlement
-      }
-      if revision.keepsAttributes,
-        Self.withoutModificationDate(stored.attributes) != Self.withoutModificationDate(revision.attributes)
-          || stored.accessControl != revision.accessControl
-      {
-        throw SecStatus(errSecParam, detail: "a change of the secret alone carries other attributes than the item's")
-      }
-      if guardsSecrets, stored.accessControl?.asksForUserProof == true,
-        replacement.revision.data != nil || replacement.revision.accessControl != stored.accessControl
-      {
-        throw SecStatus(
-          errSecInteractionNotAllowed,
-          detail:
-            "changing the secret or access control of an item that asks for the user needs the user's proof to the keychain agent first"
-        )
-      }
-    }
-    return true
-  }
-
-  private static func withoutModificationDate(_ attributes: SortedAttributes) -> SortedAttributes {
-    var kept = attributes
-    kept[SecConstantValue.attrModificationDate] = nil
-    return kept
   }
 
   /// A request with bytes after its arguments is malformed: they would mean something to a peer

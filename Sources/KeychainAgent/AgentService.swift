@@ -12,6 +12,11 @@ package struct AgentCaller: Sendable {
   package let file: RunningFile
   /// Its executable's path as the policy and the prompts name it.
   package let executable: String
+  /// Its executable's file name, as the engine's prompts name the program.
+  package var programName: String {
+    let name = executable.split(separator: "/").last.map(String.init) ?? executable
+    return name.isEmpty ? executable : name
+  }
   /// The groups the policy grants it.
   package let grant: AccessGrant
   /// What the user proved for it, and its authenticator.
@@ -21,11 +26,13 @@ package struct AgentCaller: Sendable {
 /// The agent's core, with no socket or bus in it (issue 50): the store it alone holds, the policy
 /// that decides who gets which groups, the idle lock, the count of wrong passphrases, and the
 /// callers it serves. A front end identifies a caller by its process (`identify`), then runs its
-/// requests here: the agent socket's storage operations through `answer`, whole SecItem calls
-/// (the Secret Service's) through the caller's own engine, `engine(for:)`.
+/// requests here: the agent socket's requests through `answer`, and every front end's SecItem calls
+/// through the caller's own engine (`engine(for:)`).
 package final class AgentService: Sendable {
   /// The store the agent holds; its storage is every caller's.
   package let store: KeychainStore
+  /// The store's rows, keys, feed and maintenance.
+  package let storage: any ItemStorage
   /// The backend the engines and the row checks use.
   package let backend: any SecurityBackend
   /// Which groups each program gets.
@@ -44,19 +51,17 @@ package final class AgentService: Sendable {
 
   /// The service over `store`.
   package init(
-    store: KeychainStore, backend: any SecurityBackend, policy: AgentPolicy, idleLock: IdleLock,
-    ledger: FailedAttemptLedger, logger: Logger
+    store: KeychainStore, storage: any ItemStorage, backend: any SecurityBackend, policy: AgentPolicy,
+    idleLock: IdleLock, ledger: FailedAttemptLedger, logger: Logger
   ) {
     self.store = store
+    self.storage = storage
     self.backend = backend
     self.policy = policy
     self.idleLock = idleLock
     self.ledger = ledger
     self.logger = logger
   }
-
-  /// The store's rows, keys, feed and maintenance.
-  package var storage: any ItemStorage { store.backend }
 
   /// Who is calling, which decides the groups as entitlements do: the executable behind `pid`,
   /// read as of `acceptedAt` (ticks since boot, when the caller connected) and checked to be the
@@ -123,8 +128,17 @@ package final class AgentService: Sendable {
   /// them for "*"), its session as the authenticator. Everything Apple's rules decide is decided
   /// here, in the agent, for what this caller asks.
   package func engine(for caller: AgentCaller) -> SecItemEngine {
+    engine(groups: caller.grant.groups ?? ["*"], authenticator: caller.session, programName: caller.programName)
+  }
+
+  /// An engine over the agent's store for `groups`, asking the user through `authenticator` (the
+  /// store's own prompt when nil) and naming the caller `programName` in its prompts.
+  package func engine(
+    groups: [String], authenticator: (any UserAuthenticating)? = nil, programName: String = "keychaind"
+  ) -> SecItemEngine {
     SecItemEngine(
-      store: store, accessGroups: caller.grant.groups ?? ["*"], authenticator: caller.session, backend: backend)
+      storage: storage, accessGroups: groups, authenticator: authenticator ?? store.authenticator, backend: backend,
+      programName: programName)
   }
 
   /// The answer to one request of the agent's protocol from `caller` (AgentDispatch), or nil when

@@ -10,27 +10,31 @@ package enum AgentStartup {
   /// (`KEYCHAIN_BRIDGE_PASSPHRASE`, removed from the environment as it is read). An existing store
   /// is opened locked and unlocked with the passphrase's bytes, which are then wiped; only a store
   /// made now takes it as a String (its creation's one copy, which is not wiped).
-  package static func openStore(in directory: URL) throws(AgentStartError) -> KeychainStore {
+  package static func openStore(in directory: URL) throws(AgentStartError) -> (
+    store: KeychainStore, storage: any ItemStorage
+  ) {
     var passphrase = AgentEnvironment.takePassphrase()
     defer { if passphrase != nil { Secrets.wipe(&passphrase!) } }
     let exists = FileManager.default.fileExists(atPath: directory.appendingPathComponent("keychain.key").path)
     let store: KeychainStore
     do {
-      guard exists, passphrase != nil else {
-        return try KeychainStore(
-          directory: directory, passphrase: passphrase.map { String(decoding: $0, as: UTF8.self) })
-      }
-      store = try KeychainStore(directory: directory, passphrase: nil)
+      store =
+        exists && passphrase != nil
+        ? try KeychainStore(directory: directory, passphrase: nil)
+        : try KeychainStore(directory: directory, passphrase: passphrase.map { String(decoding: $0, as: UTF8.self) })
     } catch {
       throw AgentStartError("cannot open the store: \(error.message)")
     }
+    // A store opened from a directory is this process's own.
+    guard let storage = store.storage else { throw AgentStartError("cannot open the store in this process") }
+    guard exists, passphrase != nil else { return (store, storage) }
     do throws(SecStatus) {
-      try store.backend.unlock(passphraseBytes: passphrase)
+      try storage.unlock(passphraseBytes: passphrase)
     } catch {
       throw AgentStartError(
         "cannot open the store: \(error.detail ?? "the passphrase in KEYCHAIN_BRIDGE_PASSPHRASE is wrong")")
     }
-    return store
+    return (store, storage)
   }
 
   /// Marks the process not dumpable, before any key is in memory: no core file, and no process of

@@ -5,11 +5,11 @@ import Synchronization
 
 /// What the user proved to the agent for one caller (issue 32): the session of a connection, or
 /// of a D-Bus client. The agent asks the user itself, with its own prompt, naming the caller's
-/// executable; a caller whose user proved their presence receives the secrets of items that ask
-/// for it, and no other does, whatever the client's own engine decided. The proof lasts as long as
-/// the session: the client's LAContext rules (invalidate) are applied by its engine on top of it,
-/// and a reuse window (`touchIDAuthenticationAllowableReuseDuration`) counts only proofs given in
-/// this session. It is also the authenticator of the engine the agent runs for this caller.
+/// executable, and it is the authenticator of the engine the agent runs for this caller: a caller
+/// whose user proved their presence receives the secrets of items that ask for it, and no other
+/// does. An LAContext the caller sends counts as evaluated only where the user proved their
+/// presence in this session; the proof lasts as long as the session, and a reuse window
+/// (`touchIDAuthenticationAllowableReuseDuration`) counts only proofs given in it.
 package final class CallerSession: UserAuthenticating {
   /// Who proves the user: the store's authenticator (its prompt, its failure count).
   let authenticator: (any UserAuthenticating)?
@@ -90,6 +90,10 @@ package final class CallerSession: UserAuthenticating {
     }
   }
 
+  /// Whether a proof this session holds passes without a prompt: one within `reuse` seconds, or
+  /// the one `authenticateForRetry` held for the call now run again (taken).
+  func proveWithoutPrompt(reuse: TimeInterval) -> Bool { isProven(within: reuse) || takeHeldProof() }
+
   /// The proof `authenticateForRetry` held, taken once.
   private func takeHeldProof() -> Bool {
     heldProof.withLock { held in
@@ -116,14 +120,14 @@ package final class CallerSession: UserAuthenticating {
     return widened
   }
 
-  /// Whether secrets are withheld at all: only from a store with a passphrase. Without one there
-  /// is nothing the user could prove, and the store's own files give every secret to whoever can
-  /// read them, so withholding would stop backups without protecting anything; SecItem reads of
-  /// such items still answer errSecInteractionNotAllowed, by the client's engine (passcodeNotSet).
+  /// Whether a replicator's reads withhold secrets at all: only from a store with a passphrase.
+  /// Without one there is nothing the user could prove, and the store's own files give every
+  /// secret to whoever can read them. (SecItem calls run the engine, which asks by its own rules.)
   var withholds: Bool { !hasProven && authenticator?.hasPassphrase == true }
 
-  /// `items` as this connection may receive them: without the secret of any item that asks for
-  /// the user, unless the user proved their presence here (or the store has no passphrase).
+  /// `items` as a replicator's read hands them to this connection: without the secret of any item
+  /// that asks for the user, unless the user proved their presence here (or the store has no
+  /// passphrase).
   func withheld(_ items: [StoredItem]) -> [StoredItem] {
     guard withholds else { return items }
     return items.map { item in

@@ -8,7 +8,7 @@ import Synchronization
 /// The agent's open connections, bounded (issue 49, case 7): at most `limit` in all, and at most
 /// `perProcess` from one process. A connection past a bound makes room by closing the connection
 /// that has been idle longest (of that process, for the per-process bound), rather than being
-/// refused: programs reconnect when their connection is gone (`AgentItemStorage`), so a program
+/// refused: programs reconnect when their connection is gone (`AgentClient`), so a program
 /// that opens connections without end only ever closes idle ones, and never keeps another program
 /// from being served or the agent from accepting (its descriptors stay below the limit).
 package final class ConnectionRegistry: Sendable {

@@ -179,17 +179,6 @@ package struct WireReader {
     ItemFetch(attributes: try flag(), data: try flag(), accessControl: try flag(), version: try flag())
   }
 
-  package mutating func replacement() throws(SecStatus) -> ItemReplacement {
-    let itemClass = try itemClass()
-    let persistentID = try data()
-    let expected = ItemVersion(try data())
-    var revision = ItemRevision(
-      attributes: try sortedAttributes(), accessControl: try accessControl(),
-      data: try optional { reader throws(SecStatus) in try reader.data() }, index: try index())
-    revision.keepsAttributes = try flag()
-    return ItemReplacement(itemClass: itemClass, persistentID: persistentID, expected: expected, revision: revision)
-  }
-
   package mutating func identity() throws(SecStatus) -> ItemIdentity {
     try ItemIdentity.decoded(Array(try reader.block()))
   }

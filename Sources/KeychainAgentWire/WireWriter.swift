@@ -150,17 +150,6 @@ package struct WireWriter {
     flag(value.version)
   }
 
-  package mutating func replacement(_ value: ItemReplacement) {
-    itemClass(value.itemClass)
-    data(value.persistentID)
-    data(value.expected.bytes)
-    attributes(value.revision.attributes)
-    accessControl(value.revision.accessControl)
-    optional(value.revision.data) { $0.data($1) }
-    index(value.revision.index)
-    flag(value.revision.keepsAttributes)
-  }
-
   package mutating func identity(_ value: ItemIdentity) { TaggedBinaryForm.appendBytes(value.encoded(), to: &bytes) }
 
   package mutating func mark(_ value: ReplicaMark) {

@@ -18,11 +18,8 @@ struct SQLiteOpenSSLBackend: SecurityBackend {
       sealing: KeyFileSealing(sealer: TPMKeyFileSealer(), sealsNewStores: sealingToTPM))
   }
 
-  func connectAgent(socketPath: String, startingOnDemand: Bool) throws(SecStatus)
-    -> (storage: any ItemStorage, session: StorageSession)
-  {
-    let storage = try AgentItemStorage(socketPath: socketPath, startingOnDemand: startingOnDemand)
-    return (storage, storage.session)
+  func connectAgent(socketPath: String, startingOnDemand: Bool) throws(SecStatus) -> any KeychainAgentLink {
+    try AgentClient(socketPath: socketPath, startingOnDemand: startingOnDemand, backend: self)
   }
 
   var keyEngine: any KeyEngine { OpenSSLKeyEngine.shared }

@@ -6,7 +6,7 @@ import Security
 /// helper), checks the answer against the store it holds and counts failures beside it, so the
 /// passphrase never passes through this process. A proof also opens this connection to the
 /// secrets of items that ask for the user: the agent hands them to no connection before.
-extension AgentItemStorage: UserAuthenticating {
+extension AgentClient {
   package func authenticateUser(reason: String, caller: String, reuse: TimeInterval)
     throws(UserAuthenticationFailure)
   {

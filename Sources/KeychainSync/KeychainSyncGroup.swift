@@ -216,9 +216,12 @@ public enum KeychainSyncGroup {
     }
   }
 
-  /// The sync side of `store`, over its storage's change feed.
+  /// The sync side of `store`, over its storage's change feed (the agent's, for a store it holds).
   static func syncable(_ store: KeychainStore) throws(KeychainSyncError) -> SyncReplica {
-    SyncReplica(storage: store.backend)
+    switch store.holder {
+    case .process(let storage): SyncReplica(storage: storage)
+    case .agent(let agent): SyncReplica(storage: agent.replica)
+    }
   }
 
   private static func requireNoGroup(_ backend: SyncReplica) throws(KeychainSyncError) {

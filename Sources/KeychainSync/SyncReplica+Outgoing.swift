@@ -169,7 +169,7 @@ private struct LiveItems {
 
   static let fetch = ItemFetch(attributes: true, data: true)
 
-  let storage: any ItemRowStorage & ChangeFeedStorage
+  let storage: any ItemRowReader & ChangeFeedStorage
   /// What the page's read found (nil for a row gone); nil when the items are read one by one.
   let read: [Row: StoredItem?]?
 

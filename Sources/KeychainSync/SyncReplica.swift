@@ -16,11 +16,11 @@ import Synchronization
 /// version the group last had from or gave to this store.
 final class SyncReplica: Sendable {
   /// The two capabilities replication needs: rows, and the change feed (never the keys or the lock).
-  let storage: any ItemRowStorage & ChangeFeedStorage
+  let storage: any ItemRowReader & ChangeFeedStorage
   /// The records the last `outgoingRecords` made, by record identifier, until acknowledged.
   let outgoing = Mutex<OutgoingBatch?>(nil)
 
-  init(storage: any ItemRowStorage & ChangeFeedStorage) {
+  init(storage: any ItemRowReader & ChangeFeedStorage) {
     self.storage = storage
   }
 

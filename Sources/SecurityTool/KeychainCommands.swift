@@ -168,7 +168,7 @@ struct ShowKeychainInfo: ParsableCommand {
       let opened = try store.open(unlocking: false)
       let protection = opened.hasPassphrase ? "passphrase" : "key file"
       if let agent = opened.agentSocketPath {
-        let timeout = opened.session.idleLockTimeout.map { "timeout=\($0)s" } ?? "no-timeout"
+        let timeout = opened.idleLockTimeout.map { "timeout=\($0)s" } ?? "no-timeout"
         print(
           "Keychain served by agent \"\(agent)\" \(opened.isLocked ? "locked" : "unlocked") \(timeout) "
             + "protection=\(protection)")

@@ -193,10 +193,11 @@ for notice in policy.notices { logger.warning("\(notice)") }
 
 let directory = storeDirectory ?? KeychainStore.defaultDirectory
 let store: KeychainStore
+let storage: any ItemStorage
 do {
   let keyMemory = try AgentStartup.enableKeyMemory()
   if keyMemory.locked { logger.info("\(keyMemory.message)") } else { logger.warning("\(keyMemory.message)") }
-  store = try AgentStartup.openStore(in: directory)
+  (store, storage) = try AgentStartup.openStore(in: directory)
 } catch {
   fail(error.description)
 }
@@ -209,8 +210,8 @@ var bus: SecretServiceBus?
 var sshAgent: SSHAgentServer?
 do {
   service = AgentService(
-    store: store, backend: try AgentStartup.backend(),
-    policy: policy, idleLock: IdleLock(timeout: idleTimeout, storage: store.backend, logger: logger),
+    store: store, storage: storage, backend: try AgentStartup.backend(),
+    policy: policy, idleLock: IdleLock(timeout: idleTimeout, storage: storage, logger: logger),
     ledger: FailedAttemptLedger(directory: directory), logger: logger)
   if secretService { bus = try SecretServiceBus(service: service) }
   if let activatedSSHListener {

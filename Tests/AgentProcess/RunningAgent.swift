@@ -95,16 +95,15 @@ package final class RunningAgent: @unchecked Sendable {
     (try? String(contentsOf: folder.appendingPathComponent("agent.log"), encoding: .utf8)) ?? ""
   }
 
-  /// A client of the agent: the storage contract over its socket.
-  package func connect() throws -> AgentItemStorage { try AgentItemStorage(socketPath: socketPath) }
+  /// A client of the agent over a new connection: the SecItem calls, the lock and, for a program
+  /// the policy grants every group, a replicator's rows.
+  package func connect() throws -> AgentClient {
+    try AgentClient(socketPath: socketPath, backend: try SecurityBackends.required())
+  }
 
-  /// A SecItem store over a new connection, with the session the agent returned (its groups and
-  /// its prompt).
+  /// A SecItem store over a new connection (its groups and its prompt the agent's).
   package func connectStore() throws -> KeychainStore {
-    let storage = try connect()
-    return KeychainStore(
-      directory: URL(fileURLWithPath: socketPath), storage: storage, session: storage.session,
-      agentSocketPath: socketPath)
+    KeychainStore(socketPath: socketPath, agent: try connect())
   }
 
   /// Ends the agent as SIGTERM does, and waits for it.

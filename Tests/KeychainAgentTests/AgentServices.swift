@@ -12,7 +12,8 @@ enum AgentServices {
   static func make(over storage: InMemoryItemStorage) throws -> AgentService {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("agent-\(UUID().uuidString)")
     return AgentService(
-      store: KeychainStore(directory: directory, storage: storage), backend: try SecurityBackends.required(),
+      store: KeychainStore(directory: directory, storage: storage), storage: storage,
+      backend: try SecurityBackends.required(),
       policy: AgentPolicy(), idleLock: IdleLock(timeout: 0, storage: storage, logger: Logger(label: "test")),
       ledger: FailedAttemptLedger(directory: nil), logger: Logger(label: "test"))
   }

@@ -6,11 +6,13 @@ import Testing
 @testable import KeychainAgent
 @testable import Security
 
-/// The agent stores only rows it could have computed itself (issue 50): a hand-written client that
-/// sends its own index beside an item's attributes cannot store a row that disagrees with itself or
-/// names a group it was not granted. The frames are built byte for byte as such a client would,
-/// and answered by the agent's dispatch over an in-memory storage, with no process or socket.
-@Suite("The agent refuses crafted rows")
+/// The agent stores only what its own engine computed (issue 64): a hand-written client's bytes are
+/// SecItem requests, read by the keychain's grammar in the agent and run for the caller with the
+/// groups its policy grants, so no index, date, fingerprint or group a client writes is stored, and
+/// the operations that carried rows are gone from the protocol. The frames are built byte for byte
+/// as such a client would, and answered by the agent's dispatch over an in-memory storage, with no
+/// process or socket.
+@Suite("The agent runs requests, never a client's rows")
 struct CraftedFrameTests {
   let storage = InMemoryItemStorage()
   let service: AgentService
@@ -22,34 +24,43 @@ struct CraftedFrameTests {
     caller = try AgentServices.caller(of: service, granted: ["mine"])
   }
 
-  /// A generic password as the API builds it: complete attributes, fingerprint and index.
-  static func honestItem(account: String, group: String) throws -> NewItem {
-    var attributes: [String: AttributeValue] = [
-      SecConstantValue.attrAccount: .string(account), SecConstantValue.attrService: .string("mail"),
-      SecConstantValue.attrAccessGroup: .string(group), SecConstantValue.attrSynchronizable: .integer(0),
-      SecConstantValue.attrAccessible: .string(SecConstantValue.attrAccessibleWhenUnlocked),
-    ]
-    for (key, value) in ItemSchema.primaryKeyDefaults(of: .genericPassword) where attributes[key] == nil {
-      attributes[key] = value
+  /// A SecItem call's frame: the caller's groups as the client claims them, then its entries.
+  static func frame(
+    _ operation: AgentFrame.Operation, groups: [String], _ requests: [[String: Any]],
+    _ more: (inout WireWriter) -> Void = { _ in }
+  ) throws -> [UInt8] {
+    let transferred = try requests.map { try ($0 as NSDictionary).keychainEntries().transferred() }
+    return AgentFrame.request(operation) { writer in
+      writer.list(groups) { $0.string($1) }
+      for entries in transferred { writer.entries(entries) }
+      more(&writer)
     }
-    let complete = try ItemRows.completed(attributes, at: Date(), backend: try SecurityBackends.required())
-    return NewItem(
-      itemClass: .genericPassword, attributes: complete, accessControl: nil, data: Data("hunter2".utf8),
-      index: try ItemRows.index(.genericPassword, complete))
   }
 
-  /// The status the agent answers `request` with (nil: success).
-  func status(of request: [UInt8]) throws -> OSStatus? {
+  /// A generic password's add dictionary.
+  static func password(_ account: String, _ extra: [String: Any] = [:]) -> [String: Any] {
+    var dictionary: [String: Any] = [
+      SecConstantValue.`class`: SecConstantValue.classGenericPassword, SecConstantValue.attrService: "mail",
+      SecConstantValue.attrAccount: account, SecConstantValue.valueData: Data("hunter2".utf8),
+    ]
+    dictionary.merge(extra) { _, new in new }
+    return dictionary
+  }
+
+  /// The status the agent answers `request` with (nil: success), and its result's reader.
+  func answer(_ request: [UInt8]) throws -> Result<WireReader, SecStatus> {
     let answer = try #require(try service.answer(request, from: caller) { _ in })
     do throws(SecStatus) {
-      _ = try AgentFrame.readAnswer(answer)
-      return nil
+      return .success(try AgentFrame.readAnswer(answer))
     } catch {
-      return error.code
+      return .failure(error)
     }
   }
 
-  func insertFrame(_ item: NewItem) -> [UInt8] { AgentFrame.request(.insert) { $0.newItem(item) } }
+  func status(_ request: [UInt8]) throws -> OSStatus? {
+    if case .failure(let status) = try answer(request) { return status.code }
+    return nil
+  }
 
   /// Every row the storage holds, in any group.
   func storedRows() throws -> [StoredItem] {
@@ -58,83 +69,116 @@ struct CraftedFrameTests {
     return try storage.find(filter, limit: nil, fetch: ItemFetch(attributes: true, data: false))
   }
 
-  @Test("An honest row in a granted group is stored")
-  func anHonestRowIsStored() throws {
-    #expect(try status(of: insertFrame(try Self.honestItem(account: "me", group: "mine"))) == nil)
-    #expect(try storedRows().count == 1)
-  }
-
-  @Test("A row indexed under a granted group whose sealed attributes name another is refused")
-  func aRowWhoseGroupDisagreesIsRefused() throws {
-    var item = try Self.honestItem(account: "me", group: "victim")
-    // The index says "mine", which the grant allows; the attributes, which are sealed and handed
-    // to whoever reads the row, say "victim".
-    item.index.accessGroup = "mine"
-    #expect(try status(of: insertFrame(item)) == errSecParam)
-    #expect(try storedRows().isEmpty)
-  }
-
-  @Test("A row whose index names another primary key than its attributes is refused")
-  func aRowWhosePrimaryKeyDisagreesIsRefused() throws {
-    #expect(try status(of: insertFrame(try Self.honestItem(account: "me", group: "mine"))) == nil)
-    // The same account again under an index that claims another one: a duplicate the primary
-    // key's uniqueness would never let through.
-    var duplicate = try Self.honestItem(account: "me", group: "mine")
-    duplicate.index = try Self.honestItem(account: "someone-else", group: "mine").index
-    #expect(try status(of: insertFrame(duplicate)) == errSecParam)
-    #expect(try storedRows().count == 1)
-  }
-
-  @Test("A row with an attribute its class does not have, or a forged fingerprint, is refused")
-  func aRowWithForeignAttributesIsRefused() throws {
-    var foreign = try Self.honestItem(account: "me", group: "mine")
-    foreign.attributes["zzzz"] = .string("smuggled")
-    #expect(try status(of: insertFrame(foreign)) == errSecNoSuchAttr)
-    var forged = try Self.honestItem(account: "me", group: "mine")
-    forged.attributes[SecConstantValue.attrSHA1] = .data(Data(repeating: 0, count: 20))
-    #expect(try status(of: insertFrame(forged)) == errSecParam)
-    #expect(try storedRows().isEmpty)
-  }
-
-  @Test("A batch with one crafted row stores nothing")
-  func aBatchWithOneCraftedRowStoresNothing() throws {
-    var crafted = try Self.honestItem(account: "two", group: "victim")
-    crafted.index.accessGroup = "mine"
-    let frame = AgentFrame.request(.insertBatch) { writer in
-      writer.list([try! Self.honestItem(account: "one", group: "mine"), crafted]) { $0.newItem($1) }
-      writer.flag(false)
+  @Test("An add in the caller's group is stored, with the agent's dates and fingerprint, not the client's")
+  func storeOwnedValuesAreTheAgents() throws {
+    let claimed = Date(timeIntervalSinceReferenceDate: 0)
+    let before = Date()
+    let frame = try Self.frame(
+      .add, groups: ["mine"],
+      [
+        Self.password(
+          "me",
+          [
+            SecConstantValue.attrCreationDate: claimed, SecConstantValue.attrModificationDate: claimed,
+            SecConstantValue.attrSHA1: Data(repeating: 0, count: 20),
+          ])
+      ])
+    #expect(try status(frame) == nil)
+    let row = try #require(try storedRows().first)
+    #expect(row.attributes[SecConstantValue.attrAccessGroup] == .string("mine"))
+    guard case .date(let created)? = row.attributes[SecConstantValue.attrCreationDate] else {
+      Issue.record("the row has no creation date")
+      return
     }
-    #expect(try status(of: frame) == errSecParam)
+    #expect(created >= before.addingTimeInterval(-1))
+    #expect(row.attributes[SecConstantValue.attrSHA1] != .data(Data(repeating: 0, count: 20)))
+  }
+
+  @Test("Groups a client claims beyond its grant, \"*\" included, give it nothing")
+  func claimedGroupsAreNarrowed() throws {
+    #expect(try status(Self.frame(.add, groups: ["victim"], [Self.password("me")])) == errSecMissingEntitlement)
+    #expect(try status(Self.frame(.add, groups: ["*"], [Self.password("me")])) == errSecMissingEntitlement)
+    let named = Self.password("me", [SecConstantValue.attrAccessGroup: "victim"])
+    #expect(try status(Self.frame(.add, groups: ["mine", "victim", "*"], [named])) == errSecMissingEntitlement)
     #expect(try storedRows().isEmpty)
   }
 
-  @Test("An honest row in a group the program was not granted is refused")
-  func aRowInAnotherGroupIsRefused() throws {
-    #expect(
-      try status(of: insertFrame(try Self.honestItem(account: "me", group: "victim"))) == errSecMissingEntitlement)
+  @Test("A search by a caller sees only its granted groups, whatever groups it claims")
+  func searchesStayInTheGrant() throws {
+    let victim = try AgentServices.caller(of: service, granted: ["victim"])
+    let add = try Self.frame(.add, groups: ["victim"], [Self.password("theirs")])
+    _ = try service.answer(add, from: victim) { _ in }
+    #expect(try storedRows().count == 1)
+    let search: [String: Any] = [
+      SecConstantValue.`class`: SecConstantValue.classGenericPassword,
+      SecConstantValue.matchLimit: SecConstantValue.matchLimitAll, SecConstantValue.returnData: true,
+    ]
+    #expect(try status(Self.frame(.copyMatching, groups: ["mine", "victim", "*"], [search])) == errSecItemNotFound)
+  }
+
+  @Test("An update cannot move an item into another program's group")
+  func anUpdateCannotMoveAnItem() throws {
+    #expect(try status(Self.frame(.add, groups: ["mine"], [Self.password("me")])) == nil)
+    let query: [String: Any] = [
+      SecConstantValue.`class`: SecConstantValue.classGenericPassword, SecConstantValue.attrAccount: "me",
+    ]
+    let change: [String: Any] = [SecConstantValue.attrAccessGroup: "victim"]
+    #expect(try status(Self.frame(.update, groups: ["mine", "victim"], [query, change])) == errSecMissingEntitlement)
+    #expect(try storedRows().first?.attributes[SecConstantValue.attrAccessGroup] == .string("mine"))
+  }
+
+  @Test("A batch with one request in another group stores nothing")
+  func aBatchWithOneForeignRequestStoresNothing() throws {
+    let requests = [Self.password("one"), Self.password("two", [SecConstantValue.attrAccessGroup: "victim"])]
+    let transferred = try requests.map { try ($0 as NSDictionary).keychainEntries().transferred() }
+    let frame = AgentFrame.request(.importItems) { writer in
+      writer.list(["mine"]) { $0.string($1) }
+      writer.list(transferred) { $0.entries($1) }
+    }
+    #expect(try status(frame) == errSecMissingEntitlement)
     #expect(try storedRows().isEmpty)
   }
 
-  @Test("A change of the secret alone cannot carry another group's attributes")
-  func aSecretOnlyReplacementCannotMoveTheRow() throws {
-    #expect(try status(of: insertFrame(try Self.honestItem(account: "me", group: "mine"))) == nil)
+  @Test("The replicator's reads and writes answer only a program granted every group")
+  func replicationNeedsEveryGroup() throws {
     var filter = ItemFilter(itemClass: .genericPassword)
     filter.synchronizable = nil
-    let stored = try #require(
-      try storage.find(filter, limit: 1, fetch: ItemFetch(attributes: true, data: false, version: true)).first)
-    // Attributes and index that agree with each other, in a granted group, but not with the row
-    // the storage keeps: sent as a change that keeps the row's attributes, whose key and digests
-    // no storage derives again, they would be sealed under the old row's identity.
-    let moved = try Self.honestItem(account: "someone-else", group: "mine")
-    let revision = ItemRevision(
-      attributes: SortedAttributes(moved.attributes), accessControl: nil, data: Data("new".utf8), index: moved.index,
-      keepsAttributes: true)
-    let replacement = ItemReplacement(
-      itemClass: .genericPassword, persistentID: stored.persistentID, expected: try #require(stored.version),
-      revision: revision)
-    #expect(try status(of: AgentFrame.request(.replace) { $0.list([replacement]) { $0.replacement($1) } }) != nil)
-    let after = try storedRows()
-    #expect(after.count == 1)
-    #expect(after.first?.attributes[SecConstantValue.attrAccount] == .string("me"))
+    let find = AgentFrame.request(.find) { writer in
+      writer.filter(filter)
+      writer.optional(nil as Int?) { $0.int($1) }
+      writer.fetch(ItemFetch(attributes: true, data: true))
+    }
+    #expect(try status(find) == errSecMissingEntitlement)
+    #expect(try status(AgentFrame.request(.replicationValue) { $0.string("membership") }) == errSecMissingEntitlement)
+  }
+
+  @Test("The storage operations that carried rows are unknown operations, and end the connection")
+  func rowOperationsAreGone() throws {
+    // Version 2's insert was operation 1 with a row; now 1 is an add, whose entries these bytes are
+    // not, and bytes of no operation at all are refused as such.
+    #expect(throws: SecStatus.self) { _ = try service.answer([AgentFrame.version, 200], from: caller) { _ in } }
+    #expect(throws: SecStatus.self) {
+      _ = try service.answer([AgentFrame.version, AgentFrame.Operation.add.rawValue, 0xff, 0xff], from: caller) { _ in }
+    }
+    #expect(throws: SecStatus.self) { _ = try service.answer([2, 1], from: caller) { _ in } }
+    #expect(try storedRows().isEmpty)
+  }
+
+  @Test("A request with an object the agent cannot make, or bytes after it, is refused")
+  func malformedRequestsAreRefused() throws {
+    var frame = try Self.frame(.add, groups: ["mine"], [Self.password("me")])
+    frame.append(0)
+    #expect(throws: SecStatus.self) { _ = try service.answer(frame, from: caller) { _ in } }
+    let badKey = AgentFrame.request(.add) { writer in
+      writer.list(["mine"]) { $0.string($1) }
+      writer.entries([
+        (
+          SecConstantValue.valueRef,
+          .key(TransferredKey(typeCode: "73", isPrivate: true, tokenID: nil, bytes: Data([1])))
+        )
+      ])
+    }
+    #expect(throws: SecStatus.self) { _ = try service.answer(badKey, from: caller) { _ in } }
+    #expect(try storedRows().isEmpty)
   }
 }

@@ -123,16 +123,13 @@ struct PolicyAndIdleLockTests {
     }
   }
 
-  @Test("A granted filter is narrowed to the granted groups, and one reaching none finds nothing")
-  func grantsNarrowFilters() {
+  @Test("A caller's groups are narrowed to the granted ones, in its order, and \"*\" only for every group")
+  func grantsNarrowGroups() {
     let grant = AccessGrant(groups: ["a", "b"], namedByRule: false)
-    var filter = ItemFilter(itemClass: .genericPassword)
-    filter.accessGroups = nil
-    #expect(grant.narrowed(filter)?.accessGroups == ["a", "b"])
-    filter.accessGroups = ["b", "c"]
-    #expect(grant.narrowed(filter)?.accessGroups == ["b"])
-    filter.accessGroups = ["c"]
-    #expect(grant.narrowed(filter) == nil)
+    #expect(AgentRequests.granted(["b", "c", "a"], grant) == ["b", "a"])
+    #expect(AgentRequests.granted(["*"], grant).isEmpty)
+    #expect(AgentRequests.granted(["c"], grant).isEmpty)
+    #expect(AgentRequests.granted(["*", "x"], AccessGrant(groups: nil, namedByRule: true)) == ["*", "x"])
     #expect(throws: SecStatus.missingEntitlement) { try grant.requireNamedByRule() }
   }
 

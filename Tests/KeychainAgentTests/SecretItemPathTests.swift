@@ -10,7 +10,7 @@ import Testing
 @Suite struct SecretItemPathTests {
   private func items() throws -> SecretItems {
     let service = try AgentServices.make(over: InMemoryItemStorage())
-    let engine = SecItemEngine(store: service.store, accessGroups: ["*"], backend: service.backend)
+    let engine = service.engine(groups: ["*"])
     return SecretItems(engine: engine, collection: SecretCollection.login)
   }
 

@@ -16,7 +16,7 @@ import Testing
     store.add("local", "2", synchronizable: false)
     store.add("pinned", "3", accessible: kSecAttrAccessibleWhenUnlockedThisDeviceOnly)
     store.delete("synced")
-    let summary = try SyncReplica(storage: store.store.backend).syncSummary()
+    let summary = try SyncReplica(storage: store.store.storage!).syncSummary()
     // "kept" is live; "pinned" may not leave the device; "local" is not synchronizable.
     #expect(summary.liveItems == 1)
     // No replicator ever held "synced": its deletion leaves nothing behind.
@@ -30,7 +30,7 @@ import Testing
   private static func member(_ storage: StorageKind, keyFile: Data = groupKeyFile()) throws -> (TestStore, SyncReplica)
   {
     let store = try TestStore(storage: storage)
-    let replica = SyncReplica(storage: store.store.backend)
+    let replica = SyncReplica(storage: store.store.storage!)
     _ = try replica.joinSyncGroup(server: "postgres://nobody@sync.invalid/none", keyFile: keyFile)
     return (store, replica)
   }
@@ -196,7 +196,7 @@ import Testing
     let keyFile = [UInt8](try Data(contentsOf: store.directory.appendingPathComponent("keychain.key")))
     let ring = try KeyRing(storeKey: SecretKey(copying: Array(keyFile[5...])))
     // Each entry's identity and key, read through the storage before its tables are rewritten.
-    let storage = try #require(store.store.backend as? SQLiteItemStorage)
+    let storage = try #require(store.store.storage! as? SQLiteItemStorage)
     let entries = try storage.changes(after: 0, limit: 10).map { entry throws -> (LocalItemKey, ItemIdentity) in
       guard case .change(let change) = entry else { throw SecStatus.decode }
       return (try storage.localKey(change.identity, try storage.keyRing()), change.identity)
@@ -245,7 +245,7 @@ import Testing
   func aLegacyJournalBecomesTheFeedAndKeepsItsVersions(format: UInt8) throws {
     let (legacy, keyFile, origin) = try Self.legacyStore(format: format)
     let reopened = try KeychainStore(directory: legacy.directory)
-    let replica = SyncReplica(storage: reopened.backend)
+    let replica = SyncReplica(storage: reopened.storage!)
     let membership = try #require(try replica.syncMembership())
     #expect(membership.storeID == origin)
     #expect(membership.cursor == 42)

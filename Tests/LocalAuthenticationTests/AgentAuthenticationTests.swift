@@ -18,16 +18,20 @@ import Testing
     let store = try KeychainStore.agentStore(socketPath: agent.socketPath)
     try withKeychainContext(store: store, accessGroups: ["la-tests"]) { () throws in
       #expect(addToken() == errSecSuccess)
-      // What a client that skips its own engine's rules receives: the item, not its secret.
+      // What the rows a replicator reads hold: the item, not its secret.
+      guard case .agent(let link) = store.holder else {
+        Issue.record("the store is not the agent's")
+        return
+      }
       var filter = ItemFilter(itemClass: .genericPassword)
       filter.accessGroups = ["la-tests"]
       let fetch = ItemFetch(attributes: false, data: true)
-      let withheld = try store.backend.find(filter, limit: nil, fetch: fetch)
+      let withheld = try link.replica.find(filter, limit: nil, fetch: fetch)
       #expect(withheld.map(\.data) == [nil])
       // A wrong answer at the agent's prompt: Apple's errors, still no secret.
       #expect(readToken() == (errSecAuthFailed, nil))
       #expect(evaluate(LAContext())?.code == .authenticationFailed)
-      let stillWithheld = try store.backend.find(filter, limit: nil, fetch: fetch)
+      let stillWithheld = try link.replica.find(filter, limit: nil, fetch: fetch)
       #expect(stillWithheld.map(\.data) == [nil])
       #expect(folder.prompts.count == 2)
     }
@@ -43,7 +47,11 @@ import Testing
       #expect(readToken() == (errSecSuccess, "secret-token"))
       var filter = ItemFilter(itemClass: .genericPassword)
       filter.accessGroups = ["la-tests"]
-      let found = try rightStore.backend.find(filter, limit: nil, fetch: ItemFetch(attributes: false, data: true))
+      guard case .agent(let link) = rightStore.holder else {
+        Issue.record("the store is not the agent's")
+        return
+      }
+      let found = try link.replica.find(filter, limit: nil, fetch: ItemFetch(attributes: false, data: true))
       #expect(found.map(\.data) == [Data("secret-token".utf8)])
     }
     #expect(folder.prompts.count == 3)

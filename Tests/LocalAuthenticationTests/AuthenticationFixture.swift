@@ -40,7 +40,7 @@ final class AuthenticationFixture {
   func use(_ user: User, timeout: Duration = .seconds(20), now: @escaping @Sendable () -> Date = Date.init) throws {
     let helper = try Self.writeHelper(user, in: directory, log: log)
     store.authenticator = PassphraseAuthenticator(
-      storage: store.backend, ledger: FailedAttemptLedger(directory: store.directory, now: now),
+      storage: store.storage!, ledger: FailedAttemptLedger(directory: store.directory, now: now),
       prompt: PassphrasePrompt(helper: helper, timeout: timeout))
   }
 

@@ -99,7 +99,7 @@ import Testing
       // On disk (through the storage contract) the secret is sealed, not the plaintext.
       var filter = ItemFilter(itemClass: .genericPassword)
       filter.accessGroups = ["la-tests"]
-      let stored = try fixture.store.backend.find(filter, limit: nil, fetch: ItemFetch(attributes: false, data: true))
+      let stored = try fixture.store.storage!.find(filter, limit: nil, fetch: ItemFetch(attributes: false, data: true))
       let sealed = try #require(stored.first?.data)
       #expect(sealed.prefix(4) == Data("KBAP".utf8))
       #expect(sealed.range(of: Data("secret-sealed".utf8)) == nil)

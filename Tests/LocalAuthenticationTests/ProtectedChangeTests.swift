@@ -94,7 +94,7 @@ import Testing
   }
 
   @Test(
-    "Through the agent: a cancelled prompt refuses SecItemUpdate, and a client skipping its engine cannot replace the row"
+    "Through the agent: a cancelled prompt refuses SecItemUpdate, and a hand-written request is asked for as well"
   )
   func theAgentRefusesAReplacementWithoutTheUser() throws {
     let folder = try ProtectedTokenProgram.Folder()
@@ -108,30 +108,28 @@ import Testing
         SecItemUpdate(tokenQuery() as CFDictionary, [kSecAttrAccessControl as String: Self.open] as CFDictionary)
           == errSecUserCanceled)
       #expect(folder.prompts.count == 1)
-      // A hand-written client: the agent's `replace` with a revision that drops the access control.
+      // A hand-written client: the same change and a planted secret, sent as requests with no
+      // engine of its own in the way. The agent's engine asks the user for each, as for the call.
+      guard case .agent(let link) = store.holder else {
+        Issue.record("the store is not the agent's")
+        return
+      }
+      let requests = link.service(accessGroups: ["la-tests"])
+      #expect(throws: SecStatus(errSecUserCanceled)) {
+        try requests.update(
+          try ItemRequest.reading(tokenQuery() as NSDictionary),
+          changes: [(kSecAttrAccessControl as String, .object(Self.open))])
+      }
+      #expect(throws: SecStatus(errSecUserCanceled)) {
+        try requests.update(
+          try ItemRequest.reading(tokenQuery() as NSDictionary),
+          changes: [(kSecValueData as String, .data(Data("planted".utf8)))])
+      }
+      #expect(folder.prompts.count == 3)
+      // Still withheld from the rows a replicator reads, and still asking.
       var filter = ItemFilter(itemClass: .genericPassword)
       filter.accessGroups = ["la-tests"]
-      let rows = try store.backend.find(
-        filter, limit: nil, fetch: ItemFetch(attributes: true, data: false, version: true))
-      let row = try #require(rows.first)
-      let stripped = try ItemRows.revision(
-        of: row, ItemChange(accessControl: Self.open), at: Date(), backend: try SecurityBackends.required())
-      let replacement = ItemReplacement(
-        itemClass: row.itemClass, persistentID: row.persistentID, expected: try #require(row.version),
-        revision: stripped)
-      #expect(throws: SecStatus.interactionNotAllowed) { try store.backend.replace([replacement]) }
-      var newData = stripped
-      newData.accessControl = row.accessControl
-      newData.data = Data("planted".utf8)
-      #expect(throws: SecStatus.interactionNotAllowed) {
-        try store.backend.replace([
-          ItemReplacement(
-            itemClass: row.itemClass, persistentID: row.persistentID, expected: try #require(row.version),
-            revision: newData)
-        ])
-      }
-      // Still withheld, and still asking.
-      let found = try store.backend.find(filter, limit: nil, fetch: ItemFetch(attributes: false, data: true))
+      let found = try link.replica.find(filter, limit: nil, fetch: ItemFetch(attributes: false, data: true))
       #expect(found.map(\.data) == [nil])
       #expect(Self.quietRead() == (errSecInteractionNotAllowed, nil))
     }

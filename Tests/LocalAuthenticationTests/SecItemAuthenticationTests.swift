@@ -201,7 +201,7 @@ import Testing
   func noPromptIsNotInteractive() throws {
     let fixture = try AuthenticationFixture()
     fixture.store.authenticator = PassphraseAuthenticator(
-      storage: fixture.store.backend, ledger: FailedAttemptLedger(directory: fixture.store.directory),
+      storage: fixture.store.storage!, ledger: FailedAttemptLedger(directory: fixture.store.directory),
       prompt: PassphrasePrompt(helper: fixture.directory.appendingPathComponent("missing").path))
     fixture.run {
       addToken()

@@ -96,7 +96,8 @@ import Testing
       var filter = ItemFilter(itemClass: .key)
       filter.accessGroups = ["enclave-tests"]
       let data = try #require(
-        try machine.store.backend.find(filter, limit: nil, fetch: ItemFetch(attributes: false, data: true)).first?.data)
+        try machine.store.storage!.find(filter, limit: nil, fetch: ItemFetch(attributes: false, data: true)).first?.data
+      )
       #expect(data.prefix(4) == Data("KBT1".utf8))
     }
   }

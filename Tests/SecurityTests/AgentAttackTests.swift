@@ -137,7 +137,7 @@ import Testing
     var last = SecStatus(errSecSuccess)
     for _ in 0..<5 {
       do throws(SecStatus) {
-        try store.backend.unlock(passphrase: "a guess")
+        try store.keys.unlock(passphrase: "a guess")
       } catch {
         last = error
       }
@@ -146,7 +146,7 @@ import Testing
     #expect(last.detail?.contains("5 in a row") == true, "\(last)")
     // Locked out now: even the right passphrase waits.
     do throws(SecStatus) {
-      try store.backend.unlock(passphrase: "right one")
+      try store.keys.unlock(passphrase: "right one")
       Issue.record("the right passphrase was taken during the lockout")
     } catch {
       #expect(error.detail?.contains("Too many wrong passphrases") == true, "\(error)")
@@ -280,13 +280,13 @@ import Testing
     }
     _ = output.fileHandleForReading.availableData  // "ready"
     // The real agent, reached at its new path, is locked by a program the policy names.
-    let direct = try AgentItemStorage(socketPath: real)
+    let direct = try AgentClient(socketPath: real, backend: try SecurityBackends.required())
     direct.lock()
     #expect(direct.isLocked)
     // A client at the usual path finds the relay there and sends it nothing: no request (whose
     // answers would carry the secrets it reads), no passphrase.
     do throws(SecStatus) {
-      let client = try AgentItemStorage(socketPath: agent.socketPath)
+      let client = try AgentClient(socketPath: agent.socketPath, backend: try SecurityBackends.required())
       try client.unlock(passphrase: "the right passphrase")
       Issue.record("the client unlocked through the relay")
     } catch {
@@ -313,7 +313,7 @@ import Testing
     try agent.start()
     let pid = agent.process.processIdentifier
     #expect(try AgentAttackers.copies(of: passphrase, inMemoryOf: pid) == 0, "after the start")
-    let client = try AgentItemStorage(socketPath: agent.socketPath)
+    let client = try AgentClient(socketPath: agent.socketPath, backend: try SecurityBackends.required())
     for _ in 0..<3 {
       client.lock()
       try client.unlock(passphrase: passphrase)

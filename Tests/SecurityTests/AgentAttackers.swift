@@ -115,13 +115,17 @@ enum AgentAttackers {
     """#
 
   /// A `find` of every item in `group` with its data, as a wire frame (length and body).
+  /// A SecItemCopyMatching request for every secret of `group`, as the caller of that group.
   static func findFrame(group: String) -> [UInt8] {
-    var filter = ItemFilter(itemClass: .genericPassword)
-    filter.accessGroups = [group]
-    let body = AgentFrame.request(.find) { writer in
-      writer.filter(filter)
-      writer.optional(Int?.none) { $0.int($1) }
-      writer.fetch(ItemFetch(attributes: true, data: true))
+    let query: RequestEntries = [
+      (SecConstantValue.`class`, .string(SecConstantValue.classGenericPassword)),
+      (SecConstantValue.matchLimit, .string(SecConstantValue.matchLimitAll)),
+      (SecConstantValue.returnData, .number(.integer(1), isBoolean: true)),
+    ]
+    let body = AgentFrame.request(.copyMatching) { writer in
+      writer.list([group]) { $0.string($1) }
+      // Plain values only: nothing here can fail to cross.
+      writer.entries(query.map { ($0.0, TransferredValue.plain($0.1)) })
     }
     return framed(body)
   }
@@ -171,8 +175,17 @@ enum AgentAttackers {
   }
 
   /// The secrets an answer to `findFrame` carries.
+  /// An answer that refuses the group (errSecMissingEntitlement) or finds nothing carries none.
   static func secrets(in answer: [UInt8]) throws -> [String] {
-    var reader = try AgentFrame.readAnswer(answer)
+    let read: Result<WireReader, SecStatus> = Result { () throws(SecStatus) in try AgentFrame.readAnswer(answer) }
+    var reader: WireReader
+    switch read {
+    case .success(let answered): reader = answered
+    case .failure(let status):
+      if status.code == errSecMissingEntitlement || status.code == errSecItemNotFound { return [] }
+      throw status
+    }
+    _ = try reader.list { reader throws(SecStatus) in try reader.flag() }  // the contexts' proofs
     let items = try reader.list { reader throws(SecStatus) in try reader.storedItem() }
     return items.compactMap { $0.data.map { String(decoding: $0, as: UTF8.self) } }
   }

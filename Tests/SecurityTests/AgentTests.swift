@@ -69,9 +69,11 @@ import Testing
     withKeychainContext(store: store, accessGroups: ["g"]) {
       #expect(Self.add("orphan") == errSecNotAvailable)
     }
-    #expect(throws: SecStatus.self) { try AgentItemStorage(socketPath: agent.socketPath) }
+    #expect(throws: SecStatus.self) {
+      try AgentClient(socketPath: agent.socketPath, backend: try SecurityBackends.required())
+    }
     do {
-      _ = try AgentItemStorage(socketPath: agent.socketPath)
+      _ = try AgentClient(socketPath: agent.socketPath, backend: try SecurityBackends.required())
     } catch {
       #expect(error.code == errSecNotAvailable)
       #expect(error.detail?.contains("keychaind --socket \(agent.socketPath)") == true, "\(error)")
@@ -82,7 +84,12 @@ import Testing
     let agent = try RunningAgent()
     defer { agent.stop() }
     let store = try KeychainStore.agentStore(socketPath: agent.socketPath)
-    #expect(store.backend is AgentItemStorage)
+    guard case .agent(let link) = store.holder else {
+      Issue.record("the store is not the agent's")
+      return
+    }
+    #expect(link is AgentClient)
+    #expect(store.storage == nil, "this process holds no row of the agent's store")
     #expect(store.directory.path == agent.socketPath)
     agent.terminate()
     #expect(throws: KeychainStoreError.self) { try KeychainStore.agentStore(socketPath: agent.socketPath) }
@@ -110,7 +117,7 @@ import Testing
       [],  // no version
       [9, 1],  // another version
       [AgentFrame.version, 0xEE],  // an unknown operation
-      [AgentFrame.version, AgentFrame.Operation.insert.rawValue, 1, 2, 3],  // arguments cut short
+      [AgentFrame.version, AgentFrame.Operation.add.rawValue, 1, 2, 3],  // arguments cut short
       AgentFrame.request(.state) + [0],  // bytes after the arguments
     ]
     for frame in frames {
@@ -299,9 +306,8 @@ import Testing
     let deadline = Date().addingTimeInterval(30)
     while !FileManager.default.fileExists(atPath: socket) && Date() < deadline { usleep(20_000) }
     // The first connection starts the agent; it answers once it has opened the store.
-    let storage = try AgentItemStorage(socketPath: socket)
     let store = KeychainStore(
-      directory: URL(fileURLWithPath: socket), storage: storage, session: storage.session, agentSocketPath: socket)
+      socketPath: socket, agent: try AgentClient(socketPath: socket, backend: try SecurityBackends.required()))
     withKeychainContext(store: store, accessGroups: ["g"]) {
       #expect(Self.add("activated") == errSecSuccess)
       #expect(Self.read("activated").1 == Data("secret of activated".utf8))
@@ -339,12 +345,11 @@ import Testing
     let agent = try RunningAgent(passphrase: "idle", arguments: ["--idle-timeout", "2"])
     defer { agent.stop() }
     let store = try Self.client(agent)
-    #expect(store.session.idleLockTimeout == 2)
-    var filter = ItemFilter(itemClass: .genericPassword)
-    filter.accessGroups = ["g"]
+    #expect(store.idleLockTimeout == 2)
+    let search: [String: Any] = [kSecClass as String: kSecClassGenericPassword]
     for _ in 0..<6 {
       usleep(500_000)
-      _ = try store.backend.find(filter, limit: 1, fetch: ItemFetch(attributes: false, data: false))
+      withKeychainContext(store: store, accessGroups: ["g"]) { _ = SecItemCopyMatching(search as CFDictionary, nil) }
       #expect(!store.isLocked, "a search every half second keeps the store open")
     }
     // Only state pings from now on: they must not hold the lock off.
@@ -355,7 +360,7 @@ import Testing
     #expect(store.unlock(passphrase: "idle") == errSecSuccess)
     let keyFile = try RunningAgent(arguments: ["--idle-timeout", "2"])
     defer { keyFile.stop() }
-    #expect(try Self.client(keyFile).session.idleLockTimeout == nil)
+    #expect(try Self.client(keyFile).idleLockTimeout == nil)
   }
 
   @Test func theAgentHoldsItsKeysInLockedMemoryLeftOutOfCoreDumps() throws {

@@ -17,7 +17,7 @@ import Testing
     var items: [NSDictionary] = []
     for itemClass in [ItemClass.genericPassword, .internetPassword] {
       let everything = ItemFetch(attributes: true, data: true)
-      guard let found = try? store.backend.find(ItemFilter(itemClass: itemClass), limit: nil, fetch: everything)
+      guard let found = try? store.rowsForTests.find(ItemFilter(itemClass: itemClass), limit: nil, fetch: everything)
       else { continue }
       let dictionaries = found.map { item -> NSDictionary in
         var dictionary: [String: Any] = [:]

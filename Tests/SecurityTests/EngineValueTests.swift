@@ -16,8 +16,9 @@ struct EngineValueTests {
     -> SecItemEngine
   {
     SecItemEngine(
-      store: KeychainStore(directory: URL(fileURLWithPath: "/nonexistent/engine-test"), storage: storage),
-      accessGroups: groups, backend: testBackend, clock: clock)
+      storage: storage, accessGroups: groups,
+      authenticator: KeychainStore(directory: URL(fileURLWithPath: "/nonexistent/engine-test"), storage: storage)
+        .authenticator, backend: testBackend, clock: clock)
   }
 
   static func password(_ account: String, data: String? = nil, returning: Bool = false) throws(SecStatus)

@@ -63,7 +63,7 @@ import Testing
       attributes[kSecValueData as String] = Data("secret".utf8)
       #expect(SecItemAdd(attributes as CFDictionary, nil) == errSecSuccess)
     }
-    store.backend.dropKeys()
+    store.keys.dropKeys()
     withKeychainContext(store: store, accessGroups: ["g"]) {
       // An AfterFirstUnlock item, which a lock leaves readable: after dropKeys nothing is.
       #expect(SecItemCopyMatching(query as CFDictionary, nil) == errSecInteractionNotAllowed)

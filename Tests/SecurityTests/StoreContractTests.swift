@@ -10,13 +10,12 @@ import Testing
 /// The contract every store under the SecItem API must keep (Security/Store/StorageCapabilities.swift),
 /// exercised through the protocols alone with rows the API builds: rows, keys and lock, and
 /// maintenance here, the change feed in ChangeFeedContract. A new backend joins by adding a case to
-/// `StoreKind`.
+/// `StoreKind`. The agent is no storage: programs hand it SecItem calls, which the SecItem suites
+/// run through it (`KEYCHAIN_BRIDGE_TEST_STORE=agent`, the agent pass of `make test`).
 @Suite struct StoreContract {
   enum StoreKind: String, CaseIterable, CustomStringConvertible, Sendable {
     case sqlite
     case memory
-    /// The SQLite store as `keychaind` serves it: a real agent process, reached over its socket.
-    case agent
     /// The SQLite store with its key file sealed to a TPM (swtpm, started for the test; issue 33).
     case sqliteSealedToTPM
 
@@ -28,13 +27,9 @@ import Testing
       case .sqlite:
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("contract-\(UUID().uuidString)")
         let store = try KeychainStore(directory: directory)
-        return (store.backend, { try? FileManager.default.removeItem(at: directory) })
+        return (store.storage!, { try? FileManager.default.removeItem(at: directory) })
       case .memory:
         return (InMemoryItemStorage(), {})
-      case .agent:
-        let agent = try RunningAgent()
-        let storage: any ItemStorage = try agent.connect()
-        return (storage, { agent.stop() })
       case .sqliteSealedToTPM:
         let tpm = try SoftwareTPM()
         let directory = tpm.state.appendingPathComponent("store")
@@ -42,7 +37,7 @@ import Testing
         let store = try TPMConnections.$chosenTCTI.withValue(tpm.tcti) {
           try KeychainStore(directory: directory, sealedToTPM: true)
         }
-        return (store.backend, { tpm.stop() })
+        return (store.storage!, { tpm.stop() })
       }
     }
   }

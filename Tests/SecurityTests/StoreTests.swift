@@ -265,7 +265,7 @@ import Testing
   @Test(.enabled(if: !TemporaryStore.overAgent, "reads the SQLite storage's query plans in this process"))
   func primaryKeyAndAttributeSearchesUseIndexes() throws {
     let temporary = try TemporaryStore()
-    let store = try #require(temporary.store.backend as? SQLiteItemStorage)
+    let store = try #require(temporary.store.storage as? SQLiteItemStorage)
     var byKey = ItemFilter(itemClass: .genericPassword)
     byKey.accessGroups = ["g"]
     byKey.synchronizable = 0
@@ -378,7 +378,7 @@ import Testing
   @Test(.enabled(if: !TemporaryStore.overAgent, "reads the SQLite storage's key memory in this process"))
   func lockingDropsTheStoreKeyFromMemory() throws {
     let temporary = try TemporaryStore()
-    let store = try #require(temporary.store.backend as? SQLiteItemStorage)
+    let store = try #require(temporary.store.storage as? SQLiteItemStorage)
     #expect(store.holdsStoreKey)
     temporary.store.lock()
     #expect(!store.holdsStoreKey)

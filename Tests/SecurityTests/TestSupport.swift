@@ -133,3 +133,14 @@ func inet(_ extra: [String: Any]) -> [String: Any] { inet("alice", server: "exam
 
 /// The backend this test program linked, for the API functions that take one.
 let testBackend: any SecurityBackend = try! SecurityBackends.required()
+
+extension KeychainStore {
+  /// The store's rows as a test reads them behind the API: the storage of a store this process
+  /// opened, or the rows the agent hands a replicator (the test runner is granted every group).
+  var rowsForTests: any ItemRowReader {
+    switch holder {
+    case .process(let storage): storage
+    case .agent(let agent): agent.replica
+    }
+  }
+}

@@ -25,7 +25,7 @@ struct VersionedReads {
 
   @Test func aReadLeftUnchangedIsTakenAndForgotten() throws {
     let temporary = try TemporaryStore()
-    let storage = try #require(temporary.store.backend as? SQLiteItemStorage)
+    let storage = try #require(temporary.store.storage as? SQLiteItemStorage)
     _ = try storage.insert(try StoreContract.row(account: "alice"))
     _ = try storage.insert(try StoreContract.row(account: "bob"))
     #expect(try storage.find(StoreContract.filter(), limit: nil, fetch: Self.readForRevision).count == 2)
@@ -40,7 +40,7 @@ struct VersionedReads {
 
   @Test func aCommitOnTheSameConnectionSendsReplaceBackToTheFile() throws {
     let temporary = try TemporaryStore()
-    let storage = try #require(temporary.store.backend as? SQLiteItemStorage)
+    let storage = try #require(temporary.store.storage as? SQLiteItemStorage)
     _ = try storage.insert(try StoreContract.row(account: "alice"))
     _ = try storage.find(StoreContract.filter(), limit: nil, fetch: Self.readForRevision)
     _ = try storage.insert(try StoreContract.row(account: "carol"))
@@ -49,11 +49,11 @@ struct VersionedReads {
 
   @Test func aCommitByAnotherConnectionSendsReplaceBackToTheFile() throws {
     let temporary = try TemporaryStore()
-    let storage = try #require(temporary.store.backend as? SQLiteItemStorage)
+    let storage = try #require(temporary.store.storage as? SQLiteItemStorage)
     _ = try storage.insert(try StoreContract.row(account: "alice"))
     let second = try openSecond(temporary)
     _ = try storage.find(StoreContract.filter(), limit: nil, fetch: Self.readForRevision)
-    _ = try second.backend.insert(try StoreContract.row(account: "carol"))
+    _ = try second.storage!.insert(try StoreContract.row(account: "carol"))
     #expect(try rowsReplaceCanTake(storage) == 0)
   }
 
@@ -61,7 +61,7 @@ struct VersionedReads {
   /// other connection's change is what stays.
   @Test func aRowAnotherConnectionChangedAfterTheReadIsNotReplaced() throws {
     let temporary = try TemporaryStore()
-    let storage = try #require(temporary.store.backend as? SQLiteItemStorage)
+    let storage = try #require(temporary.store.storage as? SQLiteItemStorage)
     _ = try storage.insert(try StoreContract.row(account: "alice"))
     let second = try openSecond(temporary)
     let read = try storage.find(StoreContract.filter(), limit: nil, fetch: Self.readForRevision)
@@ -72,7 +72,7 @@ struct VersionedReads {
     }
     #expect(
       try StorageUpdates.update(
-        second.backend, StoreContract.filter(), StoreContract.describing("other"), backend: testBackend) == 1)
+        second.storage!, StoreContract.filter(), StoreContract.describing("other"), backend: testBackend) == 1)
     #expect(try storage.replace(replacements) == .changedSinceRead)
     let descriptions = try storage.find(StoreContract.filter(), limit: nil, fetch: StoreContract.everything)
       .map { $0.attributes["desc"] }

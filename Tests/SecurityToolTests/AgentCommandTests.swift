@@ -231,24 +231,33 @@ import Testing
     // Naming the other's group does not help: it is not granted.
     let named = try Self.run(b, find("alice"), agent: agent, groups: "org.example.a")
     #expect(named.status != 0 && named.output.isEmpty)
-    // Requests as a client that skips its own engine would send them: a search of every group
-    // (no group filter) and an add into another program's group. The agent answers only what
-    // this program's grant reaches, whatever the request says.
+    // Requests as a client that skips the narrowing of its groups would send them: a search as a
+    // caller of every group, the replicator's read of every row, and an add into another program's
+    // group. The agent answers only what this program's grant reaches, whatever the request says.
     let raw = try agent.connect()
     let runner = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
     #expect(raw.grantedAccessGroups == [runner])
+    let search: [String: Any] = [
+      kSecClass as String: kSecClassGenericPassword, kSecMatchLimit as String: kSecMatchLimitAll,
+      kSecReturnData as String: true,
+    ]
+    let everyGroup = raw.service(accessGroups: ["*", "org.example.a", "org.example.b"])
+    #expect(throws: SecStatus.missingEntitlement) {
+      try everyGroup.matchingItems(try ItemRequest.reading(search as NSDictionary))
+    }
     var everything = ItemFilter(itemClass: .genericPassword)
     everything.accessGroups = nil
-    #expect(try raw.find(everything, limit: nil, fetch: ItemFetch(attributes: true, data: true)).isEmpty)
-    let attributes = try ItemRows.completed(
-      [
-        "acct": .string("mallory"), "svce": .string("svc"), "agrp": .string("org.example.a"), "sync": .integer(0),
-        "pdmn": .string("ak"),
-      ], at: Date(), backend: try SecurityBackends.required())
-    let intruder = NewItem(
-      itemClass: .genericPassword, attributes: attributes, accessControl: nil, data: Data("x".utf8),
-      index: try ItemRows.index(.genericPassword, attributes))
-    #expect(throws: SecStatus.missingEntitlement) { try raw.insert(intruder) }
+    #expect(throws: SecStatus.missingEntitlement) {
+      try raw.replica.find(everything, limit: nil, fetch: ItemFetch(attributes: true, data: true))
+    }
+    let intruder: [String: Any] = [
+      kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: "mallory",
+      kSecAttrService as String: "svc", kSecAttrAccessGroup as String: "org.example.a",
+      kSecValueData as String: Data("x".utf8),
+    ]
+    #expect(throws: SecStatus.missingEntitlement) {
+      try raw.service(accessGroups: [runner, "org.example.a"]).add(try ItemRequest.reading(intruder as NSDictionary))
+    }
     #expect(try Self.run(a, find("mallory"), agent: agent).status == 44)
   }
 

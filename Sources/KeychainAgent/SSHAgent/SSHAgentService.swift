@@ -60,7 +60,7 @@ package final class SSHAgentService: Sendable {
 
   private var keys: SSHAgentKeys {
     SSHAgentKeys(
-      engine: SecItemEngine(store: agent.store, accessGroups: [SSHAgentKeys.group], backend: agent.backend))
+      engine: agent.engine(groups: [SSHAgentKeys.group]))
   }
 
   /// Whether a program the policy granted `grant` may use the keys: any program while no rule of

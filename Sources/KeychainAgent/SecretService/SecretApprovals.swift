@@ -14,8 +14,8 @@ final class SecretApprovals {
   /// Approvals read so far, by executable.
   private var known: [String: Set<String>] = [:]
 
-  init(store: KeychainStore, backend: any SecurityBackend) {
-    engine = SecItemEngine(store: store, accessGroups: [SecretCollections.registryGroup], backend: backend)
+  init(agent: AgentService) {
+    engine = agent.engine(groups: [SecretCollections.registryGroup])
   }
 
   private static func query(_ executable: String) -> [String: Any] {

@@ -56,11 +56,11 @@ struct SecretCollections {
   /// At most this many made by one program, so that one program cannot use up every other's
   /// (issue 63): a program's junk is bounded, and any program the policy lets delete it can.
   static let maximumPerProgram = 16
-  let store: KeychainStore
-  let backend: any SecurityBackend
+  /// The agent whose store keeps them.
+  let agent: AgentService
 
   /// An engine over the store for `groups` (the agent's own, for the registry and a deletion).
-  func engine(groups: [String]) -> SecItemEngine { SecItemEngine(store: store, accessGroups: groups, backend: backend) }
+  func engine(groups: [String]) -> SecItemEngine { agent.engine(groups: groups) }
 
   private var registry: SecItemEngine { engine(groups: [Self.registryGroup]) }
 

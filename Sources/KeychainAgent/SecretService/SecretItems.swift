@@ -228,8 +228,8 @@ struct SecretItems {
   func delete(at path: String) throws(BusError) {
     guard let reference = persistentReference(at: path) else { throw .noSuchObject("No item at \(path).") }
     let confined = SecItemEngine(
-      store: engine.store, accessGroups: [collection.group], authenticator: engine.authenticator,
-      backend: engine.backend, clock: engine.clock)
+      storage: engine.storage, accessGroups: [collection.group], authenticator: engine.authenticator,
+      backend: engine.backend, clock: engine.clock, programName: engine.programName)
     let query: [String: Any] = [
       SecConstantValue.`class`: SecConstantValue.classGenericPassword, SecConstantValue.valuePersistentRef: reference,
     ]
@@ -296,7 +296,7 @@ struct SecretItems {
   /// A keychain status as the bus's error, telling an item that needs the user from a locked
   /// store: both answer errSecInteractionNotAllowed.
   func busError(_ status: SecStatus) -> BusError {
-    status.code == errSecInteractionNotAllowed && !engine.store.isLocked ? .needsUser : Self.busError(status)
+    status.code == errSecInteractionNotAllowed && !engine.storage.isLocked ? .needsUser : Self.busError(status)
   }
 
   /// A keychain status as the bus's error.

@@ -175,9 +175,9 @@ package final class SecretServiceBus: @unchecked Sendable {
         BusCall(
           path: path, interface: interface, member: member, arguments: BusMessageReader(message: message),
           caller: SecretCaller(
-            engine: SecItemEngine(
-              store: service.store, accessGroups: try objects.access.groups(for: caller.grant),
-              authenticator: caller.session, backend: service.backend),
+            engine: service.engine(
+              groups: try objects.access.groups(for: caller.grant), authenticator: caller.session,
+              programName: caller.programName),
             executable: caller.executable, namedByRule: caller.grant.namedByRule, sender: sender,
             interactive: !mayWait)))
     } catch

@@ -64,13 +64,12 @@ final class SecretServiceObjects: @unchecked Sendable {
   /// Which collections and items each program may use.
   let access: SecretServiceAccess
   /// The session collection's items: in the agent's memory, never written to the store.
-  let sessionStore = KeychainStore(
-    directory: URL(fileURLWithPath: "/org/freedesktop/secrets/collection/session"), storage: InMemoryItemStorage())
+  let sessionStorage = InMemoryItemStorage()
 
   init(service: AgentService, prompter: any PromptService = PassphrasePrompt.fromEnvironment()) {
     self.service = service
-    registry = SecretCollections(store: service.store, backend: service.backend)
-    approvals = SecretApprovals(store: service.store, backend: service.backend)
+    registry = SecretCollections(agent: service)
+    approvals = SecretApprovals(agent: service)
     self.prompter = prompter
     access = SecretServiceAccess(service: service, registry: registry, approvals: approvals)
   }
@@ -83,8 +82,8 @@ final class SecretServiceObjects: @unchecked Sendable {
     }
     return SecretItems(
       engine: SecItemEngine(
-        store: sessionStore, accessGroups: [collection.group], authenticator: caller.engine.authenticator,
-        backend: service.backend),
+        storage: sessionStorage, accessGroups: [collection.group], authenticator: caller.engine.authenticator,
+        backend: service.backend, programName: caller.engine.programName),
       collection: collection, interactive: caller.interactive)
   }
 

@@ -13,6 +13,13 @@ package struct SecKeychainBackup: Sendable {
   public let exportedItems: Int
   /// How many items were left out because their accessibility ends in ThisDeviceOnly.
   public let skippedThisDeviceOnlyItems: Int
+
+  /// A backup and its counts.
+  package init(file: Data, exportedItems: Int, skippedThisDeviceOnlyItems: Int) {
+    self.file = file
+    self.exportedItems = exportedItems
+    self.skippedThisDeviceOnlyItems = skippedThisDeviceOnlyItems
+  }
 }
 
 /// What `SecKeychainImportBackup` did with each item of a backup.
@@ -41,50 +48,7 @@ package struct SecKeychainRestoreReport: Sendable, Equatable {
 /// read), errSecMissingEntitlement when the process has no access group, and the store's status
 /// when it cannot be read. Every failure's reason is also given to `SecCopyErrorMessageString`.
 package func SecKeychainExportBackup(passphrase: String) -> Result<SecKeychainBackup, KeychainStoreError> {
-  KeychainBackupCall.run { engine throws(SecStatus) in
-    if engine.store.isLocked {
-      throw SecStatus(
-        errSecInteractionNotAllowed, detail: "Backup: the store is locked; unlock it to export its secrets")
-    }
-    var (items, skipped) = try exportedItems(engine)
-    // An agent withholds the secrets of items that ask for the user until the user proved their
-    // presence to it (issue 32): a backup holding such an item asks once, then reads again.
-    if engine.store.agentSocketPath != nil,
-      items.contains(where: { $0.secretWithheld })
-    {
-      do throws(UserAuthenticationFailure) {
-        try engine.authenticator.authenticateUser(
-          reason: "export the keychain's items", caller: ItemAuthentication.programName, reuse: 0)
-      } catch {
-        throw error.status
-      }
-      (items, skipped) = try exportedItems(engine)
-    }
-    let plaintext = try BackupPayload(items: items).encoded()
-    let file = try engine.backend.sealBackup(plaintext, passphrase: passphrase)
-    return SecKeychainBackup(file: file, exportedItems: items.count, skippedThisDeviceOnlyItems: skipped)
-  }
-}
-
-/// The items of the current store a backup holds, and how many ThisDeviceOnly ones it leaves out.
-private func exportedItems(_ engine: SecItemEngine) throws(SecStatus) -> ([BackupPayload.Item], Int) {
-  var items: [BackupPayload.Item] = []
-  var skipped = 0
-  for itemClass in ItemClass.allCases where itemClass.isImplemented {
-    var filter = ItemFilter(itemClass: itemClass)
-    filter.accessGroups = engine.accessGroups.contains("*") ? nil : engine.accessGroups
-    filter.synchronizable = nil
-    for item in try engine.store.backend.find(filter, limit: nil, fetch: ItemFetch(attributes: true, data: true)) {
-      guard case .string(let protection)? = item.attributes[SecConstantValue.attrAccessible],
-        !BackupPayload.deviceOnlyProtections.contains(protection)
-      else {
-        skipped += 1
-        continue
-      }
-      items.append(BackupPayload.Item(item))
-    }
-  }
-  return (items, skipped)
+  KeychainBackups.run { service throws(SecStatus) in try service.exportBackup(passphrase: passphrase) }
 }
 
 /// Restores the items of a backup `SecKeychainExportBackup` made into the current store, in one
@@ -99,7 +63,59 @@ private func exportedItems(_ engine: SecItemEngine) throws(SecStatus) -> ([Backu
 package func SecKeychainImportBackup(_ file: Data, passphrase: String)
   -> Result<SecKeychainRestoreReport, KeychainStoreError>
 {
-  KeychainBackupCall.run { engine throws(SecStatus) in
+  KeychainBackups.run { service throws(SecStatus) in try service.importBackup(file, passphrase: passphrase) }
+}
+
+/// The backup calls as the engine runs them, and their failure reporting at the CF edge.
+enum KeychainBackups {
+  /// Every item of `engine`'s groups that may leave the device, sealed under `passphrase`. Where an
+  /// item asks for the user and the store has a passphrase (so there is a presence to prove), the
+  /// user proves it once first, as reading that item's secret would ask.
+  static func export(passphrase: String, _ engine: SecItemEngine) throws(SecStatus) -> SecKeychainBackup {
+    if engine.storage.isLocked {
+      throw SecStatus(
+        errSecInteractionNotAllowed, detail: "Backup: the store is locked; unlock it to export its secrets")
+    }
+    let (items, skipped) = try exportedItems(engine)
+    if engine.storage.hasPassphrase, items.contains(where: \.asksForUser) {
+      do throws(UserAuthenticationFailure) {
+        try engine.authenticator.authenticateUser(
+          reason: "export the keychain's items", caller: engine.programName, reuse: 0)
+      } catch {
+        throw error.status
+      }
+    }
+    let plaintext = try BackupPayload(items: items).encoded()
+    let file = try engine.backend.sealBackup(plaintext, passphrase: passphrase)
+    return SecKeychainBackup(file: file, exportedItems: items.count, skippedThisDeviceOnlyItems: skipped)
+  }
+
+  /// The items of `engine`'s store a backup holds, and how many ThisDeviceOnly ones it leaves out.
+  private static func exportedItems(_ engine: SecItemEngine) throws(SecStatus) -> ([BackupPayload.Item], Int) {
+    var items: [BackupPayload.Item] = []
+    var skipped = 0
+    for itemClass in ItemClass.allCases where itemClass.isImplemented {
+      var filter = ItemFilter(itemClass: itemClass)
+      filter.accessGroups = engine.accessGroups.contains("*") ? nil : engine.accessGroups
+      filter.synchronizable = nil
+      let fetch = ItemFetch(attributes: true, data: true, accessControl: true)
+      for item in try engine.storage.find(filter, limit: nil, fetch: fetch) {
+        guard case .string(let protection)? = item.attributes[SecConstantValue.attrAccessible],
+          !BackupPayload.deviceOnlyProtections.contains(protection)
+        else {
+          skipped += 1
+          continue
+        }
+        items.append(BackupPayload.Item(item))
+      }
+    }
+    return (items, skipped)
+  }
+
+  /// Restores `file` into `engine`'s store in one transaction (see `SecKeychainImportBackup`).
+  static func restore(_ file: Data, passphrase: String, _ engine: SecItemEngine) throws(SecStatus)
+    -> SecKeychainRestoreReport
+  {
     let payload = try BackupPayload(decoding: try engine.backend.openBackup(file, passphrase: passphrase))
     var prepared: [NewItem] = []
     var rejections: [String] = []
@@ -111,23 +127,21 @@ package func SecKeychainImportBackup(_ file: Data, passphrase: String)
         rejections.append("item \(position + 1) (class \(item.itemClass)): \(reason)")
       }
     }
-    let added = try engine.store.backend.insertBatch(prepared, skippingDuplicates: true)
+    let added = try engine.storage.insertBatch(prepared, skippingDuplicates: true)
     return SecKeychainRestoreReport(addedItems: added, duplicateItems: prepared.count - added, rejections: rejections)
   }
-}
 
-/// The engine and failure reporting of the backup calls, as SecItemCall gives the SecItem ones.
-private enum KeychainBackupCall {
-  static func run<Value>(_ body: (SecItemEngine) throws(SecStatus) -> Value) -> Result<Value, KeychainStoreError> {
+  /// Runs a backup call on the current call's service, as SecItemCall runs the SecItem ones.
+  static func run<Value>(_ body: (any SecItemService) throws(SecStatus) -> Value) -> Result<Value, KeychainStoreError> {
     SecItemFailureDetail.clear()
     do throws(SecStatus) {
-      let engine: SecItemEngine
+      let service: any SecItemService
       do {
-        engine = try SecItemEngine.forCurrentCall()
+        service = try SecItemServices.forCurrentCall()
       } catch  where error.code == errSecMissingEntitlement {
         throw SecStatus(errSecMissingEntitlement, detail: "Backup: the process has no access group")
       }
-      return .success(try body(engine))
+      return .success(try body(service))
     } catch {
       SecItemFailureDetail.record(error)
       let message = error.detail.map { "\(secMessage(for: error.code)) \($0)." } ?? secMessage(for: error.code)
@@ -205,11 +219,10 @@ package struct BackupPayload: Codable {
       SecConstantValue.attrMultiUser, SecConstantValue.attrSHA1,
     ]
 
-    /// Whether the item asks for the user and came without its secret (an agent withheld it).
-    var secretWithheld: Bool {
-      data == nil
-        && accessControlFlags.map { SecAccessControlCreateFlags(rawValue: .init(truncatingIfNeeded: $0)) }
-          .map { SecAccessControl(protection: accessControlProtection ?? "", flags: $0).asksForUserProof } == true
+    /// Whether the item's access control asks for the user.
+    var asksForUser: Bool {
+      accessControlFlags.map { SecAccessControlCreateFlags(rawValue: .init(truncatingIfNeeded: $0)) }
+        .map { SecAccessControl(protection: accessControlProtection ?? "", flags: $0).asksForUserProof } == true
     }
 
     package init(_ item: StoredItem) {

@@ -10,7 +10,12 @@ import Synchronization
 public final class KeychainStore: Sendable {
   /// The store's directory (holding `keychain.db` and `keychain.key`).
   public let directory: URL
-  package let backend: any ItemStorage
+  /// Who holds the store: this process (its storage) or the agent (its client).
+  package let holder: KeychainStoreHolder
+  /// The keys and the lock, whoever holds them.
+  package let keys: any KeyLockStorage
+  /// Integrity and the read-only state, whoever holds the store.
+  package let maintenance: any StorageMaintenance
 
   /// Opens the store in `directory`, creating it (directory 0700, files 0600) when it does not exist.
   ///
@@ -36,10 +41,12 @@ public final class KeychainStore: Sendable {
     guard let linked = SecurityBackends.current else {
       throw KeychainStoreError(status: errSecNotAvailable, message: SecurityBackends.notLinkedMessage)
     }
-    backend = try linked.openStore(directory: directory, passphrase: passphrase, sealingToTPM: sealedToTPM)
+    let storage = try linked.openStore(directory: directory, passphrase: passphrase, sealingToTPM: sealedToTPM)
+    holder = .process(storage)
+    keys = storage
+    maintenance = storage
     agentSocketPath = nil
-    session = .local
-    authentication = Mutex(Self.localAuthenticator(backend, directory: directory))
+    authentication = Mutex(Self.localAuthenticator(storage, directory: directory))
   }
 
   /// The authenticator of a storage this process holds: prompts as the environment says, and
@@ -60,26 +67,39 @@ public final class KeychainStore: Sendable {
   }
 
   /// A store over another implementation of the storage contract (the in-memory one, in tests that
-  /// run the same SecItem calls over two storages, or the agent's client with the session the agent
-  /// returned); `directory` only names it.
-  package init(
-    directory: URL, storage: any ItemStorage, session: StorageSession = .local, agentSocketPath: String? = nil
-  ) {
+  /// run the same SecItem calls over two storages); `directory` only names it.
+  package init(directory: URL, storage: any ItemStorage) {
     self.directory = directory
-    backend = storage
-    self.session = session
-    self.agentSocketPath = agentSocketPath
-    authentication = Mutex(
-      session.authenticator
-        ?? Self.localAuthenticator(storage, directory: agentSocketPath == nil ? directory : nil))
+    holder = .process(storage)
+    keys = storage
+    maintenance = storage
+    agentSocketPath = nil
+    authentication = Mutex(Self.localAuthenticator(storage, directory: directory))
   }
 
-  /// What the store's server decided about this process (`StorageSession.local` for a store this
-  /// process opened).
-  package let session: StorageSession
+  /// The store `agent` serves at `socketPath`: this process holds no row and no key of it.
+  package init(socketPath: String, agent: any KeychainAgentLink) {
+    directory = URL(fileURLWithPath: socketPath)
+    holder = .agent(agent)
+    keys = agent
+    maintenance = agent
+    agentSocketPath = socketPath
+    authentication = Mutex(agent)
+  }
+
+  /// The storage of a store this process opened; nil for one the agent holds.
+  package var storage: (any ItemStorage)? {
+    if case .process(let storage) = holder { storage } else { nil }
+  }
 
   /// The socket of the agent that serves this store, or nil for a store this process opened.
   public let agentSocketPath: String?
+
+  /// The seconds after which the agent that serves this store locks it when unused, or nil when
+  /// nothing locks it for idleness (a store this process opened).
+  package var idleLockTimeout: Int? {
+    if case .agent(let agent) = holder { agent.idleLockTimeout } else { nil }
+  }
 
   /// The socket `KEYCHAIN_BRIDGE_AGENT=auto` means: the one keychaind's systemd units make,
   /// `$XDG_RUNTIME_DIR/keychain-bridge/agent.sock`.
@@ -109,27 +129,27 @@ public final class KeychainStore: Sendable {
       throw KeychainStoreError(status: errSecNotAvailable, message: SecurityBackends.notLinkedMessage)
     }
     do {
-      let (storage, session) = try linked.connectAgent(socketPath: socketPath, startingOnDemand: startingOnDemand)
       return KeychainStore(
-        directory: URL(fileURLWithPath: socketPath), storage: storage, session: session, agentSocketPath: socketPath)
+        socketPath: socketPath,
+        agent: try linked.connectAgent(socketPath: socketPath, startingOnDemand: startingOnDemand))
     } catch {
       throw KeychainStoreError(status: error.code, message: error.detail ?? error.description)
     }
   }
 
   /// Whether the store is locked (its WhenUnlocked key material is not in memory).
-  public var isLocked: Bool { backend.isLocked }
+  public var isLocked: Bool { keys.isLocked }
 
   /// Whether the store was opened read-only, because its file system or directory cannot be
   /// written by this process: searches work and every change answers errSecReadOnly.
-  public var isReadOnly: Bool { backend.isReadOnly }
+  public var isReadOnly: Bool { maintenance.isReadOnly }
 
   /// Whether the store key is protected by a passphrase (Apple's "passcode is set").
-  public var hasPassphrase: Bool { backend.hasPassphrase }
+  public var hasPassphrase: Bool { keys.hasPassphrase }
 
   /// Locks the store: the key material of WhenUnlocked items is dropped from memory, so their data
   /// can be neither read nor written (errSecInteractionNotAllowed) until `unlock`.
-  public func lock() { backend.lock() }
+  public func lock() { keys.lock() }
 
   /// Unlocks the store, with its passphrase for a passphrase store.
   ///
@@ -138,7 +158,7 @@ public final class KeychainStore: Sendable {
   @discardableResult
   public func unlock(passphrase: String? = nil) -> OSStatus {
     do {
-      try backend.unlock(passphrase: passphrase)
+      try keys.unlock(passphrase: passphrase)
       return errSecSuccess
     } catch {
       return error.code
@@ -155,7 +175,7 @@ public final class KeychainStore: Sendable {
   ///   cannot be read.
   public func checkIntegrity() throws(KeychainStoreError) -> KeychainIntegrityReport {
     do {
-      return try backend.checkIntegrity()
+      return try maintenance.checkIntegrity()
     } catch {
       throw KeychainStoreError(
         status: error.code, message: "Cannot check the items of \(directory.path) (\(error.description)).")

@@ -113,19 +113,19 @@ public func SecPKCS12Import(
       SecConstantValue.importExportAccess, SecConstantValue.importToMemoryOnly,
       SecConstantValue.useDataProtectionKeychain,
     ] { attributes[key] = nil }
-    // Stored by this call's engine (the store and groups SecItemAdd would use), each item as
+    // Stored by this call's service (the store and groups SecItemAdd would use), each item as
     // SecItemAdd's body adds it.
     do throws(SecStatus) {
-      let engine = try SecItemEngine.forCurrentCall()
+      let service = try SecItemServices.forCurrentCall()
       for (identity, chain) in toStore {
         for item: AnyObject in [identity] + chain {
           var add = attributes
           add[SecConstantValue.valueRef] = item
           do throws(SecStatus) {
-            if let identity = item as? SecIdentity {
-              try IdentityItems.add(add as NSDictionary, identity, engine)
+            if item is SecIdentity {
+              _ = try service.addIdentity(try (add as NSDictionary).keychainEntries(), returningPair: false)
             } else {
-              _ = try engine.add(try ItemRequest(add as NSDictionary))
+              _ = try service.add(try ItemRequest(add as NSDictionary))
             }
           } catch {
             if error.code != errSecDuplicateItem { status = error.code }

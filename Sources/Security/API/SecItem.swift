@@ -13,25 +13,21 @@ import Foundation
 // under warnings-as-errors here too.
 @discardableResult
 public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
-  SecItemCall.run(.add, attributes) { engine throws(SecStatus) in
-    if let identity = IdentityItems.reference(in: attributes) {
-      try IdentityItems.add(attributes, identity, engine)
+  SecItemCall.run(.add, attributes) { service throws(SecStatus) in
+    if IdentityItems.reference(in: attributes) != nil {
       // 8.5: the result is shaped as a search by the identity ref would give it.
       let flags = try ItemRequest(
         IdentityItems.half(attributes, itemClass: SecConstantValue.classCertificate, reference: nil)
       ).returnFlags
-      if let result, !flags.isEmpty,
-        let pair = try IdentityItems.pairs([SecConstantValue.valueRef: identity] as NSDictionary, engine, limit: 1)
-          .first
-      {
-        result.pointee = IdentityItems.shaped(pair, flags, backend: engine.backend)
-      }
+      let pair = try service.addIdentity(
+        try (attributes as NSDictionary).keychainEntries(), returningPair: result != nil && !flags.isEmpty)
+      if let result, let pair { result.pointee = IdentityItems.shaped(pair, flags, backend: service.backend) }
       return
     }
     let request = try ItemRequest(attributes)
-    let stored = try engine.add(request)
+    let stored = try service.add(request)
     if !request.returnFlags.isEmpty, let result {
-      result.pointee = ResultShape.single(stored, request.returnFlags, forAdd: true, backend: engine.backend)
+      result.pointee = ResultShape.single(stored, request.returnFlags, forAdd: true, backend: service.backend)
     }
   }
 }
@@ -44,12 +40,15 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
 /// - Returns: errSecSuccess, errSecItemNotFound when nothing matches, or another errSec code.
 @discardableResult
 public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
-  SecItemCall.run(.copyMatching, query) { engine throws(SecStatus) in
+  SecItemCall.run(.copyMatching, query) { service throws(SecStatus) in
     guard case .items(let request) = try SecItemCall.read(query) else {
-      try SecItemCall.copyIdentities(query, engine, result)
+      let pairs = try service.matchingIdentities(try (query as NSDictionary).keychainEntries())
+      if let result, let shaped = try SecItemCall.shapedIdentities(pairs, query, backend: service.backend) {
+        result.pointee = shaped
+      }
       return
     }
-    let found = try engine.copyMatching(request, foundationValues: true)
+    let found = try service.copyMatching(request, foundationValues: true)
     if let result, let value = found { result.pointee = ResultShape.bridged(value) }
   }
 }
@@ -63,12 +62,13 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
 ///   errSecNoSuchAttr for a key that cannot be updated, or another errSec code.
 @discardableResult
 public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus {
-  SecItemCall.run(.update, query, attributesToUpdate) { engine throws(SecStatus) in
+  SecItemCall.run(.update, query, attributesToUpdate) { service throws(SecStatus) in
     guard case .items(let request) = try SecItemCall.read(query) else {
-      try IdentityItems.update(query, attributesToUpdate, engine)
+      try service.updateIdentities(
+        try (query as NSDictionary).keychainEntries(), changes: try attributesToUpdate.keychainEntries())
       return
     }
-    try engine.update(request, changes: try attributesToUpdate.keychainEntries())
+    try service.update(request, changes: try attributesToUpdate.keychainEntries())
   }
 }
 
@@ -79,12 +79,12 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
 /// - Returns: errSecSuccess, errSecItemNotFound when nothing matched, or another errSec code.
 @discardableResult
 public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
-  SecItemCall.run(.delete, query) { engine throws(SecStatus) in
+  SecItemCall.run(.delete, query) { service throws(SecStatus) in
     guard case .items(let request) = try SecItemCall.read(query) else {
-      try IdentityItems.delete(query, engine)
+      try service.deleteIdentities(try (query as NSDictionary).keychainEntries())
       return
     }
-    try engine.delete(request)
+    try service.delete(request)
   }
 }
 
@@ -95,7 +95,7 @@ public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
 /// never lose the old item the way a delete-then-add does. The dictionaries follow SecItemUpdate's
 /// and SecItemAdd's rules.
 package func SecItemUpsert(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus {
-  SecItemCall.run(.upsert, query, attributesToUpdate) { engine throws(SecStatus) in
+  SecItemCall.run(.upsert, query, attributesToUpdate) { service throws(SecStatus) in
     // The add is the query merged with the changes, without the search's keys.
     let merged = query.mutableCopy() as! NSMutableDictionary
     for key in [
@@ -103,7 +103,7 @@ package func SecItemUpsert(_ query: CFDictionary, _ attributesToUpdate: CFDictio
       SecConstantValue.returnRef, SecConstantValue.returnPersistentRef,
     ] { merged.removeObject(forKey: key) }
     for (key, value) in attributesToUpdate { merged.setObject(value, forKey: key as! AnyHashable) }
-    try engine.upsert(
+    try service.upsert(
       try ItemRequest(query), changes: try attributesToUpdate.keychainEntries(), addition: try ItemRequest(merged))
   }
 }
@@ -112,7 +112,7 @@ package func SecItemUpsert(_ query: CFDictionary, _ attributesToUpdate: CFDictio
 ///
 /// Not part of Apple's API: for imports, and for benchmarks that fill large stores.
 package func SecItemImport(_ items: [CFDictionary]) -> OSStatus {
-  SecItemCall.run(.importItems, NSDictionary()) { engine throws(SecStatus) in
-    try engine.importItems(count: items.count) { index throws(SecStatus) in try ItemRequest(items[index]) }
+  SecItemCall.run(.importItems, NSDictionary()) { service throws(SecStatus) in
+    _ = try service.importItems(count: items.count) { index throws(SecStatus) in try ItemRequest(items[index]) }
   }
 }

@@ -80,17 +80,17 @@ func callEntries(
     SecItemCall.namesIdentityOrReference(entries) || entries.containsKey { $0.hasPrefix("r_") }
   switch function {
   case .add where !needsFoundationPath:
-    return SecItemCall.run(.add, dictionary()) { engine throws(SecStatus) in
-      _ = try engine.add(try ItemRequest(entries: entries))
+    return SecItemCall.run(.add, dictionary()) { service throws(SecStatus) in
+      _ = try service.add(try ItemRequest(entries: entries))
     }
   case .update where !needsFoundationPath:
     guard let changeEntries else { return errSecParam }
-    return SecItemCall.run(.update, dictionary(), changes()) { engine throws(SecStatus) in
-      try engine.update(try ItemRequest(entries: entries), changes: changeEntries)
+    return SecItemCall.run(.update, dictionary(), changes()) { service throws(SecStatus) in
+      try service.update(try ItemRequest(entries: entries), changes: changeEntries)
     }
   case .delete where !needsFoundationPath:
-    return SecItemCall.run(.delete, dictionary()) { engine throws(SecStatus) in
-      try engine.delete(try ItemRequest(entries: entries))
+    return SecItemCall.run(.delete, dictionary()) { service throws(SecStatus) in
+      try service.delete(try ItemRequest(entries: entries))
     }
   case .add:
     return SecItemAdd(dictionary(), nil)
@@ -123,8 +123,8 @@ func copyMatchingEntries(_ entries: RequestEntries, query: () -> NSDictionary) -
     return (status, result)
   }
   var found: Any?
-  let status = SecItemCall.run(.copyMatching, query()) { engine throws(SecStatus) in
-    found = try engine.copyMatching(try ItemRequest(entries: entries), foundationValues: false)
+  let status = SecItemCall.run(.copyMatching, query()) { service throws(SecStatus) in
+    found = try service.copyMatching(try ItemRequest(entries: entries), foundationValues: false)
   }
   return (status, status == errSecSuccess ? found : nil)
 }

@@ -48,6 +48,9 @@ package struct ItemRequest {
   /// kSecValueRef when it is a SecCertificate (keys rule 7.13, 7.19).
   var certificateReference: SecCertificate?
   var useKeys: [String: RequestValue] = [:]
+  /// The entries it was read from, in the caller's order: what a request handed to the agent
+  /// carries, for the agent to read by the same grammar.
+  package private(set) var entries: RequestEntries = []
 
   /// Apple's QUERY_KEY_LIMIT (rule 1.7).
   private static let keyLimit = 128
@@ -64,6 +67,7 @@ package struct ItemRequest {
   init(entries: RequestEntries, classHint: ItemClass? = nil, shapes: RequestShapes? = .shared) throws(SecStatus) {
     guard entries.count <= Self.keyLimit else { throw .param }
 
+    self.entries = entries
     itemClass = classHint
     if let value = entries.value(ofKey: SecConstantValue.`class`) {
       guard let name = value.string else {
@@ -267,7 +271,7 @@ package struct ItemRequest {
 extension NSDictionary {
   /// The entries of a caller's dictionary with string keys: errSecNoSuchAttribute for a number key,
   /// errSecParam for any other key that is not a string.
-  func keychainEntries() throws(SecStatus) -> RequestEntries {
+  package func keychainEntries() throws(SecStatus) -> RequestEntries {
     var entries: RequestEntries = []
     entries.reserveCapacity(count)
     var invalidKey: SecStatus?
@@ -343,6 +347,7 @@ func describeType(_ value: Any) -> String {
   case is NSNull: "null"
   case is NSArray: "an array"
   case is NSDictionary: "a dictionary"
+  case let unsupported as UnsupportedRequestObject: unsupported.typeDescription
   default: "a value of type \(type(of: value))"
   }
 }

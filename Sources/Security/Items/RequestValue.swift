@@ -81,6 +81,20 @@ package enum RequestValue {
     if case .object(let value) = self { value } else { nil }
   }
 
+  /// The value as the object a Foundation dictionary holds: the inverse of `init(_:)`.
+  package var foundationObject: AnyObject {
+    switch self {
+    case .string(let value): value as NSString
+    case .data(let value): value as NSData
+    case .number(.integer(let value), isBoolean: true): NSNumber(value: value != 0)
+    case .number(.double(let value), _): NSNumber(value: value)
+    case .number(let value, _): value.object
+    case .date(let value): value as NSDate
+    case .null: NSNull()
+    case .object(let value): value as AnyObject
+    }
+  }
+
   /// The value's type in words for a message ("a String", "a number"), never the value itself.
   var typeDescription: String {
     switch self {

@@ -176,7 +176,7 @@ public func SecKeyCreateRandomKey(_ parameters: CFDictionary, _ error: UnsafeMut
       key = try SecKey(try linkedKeyEngine().generate(type, bits: bits))
     }
     // Made when a half is to be stored, once for both.
-    var engine: SecItemEngine?
+    var service: (any SecItemService)?
     for (isPublic, attributes) in [
       (true, entries.merged(SecConstantValue.publicKeyAttrs)),
       (false, entries.merged(SecConstantValue.privateKeyAttrs)),
@@ -187,11 +187,11 @@ public func SecKeyCreateRandomKey(_ parameters: CFDictionary, _ error: UnsafeMut
       var add = attributes
       add[SecConstantValue.attrIsPermanent] = nil
       add[SecConstantValue.valueRef] = half
-      // Stored by the engine of this call (the store and groups SecItemAdd would use), not through
+      // Stored by the service of this call (the store and groups SecItemAdd would use), not through
       // the public SecItemAdd: no second trip through the CF adapter.
       do throws(SecStatus) {
-        if engine == nil { engine = try SecItemEngine.forCurrentCall() }
-        _ = try engine?.add(try ItemRequest(add as NSDictionary))
+        if service == nil { service = try SecItemServices.forCurrentCall() }
+        _ = try service?.add(try ItemRequest(add as NSDictionary))
       } catch {
         SecItemFailureDetail.record(error)
         throw KeyOperationFailure(error.code, "failed to add key to keychain")

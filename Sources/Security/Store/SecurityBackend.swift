@@ -27,10 +27,9 @@ package protocol SecurityBackend: Sendable {
 
   /// The store `keychaind` serves at `socketPath` (KEYCHAIN_BRIDGE_AGENT): errSecNotAvailable,
   /// saying how to start the agent, when nothing answers there. With `startingOnDemand`
-  /// (KEYCHAIN_BRIDGE_AGENT=auto) an agent that does not answer is started first. The session says
-  /// what the agent decided about this program.
-  func connectAgent(socketPath: String, startingOnDemand: Bool) throws(SecStatus)
-    -> (storage: any ItemStorage, session: StorageSession)
+  /// (KEYCHAIN_BRIDGE_AGENT=auto) an agent that does not answer is started first. The link says
+  /// what the agent decided about this program (its groups, its idle lock).
+  func connectAgent(socketPath: String, startingOnDemand: Bool) throws(SecStatus) -> any KeychainAgentLink
 
   /// The engine SecKey performs its primitives with.
   var keyEngine: any KeyEngine { get }

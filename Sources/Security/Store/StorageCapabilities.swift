@@ -1,25 +1,16 @@
 import Foundation
 
-// The storage contract, split by what each user needs (issue 50): the SecItem engine needs rows;
-// the lock and the passphrase belong to whoever holds the keys; a replicator needs rows and the
-// change feed; maintenance (integrity, read-only state) is for tools. Each capability is a protocol
-// of its own, so a change to one touches only its implementations, and a component says in its
-// type what it uses. `ItemStorage` is all four, what a store (SQLite, in memory, the agent's
-// client) implements. What concerns a caller rather than a store (the groups an agent grants, its
-// idle timeout, who proves the user) is a `StorageSession`, which opening a store returns beside it.
+// The storage contract, split by what each user needs (issue 50): the SecItem engine needs rows
+// and the lock state; the lock and the passphrase belong to whoever holds the keys; a replicator
+// reads rows and the change feed; maintenance (integrity, read-only state) is for tools. Each
+// capability is a protocol of its own, so a change to one touches only its implementations, and a
+// component says in its type what it uses. `ItemStorage` is all four, what a store (SQLite, in
+// memory) implements. The agent's client is no storage: it hands whole SecItem calls to the agent
+// (`KeychainAgentLink`), and offers rows only to a replicator the agent grants every group.
 
-/// Items as rows: keeps, finds, changes and removes them, and keeps them encrypted. See the
-/// comment at the top of ItemStorage.swift for where its job ends.
-package protocol ItemRowStorage: AnyObject, Sendable {
-  /// Adds one item; errSecDuplicateItem when its primary key is taken (rule 5.2).
-  func insert(_ item: NewItem) throws(SecStatus) -> StoredItem
-
-  /// Adds many items in one transaction (an import or a restore): all of them, or none when one
-  /// fails. With `skippingDuplicates`, an item whose primary key is taken is left out instead of
-  /// failing the batch (a restore into a store that already holds it). Returns how many were added.
-  @discardableResult
-  func insertBatch(_ items: [NewItem], skippingDuplicates: Bool) throws(SecStatus) -> Int
-
+/// Items as rows, read: what a replicator or a read-only storage (a token, a copy of another
+/// keychain) offers, with none of the writes, the lock or the feed.
+package protocol ItemRowReader: AnyObject, Sendable {
   /// The matching items in insertion order (decision 9), at most `limit` of them. A storage that
   /// enforces its users' proofs (the agent of a passphrase store) leaves out the secret (`data`
   /// nil) of an item whose access control asks for the user until the user proved their presence
@@ -30,6 +21,19 @@ package protocol ItemRowStorage: AnyObject, Sendable {
   /// filter, at most `limit` each (a replicator reads a page of changed items this way, in one
   /// read instead of one per item). A search that fails fails them all.
   func find(each filters: [ItemFilter], limit: Int?, fetch: ItemFetch) throws(SecStatus) -> [[StoredItem]]
+}
+
+/// Items as rows: keeps, finds, changes and removes them, and keeps them encrypted. See the
+/// comment at the top of ItemStorage.swift for where its job ends.
+package protocol ItemRowStorage: ItemRowReader {
+  /// Adds one item; errSecDuplicateItem when its primary key is taken (rule 5.2).
+  func insert(_ item: NewItem) throws(SecStatus) -> StoredItem
+
+  /// Adds many items in one transaction (an import or a restore): all of them, or none when one
+  /// fails. With `skippingDuplicates`, an item whose primary key is taken is left out instead of
+  /// failing the batch (a restore into a store that already holds it). Returns how many were added.
+  @discardableResult
+  func insertBatch(_ items: [NewItem], skippingDuplicates: Bool) throws(SecStatus) -> Int
 
   /// Replaces each row by its revision in one transaction, if every row is still at the version
   /// it was read at (else `.changedSinceRead`, and nothing is written). A revision whose primary
@@ -126,28 +130,37 @@ package protocol StorageMaintenance: AnyObject, Sendable {
 /// A whole store: rows, keys and lock, the change feed and maintenance.
 package typealias ItemStorage = ItemRowStorage & KeyLockStorage & ChangeFeedStorage & StorageMaintenance
 
-/// What a storage's server says about the caller that opened it: nothing, for a store this process
-/// opened; for the agent's, what its policy decided about this program.
-package struct StorageSession: Sendable {
-  /// The access groups the server grants the calling program ("*" for every group), or nil when the
-  /// caller's own groups stand (a store this process opened).
-  package var grantedAccessGroups: [String]?
-  /// The seconds after which the server locks the store when unused, or nil when it never does.
-  package var idleLockTimeout: Int?
-  /// Who proves the user's presence for this caller (the agent asks, so the answer never passes
-  /// through this process), or nil when this process asks through its own prompt.
-  package var authenticator: (any UserAuthenticating)?
+/// Who holds a `KeychainStore`.
+package enum KeychainStoreHolder: Sendable {
+  /// A store this process opened: its storage, every capability of it.
+  case process(any ItemStorage)
+  /// A store `keychaind` holds: its client, through which every call is a request the agent runs.
+  case agent(any KeychainAgentLink)
+}
 
-  /// A session with what the server said.
-  package init(
-    grantedAccessGroups: [String]? = nil, idleLockTimeout: Int? = nil, authenticator: (any UserAuthenticating)? = nil
-  ) {
-    self.grantedAccessGroups = grantedAccessGroups
-    self.idleLockTimeout = idleLockTimeout
-    self.authenticator = authenticator
-  }
+/// A connection to the agent that holds a store, as the Security module sees it: the SecItem
+/// calls handed over whole (`service`), the lock and the integrity check, the user's proof
+/// (LAContext asks the agent), and, for a program the agent grants every group, the rows and
+/// feed a replicator reads. KeychainStorageAgent implements it; no row passes from it to the
+/// agent.
+package protocol KeychainAgentLink: KeyLockStorage, StorageMaintenance, UserAuthenticating {
+  /// The access groups the agent's policy grants this program (["*"] for every group).
+  var grantedAccessGroups: [String]? { get }
 
-  /// A store this process opened: its caller's groups stand, it locks only when asked, and this
-  /// process asks the user.
-  package static let local = StorageSession()
+  /// The seconds after which the agent locks the store when no request comes, or nil.
+  var idleLockTimeout: Int? { get }
+
+  /// The SecItem calls of a caller with `accessGroups` (already within what is granted), run by the
+  /// agent's engine.
+  func service(accessGroups: [String]) -> any SecItemService
+
+  /// The rows and the change feed for a replicator: errSecMissingEntitlement from the agent unless
+  /// its policy grants this program every group.
+  var replica: any ItemRowReader & ChangeFeedStorage { get }
+
+  /// Has the agent import the GNOME Keyring file `contents` (opened with `password` unless GNOME
+  /// kept it as text) for a caller with `accessGroups`: the agent reads the file and dates the
+  /// items as it says. Returns the keyring's name and how many items were added and skipped.
+  func importGnomeKeyring(_ contents: [UInt8], password: [UInt8]?, accessGroups: [String]) throws(SecStatus)
+    -> (label: String, added: Int, duplicates: Int)
 }

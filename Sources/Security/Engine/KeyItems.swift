@@ -43,20 +43,37 @@ enum KeyItems {
   /// The SecKey of a stored key item, from its type, class and data; nil when they do not make
   /// one (an item added with raw bytes that are not a key, 6.5).
   static func key(of item: StoredItem, backend: any SecurityBackend) -> SecKey? {
+    let tokenID: String?
+    switch item.attributes[SecConstantValue.attrTokenID] {
+    case .string(let token)?: tokenID = token
+    case nil: tokenID = nil
+    default: return nil
+    }
+    guard let data = item.data, case .integer(let typeCode)? = item.attributes[SecConstantValue.attrKeyType],
+      case .integer(let keyClass)? = item.attributes[SecConstantValue.attrKeyClass], keyClass == 0 || keyClass == 1
+    else {
+      // A token's item is its blob whatever its type says.
+      guard tokenID != nil, let data = item.data else { return nil }
+      return key(typeCode: "73", isPrivate: true, tokenID: tokenID, data: data, backend: backend)
+    }
+    return key(typeCode: String(typeCode), isPrivate: keyClass == 1, tokenID: tokenID, data: data, backend: backend)
+  }
+
+  /// The SecKey of a key's type, class and bytes (a token key's blob when `tokenID` names one);
+  /// nil when they make none.
+  static func key(typeCode: String, isPrivate: Bool, tokenID: String?, data: Data, backend: any SecurityBackend)
+    -> SecKey?
+  {
     // Decision 10.3: a token's key (an item with kSecAttrTokenID, say from an Apple backup) is never
     // made a software key from whatever bytes the item holds; a Secure Enclave key of this
     // keychain is the TPM's blob (issue 33), used where that TPM is.
-    if case .string(let token)? = item.attributes[SecConstantValue.attrTokenID] {
-      guard token == secureEnclaveTokenID, let data = item.data,
-        let key = try? backend.secureEnclave.key(fromBlob: data)
-      else { return nil }
+    if let tokenID {
+      guard tokenID == secureEnclaveTokenID, let key = try? backend.secureEnclave.key(fromBlob: data) else {
+        return nil
+      }
       return try? SecKey(key, labelledBy: backend)
     }
-    if item.attributes[SecConstantValue.attrTokenID] != nil { return nil }
-    guard let data = item.data, case .integer(let typeCode)? = item.attributes[SecConstantValue.attrKeyType],
-      case .integer(let keyClass)? = item.attributes[SecConstantValue.attrKeyClass], keyClass == 0 || keyClass == 1,
-      let type = KeyParameters.keyType(String(typeCode))
-    else { return nil }
-    return try? SecKey(try backend.keyEngine.importKey(type, isPrivate: keyClass == 1, data: data), labelledBy: backend)
+    guard let type = KeyParameters.keyType(typeCode) else { return nil }
+    return try? SecKey(try backend.keyEngine.importKey(type, isPrivate: isPrivate, data: data), labelledBy: backend)
   }
 }

@@ -88,30 +88,6 @@ struct ItemAuthentication {
     return admitted
   }
 
-  /// Whether the secrets of `items` must be read again because an agent withheld some (issue
-  /// 32): it hands them only to a connection whose user proved their presence to it. When the
-  /// proof came from this call's prompt, the agent already has it; when it came from a context
-  /// (evaluated on a connection since lost, the agent having restarted), the agent asks again,
-  /// where the call allows a prompt.
-  mutating func mustReadAgain(_ items: [StoredItem], readingData: Bool) throws(SecStatus) -> Bool {
-    guard engine.store.agentSocketPath != nil, readingData else { return false }
-    let withheld = items.contains { $0.data == nil && $0.accessControl?.asksForUserProof == true }
-    guard withheld else { return false }
-    if provenByPrompt.isEmpty {
-      guard interaction == .allowed, session?.interactionNotAllowed != true else {
-        throw SecStatus.interactionNotAllowed.naming(
-          SecConstantValue.useAuthenticationContext, "was proven to a keychain agent that has since restarted")
-      }
-      do {
-        try engine.authenticator.authenticateUser(reason: reason, caller: Self.programName, reuse: 0)
-      } catch {
-        throw error.status
-      }
-      provenByPrompt.insert(.passcode)
-    }
-    return true
-  }
-
   /// Whether `change` reaches an item's secret or what protects it: new data or a new access
   /// control. A new protection class alone does not: the access control keeps its constraints
   /// (rule 12), so the secret still needs the user.
@@ -168,7 +144,7 @@ struct ItemAuthentication {
       switch proof {
       case .passcode:
         do {
-          try engine.authenticator.authenticateUser(reason: reason, caller: Self.programName, reuse: 0)
+          try engine.authenticator.authenticateUser(reason: reason, caller: engine.programName, reuse: 0)
         } catch {
           throw error.status
         }
@@ -195,9 +171,6 @@ struct ItemAuthentication {
     return try engine.backend.openWithApplicationPassword(sealed, password: password)
   }
 
-  /// The name prompts give this program: its executable's.
-  static var programName: String { ProcessInfo.processInfo.processName }
-
   /// Asks the user for an item's application password (the store's authenticator's prompt).
   static func askApplicationPassword(_ engine: SecItemEngine, reason: String, adding: Bool) throws(SecStatus)
     -> [UInt8]
@@ -206,8 +179,8 @@ struct ItemAuthentication {
     let why = words.isEmpty ? "" : " (it says: \u{201C}\(words)\u{201D})"
     let text =
       adding
-      ? "\(programName) is adding a keychain item protected by an application password\(why). Choose its password:"
-      : "\(programName) wants to read a keychain item protected by an application password\(why). Its password:"
+      ? "\(engine.programName) is adding a keychain item protected by an application password\(why). Choose its password:"
+      : "\(engine.programName) wants to read a keychain item protected by an application password\(why). Its password:"
     do {
       return try engine.authenticator.askApplicationPassword(text)
     } catch {

@@ -7,16 +7,17 @@ import Synchronization
   import Glibc
 #endif
 
-/// The storage contract served by `keychaind` over its Unix socket: the third implementation of
-/// `ItemStorage`, beside the SQLite store the agent itself opens and the in-memory one.
+/// A program's connection to `keychaind` over its Unix socket: the store the agent holds, as this
+/// program reaches it (`KeychainAgentLink`).
 ///
-/// The client never opens the store or its key file: every call is a request to the agent, which
-/// alone holds the keys and the lock state, so a lock by one process is a lock for all of them.
-/// One connection, one request at a time (the contract is synchronous). A call made while the
-/// agent cannot be reached answers errSecNotAvailable with a sentence saying how to start it; a
-/// connection found broken when a call begins is made again once, while one that breaks during a
-/// call is not retried (the agent may have done the write), and answers errSecNotAvailable too.
-package final class AgentItemStorage: ItemStorage {
+/// The client never opens the store or its key file: every SecItem call is handed to the agent
+/// whole (`AgentItemService`), which runs its engine for this program, and the lock is the agent's,
+/// so a lock by one process is a lock for all of them. One connection, one request at a time. A
+/// call made while the agent cannot be reached answers errSecNotAvailable with a sentence saying
+/// how to start it; a connection found broken when a call begins is made again once, while one
+/// that breaks during a call is not retried (the agent may have done the write), and answers
+/// errSecNotAvailable too.
+package final class AgentClient: KeychainAgentLink {
   /// The agent's socket.
   package let socketPath: String
   private let connection = Mutex(AgentConnectionState())
@@ -24,12 +25,15 @@ package final class AgentItemStorage: ItemStorage {
   private let state: (hasPassphrase: Bool, isReadOnly: Bool)
   /// Whether an agent that does not answer is started (KEYCHAIN_BRIDGE_AGENT=auto).
   private let startsOnDemand: Bool
+  /// Makes the refs of results in this process.
+  let backend: any SecurityBackend
 
   /// Connects to the agent at `socketPath` and reads the store's state; errSecNotAvailable (with
   /// how to start the agent) when nothing answers there. With `startingOnDemand`, an agent that
   /// does not answer is started (`AgentLauncher`), now and whenever a later call finds it gone.
-  package init(socketPath: String, startingOnDemand: Bool = false) throws(SecStatus) {
+  package init(socketPath: String, startingOnDemand: Bool = false, backend: any SecurityBackend) throws(SecStatus) {
     self.socketPath = socketPath
+    self.backend = backend
     startsOnDemand = startingOnDemand
     var reader = try Self.exchange(
       AgentFrame.request(.state), socketPath: socketPath, connection: connection, retrying: false,
@@ -48,13 +52,27 @@ package final class AgentItemStorage: ItemStorage {
   package let idleLockTimeout: Int?
 
   /// The access groups the agent's policy grants this program (["*"] for every group): the agent
-  /// decides them from the executable behind the connection, and enforces them on every request.
+  /// decides them from the executable behind the connection, and its engine runs with no others.
   package let grantedAccessGroups: [String]?
 
-  /// What the agent decided about this program, for the engine: its groups, its idle timeout, and
-  /// the agent as the one who asks the user.
-  package var session: StorageSession {
-    StorageSession(grantedAccessGroups: grantedAccessGroups, idleLockTimeout: idleLockTimeout, authenticator: self)
+  /// The SecItem calls of a caller with `accessGroups`, handed to the agent.
+  package func service(accessGroups: [String]) -> any SecItemService {
+    AgentItemService(client: self, accessGroups: accessGroups)
+  }
+
+  /// The rows and feed a replicator reads, through the agent.
+  package var replica: any ItemRowReader & ChangeFeedStorage { AgentReplica(client: self) }
+
+  package func importGnomeKeyring(_ contents: [UInt8], password: [UInt8]?, accessGroups: [String])
+    throws(SecStatus) -> (label: String, added: Int, duplicates: Int)
+  {
+    var reader = try write(.importGnomeKeyring) { writer in
+      writer.list(accessGroups) { $0.string($1) }
+      writer.data(Data(contents))
+      writer.optional(password) { $0.data(Data($1)) }
+    }
+    _ = try reader.list { reader throws(SecStatus) in try reader.flag() }
+    return (try reader.string(), try reader.nonNegativeInt(), try reader.nonNegativeInt())
   }
 
   deinit {
@@ -156,13 +174,16 @@ package final class AgentItemStorage: ItemStorage {
   }
 
   /// A call that changes the store: counted for `writeGeneration` when it succeeds.
-  private func write(
+  func write(
     _ operation: AgentFrame.Operation, _ arguments: (inout WireWriter) -> Void
   ) throws(SecStatus) -> WireReader {
     let reader = try call(operation, arguments)
     generation.add(1, ordering: .releasing)
     return reader
   }
+
+  /// A number that grows with every write this process made through the agent.
+  var writeGeneration: UInt64 { generation.load(ordering: .acquiring) }
 
   package var hasPassphrase: Bool { state.hasPassphrase }
 
@@ -177,55 +198,6 @@ package final class AgentItemStorage: ItemStorage {
     } catch {
       return true
     }
-  }
-
-  package var writeGeneration: UInt64 { generation.load(ordering: .acquiring) }
-
-  package func insert(_ item: NewItem) throws(SecStatus) -> StoredItem {
-    var reader = try write(.insert) { $0.newItem(item) }
-    return try reader.storedItem()
-  }
-
-  package func insertBatch(_ items: [NewItem], skippingDuplicates: Bool) throws(SecStatus) -> Int {
-    var reader = try write(.insertBatch) { writer in
-      writer.list(items) { $0.newItem($1) }
-      writer.flag(skippingDuplicates)
-    }
-    return try reader.nonNegativeInt()
-  }
-
-  package func find(_ filter: ItemFilter, limit: Int?, fetch: ItemFetch) throws(SecStatus) -> [StoredItem] {
-    var reader = try call(.find) { writer in
-      writer.filter(filter)
-      writer.optional(limit) { $0.int($1) }
-      writer.fetch(fetch)
-    }
-    return try reader.list { reader throws(SecStatus) in try reader.storedItem() }
-  }
-
-  package func find(each filters: [ItemFilter], limit: Int?, fetch: ItemFetch) throws(SecStatus) -> [[StoredItem]] {
-    var reader = try call(.findEach) { writer in
-      writer.list(filters) { $0.filter($1) }
-      writer.optional(limit) { $0.int($1) }
-      writer.fetch(fetch)
-    }
-    return try reader.list { reader throws(SecStatus) in
-      try reader.list { reader throws(SecStatus) in try reader.storedItem() }
-    }
-  }
-
-  package func replace(_ replacements: [ItemReplacement]) throws(SecStatus) -> ReplacementOutcome {
-    var reader = try write(.replace) { writer in writer.list(replacements) { $0.replacement($1) } }
-    switch try reader.byte() {
-    case 0: return .replaced(try reader.nonNegativeInt())
-    case 1: return .changedSinceRead
-    default: throw .decode
-    }
-  }
-
-  package func delete(_ filter: ItemFilter) throws(SecStatus) -> Int {
-    var reader = try write(.delete) { $0.filter(filter) }
-    return try reader.nonNegativeInt()
   }
 
   package func lock() {
@@ -256,51 +228,10 @@ package final class AgentItemStorage: ItemStorage {
       skippedSinceOpen: try reader.nonNegativeInt())
   }
 
-  package func changes(after sequence: Int64, limit: Int) throws(SecStatus) -> [ChangeFeedEntry] {
-    var reader = try call(.changesAfter) { writer in
-      writer.int64(sequence)
-      writer.int(limit)
-    }
-    return try reader.list { reader throws(SecStatus) in try reader.feedEntry() }
-  }
-
-  package func changes(of identities: [ItemIdentity]) throws(SecStatus) -> [ChangeFeedEntry?] {
-    var reader = try call(.changesOf) { writer in writer.list(identities) { $0.identity($1) } }
-    return try reader.list { reader throws(SecStatus) in
-      try reader.optional { reader throws(SecStatus) in try reader.feedEntry() }
-    }
-  }
-
-  package func hasChanges(after sequence: Int64) throws(SecStatus) -> Bool {
-    var reader = try call(.hasChanges) { $0.int64(sequence) }
-    return try reader.flag()
-  }
-
-  package func applyReplication(_ batch: ReplicationBatch) throws(SecStatus) -> ReplicationOutcome {
-    var reader = try write(.applyReplication) { $0.batch(batch) }
-    switch try reader.byte() {
-    case 0: return .applied
-    case 1: return .changedSinceRead
-    default: throw .decode
-    }
-  }
-
-  package func purgeDeletions(changedBefore: Int64, through sequence: Int64) throws(SecStatus) -> Int {
-    var reader = try write(.purgeDeletions) { writer in
-      writer.int64(changedBefore)
-      writer.int64(sequence)
-    }
-    return try reader.nonNegativeInt()
-  }
-
-  package func replicationValue(_ name: String) throws(SecStatus) -> Data? {
-    var reader = try call(.replicationValue) { $0.string(name) }
-    return try reader.optional { reader throws(SecStatus) in try reader.data() }
-  }
 }
 
 /// A client's connection to the agent: its socket once connected, and how long it polls for answers.
 struct AgentConnectionState {
   var descriptor: Int32?
-  var polling = AdaptivePoll(microseconds: AgentItemStorage.answerPollMicroseconds)
+  var polling = AdaptivePoll(microseconds: AgentClient.answerPollMicroseconds)
 }

@@ -1,5 +1,20 @@
 import Foundation
 
+/// One certificate and the private key that goes with it: an identity as the engine finds it,
+/// before it is shaped into a SecIdentity or a dictionary.
+package struct IdentityPair: Sendable {
+  /// The certificate item.
+  package var certificate: StoredItem
+  /// The private-key item whose application label is the certificate's public-key hash.
+  package var key: StoredItem
+
+  /// A pair of found items.
+  package init(certificate: StoredItem, key: StoredItem) {
+    self.certificate = certificate
+    self.key = key
+  }
+}
+
 /// kSecClassIdentity (keys rule 8): no table of its own, but the join of certificate items
 /// and private-key items whose application label is the certificate's public-key hash.
 ///
@@ -75,7 +90,7 @@ enum IdentityItems {
     ] {
       let request = try ItemRequest(half(dictionary, itemClass: itemClass, reference: reference, dropping: resultKeys))
       do {
-        _ = try engine.store.backend.insert(try SecItemCall.newItem(from: request, engine))
+        _ = try engine.storage.insert(try SecItemCall.newItem(from: request, engine))
       } catch .duplicateItem {
         duplicates += 1
       }
@@ -95,11 +110,7 @@ enum IdentityItems {
     return attributes
   }
 
-  /// One certificate and the private key that goes with it.
-  struct Pair {
-    var certificate: StoredItem
-    var key: StoredItem
-  }
+  typealias Pair = IdentityPair
 
   /// The identities a query names (8.1, 8.2): certificates matching its attributes, each with
   /// every private key (kcls 1, decision D3) whose application label is its public-key hash.
@@ -120,7 +131,7 @@ enum IdentityItems {
     var certificateFilter = try SecItemCall.filter(from: certificateRequest, engine, ignoringMatchAndReturn: true)
     certificateFilter.issuers = certificateRequest.issuers
     let everything = ItemFetch(attributes: true, data: true)
-    let certificates = try engine.store.backend.find(certificateFilter, limit: nil, fetch: everything)
+    let certificates = try engine.storage.find(certificateFilter, limit: nil, fetch: everything)
     guard !certificates.isEmpty else { return [] }
 
     var keyQuery: [String: Any] = [
@@ -130,7 +141,7 @@ enum IdentityItems {
     keyQuery.merge(keyConstraints) { _, new in new }
     let keyFilter = try SecItemCall.filter(from: try ItemRequest(keyQuery as NSDictionary), engine)
     var keysByLabel: [Data: [StoredItem]] = [:]
-    for key in try engine.store.backend.find(keyFilter, limit: nil, fetch: everything) {
+    for key in try engine.storage.find(keyFilter, limit: nil, fetch: everything) {
       if case .data(let label)? = key.attributes[SecConstantValue.attrApplicationLabel] {
         keysByLabel[label, default: []].append(key)
       }
@@ -209,7 +220,7 @@ enum IdentityItems {
       var remaining = ItemFilter(itemClass: .certificate)
       remaining.synchronizable = nil
       remaining.attributes = [SecConstantValue.attrPublicKeyHash: .bytes(Array(label))]
-      let stillUsed = try engine.store.backend.find(
+      let stillUsed = try engine.storage.find(
         remaining, limit: 1, fetch: ItemFetch(attributes: false, data: false))
       guard stillUsed.isEmpty else { continue }
       try deleteIfPresent(pair.key, engine)
@@ -227,7 +238,7 @@ enum IdentityItems {
   /// Deletes `item`; already gone (two identities sharing a key or certificate) is not a failure.
   private static func deleteIfPresent(_ item: StoredItem, _ engine: SecItemEngine) throws(SecStatus) {
     do {
-      _ = try engine.store.backend.delete(exactly(item))
+      _ = try engine.storage.delete(exactly(item))
     } catch .itemNotFound {
       return
     }

@@ -3,11 +3,10 @@ import Foundation
 /// The steps shared by the SecItem calls, run by `SecItemEngine`: access-group policy and the
 /// add/update rules.
 enum SecItemCall {
-  /// SecItemCopyMatching for kSecClassIdentity (keys rule 8.1 to 8.5), with the return
-  /// keys read as for any class.
-  static func copyIdentities(
-    _ query: NSDictionary, _ engine: SecItemEngine, _ result: UnsafeMutablePointer<CFTypeRef?>?
-  ) throws(SecStatus) {
+  /// SecItemCopyMatching for kSecClassIdentity (keys rule 8.1 to 8.5): the identities the call
+  /// hands out, at most its limit, their private keys proven for. The return keys are read as for
+  /// any class; `shapedIdentities` makes the result.
+  static func matchingIdentities(_ query: NSDictionary, _ engine: SecItemEngine) throws(SecStatus) -> [IdentityPair] {
     let returns = try IdentityItems.certificateRequest(query)
     let limit = returns.limit ?? .one
     // Identities have no class of their own here; their ref always carries the private key.
@@ -17,44 +16,43 @@ enum SecItemCall {
     var pairs = try IdentityItems.pairs(query, engine, limit: rowLimit)
     if readsSecrets {
       // An identity's ref and data carry its private key: the key item's access control decides.
-      var admitted = try authentication.admit(pairs.map(\.key), limit: nil)
-      if try authentication.mustReadAgain(admitted, readingData: returns.returnFlags.contains(.ref)) {
-        pairs = try IdentityItems.pairs(query, engine, limit: rowLimit)
-        admitted = try authentication.admit(pairs.map(\.key), limit: nil)
-      }
+      let admitted = try authentication.admit(pairs.map(\.key), limit: nil)
       let keys = Dictionary(admitted.map { ($0.persistentID, $0) }) { first, _ in first }
       pairs = pairs.compactMap { pair in
-        keys[pair.key.persistentID].map { IdentityItems.Pair(certificate: pair.certificate, key: $0) }
+        keys[pair.key.persistentID].map { IdentityPair(certificate: pair.certificate, key: $0) }
       }
       if let rowLimit = limit.rowLimit { pairs = Array(pairs.prefix(rowLimit)) }
     }
     guard !pairs.isEmpty else { throw .itemNotFound }
-    guard let result else { return }
-    if limit.isOne {
-      if let shaped = IdentityItems.shaped(pairs[0], returns.returnFlags, backend: engine.backend),
-        !returns.returnFlags.isEmpty
-      {
-        result.pointee = shaped
-      }
-    } else {
-      result.pointee =
-        (returns.returnFlags.isEmpty
-        ? [] : pairs.compactMap { IdentityItems.shaped($0, returns.returnFlags, backend: engine.backend) })
-        as NSArray
-    }
+    return pairs
   }
 
-  /// Runs one call of this process's CF functions on their engine (`SecItemEngine.forCurrentCall`):
+  /// SecItemCopyMatching's result for the identities `matchingIdentities` found for `query`: the
+  /// shape its return keys ask for, or nil when they ask for nothing.
+  static func shapedIdentities(_ pairs: [IdentityPair], _ query: NSDictionary, backend: any SecurityBackend)
+    throws(SecStatus) -> CFTypeRef?
+  {
+    let returns = try IdentityItems.certificateRequest(query)
+    if (returns.limit ?? .one).isOne {
+      guard !returns.returnFlags.isEmpty, let first = pairs.first else { return nil }
+      return IdentityItems.shaped(first, returns.returnFlags, backend: backend)
+    }
+    return
+      (returns.returnFlags.isEmpty
+      ? [] : pairs.compactMap { IdentityItems.shaped($0, returns.returnFlags, backend: backend) }) as NSArray
+  }
+
+  /// Runs one call of this process's CF functions on their service (`SecItemServices.forCurrentCall`):
   /// every failure becomes its status, and nothing escapes as a crash. The call is recorded when a
   /// recorder is installed (withSecItemCallRecording).
   static func run(
     _ function: SecItemFunction, _ dictionary: @autoclosure () -> NSDictionary,
-    _ changes: @autoclosure () -> NSDictionary? = nil, _ body: (SecItemEngine) throws(SecStatus) -> Void
+    _ changes: @autoclosure () -> NSDictionary? = nil, _ body: (any SecItemService) throws(SecStatus) -> Void
   ) -> OSStatus {
     let status: OSStatus
     SecItemFailureDetail.clear()
     do throws(SecStatus) {
-      try body(try SecItemEngine.forCurrentCall())
+      try body(try SecItemServices.forCurrentCall())
       status = errSecSuccess
     } catch {
       status = error.code
@@ -171,7 +169,7 @@ enum SecItemCall {
       attributes[SecConstantValue.attrSynchronizable] = .integer(0)
     }
     try validate(attributes, request.accessControl)
-    if ItemIndex.protectionClasses[protection] == .whenPasscodeSet && !engine.store.hasPassphrase {
+    if ItemIndex.protectionClasses[protection] == .whenPasscodeSet && !engine.storage.hasPassphrase {
       throw .authFailed  // rule 5.13: no passcode is set
     }
     if case .string(let group)? = attributes[SecConstantValue.attrAccessGroup] {

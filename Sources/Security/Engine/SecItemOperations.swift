@@ -50,10 +50,10 @@ extension SecItemCall {
     guard ItemAuthentication.reachesSecret(change) else {
       guard let insert else {
         return try StorageUpdates.update(
-          engine.store.backend, filter, change, backend: engine.backend, clock: engine.clock)
+          engine.storage, filter, change, backend: engine.backend, clock: engine.clock)
       }
       return try StorageUpdates.upsert(
-        engine.store.backend, filter, change, orInsert: insert, backend: engine.backend, clock: engine.clock)
+        engine.storage, filter, change, orInsert: insert, backend: engine.backend, clock: engine.clock)
     }
     var authentication = try ItemAuthentication(request, engine: engine)
     var sealed: Data?
@@ -63,10 +63,10 @@ extension SecItemCall {
     }
     guard let insert else {
       return try StorageUpdates.update(
-        engine.store.backend, filter, change, backend: engine.backend, clock: engine.clock, adjusting: adjust)
+        engine.storage, filter, change, backend: engine.backend, clock: engine.clock, adjusting: adjust)
     }
     return try StorageUpdates.upsert(
-      engine.store.backend, filter, change, orInsert: insert, backend: engine.backend, clock: engine.clock,
+      engine.storage, filter, change, orInsert: insert, backend: engine.backend, clock: engine.clock,
       adjusting: adjust)
   }
 
@@ -74,18 +74,15 @@ extension SecItemCall {
   static func delete(_ request: ItemRequest, _ engine: SecItemEngine) throws(SecStatus) {
     _ = try request.requiredClass()
     let filter = try SecItemCall.filter(from: request, engine, ignoringMatchAndReturn: true)
-    _ = try engine.store.backend.delete(filter)
+    _ = try engine.storage.delete(filter)
   }
 }
 
 extension SecItemCall {
-  /// SecItemCopyMatching's search for every class but identities, its result as Swift values: what
-  /// the return keys ask for, or nil when they ask for nothing to be written. Attribute values are
-  /// Foundation objects when `foundationValues` (they are bridged to a CFDictionary next), Swift
-  /// values otherwise.
-  static func copyMatching(_ request: ItemRequest, _ engine: SecItemEngine, foundationValues: Bool) throws(SecStatus)
-    -> Any?
-  {
+  /// SecItemCopyMatching's search for every class but identities: the items the call hands out,
+  /// in order, at most its limit, their secrets proven for and opened. The engine's typed result;
+  /// the front end shapes it (`shaped`).
+  static func matchingItems(_ request: ItemRequest, _ engine: SecItemEngine) throws(SecStatus) -> [StoredItem] {
     let itemClass = try request.requiredClass()
     if request.useKeys[SecConstantValue.useItemList] != nil
       || request.matchKeys.contains(SecConstantValue.matchItemList)
@@ -106,21 +103,27 @@ extension SecItemCall {
     var authentication = try ItemAuthentication(request, engine: engine)
     // Skipped items must not use up the limit, so a skipping search reads every match first.
     let rowLimit = readsSecrets && authentication.skipsItems ? nil : limit.rowLimit
-    var items = try engine.store.backend.find(filter, limit: rowLimit, fetch: fetch)
-    if readsSecrets {
-      items = try authentication.admit(items, limit: limit.rowLimit)
-      if try authentication.mustReadAgain(items, readingData: fetch.data) {
-        items = try authentication.admit(
-          try engine.store.backend.find(filter, limit: rowLimit, fetch: fetch), limit: limit.rowLimit)
+    var items = try engine.storage.find(filter, limit: rowLimit, fetch: fetch)
+    if readsSecrets { items = try authentication.admit(items, limit: limit.rowLimit) }
+    guard !items.isEmpty else { throw .itemNotFound }
+    return items
+  }
+
+  /// SecItemCopyMatching's result for `items` (what `matchingItems` found for `request`) as Swift
+  /// values: what the return keys ask for, or nil when they ask for nothing to be written.
+  /// Attribute values are Foundation objects when `foundationValues` (they are bridged to a
+  /// CFDictionary next), Swift values otherwise; refs are made by `backend`.
+  static func shaped(
+    _ items: [StoredItem], _ request: ItemRequest, foundationValues: Bool, backend: any SecurityBackend
+  ) -> Any? {
+    let flags = request.returnFlags
+    if (request.limit ?? .one).isOne {
+      return items.first.flatMap {
+        ResultShape.value($0, flags, forAdd: false, foundationValues: foundationValues, backend: backend)
       }
     }
-    guard !items.isEmpty else { throw .itemNotFound }
-    if limit.isOne {
-      return ResultShape.value(
-        items[0], flags, forAdd: false, foundationValues: foundationValues, backend: engine.backend)
-    }
     return items.compactMap {
-      ResultShape.value($0, flags, forAdd: false, foundationValues: foundationValues, backend: engine.backend)
+      ResultShape.value($0, flags, forAdd: false, foundationValues: foundationValues, backend: backend)
     }
   }
 }
