@@ -102,6 +102,36 @@ import Testing
     }
   }
 
+  @Test("A stored public half of an enclave key is a software key of no token, and its ref is made again")
+  func theStoredPublicHalfIsNoTokens() throws {
+    let machine = try Machine()
+    try machine.run {
+      var error: Unmanaged<CFError>?
+      let key = try #require(
+        SecKeyCreateRandomKey(
+          [
+            kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits as String: 256,
+            kSecAttrTokenID as String: kSecAttrTokenIDSecureEnclave, kSecAttrLabel as String: "pair",
+            kSecPrivateKeyAttrs as String: [kSecAttrIsPermanent as String: true],
+            kSecPublicKeyAttrs as String: [kSecAttrIsPermanent as String: true],
+          ] as CFDictionary, &error), "\(String(describing: error?.takeRetainedValue()))")
+      var found: CFTypeRef?
+      let status = SecItemCopyMatching(
+        [
+          kSecClass as String: kSecClassKey, kSecAttrKeyClass as String: kSecAttrKeyClassPublic,
+          kSecAttrLabel as String: "pair", kSecReturnRef as String: true, kSecReturnAttributes as String: true,
+        ] as CFDictionary, &found)
+      #expect(status == errSecSuccess)
+      let attributes = try #require(found as? [String: Any])
+      // Before: the public item carried the enclave's token ID, and no ref could be made of it.
+      #expect(attributes[kSecAttrTokenID as String] == nil)
+      let publicKey = try #require(attributes[kSecValueRef as String].map { $0 as! SecKey })
+      #expect(
+        SecKeyCopyExternalRepresentation(publicKey, nil) as Data? == SecKeyCopyExternalRepresentation(
+          SecKeyCopyPublicKey(key)!, nil) as Data?)
+    }
+  }
+
   @Test("Key agreement runs in the TPM and matches the peer's")
   func keyAgreementRunsInTheTPM() throws {
     let machine = try Machine()

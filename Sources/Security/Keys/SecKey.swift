@@ -151,7 +151,8 @@ func keyCall<T>(_ errorOut: UnsafeMutablePointer<Unmanaged<CFError>?>?, _ body: 
 /// `kSecAttrKeyType` is kSecAttrKeyTypeECSECPrimeRandom (kSecAttrKeySizeInBits 192, 224, 256, 384
 /// or 521) or kSecAttrKeyTypeRSA (1024 to 8192 bits). With kSecAttrIsPermanent true (at the top
 /// level or in kSecPublicKeyAttrs / kSecPrivateKeyAttrs), each such half is added to the keychain,
-/// the public one first (keys rules 2.4 to 2.8). A token ID (the Secure Enclave) is errSecUnimplemented.
+/// the public one first (keys rules 2.4 to 2.8). With kSecAttrTokenID kSecAttrTokenIDSecureEnclave the
+/// private key is made in the TPM (EC, 256 bits), and its item holds the TPM's blob.
 @discardableResult
 public func SecKeyCreateRandomKey(_ parameters: CFDictionary, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?)
   -> SecKey?
@@ -187,6 +188,9 @@ public func SecKeyCreateRandomKey(_ parameters: CFDictionary, _ error: UnsafeMut
       var add = attributes
       add[SecConstantValue.attrIsPermanent] = nil
       add[SecConstantValue.valueRef] = half
+      // The public half is a software key, of no token: its item says so, or its ref could not be
+      // made from it again (a token's item is its blob).
+      if isPublic { add[SecConstantValue.attrTokenID] = nil }
       // Stored by the service of this call (the store and groups SecItemAdd would use), not through
       // the public SecItemAdd: no second trip through the CF adapter.
       do throws(SecStatus) {
