@@ -374,7 +374,7 @@ let package = Package(
       name: "KeychainAgentTests",
       dependencies: [
         "TestTools",
-        "KeychainAgent", "KeychainAgentWire", "Security", "KeychainBackend", "KeychainStorageMemory",
+        "KeychainAgent", "KeychainAgentWire", "Security", "KeychainBackend", "KeychainStorageMemory", "KeychainCrypto",
         "AgentProcess", "keychaind", "SecurityTool", .product(name: "Logging", package: "swift-log"),
       ]
     ),

@@ -23,7 +23,7 @@ docs=$root/Sources/Security/Security.docc
 failed=0
 passed=0
 missing=()
-for tool in runuser dbus-daemon secret-tool git gcc pkg-config ssh ssh-add ssh-keygen; do
+for tool in runuser dbus-daemon secret-tool git gcc pkg-config ssh ssh-add ssh-keygen swtpm; do
   command -v "$tool" >/dev/null || missing+=("$tool")
 done
 /usr/bin/python3 -c 'import keyring, secretstorage, pytest' 2>/dev/null || missing+=("python3-keyring, python3-secretstorage or python3-pytest")
@@ -540,6 +540,57 @@ ssh-keygen -q -t ed25519 -N '' -C "brief" -f "$HOME/brief"
 ssh-add -t 1 "$HOME/brief" 2>/dev/null
 for _ in $(seq 600); do (ssh-add -l || true) | grep -q brief || break; sleep 0.1; done
 ! (ssh-add -l || true) | grep -q brief
+EOF
+
+flow "keys made in the keychain and in swtpm's TPM sign for ssh; a locked keychain asks to be unlocked" <<'EOF'
+make_askpass "the keychain passphrase"
+# A TPM of the user's own (Debian's swtpm), on loopback ports, for the Secure Enclave key.
+tpm_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+mkdir -p "$HOME/tpm"
+swtpm socket --tpm2 --tpmstate dir="$HOME/tpm" --server type=tcp,port="$tpm_port",bindaddr=127.0.0.1 \
+  --ctrl type=tcp,port=$((tpm_port + 1)),bindaddr=127.0.0.1 --flags not-need-init,startup-clear &
+for _ in $(seq 200); do
+  python3 -c "import socket; socket.create_connection(('127.0.0.1', $tpm_port))" 2>/dev/null && break
+  sleep 0.1
+done
+export KEYCHAIN_BRIDGE_TCTI="swtpm:host=127.0.0.1,port=$tpm_port"
+KEYCHAIN_BRIDGE_PASSPHRASE="the keychain passphrase" KEYCHAIN_BRIDGE_ASKPASS="$HOME/askpass" \
+  keychaind --socket "$socket" --ssh-agent "$XDG_RUNTIME_DIR/ssh/agent.sock" 2>"$XDG_RUNTIME_DIR/agent.log" &
+kb_wait_for_agent
+KB_SOCKET="$XDG_RUNTIME_DIR/ssh/agent.sock" kb_wait_for_agent
+export KEYCHAIN_BRIDGE_AGENT="$socket" SSH_AUTH_SOCK="$XDG_RUNTIME_DIR/ssh/agent.sock"
+security create-ssh-key -l "software key" > "$HOME/software.pub"
+security create-ssh-key -l "rsa key" -t rsa > "$HOME/rsa.pub"
+security create-ssh-key -l "tpm key" --secure-enclave > "$HOME/tpm.pub"
+grep -q "^ecdsa-sha2-nistp256 AAAA.* tpm key$" "$HOME/tpm.pub"
+expect "$(ssh-add -l | wc -l)" 3 "keys made in the keychain, listed"
+echo "the message" > "$HOME/message"
+for name in software rsa tpm; do
+  rm -f "$HOME/message.sig"
+  ssh-keygen -Y sign -n file -f "$HOME/$name.pub" "$HOME/message" 2>/dev/null
+  echo "me $(cat "$HOME/$name.pub")" > "$HOME/allowed"
+  ssh-keygen -Y verify -f "$HOME/allowed" -I me -n file -s "$HOME/message.sig" < "$HOME/message" >/dev/null
+done
+if [ -n "$KB_SSH_PORT" ]; then
+  cat "$HOME/tpm.pub" > "$KB_WORK/sshd/authorized_keys"
+  logged=$(ssh -p "$KB_SSH_PORT" -o BatchMode=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null \
+    -o IdentitiesOnly=yes -i "$HOME/tpm.pub" "$USER@127.0.0.1" echo logged in 2>/dev/null)
+  expect "$logged" "logged in" "a login by the TPM's key"
+fi
+# Not removed by ssh-add (a TPM's key exists nowhere else); security delete-ssh-key removes it.
+! ssh-add -d "$HOME/tpm.pub" 2>/dev/null
+ssh-add -D 2>/dev/null
+expect "$(ssh-add -l | wc -l)" 3 "keys made in the keychain, after ssh-add -D"
+security delete-ssh-key -l "rsa key"
+expect "$(ssh-add -l | wc -l)" 2 "keys after delete-ssh-key"
+# Locked: the agent asks to unlock (the askpass answers), then lists and signs.
+security lock-keychain
+: > "$HOME/asked"
+expect "$(ssh-add -l | wc -l)" 2 "keys listed once the keychain was unlocked"
+expect "$(asked)" 1 "one unlock prompt"
+grep -q "unlock the keychain for its ssh keys" "$HOME/asked"
+rm -f "$HOME/message.sig"
+ssh-keygen -Y sign -n file -f "$HOME/tpm.pub" "$HOME/message" 2>/dev/null
 EOF
 
 if [ -n "$ssh_port" ]; then

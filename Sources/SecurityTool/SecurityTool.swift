@@ -29,7 +29,7 @@ struct SecurityTool: ParsableCommand {
       UnlockKeychain.self, CreateKeychain.self, DefaultKeychain.self, ListKeychains.self, DeleteKeychain.self,
       ShowKeychainInfo.self, ExportKeychain.self,
       ImportKeychain.self, ImportGnomeKeyring.self, FindCertificate.self, FindIdentity.self, ImportItems.self,
-      ExportItems.self, SyncGroupForwarder.self,
+      ExportItems.self, CreateSSHKey.self, DeleteSSHKey.self, SyncGroupForwarder.self,
     ])
 
   /// The tool's version, printed by --version.

@@ -1,6 +1,7 @@
 import AgentProcess
 import Foundation
 import KeychainAgentWire
+import KeychainCrypto
 import KeychainStorageMemory
 import Testing
 

@@ -133,7 +133,7 @@ struct SSHAgentKey {
       blob.string(name)
       blob.string(try signer.sign(data, digest: digest))
     case .ecdsa:
-      guard let (r, s) = Self.integers(ofDER: try signer.sign(data)) else {
+      guard let (r, s) = SSHPublicKeyBlob.derIntegerPair(try signer.sign(data)) else {
         throw .invalidParameter("an ECDSA signature that does not parse")
       }
       var pair = SSHWriter()
@@ -143,31 +143,5 @@ struct SSHAgentKey {
       blob.string(pair.bytes)
     }
     return blob.bytes
-  }
-
-  /// The two INTEGERs of a DER ECDSA signature (a SEQUENCE of r and s), as magnitudes.
-  static func integers(ofDER der: [UInt8]) -> ([UInt8], [UInt8])? {
-    var offset = 0
-    func length() -> Int? {
-      guard offset < der.count else { return nil }
-      let first = der[offset]
-      offset += 1
-      if first < 0x80 { return Int(first) }
-      let count = Int(first & 0x7F)
-      guard count <= 2, der.count - offset >= count else { return nil }
-      defer { offset += count }
-      return der[offset..<offset + count].reduce(0) { $0 << 8 | Int($1) }
-    }
-    func integer() -> [UInt8]? {
-      guard offset < der.count, der[offset] == 0x02 else { return nil }
-      offset += 1
-      guard let size = length(), der.count - offset >= size else { return nil }
-      defer { offset += size }
-      return Array(der[offset..<offset + size].drop { $0 == 0 })
-    }
-    guard der.first == 0x30 else { return nil }
-    offset = 1
-    guard length() != nil, let r = integer(), let s = integer() else { return nil }
-    return (r, s)
   }
 }

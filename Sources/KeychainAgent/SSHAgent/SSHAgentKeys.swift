@@ -1,4 +1,5 @@
 import Foundation
+import KeychainCrypto
 @_spi(KeychainBridge) import Security
 
 /// The ssh-agent's keys, kept in the keychain the agent holds: one generic password each in the

@@ -1,5 +1,6 @@
 import Foundation
 import KeychainAgentWire
+import KeychainCrypto
 import Security
 import Synchronization
 

@@ -58,9 +58,22 @@ package final class SSHAgentService: Sendable {
     self.prompter = prompter
   }
 
-  private var keys: SSHAgentKeys {
-    SSHAgentKeys(
-      engine: agent.engine(groups: [SSHAgentKeys.group]))
+  private var keys: SSHAgentKeys { SSHAgentKeys(engine: agent.engine(groups: [SSHAgentKeys.group])) }
+
+  /// The key pairs made with Apple's API and offered to ssh, read and used for `caller` (its
+  /// program is who a prompt of the key's access control names).
+  private func keychainKeys(for caller: SSHAgentCaller) -> SSHKeychainKeys {
+    SSHKeychainKeys(
+      engine: agent.engine(
+        groups: [SSHAgentKeys.group], programName: URL(fileURLWithPath: caller.executable).lastPathComponent))
+  }
+
+  /// Every key: those `ssh-add` added, then the pairs made in the keychain.
+  private func identities(for caller: SSHAgentCaller) throws(SSHWireError) -> [(blob: [UInt8], comment: String)] {
+    try unlocking(for: caller) { () throws(SecStatus) in
+      try keys.list().map { ($0.publicBlob, $0.comment) }
+        + keychainKeys(for: caller).list().map { ($0.publicBlob, $0.comment) }
+    }
   }
 
   /// Whether a program the policy granted `grant` may use the keys: any program while no rule of
@@ -86,10 +99,10 @@ package final class SSHAgentService: Sendable {
       case Message.requestIdentities:
         var writer = SSHWriter()
         writer.byte(Message.identitiesAnswer)
-        let listed = locked || !caller.mayUseKeys ? [] : try keychain { () throws(SecStatus) in try keys.list() }
+        let listed = locked || !caller.mayUseKeys ? [] : try identities(for: caller)
         writer.uint32(UInt32(listed.count))
         for key in listed {
-          writer.string(key.publicBlob)
+          writer.string(key.blob)
           writer.string(key.comment)
         }
         return writer.bytes
@@ -126,6 +139,13 @@ package final class SSHAgentService: Sendable {
         let blob = try reader.string()
         guard !locked else { return refuse("a removal while the agent is locked") }
         guard caller.mayUseKeys else { return refuse("a removal by a program the agent's policy keeps from the keys") }
+        if try keychain({ () throws(SecStatus) in try keychainKeys(for: caller).list() }).contains(where: {
+          $0.publicBlob == blob
+        }) {
+          // A key made in the keychain may exist nowhere else (a TPM's): `security delete-ssh-key`
+          // removes it, on purpose, not `ssh-add -d`.
+          return refuse("the removal of a key made in the keychain (security delete-ssh-key removes it)")
+        }
         return try keychain { () throws(SecStatus) in try keys.remove(blob) } ? Self.success : Self.failure
       case Message.removeAllIdentities:
         guard !locked else { return refuse("a removal while the agent is locked") }
@@ -173,8 +193,8 @@ package final class SSHAgentService: Sendable {
   private func sign(_ data: [UInt8], with blob: [UInt8], flags: UInt32, for caller: SSHAgentCaller)
     throws(SSHWireError) -> [UInt8]
   {
-    guard let (key, listed) = try keychain({ () throws(SecStatus) in try keys.key(for: blob) }) else {
-      return refuse("a signature with a key it does not hold")
+    guard let (key, listed) = try unlocking(for: caller, { () throws(SecStatus) in try keys.key(for: blob) }) else {
+      return try signWithKeychainKey(data, blob: blob, flags: flags, for: caller)
     }
     if listed.confirm {
       guard confirm(sign: listed, for: caller) else { return refuse("a signature the user did not allow") }
@@ -192,15 +212,71 @@ package final class SSHAgentService: Sendable {
     return writer.bytes
   }
 
-  /// Asks the user whether the caller may sign with `key`, naming the program (and its parent),
-  /// the key and the host it connects to; the connection's thread waits for the answer.
-  private func confirm(sign key: SSHAgentKeys.Listed, for caller: SSHAgentCaller) -> Bool {
+  /// A signature by a key pair made in the keychain: its private key is read as any key's ref (a
+  /// key whose access control asks for the user asks now, naming the program, the key and the
+  /// host), and signs through SecKey, in the TPM for a Secure Enclave key.
+  private func signWithKeychainKey(_ data: [UInt8], blob: [UInt8], flags: UInt32, for caller: SSHAgentCaller)
+    throws(SSHWireError) -> [UInt8]
+  {
+    let keychainKeys = keychainKeys(for: caller)
+    guard
+      let listed = try keychain({ () throws(SecStatus) in try keychainKeys.list() }).first(where: {
+        $0.publicBlob == blob
+      })
+    else {
+      return refuse("a signature with a key it does not hold")
+    }
+    let reason = Self.words(signingWith: listed.comment, blob: blob, for: caller)
+    let signature: [UInt8]?
+    do {
+      guard let key = try keychainKeys.privateKey(of: listed, reason: reason) else {
+        return refuse("a signature with a key pair whose private key is gone")
+      }
+      signature = try SSHKeychainKeys.signature(of: data, by: key, flags: flags)
+    } catch {
+      return refuse("a signature the keychain refused (\(error.code))")
+    }
+    guard let signature else { return refuse("an RSA signature over SHA-1") }
+    var writer = SSHWriter()
+    writer.byte(Message.signResponse)
+    writer.string(signature)
+    return writer.bytes
+  }
+
+  /// What the caller asks, in the words a prompt shows: the program (and its parent), the key and
+  /// the host it connects to.
+  private static func words(signingWith comment: String, blob: [UInt8], for caller: SSHAgentCaller) -> String {
     let words = PassphraseAuthenticator.programWords
     var who = words(URL(fileURLWithPath: caller.executable).lastPathComponent)
     if let parent = caller.parent { who = "\(words(URL(fileURLWithPath: parent).lastPathComponent)) (via \(who))" }
-    var text =
-      "\(who) wants to sign with the ssh key “\(words(key.comment))” (\(SSHAgentKey.fingerprint(key.publicBlob)))"
+    var text = "\(who) wants to sign with the ssh key “\(words(comment))” (\(SSHAgentKey.fingerprint(blob)))"
     if let host = caller.boundHosts.last { text += " for the host whose key is \(SSHAgentKey.fingerprint(host))" }
+    return text
+  }
+
+  /// Runs `body`; when it finds the keychain locked and the keychain has a passphrase, asks the
+  /// user to unlock it (the agent's prompt, naming the program) and runs it once more. The
+  /// connection's thread waits for the answer, as for a confirmation.
+  private func unlocking<T>(for caller: SSHAgentCaller, _ body: () throws(SecStatus) -> T) throws(SSHWireError) -> T {
+    let first = Result { () throws(SecStatus) in try body() }
+    guard case .failure(let status) = first, status.code == errSecInteractionNotAllowed, agent.store.isLocked,
+      agent.store.hasPassphrase
+    else { return try keychain { () throws(SecStatus) in try first.get() } }
+    do {
+      try agent.store.authenticator.authenticateUser(
+        reason: "unlock the keychain for its ssh keys",
+        caller: URL(fileURLWithPath: caller.executable).lastPathComponent,
+        reuse: 0)
+    } catch {
+      throw SSHWireError(reason: "an operation while the keychain is locked, which the user did not unlock")
+    }
+    return try keychain(body)
+  }
+
+  /// Asks the user whether the caller may sign with `key`, naming the program (and its parent),
+  /// the key and the host it connects to; the connection's thread waits for the answer.
+  private func confirm(sign key: SSHAgentKeys.Listed, for caller: SSHAgentCaller) -> Bool {
+    let text = Self.words(signingWith: key.comment, blob: key.publicBlob, for: caller)
     let answered = DispatchSemaphore(value: 0)
     let allowed = Atomic(false)
     prompter.confirm(text + ". Allow it?") { yes in
