@@ -542,7 +542,7 @@ for _ in $(seq 600); do (ssh-add -l || true) | grep -q brief || break; sleep 0.1
 ! (ssh-add -l || true) | grep -q brief
 EOF
 
-flow "keys made in the keychain and in swtpm's TPM sign for ssh; a locked keychain asks to be unlocked" <<'EOF'
+flow "keys made in the keychain and in swtpm's TPM sign for ssh; a locked keychain asks to be unlocked; a pair confined" <<'EOF'
 make_askpass "the keychain passphrase"
 # A TPM of the user's own (Debian's swtpm), on loopback ports, for the Secure Enclave key.
 tpm_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
@@ -554,10 +554,14 @@ for _ in $(seq 200); do
   sleep 0.1
 done
 export KEYCHAIN_BRIDGE_TCTI="swtpm:host=127.0.0.1,port=$tpm_port"
-KEYCHAIN_BRIDGE_PASSPHRASE="the keychain passphrase" KEYCHAIN_BRIDGE_ASKPASS="$HOME/askpass" \
-  keychaind --socket "$socket" --ssh-agent "$XDG_RUNTIME_DIR/ssh/agent.sock" 2>"$XDG_RUNTIME_DIR/agent.log" &
-kb_wait_for_agent
-KB_SOCKET="$XDG_RUNTIME_DIR/ssh/agent.sock" kb_wait_for_agent
+start_agent() {
+  KEYCHAIN_BRIDGE_PASSPHRASE="the keychain passphrase" KEYCHAIN_BRIDGE_ASKPASS="$HOME/askpass" \
+    keychaind --socket "$socket" --ssh-agent "$XDG_RUNTIME_DIR/ssh/agent.sock" 2>>"$XDG_RUNTIME_DIR/agent.log" &
+  agent_pid=$!
+  kb_wait_for_agent
+  KB_SOCKET="$XDG_RUNTIME_DIR/ssh/agent.sock" kb_wait_for_agent
+}
+start_agent
 export KEYCHAIN_BRIDGE_AGENT="$socket" SSH_AUTH_SOCK="$XDG_RUNTIME_DIR/ssh/agent.sock"
 security create-ssh-key -l "software key" > "$HOME/software.pub"
 security create-ssh-key -l "rsa key" -t rsa > "$HOME/rsa.pub"
@@ -591,6 +595,20 @@ expect "$(asked)" 1 "one unlock prompt"
 grep -q "unlock the keychain for its ssh keys" "$HOME/asked"
 rm -f "$HOME/message.sig"
 ssh-keygen -Y sign -n file -f "$HOME/tpm.pub" "$HOME/message" 2>/dev/null
+# A pair in a group of its own, which a rule gives to ssh-keygen alone: ssh-add does not see it.
+security create-ssh-key -l "signing key" --group signing > "$HOME/signing.pub"
+mkdir -p "$HOME/.config/keychain-bridge"
+echo "$(readlink -f /usr/bin/ssh-keygen) = org.openssh.agent.signing" > "$HOME/.config/keychain-bridge/agent-policy"
+chmod 600 "$HOME/.config/keychain-bridge/agent-policy"
+kill "$agent_pid"
+wait "$agent_pid" 2>/dev/null || true
+start_agent
+! ssh-add -l | grep -q "signing key"
+expect "$(ssh-add -l | wc -l)" 2 "the keys no rule names, as ssh-add sees them"
+rm -f "$HOME/message.sig"
+ssh-keygen -Y sign -n file -f "$HOME/signing.pub" "$HOME/message" 2>/dev/null
+echo "me $(cat "$HOME/signing.pub")" > "$HOME/allowed"
+ssh-keygen -Y verify -f "$HOME/allowed" -I me -n file -s "$HOME/message.sig" < "$HOME/message" >/dev/null
 EOF
 
 if [ -n "$ssh_port" ]; then

@@ -28,6 +28,15 @@ if CommandLine.arguments.dropFirst().first == "secret-service" {
   exit(targets.allSatisfy(\.isMet) ? 0 : 1)
 }
 
+// `keychain-bench ssh-agent`: keychaind's ssh-agent beside OpenSSH's alone (SSHAgentBenchmark.swift).
+if CommandLine.arguments.dropFirst().first == "ssh-agent" {
+  let targets = printSSHAgentRows()
+  for target in targets {
+    print("\(target.isMet ? "met" : "MISSED")  \(target.name): \(String(format: "%.2f", target.value))")
+  }
+  exit(!targets.isEmpty && targets.allSatisfy(\.isMet) ? 0 : 1)
+}
+
 // `keychain-bench agent-load`: the agent's lookups quiet and under load alone (LoadBenchmark.swift).
 if CommandLine.arguments.dropFirst().first == "agent-load" {
   let directory = FileManager.default.temporaryDirectory.appendingPathComponent("keychain-bench-load-\(getpid())")
@@ -343,7 +352,9 @@ if let load = try? runLoadComparison(in: scratch.appendingPathComponent("load"))
 }
 // Issue 51: the Secret Service beside GNOME Keyring, through the same client.
 targets += printSecretServiceRows()
-print("\ntargets (issues 19, 31, 34, 51, 54; ratios of medians from this run)")
+// Issue 65: keychaind's ssh-agent beside OpenSSH's, with the same keys.
+targets += printSSHAgentRows()
+print("\ntargets (issues 19, 31, 34, 51, 54, 65; ratios of medians from this run)")
 let targetWidth = targets.map(\.name.count).max()!
 for target in targets {
   let name = target.name.padding(toLength: targetWidth, withPad: " ", startingAt: 0)

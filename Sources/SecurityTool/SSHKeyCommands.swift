@@ -4,8 +4,11 @@ import KeychainCrypto
 import Security
 import SecurityCommandLine
 
-/// The access group whose key pairs keychaind's ssh-agent offers to ssh.
-private let sshKeysGroup = "org.openssh.agent"
+/// The access group whose key pairs keychaind's ssh-agent offers to ssh: org.openssh.agent, or
+/// org.openssh.agent.NAME for a pair the policy may confine on its own.
+private func sshKeysGroup(_ name: String?) -> String {
+  name.map { "org.openssh.agent.\($0)" } ?? "org.openssh.agent"
+}
 
 struct CreateSSHKey: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -34,6 +37,11 @@ struct CreateSSHKey: ParsableCommand {
   var secureEnclave = false
   @Flag(help: "Ask the user before each use of the key.")
   var userPresence = false
+  @Option(
+    help: ArgumentHelp(
+      "Keep the pair in the access group org.openssh.agent.NAME, which the agent's policy can give to some programs only.",
+      valueName: "name"))
+  var group: String?
 
   func validate() throws {
     switch (type, bits ?? 0) {
@@ -41,6 +49,9 @@ struct CreateSSHKey: ParsableCommand {
     case ("rsa", 0), ("rsa", 2048), ("rsa", 3072), ("rsa", 4096): break
     case ("ecdsa", _), ("rsa", _): throw ValidationError("-b \(bits ?? 0) is not a size ssh takes for \(type) keys")
     default: throw ValidationError("-t \(type) is not a type this command makes: ecdsa or rsa")
+    }
+    if let group, group.isEmpty || group.contains(where: { $0 == "," || $0.isWhitespace }) {
+      throw ValidationError("--group takes a name without commas or spaces")
     }
     if secureEnclave && (type != "ecdsa" || (bits ?? 256) != 256) {
       throw ValidationError("the Secure Enclave makes ecdsa keys of 256 bits only")
@@ -65,7 +76,7 @@ struct CreateSSHKey: ParsableCommand {
       var attributes: [String: Any] = [
         kSecAttrKeyType as String: type == "rsa" ? kSecAttrKeyTypeRSA : kSecAttrKeyTypeECSECPrimeRandom,
         kSecAttrKeySizeInBits as String: bits ?? (type == "rsa" ? 3072 : 256),
-        kSecAttrLabel as String: label, kSecAttrAccessGroup as String: sshKeysGroup,
+        kSecAttrLabel as String: label, kSecAttrAccessGroup as String: sshKeysGroup(group),
         kSecPrivateKeyAttrs as String: privateAttributes,
         kSecPublicKeyAttrs as String: [kSecAttrIsPermanent as String: true],
       ]
@@ -112,12 +123,14 @@ struct DeleteSSHKey: ParsableCommand {
   @OptionGroup var store: StoreOption
   @Option(name: .customShort("l"), help: ArgumentHelp("The label of the pairs to delete.", valueName: "label"))
   var label: String
+  @Option(help: ArgumentHelp("The pairs' group is org.openssh.agent.NAME.", valueName: "name"))
+  var group: String?
 
   func run() throws {
     try runReportingFailures {
       _ = try store.open()
       let query: [String: Any] = [
-        kSecClass as String: kSecClassKey, kSecAttrAccessGroup as String: sshKeysGroup,
+        kSecClass as String: kSecClassKey, kSecAttrAccessGroup as String: sshKeysGroup(group),
         kSecAttrLabel as String: label,
       ]
       let status = SecItemDelete(query as CFDictionary)

@@ -126,4 +126,54 @@ struct SSHKeychainKeyTests {
     }
     #expect(try identities().count == 1)
   }
+
+  @Test("A pair in a group of its own is offered only to the programs a rule gives that group")
+  func aPairInItsOwnGroupIsConfined() throws {
+    _ = try makePair(type: kSecAttrKeyTypeECSECPrimeRandom, bits: 256, label: "everyone's")
+    let attributes: [String: Any] = [
+      kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits as String: 256,
+      kSecAttrLabel as String: "git's", kSecAttrAccessGroup as String: "org.openssh.agent.signing",
+      kSecPrivateKeyAttrs as String: [kSecAttrIsPermanent as String: true],
+      kSecPublicKeyAttrs as String: [kSecAttrIsPermanent as String: true],
+    ]
+    withKeychainContext(store: store, accessGroups: ["org.openssh.agent.signing"]) {
+      #expect(SecKeyCreateRandomKey(attributes as CFDictionary, nil) != nil)
+    }
+    // A policy with `/usr/bin/git = org.openssh.agent.signing`: git gets the pair, ssh does not.
+    var written = AgentPolicy()
+    written.rules = [
+      AgentPolicy.Rule(executable: "/usr/bin/git", sha256: nil, groups: ["org.openssh.agent.signing"], place: "test")
+    ]
+    let policy = written
+    let grants = [
+      ("/usr/bin/git", AccessGrant(groups: ["org.openssh.agent.signing"], namedByRule: true)),
+      ("/usr/bin/ssh", AccessGrant.ownGroup(of: "/usr/bin/ssh")),
+    ]
+    var listed: [String: [String]] = [:]
+    var signed: [String: Bool] = [:]
+    let message = Array("a commit".utf8)
+    let everyKey = try identities()
+    let confined = try #require(everyKey.first { $0.1 == "git's" }?.0)
+    for (program, grant) in grants {
+      let caller = SSHAgentCaller(
+        executable: program, parent: nil,
+        mayUseGroup: { group in SSHAgentService.mayUseKeys(of: group, grant, policy: policy) })
+      var reader = SSHReader(service.answer([SSHAgentService.Message.requestIdentities], from: caller))
+      _ = try reader.byte()
+      listed[program] = try (0..<reader.uint32()).map { _ in
+        _ = try reader.string()
+        return try reader.text()
+      }
+      let answer = service.answer(
+        SSHAgentTests.message(SSHAgentService.Message.signRequest) {
+          $0.string(confined)
+          $0.string(message)
+          $0.uint32(0)
+        }, from: caller)
+      signed[program] = answer.first == SSHAgentService.Message.signResponse
+    }
+    #expect(listed["/usr/bin/git"] == ["everyone's", "git's"])
+    #expect(listed["/usr/bin/ssh"] == ["everyone's"])
+    #expect(signed == ["/usr/bin/git": true, "/usr/bin/ssh": false])
+  }
 }

@@ -85,7 +85,9 @@ package final class SSHAgentServer: Sendable {
       }
       let session = SSHAgentCaller(
         executable: caller.executable, parent: ProcessInspection.parentExecutable(of: peer.pid),
-        mayUseKeys: SSHAgentService.mayUseKeys(caller.grant, policy: agent.policy))
+        mayUseGroup: { [grant = caller.grant, policy = agent.policy] group in
+          SSHAgentService.mayUseKeys(of: group, grant, policy: policy)
+        })
       let thread = Thread { [self] in
         serve(descriptor, session, caller)
         close(descriptor)

@@ -11,14 +11,23 @@ package final class SSHAgentCaller: @unchecked Sendable {
   // @unchecked: `boundHosts` is used by the connection's own thread only.
   let executable: String
   let parent: String?
-  /// Whether the agent's policy lets this program use the keys (`SSHAgentService.mayUseKeys`).
-  let mayUseKeys: Bool
+  /// Whether the agent's policy lets this program use the keys of a group
+  /// (`SSHAgentService.mayUseKeys`): `org.openssh.agent`, or a key pair's own group under it.
+  let mayUseGroup: @Sendable (String) -> Bool
   var boundHosts: [[UInt8]] = []
 
-  package init(executable: String, parent: String?, mayUseKeys: Bool = true) {
+  /// Whether the program may use the keys `ssh-add` added (the group `org.openssh.agent`).
+  var mayUseKeys: Bool { mayUseGroup(SSHAgentKeys.group) }
+
+  package init(executable: String, parent: String?, mayUseGroup: @escaping @Sendable (String) -> Bool) {
     self.executable = executable
     self.parent = parent
-    self.mayUseKeys = mayUseKeys
+    self.mayUseGroup = mayUseGroup
+  }
+
+  /// A caller that may use the keys of every group, or of none.
+  package convenience init(executable: String, parent: String?, mayUseKeys: Bool = true) {
+    self.init(executable: executable, parent: parent, mayUseGroup: { _ in mayUseKeys })
   }
 }
 
@@ -63,26 +72,31 @@ package final class SSHAgentService: Sendable {
   /// The key pairs made with Apple's API and offered to ssh, read and used for `caller` (its
   /// program is who a prompt of the key's access control names).
   private func keychainKeys(for caller: SSHAgentCaller) -> SSHKeychainKeys {
+    // Every group is searched; the key pairs' own groups (org.openssh.agent and those under it)
+    // and the caller's policy decide which it gets.
     SSHKeychainKeys(
-      engine: agent.engine(
-        groups: [SSHAgentKeys.group], programName: URL(fileURLWithPath: caller.executable).lastPathComponent))
+      engine: agent.engine(groups: ["*"], programName: URL(fileURLWithPath: caller.executable).lastPathComponent),
+      mayUseGroup: caller.mayUseGroup)
   }
 
-  /// Every key: those `ssh-add` added, then the pairs made in the keychain.
+  /// Every key the caller may use: those `ssh-add` added, then the pairs made in the keychain.
   private func identities(for caller: SSHAgentCaller) throws(SSHWireError) -> [(blob: [UInt8], comment: String)] {
     try unlocking(for: caller) { () throws(SecStatus) in
-      try keys.list().map { ($0.publicBlob, $0.comment) }
-        + keychainKeys(for: caller).list().map { ($0.publicBlob, $0.comment) }
+      let added = caller.mayUseKeys ? try keys.list().map { ($0.publicBlob, $0.comment) } : []
+      return try added + keychainKeys(for: caller).list().map { ($0.publicBlob, $0.comment) }
     }
   }
 
-  /// Whether a program the policy granted `grant` may use the keys: any program while no rule of
-  /// the policy names the keys' group `org.openssh.agent` (as OpenSSH's agent serves every program
-  /// of the user), else only the programs whose rules grant it (or `*`). So a line
-  /// `/usr/bin/ssh = org.openssh.agent` confines the keys to ssh.
-  package static func mayUseKeys(_ grant: AccessGrant, policy: AgentPolicy) -> Bool {
-    guard policy.namedGroups.contains(SSHAgentKeys.group) else { return true }
-    return grant.allows(SSHAgentKeys.group)
+  /// Whether a program the policy granted `grant` may use the keys of `group`: any program while
+  /// no rule of the policy names the group (as OpenSSH's agent serves every program of the user),
+  /// else only the programs whose rules grant it (or `*`). So a line
+  /// `/usr/bin/ssh = org.openssh.agent` confines the keys ssh-add added to ssh, and
+  /// `/usr/bin/git = org.openssh.agent.signing` one key pair made in that group to git.
+  package static func mayUseKeys(
+    of group: String = SSHAgentKeys.group, _ grant: AccessGrant, policy: AgentPolicy
+  ) -> Bool {
+    guard policy.namedGroups.contains(group) else { return true }
+    return grant.allows(group)
   }
 
   private static let failure: [UInt8] = [Message.failure]
@@ -99,7 +113,7 @@ package final class SSHAgentService: Sendable {
       case Message.requestIdentities:
         var writer = SSHWriter()
         writer.byte(Message.identitiesAnswer)
-        let listed = locked || !caller.mayUseKeys ? [] : try identities(for: caller)
+        let listed = locked ? [] : try identities(for: caller)
         writer.uint32(UInt32(listed.count))
         for key in listed {
           writer.string(key.blob)
@@ -111,9 +125,6 @@ package final class SSHAgentService: Sendable {
         let data = try reader.string()
         let flags = try reader.uint32()
         guard !locked else { return refuse("a signature while the agent is locked") }
-        guard caller.mayUseKeys else {
-          return refuse("a signature for \(caller.executable), which the agent's policy does not let use the keys")
-        }
         return try sign(data, with: blob, flags: flags, for: caller)
       case Message.addIdentity, Message.addConstrainedIdentity:
         guard !locked else { return refuse("an add while the agent is locked") }
@@ -193,7 +204,9 @@ package final class SSHAgentService: Sendable {
   private func sign(_ data: [UInt8], with blob: [UInt8], flags: UInt32, for caller: SSHAgentCaller)
     throws(SSHWireError) -> [UInt8]
   {
-    guard let (key, listed) = try unlocking(for: caller, { () throws(SecStatus) in try keys.key(for: blob) }) else {
+    guard caller.mayUseKeys,
+      let (key, listed) = try unlocking(for: caller, { () throws(SecStatus) in try keys.key(for: blob) })
+    else {
       return try signWithKeychainKey(data, blob: blob, flags: flags, for: caller)
     }
     if listed.confirm {
@@ -224,7 +237,7 @@ package final class SSHAgentService: Sendable {
         $0.publicBlob == blob
       })
     else {
-      return refuse("a signature with a key it does not hold")
+      return refuse("a signature with a key it does not hold, or that the agent's policy keeps from the program")
     }
     let reason = Self.words(signingWith: listed.comment, blob: blob, for: caller)
     let signature: [UInt8]?

@@ -9,7 +9,10 @@ import KeychainCrypto
 /// application label, signs through SecKey, so a TPM-bound key signs in the TPM and its access
 /// control (user presence) is asked for as for any use of it.
 struct SSHKeychainKeys {
+  /// An engine that searches every group.
   let engine: SecItemEngine
+  /// Whether the caller may use the keys of a group (its policy).
+  let mayUseGroup: (String) -> Bool
 
   /// One key pair offered to ssh.
   struct Listed {
@@ -17,6 +20,13 @@ struct SSHKeychainKeys {
     let comment: String
     /// The pair's application label (the public key's SHA-1), which finds its private key.
     let applicationLabel: Data
+    /// Its access group: `org.openssh.agent` or one under it (`org.openssh.agent.work`).
+    let group: String
+  }
+
+  /// Whether `group` is one whose pairs are offered to ssh.
+  static func offersKeys(of group: String) -> Bool {
+    group == SSHAgentKeys.group || group.hasPrefix(SSHAgentKeys.group + ".")
   }
 
   private static func request(_ pairs: [String: Any]) throws(SecStatus) -> ItemRequest {
@@ -24,14 +34,13 @@ struct SSHKeychainKeys {
   }
 
   private static func query(keyClass: String) -> [String: Any] {
-    [
-      SecConstantValue.`class`: SecConstantValue.classKey, SecConstantValue.attrAccessGroup: SSHAgentKeys.group,
-      SecConstantValue.attrKeyClass: keyClass,
-    ]
+    [SecConstantValue.`class`: SecConstantValue.classKey, SecConstantValue.attrKeyClass: keyClass]
   }
 
-  /// Every key pair offered to ssh whose type OpenSSH knows (ECDSA P-256, P-384, P-521; RSA of
-  /// 2048 bits or more), in the order they were made.
+  /// Every key pair offered to ssh that the caller may use, whose type OpenSSH knows (ECDSA P-256,
+  /// P-384, P-521; RSA of 2048 bits or more), in the order they were made. A pair is offered when
+  /// its group is `org.openssh.agent` or one under it; a group a policy rule names is offered only
+  /// to the programs the rule grants it.
   func list() throws(SecStatus) -> [Listed] {
     var query = Self.query(keyClass: SecConstantValue.attrKeyClassPublic)
     query[SecConstantValue.matchLimit] = SecConstantValue.matchLimitAll
@@ -44,11 +53,13 @@ struct SSHKeychainKeys {
       return []
     }
     return found.compactMap { item in
-      guard let key = item.reference as? SecKey, let blob = Self.publicBlob(of: key),
+      guard let group = item.string(SecConstantValue.attrAccessGroup), Self.offersKeys(of: group), mayUseGroup(group),
+        let key = item.reference as? SecKey, let blob = Self.publicBlob(of: key),
         let label = item.data(SecConstantValue.attrApplicationLabel)
       else { return nil }
       return Listed(
-        publicBlob: blob, comment: item.string(SecConstantValue.attrLabel) ?? "keychain key", applicationLabel: label)
+        publicBlob: blob, comment: item.string(SecConstantValue.attrLabel) ?? "keychain key", applicationLabel: label,
+        group: group)
     }
   }
 
@@ -56,6 +67,7 @@ struct SSHKeychainKeys {
   /// control asks for the user asks now, naming `reason`.
   func privateKey(of listed: Listed, reason: String) throws(SecStatus) -> SecKey? {
     var query = Self.query(keyClass: SecConstantValue.attrKeyClassPrivate)
+    query[SecConstantValue.attrAccessGroup] = listed.group
     query[SecConstantValue.attrApplicationLabel] = listed.applicationLabel
     query[SecConstantValue.returnRef] = true
     query[SecConstantValue.useOperationPrompt] = reason
