@@ -36,6 +36,23 @@ public struct AvailabilityVerdict: Equatable, Sendable {
         if let deprecated, !deprecated.hasSuffix("_NA") {
           deprecation = name.hasSuffix("_MSG") ? (Self.unquoted(arguments.last) ?? "") : ""
         }
+      case "CF_AVAILABLE", "CF_AVAILABLE_MAC", "CF_AVAILABLE_IOS", "CF_DEPRECATED":
+        // CFAvailability.h's: (mac, iOS), (mac), (iOS), or (mac introduced, mac deprecated, iOS
+        // introduced, iOS deprecated[, message]); NA where the declaration does not exist.
+        let (introduced, deprecated): (String?, String?) =
+          switch (name, platform) {
+          case ("CF_AVAILABLE", .macos), ("CF_AVAILABLE_MAC", .macos): (arguments.first, nil)
+          case ("CF_AVAILABLE", .ios): (arguments.dropFirst().first, nil)
+          case ("CF_AVAILABLE_IOS", .ios): (arguments.first, nil)
+          case ("CF_AVAILABLE_MAC", .ios): ("NA", nil)
+          case ("CF_AVAILABLE_IOS", .macos): ("NA", nil)
+          case (_, .macos): (arguments.first, arguments.dropFirst().first)
+          default: (arguments.dropFirst(2).first, arguments.dropFirst(3).first)
+          }
+        if let introduced, introduced.hasSuffix("NA") { unavailable = "\(macro) on \(platform.rawValue)" }
+        if let deprecated, !deprecated.hasSuffix("NA") {
+          deprecation = Self.unquoted(arguments.dropFirst(4).first) ?? ""
+        }
       default:
         break
       }

@@ -66,12 +66,29 @@ extension ModelBuilder {
       // A constant left out for the platform keeps its documentation entry: not an error.
       for entry in group.comment.all("constant")
       where !declared.contains(entry.argument) && !excludedNames.contains(entry.argument) {
-        report(
-          SourceLocation(file: group.comment.file, line: entry.line, column: 5),
-          "@constant \(entry.argument) names no constant declared in the group \"\(group.title)\"")
+        let location = SourceLocation(file: group.comment.file, line: entry.line, column: 5)
+        if Self.declaresInSomeBranch(entry.argument, file: group.comment.file) {
+          // Declared under an #if this platform does not take (kSecPolicyAppleiChat, macOS only).
+          warn(
+            location, .misnamedDocumentation,
+            "@constant \(entry.argument) is declared only in a branch of an #if this platform does not take")
+        } else {
+          report(location, "@constant \(entry.argument) names no constant declared in the group \"\(group.title)\"")
+        }
       }
     }
     return groups
+  }
+
+  /// Whether `file` declares a constant named `name` in any of its branches: its text holds an
+  /// `extern` declaration of it, whichever `#if` it is under.
+  static func declaresInSomeBranch(_ name: String, file: String) -> Bool {
+    guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { return false }
+    return text.split(separator: "\n").contains { line in
+      line.hasPrefix("extern ")
+        && line.split(whereSeparator: { !$0.isLetter && !$0.isNumber && $0 != "_" })
+          .contains { $0 == name }
+    }
   }
 
   // MARK: The model

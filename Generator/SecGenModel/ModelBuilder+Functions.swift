@@ -9,9 +9,11 @@ extension ModelBuilder {
   ) -> FunctionModel {
     let parsed = declaration.comment.map { comment($0, before: declaration.location) }
     if let parsed, let named = parsed.first("function"), named.text != declaration.name {
-      report(
-        SourceLocation(file: declaration.location.file, line: named.line, column: 5),
-        "@function \(named.text) documents \(declaration.name)")
+      // The comment stands right before the declaration, so it is its documentation under another
+      // name (Apple's SecTrust.h has one): read as the declaration's, and said.
+      warn(
+        SourceLocation(file: declaration.location.file, line: named.line, column: 5), .misnamedDocumentation,
+        "@function \(named.text) documents \(declaration.name), the declaration it stands before")
     }
     let documented = Dictionary((parsed?.all("param") ?? []).map { ($0.argument, $0) }) { first, _ in first }
     for (name, tag) in documented where !declaration.parameters.contains(where: { $0.name == name }) {

@@ -139,20 +139,23 @@ public struct ModelBuilder {
         }
       case "Attribute Key Constants":
         attributeGroups.append(group)
-      case let title where title.hasSuffix(" Value Constants"):
+      case let title
+      where title.hasSuffix(" Value Constants") && allConstants[String(title.dropLast(" Value Constants".count))] != nil:
         let key = String(title.dropLast(" Value Constants".count))
-        guard allConstants[key] != nil else {
-          report(
-            SourceLocation(file: group.comment.file, line: group.comment.line, column: 1),
-            "the group \"\(title)\" names \(key), which is not a declared constant")
-          continue
-        }
         if let existing = valueGroups.firstIndex(where: { $0.key == key }) {
           valueGroups[existing].cases += valueCases(group, key: key)
         } else {
           valueGroups.append(valueGroup(key: key, documentation: group.discussion, cases: valueCases(group, key: key)))
         }
       default:
+        if group.title.hasSuffix(" Value Constants") {
+          // Apple's SecPolicy.h calls its property keys "Policy Value Constants": with no constant
+          // of that name, the group is read as keys of its own, and said.
+          warn(
+            SourceLocation(file: group.comment.file, line: group.comment.line, column: 1), .misnamedDocumentation,
+            "the group \"\(group.title)\" names \(group.title.dropLast(" Value Constants".count)), which is not a "
+              + "declared constant: read as a group of keys")
+        }
         let constants = group.members.map { member in
           var constant = KeyConstantModel(
             constant: member.name, isPrivate: isPrivate(member.location),

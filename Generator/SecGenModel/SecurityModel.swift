@@ -235,4 +235,8 @@ public enum WarningKind: String, CaseIterable, Sendable {
   /// An attribute key whose `@constant` entry names no value type secgen knows (an SDK's legacy
   /// constant): imported untyped, as an undocumented one is, rather than refusing the header.
   case untypedAttribute = "untyped attribute"
+  /// Documentation that names another declaration than the one it stands before (an SDK's slip,
+  /// `@function SecTrustSignedCertificateTimestamps` before SecTrustSetSignedCertificateTimestamps),
+  /// or a constant declared only in a branch this platform does not take: read as written.
+  case misnamedDocumentation = "misnamed documentation"
 }

@@ -176,6 +176,7 @@ enum SDKCompat {
     #define SECGEN_CFBASE_H
     #include <stddef.h>
     #include <stdint.h>
+    #include <stdbool.h>
     #include <TargetConditionals.h>
     #include <MacTypes.h>
     #include <Availability.h>
@@ -219,6 +220,14 @@ enum SDKCompat {
         _type _name; enum __attribute__((annotate("secgen-options:" #_type))) _name
     #define CF_STRING_ENUM __attribute__((annotate("secgen-string-enum")))
     #define CF_EXTENSIBLE_STRING_ENUM __attribute__((annotate("secgen-string-enum")))
+    /* CFAvailability.h's macros, on enumerators (SecTrust.h's results) as on declarations: kept
+       as annotations, which the availability verdict reads as __OSX_AVAILABLE's. */
+    #define CF_AVAILABLE(_mac, _ios) SECGEN_AVAILABILITY("CF_AVAILABLE(" #_mac ", " #_ios ")")
+    #define CF_AVAILABLE_MAC(_mac) SECGEN_AVAILABILITY("CF_AVAILABLE_MAC(" #_mac ")")
+    #define CF_AVAILABLE_IOS(_ios) SECGEN_AVAILABILITY("CF_AVAILABLE_IOS(" #_ios ")")
+    #define CF_DEPRECATED(...) SECGEN_AVAILABILITY("CF_DEPRECATED(" #__VA_ARGS__ ")")
+    #define CF_ENUM_AVAILABLE(_mac, _ios) CF_AVAILABLE(_mac, _ios)
+    #define CF_ENUM_DEPRECATED(...) CF_DEPRECATED(__VA_ARGS__)
     #define CF_BRIDGED_TYPE(T)
     #define CF_BRIDGED_MUTABLE_TYPE(T)
     #define CF_RELATED_TYPE(T, C, I)
@@ -253,6 +262,9 @@ enum SDKCompat {
     #include <CoreFoundation/CFError.h>
     #include <CoreFoundation/CFNumber.h>
     #include <CoreFoundation/CFString.h>
+    /* Apple's CoreFoundation.h brings in libdispatch's types (through CFStream.h): SecTrust.h's
+       asynchronous evaluations take a dispatch_queue_t without including it. */
+    #include <dispatch/dispatch.h>
     """,
     "CoreFoundation/CFArray.h": "#include <CoreFoundation/CFBase.h>\n",
     "CoreFoundation/CFData.h": "#include <CoreFoundation/CFBase.h>\n",

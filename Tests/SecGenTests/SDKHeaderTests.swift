@@ -81,6 +81,42 @@ import Testing
   }
 }
 
+/// What Apple's SecTrust.h and SecPolicy.h do beyond the other headers, in a fixture written in
+/// their style (Fixtures/sdk-slips, not Apple's text): read with no error, the slips of their
+/// documentation as warnings that name them. Before issue 66 the fixture stopped secgen with 10
+/// clang and model errors.
+@Suite struct SDKSlipsTests {
+  static let header = Paths.fixtures.appendingPathComponent("sdk-slips/FixtureTrust.h")
+
+  @Test func availabilityOnEnumeratorsBoolAndDispatchParse() throws {
+    var timings = Pipeline.Timings()
+    let model = try Pipeline.model(headers: [Self.header], apiNotes: nil, platform: .ios, timings: &timings)
+    let result = try #require(model.typedEnums.first { $0.name == "FixtureTrustResult" })
+    #expect(
+      result.cases.map(\.constant) == ["kFixtureResultInvalid", "kFixtureResultProceed", "kFixtureResultConfirm"])
+    // CF_ENUM_DEPRECATED(10_3, 10_9, 2_0, 7_0): deprecated on iOS since 7.0; the others are not.
+    #expect(result.cases.map { $0.deprecation != nil } == [false, false, true])
+    let functions = Dictionary(model.functions.map { ($0.name, $0) }) { first, _ in first }
+    #expect(functions["FixtureTrustEvaluateWithError"]?.resultType == "_Bool")  // stdbool's macro, as clang spells it
+    #expect(
+      functions["FixtureTrustEvaluateAsync"]?.parameters.contains { $0.type.contains("dispatch_queue_t") } == true)
+  }
+
+  @Test func theDocumentationsSlipsAreWarningsThatNameThem() throws {
+    var timings = Pipeline.Timings()
+    let model = try Pipeline.model(headers: [Self.header], apiNotes: nil, platform: .ios, timings: &timings)
+    let slips = model.warnings.filter { $0.kind == "misnamed documentation" }.map(\.message)
+    #expect(slips.count == 3, "\(model.warnings)")
+    #expect(slips.contains { $0.contains("kFixturePolicyChat is declared only in a branch of an #if") })
+    #expect(slips.contains { $0.contains("\"Policy Value Constants\" names Policy") })
+    #expect(slips.contains { $0.contains("@function FixtureTrustTimestamps documents FixtureTrustSetTimestamps") })
+    // The misnamed group's constant is a key of a group of its own; the macOS-only policy exists there.
+    #expect(model.keyGroups.contains { $0.constants.contains { $0.constant == "kFixturePolicyName" } })
+    let macos = try Pipeline.model(headers: [Self.header], apiNotes: nil, platform: .macos, timings: &timings)
+    #expect(macos.keyGroups.contains { $0.constants.contains { $0.constant == "kFixturePolicyChat" } })
+  }
+}
+
 /// The error-out-parameter rule, which no function of the runtime uses yet (SecKey's will):
 /// rendered from a declaration and type-checked against a function of that shape.
 @Suite struct ErrorOutParameterWrapper {
