@@ -13,6 +13,8 @@ public struct APINotes: Codable, Equatable, Sendable {
   public var types: [String: String]
   /// Item classes an attribute belongs to beyond what the headers say, by attribute constant.
   public var classes: [String: [String]] = [:]
+  /// The attribute each of these is another name of (`AliasOf`), by attribute constant.
+  public var aliases: [String: String] = [:]
   /// Typed Swift types over runtime references, by Swift name.
   public var references: [String: ReferenceNote] = [:]
   /// Functions imported as members of those types, in the notes' order.

@@ -209,7 +209,7 @@ struct APINotesReader {
 
   private mutating func readAttributes(_ content: Node) {
     for entry in entries(content, "Attributes") {
-      guard let fields = fields(entry, of: "an attribute", allowed: ["Name", "ValueType", "Classes"]),
+      guard let fields = fields(entry, of: "an attribute", allowed: ["Name", "ValueType", "Classes", "AliasOf"]),
         let name = fields.required("Name", &self)
       else { continue }
       if let type = fields.values["ValueType"] {
@@ -220,6 +220,13 @@ struct APINotesReader {
             at: type.mark,
             "unknown value type for \(name); expected one of "
               + ValueType.allCases.map(\.rawValue).joined(separator: ", "))
+        }
+      }
+      if let alias = fields.values["AliasOf"] {
+        if let target = scalar(alias, "AliasOf"), target.hasPrefix("kSec") {
+          notes.aliases[name] = target
+        } else {
+          report(at: alias.mark, "the AliasOf of \(name) must name another attribute constant (kSecAttr...)")
         }
       }
       if let classes = fields.values["Classes"] {

@@ -242,6 +242,18 @@ public struct ModelBuilder {
       attributes[index].classes = itemClasses.filter { $0.attributes.contains(attributes[index].constant) }.map(
         \.constant)
     }
+    // An attribute the API notes call another's other name is typed as that one, unless the notes
+    // type it themselves; the renderer writes it once, under the other's name.
+    for index in attributes.indices {
+      guard let target = notes.aliases[attributes[index].constant],
+        let original = attributes.first(where: { $0.constant == target })
+      else { continue }
+      attributes[index].aliasOf = target
+      if notes.types[attributes[index].constant] == nil {
+        attributes[index].valueType = original.valueType
+        attributes[index].valueGroup = original.valueGroup
+      }
+    }
 
     // Anonymous CF_ENUMs (and any of type OSStatus) hold status codes; named ones are types.
     let holdsStatusCodes = { (enumeration: EnumDeclaration) in

@@ -62,6 +62,10 @@ public enum ValueType: String, Codable, Sendable, CaseIterable {
   case valueConstant
   /// A legacy macOS type with no Swift representation (SecAccessRef).
   case unsupported
+  /// A reference type with no meaning on Linux (macOS's SecAccessRef for kSecAttrAccess): typed,
+  /// so the model is complete, but given no setter; the runtime refuses the key with
+  /// errSecUnimplemented.
+  case opaqueReference
 }
 
 /// An attribute key (`kSecAttrAccount`).
@@ -84,6 +88,10 @@ public struct AttributeModel: Codable, Equatable, Sendable {
   public var documentation: String
   /// The deprecation message on the platform ("" without a message), or nil.
   public var deprecation: String? = nil
+  /// The attribute this one is another name of (kSecAttrPersistantReference, Apple's misspelling of
+  /// kSecAttrPersistentReference), from the API notes: typed and assigned as that one, rendered
+  /// once, under that one's name.
+  public var aliasOf: String? = nil
 }
 
 /// A `<key> Value Constants` group.

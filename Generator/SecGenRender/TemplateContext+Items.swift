@@ -15,7 +15,10 @@ extension TemplateContext {
       return group.cases.isEmpty ? nil : group
     }
     let groups = Dictionary(publicGroups.map { ($0.key, $0) }) { first, _ in first }
-    let attributesByConstant = Dictionary(model.attributes.map { ($0.constant, $0) }) { first, _ in first }
+    // Another name of an attribute (an alias the API notes give) is written once, as that one.
+    let attributesByConstant = Dictionary(model.attributes.filter { $0.aliasOf == nil }.map { ($0.constant, $0) }) {
+      first, _ in first
+    }
 
     let valueGroups: [[String: Any]] = publicGroups.map { group in
       [

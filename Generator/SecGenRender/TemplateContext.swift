@@ -85,7 +85,7 @@ enum TemplateContext {
     case .data: "Data"
     case .accessControl: "SecAccessControl"
     case .valueConstant: attribute.valueGroup.flatMap { groups[$0]?.swiftName }
-    case .unsupported: nil
+    case .unsupported, .opaqueReference: nil
     }
   }
 
@@ -97,7 +97,7 @@ enum TemplateContext {
     case .date: ".date(value)"
     case .data: ".data(value)"
     case .accessControl: ".accessControl(value)"
-    case .valueConstant, .unsupported: ".string(value.constant.description)"
+    case .valueConstant, .unsupported, .opaqueReference: ".string(value.constant.description)"
     }
   }
 
@@ -110,7 +110,8 @@ enum TemplateContext {
     case .date: return "result.date(\(key))"
     case .data: return "result.data(\(key))"
     case .accessControl: return "result.accessControl(\(key))"
-    case .valueConstant, .unsupported: return "result.constant(\(key)).flatMap(\(type).init(constant:))"
+    case .valueConstant, .unsupported, .opaqueReference:
+      return "result.constant(\(key)).flatMap(\(type).init(constant:))"
     }
   }
 

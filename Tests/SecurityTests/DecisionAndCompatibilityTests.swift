@@ -263,3 +263,20 @@ struct SpecificationFile: Decodable {
     return try JSONDecoder().decode(SpecificationFile.self, from: data)
   }
 }
+
+/// macOS's reference-typed keys have no counterpart here (issue 66): the generated API types
+/// kSecAttrAccess as an opaque reference without a setter, and the runtime refuses it by name.
+@Suite struct MacOSOnlyReferenceKeys {
+  @Test func kSecAttrAccessIsUnimplementedAndNamed() throws {
+    try withFreshStore { _ in
+      let status = SecItemAdd(
+        [
+          kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: "a",
+          kSecValueData as String: Data("x".utf8), kSecAttrAccess as String: Data([1]),
+        ] as CFDictionary, nil)
+      #expect(status == errSecUnimplemented)
+      let message = SecCopyErrorMessageString(status, nil) as String? ?? ""
+      #expect(message.contains("SecAccessRef"), "\(message)")
+    }
+  }
+}

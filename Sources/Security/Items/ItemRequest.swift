@@ -173,6 +173,11 @@ package struct ItemRequest {
     if value.isNull { throw SecStatus.param.naming(key, "must not be null") }
     switch definition.ownership {
     case .unsupported:
+      if key == SecConstantValue.attrAccess {
+        // macOS's SecAccessRef (file keychains' access lists): typed in the generated API as an
+        // opaque reference, with no counterpart here.
+        throw SecStatus.unimplemented.naming(key, "is macOS's SecAccessRef, which this keychain has no counterpart for")
+      }
       throw SecStatus.param.naming(key, "is not supported on the data-protection keychain")
     case .caller, .storeDates, .system:
       break
