@@ -368,7 +368,7 @@ let package = Package(
     ),
     .testTarget(
       name: "SecureEnclaveTests",
-      dependencies: ["Security", "KeychainBackend", "KeychainTPM", "SoftwareTPM", "enclave-key-demo"]
+      dependencies: ["Security", "Keychain", "KeychainBackend", "KeychainTPM", "SoftwareTPM", "enclave-key-demo"]
     ),
     .testTarget(
       name: "KeychainAgentTests",

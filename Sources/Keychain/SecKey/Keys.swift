@@ -14,24 +14,31 @@ public enum KeyPairKind: Hashable, Sendable, RuntimeArgument {
   case ellipticCurve(bits: Int)
   /// An RSA key of 1024 to 8192 bits.
   case rsa(bits: Int)
+  /// An elliptic-curve key on P-256 made in the Secure Enclave (the machine's TPM 2.0 here, which
+  /// `KEYCHAIN_BRIDGE_TCTI` may name): it signs and agrees there, is never extractable, and its
+  /// item's `tokenID` is `.secureEnclave`, as Valet's SecureEnclaveValet makes one.
+  case secureEnclaveP256
 
   /// EC P-256, the usual signing and key-agreement key.
   public static let p256 = KeyPairKind.ellipticCurve(bits: 256)
 
   /// SecKeyCreateRandomKey's parameters for this kind.
   var runtimeArgument: CFDictionary {
-    [kSecAttrKeyType as String: typeConstant, kSecAttrKeySizeInBits as String: bits] as CFDictionary
+    var parameters: [String: Any] = [kSecAttrKeyType as String: typeConstant, kSecAttrKeySizeInBits as String: bits]
+    if self == .secureEnclaveP256 { parameters[kSecAttrTokenID as String] = TokenID.secureEnclave.constant }
+    return parameters as CFDictionary
   }
 
   private var bits: Int {
     switch self {
     case .ellipticCurve(let bits), .rsa(let bits): bits
+    case .secureEnclaveP256: 256
     }
   }
 
   var typeConstant: CFString {
     switch self {
-    case .ellipticCurve: kSecAttrKeyTypeECSECPrimeRandom
+    case .ellipticCurve, .secureEnclaveP256: kSecAttrKeyTypeECSECPrimeRandom
     case .rsa: kSecAttrKeyTypeRSA
     }
   }
