@@ -41,15 +41,15 @@ enum SyncPayload {
   }
 
   /// The item a record's plaintext holds, checked and completed as the store adds it.
-  static func decode(_ plaintext: Data) throws(SecStatus) -> NewItem {
+  static func decode(_ plaintext: Data, backend: any SecurityBackend) throws(SecStatus) -> NewItem {
     let form: BackupPayload.Item
     do throws(SecStatus) {
       form = try read([UInt8](plaintext))
     } catch {
       throw SecStatus(errSecDecode, detail: "the record's contents are not an item this version can read")
     }
-    // The sync engine runs beside the SecItem engine: it completes items with the linked backend.
-    let item = try form.newItem(backend: try SecurityBackends.required())
+    // The sync engine runs beside the SecItem engine: it completes items with the backend it holds.
+    let item = try form.newItem(backend: backend)
     guard item.index.synchronizable == 1 else {
       throw SecStatus(errSecDecode, detail: "the record holds an item that is not synchronizable")
     }

@@ -37,7 +37,7 @@ extension SyncReplica {
       var report = SyncApplyReport()
       var batch = ReplicationBatch()
       var seen: Set<ItemIdentity> = []
-      let opened = records.map { Self.open($0.record, keys) }
+      let opened = records.map { Self.open($0.record, keys, backend: backend) }
       // The entries of the page's items, read at once.
       let identities = opened.compactMap { try? $0.get().identity }
       var entries = try storage.changes(of: identities).makeIterator()
@@ -90,7 +90,9 @@ extension SyncReplica {
   }
 
   /// Opens `record` and checks that it is what its identifier names; the failure says why not.
-  private static func open(_ record: SyncRecord, _ keys: SyncKeys) -> Result<Contents, SecStatus> {
+  private static func open(_ record: SyncRecord, _ keys: SyncKeys, backend: any SecurityBackend) -> Result<
+    Contents, SecStatus
+  > {
     do throws(SecStatus) {
       guard SyncVersion.isPlausible(record.version) else {
         throw SecStatus(errSecDecode, detail: "its version is outside the range any store makes")
@@ -100,7 +102,7 @@ extension SyncReplica {
       if record.deleted {
         contents = Contents(identity: try ItemIdentity.decoded(plaintext))
       } else {
-        let decoded = try SyncPayload.decode(Data(plaintext))
+        let decoded = try SyncPayload.decode(Data(plaintext), backend: backend)
         contents = Contents(identity: ItemIdentity(decoded.itemClass, decoded.index), item: decoded)
       }
       // The contents must be the item the identifier names: a server that moved a record to

@@ -17,11 +17,14 @@ import Synchronization
 final class SyncReplica: Sendable {
   /// The two capabilities replication needs: rows, and the change feed (never the keys or the lock).
   let storage: any ItemRowReader & ChangeFeedStorage
+  /// Completes the items records carry (their fingerprints), as the SecItem engine's backend does.
+  let backend: any SecurityBackend
   /// The records the last `outgoingRecords` made, by record identifier, until acknowledged.
   let outgoing = Mutex<OutgoingBatch?>(nil)
 
-  init(storage: any ItemRowReader & ChangeFeedStorage) {
+  init(storage: any ItemRowReader & ChangeFeedStorage, backend: any SecurityBackend) {
     self.storage = storage
+    self.backend = backend
   }
 
   struct Membership: Codable {

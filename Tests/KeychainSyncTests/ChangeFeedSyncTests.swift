@@ -16,7 +16,7 @@ import Testing
     store.add("local", "2", synchronizable: false)
     store.add("pinned", "3", accessible: kSecAttrAccessibleWhenUnlockedThisDeviceOnly)
     store.delete("synced")
-    let summary = try SyncReplica(storage: store.store.storage!).syncSummary()
+    let summary = try SyncReplica(storage: store.store.storage!, backend: try SecurityBackends.required()).syncSummary()
     // "kept" is live; "pinned" may not leave the device; "local" is not synchronizable.
     #expect(summary.liveItems == 1)
     // No replicator ever held "synced": its deletion leaves nothing behind.
@@ -30,7 +30,7 @@ import Testing
   private static func member(_ storage: StorageKind, keyFile: Data = groupKeyFile()) throws -> (TestStore, SyncReplica)
   {
     let store = try TestStore(storage: storage)
-    let replica = SyncReplica(storage: store.store.storage!)
+    let replica = SyncReplica(storage: store.store.storage!, backend: try SecurityBackends.required())
     _ = try replica.joinSyncGroup(server: "postgres://nobody@sync.invalid/none", keyFile: keyFile)
     return (store, replica)
   }
@@ -245,7 +245,7 @@ import Testing
   func aLegacyJournalBecomesTheFeedAndKeepsItsVersions(format: UInt8) throws {
     let (legacy, keyFile, origin) = try Self.legacyStore(format: format)
     let reopened = try KeychainStore(directory: legacy.directory)
-    let replica = SyncReplica(storage: reopened.storage!)
+    let replica = SyncReplica(storage: reopened.storage!, backend: try SecurityBackends.required())
     let membership = try #require(try replica.syncMembership())
     #expect(membership.storeID == origin)
     #expect(membership.cursor == 42)

@@ -232,7 +232,7 @@ extension Data {
     for trial in 0..<trials {
       let store = try TestStore()
       for index in 0..<6 { store.add("user-\(index)", "secret-\(index)") }
-      let replica = SyncReplica(storage: store.store.storage!)
+      let replica = SyncReplica(storage: store.store.storage!, backend: try SecurityBackends.required())
       _ = try replica.joinSyncGroup(
         server: "postgres://nobody@sync.invalid/none",
         keyFile: Data("KBSG1".utf8) + Data((0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }))
@@ -246,7 +246,8 @@ extension Data {
         Int.random(in: 0..<5, using: &generator)]
       try Self.tamper(store, operation, first, second, value)
       do {
-        let outgoing = try SyncReplica(storage: store.store.storage!).outgoingRecords(limit: 100)
+        let outgoing = try SyncReplica(storage: store.store.storage!, backend: try SecurityBackends.required())
+          .outgoingRecords(limit: 100)
         skipped += outgoing.damagedEntries
         for record in outgoing.records {
           pushed += 1
@@ -277,7 +278,7 @@ extension Data {
   @Test func anEntryOfAClassNoStoreKeepsIsSetAsideOnce() throws {
     let store = try TestStore()
     store.add("user", "secret")
-    let replica = SyncReplica(storage: store.store.storage!)
+    let replica = SyncReplica(storage: store.store.storage!, backend: try SecurityBackends.required())
     _ = try replica.joinSyncGroup(
       server: "postgres://nobody@sync.invalid/none",
       keyFile: Data("KBSG1".utf8) + Data((0..<32).map { _ in UInt8.random(in: 0...255) }))

@@ -20,7 +20,7 @@ import Testing
 
   @Test func anItemTravelsWithItsTypesDatesAccessControlAndSecret() throws {
     let original = try Self.item()
-    let decoded = try SyncPayload.decode(try SyncPayload.encode(original))
+    let decoded = try SyncPayload.decode(try SyncPayload.encode(original), backend: try SecurityBackends.required())
     #expect(decoded.itemClass == .genericPassword)
     #expect(decoded.data == original.data)
     #expect(decoded.accessControl?.protection == "ck")
@@ -30,16 +30,22 @@ import Testing
   }
 
   @Test func itemsThatMayNotSyncAreRefused() throws {
-    #expect(throws: SecStatus.self) { try SyncPayload.decode(try SyncPayload.encode(try Self.item(synchronizable: 0))) }
     #expect(throws: SecStatus.self) {
-      try SyncPayload.decode(try SyncPayload.encode(try Self.item(protection: "cku")))
+      try SyncPayload.decode(
+        try SyncPayload.encode(try Self.item(synchronizable: 0)), backend: try SecurityBackends.required())
+    }
+    #expect(throws: SecStatus.self) {
+      try SyncPayload.decode(
+        try SyncPayload.encode(try Self.item(protection: "cku")), backend: try SecurityBackends.required())
     }
   }
 
   @Test func truncatedAndMutatedFormsAreDecodeErrorsNeverCrashes() throws {
     let valid = [UInt8](try SyncPayload.encode(try Self.item()))
     for length in 0..<valid.count {
-      #expect(throws: SecStatus.self) { try SyncPayload.decode(Data(valid.prefix(length))) }
+      #expect(throws: SecStatus.self) {
+        try SyncPayload.decode(Data(valid.prefix(length)), backend: try SecurityBackends.required())
+      }
     }
     var generator = SystemRandomNumberGenerator()
     for _ in 0..<5_000 {
@@ -47,7 +53,7 @@ import Testing
       for _ in 0..<Int.random(in: 1...4, using: &generator) {
         bytes[Int.random(in: 0..<bytes.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator)
       }
-      _ = try? SyncPayload.decode(Data(bytes))
+      _ = try? SyncPayload.decode(Data(bytes), backend: try SecurityBackends.required())
     }
   }
 }

@@ -129,7 +129,7 @@ enum IdentityItems {
     }
     let certificateRequest = try ItemRequest(certificateQuery)
     var certificateFilter = try SecItemCall.filter(from: certificateRequest, engine, ignoringMatchAndReturn: true)
-    certificateFilter.issuers = certificateRequest.issuers
+    certificateFilter.issuers = SecItemCall.issuers(of: certificateRequest, engine)
     let everything = ItemFetch(attributes: true, data: true)
     let certificates = try engine.storage.find(certificateFilter, limit: nil, fetch: everything)
     guard !certificates.isEmpty else { return [] }

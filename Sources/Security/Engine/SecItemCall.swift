@@ -80,7 +80,7 @@ enum SecItemCall {
     if request.useKeys[SecConstantValue.useItemList] != nil { throw .param }
     var filter = ItemFilter(itemClass: itemClass)
     filter.reference = request.reference
-    var attributes = request.attributes
+    var attributes = normalizingIssuer(request.attributes, of: itemClass, engine)
     if let key = request.keyReference {
       // The ref stands for its identifying attributes (keys rule 6.8).
       attributes.merge(try KeyItems.attributes(of: key, forQuery: true)) { given, _ in given }
@@ -120,9 +120,29 @@ enum SecItemCall {
     filter.primaryKey = ItemRows.primaryKey(itemClass, naming: constraints)
     if !ignoringMatchAndReturn {
       filter.hostOrSubdomain = request.hostOrSubdomain
-      filter.issuers = request.issuers
+      filter.issuers = issuers(of: request, engine)
     }
     return filter
+  }
+
+  /// `attributes` with a certificate's kSecAttrIssuer given as a whole DN (a SEQUENCE) replaced by
+  /// its normalized content, which certificate items store (keys rule 7.17), by the engine's
+  /// backend; normalized content, and a DN that does not parse, pass through.
+  static func normalizingIssuer(
+    _ attributes: [String: AttributeValue], of itemClass: ItemClass, _ engine: SecItemEngine
+  ) -> [String: AttributeValue] {
+    guard itemClass == .certificate, case .data(let der)? = attributes[SecConstantValue.attrIssuer], der.first == 0x30,
+      let normalized = engine.backend.normalizedName(der)?.content
+    else { return attributes }
+    var normalizedAttributes = attributes
+    normalizedAttributes[SecConstantValue.attrIssuer] = .data(normalized)
+    return normalizedAttributes
+  }
+
+  /// kSecMatchIssuers' names normalized as certificate items store their issuer (keys rules 7.11,
+  /// 7.18), by the engine's backend; a name that is not exactly one Name is kept as given.
+  static func issuers(of request: ItemRequest, _ engine: SecItemEngine) -> Set<Data>? {
+    request.issuers.map { names in Set(names.map { engine.backend.normalizedName($0)?.content ?? $0 }) }
   }
 
   /// Builds a new item from an add dictionary (rule 5), with defaults for what it leaves out.
@@ -140,7 +160,7 @@ enum SecItemCall {
     {
       throw .param
     }  // rule 1.11
-    var attributes = request.attributes
+    var attributes = normalizingIssuer(request.attributes, of: itemClass, engine)
     var data = request.valueData
     if let key = request.keyReference {
       // The key's own attributes, under the caller's (keys rule 6.3), and its bytes.

@@ -39,7 +39,8 @@ package struct ItemRequest {
   /// The kSecMatch keys the dictionary holds (an array: a dictionary has each key once, and there are few).
   var matchKeys: [String] = []
   var hostOrSubdomain: String?
-  /// kSecMatchIssuers, each DN normalized as certificate items store their issuer (7.18).
+  /// kSecMatchIssuers, each DN as the caller gave it; the engine normalizes them as certificate
+  /// items store their issuer (7.18, `SecItemCall.issuers`).
   var issuers: Set<Data>?
   var valueData: Data?
   var reference: ItemReference?
@@ -197,11 +198,11 @@ package struct ItemRequest {
     }
     if key == SecConstantValue.attrIssuer && itemClass == .certificate {
       // keys rule 7.17: a whole DN (a SEQUENCE) stands for its normalized content, which
-      // is what certificate items store; normalized content passes through.
+      // is what certificate items store; the engine normalizes it (`SecItemCall.normalizingIssuer`).
       guard let data = value.data else {
         throw SecStatus.param.naming(key, "Unexpected type: must be Data")
       }
-      attributes[key] = .data(data.first == 0x30 ? Self.normalizedName(data) ?? data : data)
+      attributes[key] = .data(data)
       return
     }
     guard let converted = ValueConversion.attributeValue(value, kind: definition.kind) else {
@@ -238,8 +239,8 @@ package struct ItemRequest {
       guard let names = value.object as? [Any] else {
         throw SecStatus.param.naming(key, "must be an array of DER names")
       }
-      // Entries that are not data are ignored, as on Apple.
-      issuers = Set(names.compactMap { ($0 as? Data).map { Self.normalizedName($0) ?? $0 } })
+      // Entries that are not data are ignored, as on Apple; the engine normalizes the others.
+      issuers = Set(names.compactMap { $0 as? Data })
     case SecConstantValue.matchValidOnDate:
       break  // kCFNull means "now"; certificates only
     default:
@@ -358,10 +359,6 @@ func describeType(_ value: Any) -> String {
 }
 
 extension ItemRequest {
-  /// A caller's issuer Name normalized as certificate items store it (keys rule 7.11), by the
-  /// backend's Name parser; nil when it is not exactly one Name (or no backend is linked).
-  static func normalizedName(_ der: Data) -> Data? { SecurityBackends.current?.normalizedName(der)?.content }
-
   /// A CF dictionary read by rule 1's grammar, for a front end outside this module.
   package static func reading(_ dictionary: NSDictionary) throws(SecStatus) -> ItemRequest {
     try ItemRequest(dictionary)
