@@ -98,3 +98,46 @@ import Testing
     #expect(folder.prompts.count == 3)
   }
 }
+
+/// Application passwords through the agent (issue 64): the LAContext's credential crosses with the
+/// request, the agent's engine seals and opens the secret, and without one the agent asks through
+/// its own prompt, naming the program.
+@Suite(.serialized) struct AgentApplicationPasswords {
+  @Test("The context's password seals and opens the secret in the agent; a wrong one cannot")
+  func theCredentialCrossesWithTheRequest() throws {
+    let folder = try ProtectedTokenProgram.Folder()
+    let agent = try RunningAgent(environment: ["KEYCHAIN_BRIDGE_ASKPASS": try folder.helper(.answers("app pw"))])
+    defer { agent.stop() }
+    let store = try KeychainStore.agentStore(socketPath: agent.socketPath)
+    try withKeychainContext(store: store, accessGroups: ["la-tests"]) { () throws in
+      let adding = LAContext()
+      #expect(adding.setCredential(Data("app pw".utf8), type: .applicationPassword))
+      #expect(
+        addToken("sealed", .applicationPassword, [kSecUseAuthenticationContext as String: adding]) == errSecSuccess)
+      // What the agent stores is sealed: a replicator's read of the row has no plaintext.
+      guard case .agent(let link) = store.holder else {
+        Issue.record("the store is not the agent's")
+        return
+      }
+      var filter = ItemFilter(itemClass: .genericPassword)
+      filter.accessGroups = ["la-tests"]
+      let sealed = try #require(
+        try link.replica.find(filter, limit: nil, fetch: ItemFetch(attributes: false, data: true)).first?.data)
+      #expect(sealed.prefix(4) == Data("KBAP".utf8))
+      let right = LAContext()
+      right.setCredential(Data("app pw".utf8), type: .applicationPassword)
+      #expect(readToken("sealed", [kSecUseAuthenticationContext as String: right]) == (errSecSuccess, "secret-sealed"))
+      let wrong = LAContext()
+      wrong.setCredential(Data("guess".utf8), type: .applicationPassword)
+      #expect(readToken("sealed", [kSecUseAuthenticationContext as String: wrong]) == (errSecAuthFailed, nil))
+      #expect(
+        readToken("sealed", [kSecUseAuthenticationUI as String: kSecUseAuthenticationUIFail]).0
+          == errSecInteractionNotAllowed)
+      #expect(folder.prompts.isEmpty)
+      // Without a credential the agent asks through its prompt, which names this program.
+      #expect(readToken("sealed") == (errSecSuccess, "secret-sealed"))
+      #expect(folder.prompts.count == 1)
+      #expect(folder.prompts.last?.contains("application password") == true, "\(folder.prompts)")
+    }
+  }
+}
