@@ -47,6 +47,23 @@ struct AppleSDKHeaders {
     #expect(byName["kSecAttrSyncViewHint"]?.classes.count == 5)
   }
 
+  /// The count: every `kSecAttr` constant SecItem.h declares (121) is a key typed and in a
+  /// class, or a case of a key's value group.
+  @Test func everyKSecAttrConstantOfSecItemIsTypedOrAValue() throws {
+    let model = try Self.model()
+    let folder = try #require(AppleHeaderFolder.url)
+    let text = try String(contentsOf: folder.appendingPathComponent("SecItem.h"), encoding: .utf8)
+    let declared = text.split(separator: "\n").compactMap { line -> String? in
+      guard line.hasPrefix("extern const CFStringRef kSecAttr") else { return nil }
+      return String(
+        line.dropFirst("extern const CFStringRef ".count).prefix { $0.isLetter || $0.isNumber || $0 == "_" })
+    }
+    let keys = Set(model.attributes.filter { $0.valueType != .unsupported && !$0.classes.isEmpty }.map(\.constant))
+    let values = Set(model.valueGroups.flatMap { $0.cases.map(\.constant) })
+    #expect(declared.count == 121)
+    #expect(declared.filter { !keys.contains($0) && !values.contains($0) }.isEmpty)
+  }
+
   @Test func everyStatusCodeAndFunctionIsThere() throws {
     let model = try Self.model()
     #expect(model.statusCodes.count >= 381)
