@@ -95,6 +95,17 @@ package final class RunningAgent: @unchecked Sendable {
     (try? String(contentsOf: folder.appendingPathComponent("agent.log"), encoding: .utf8)) ?? ""
   }
 
+  /// Whether the agent's log holds `text`, read again for up to 30 s until it does: on a loaded
+  /// machine the line an attacker's test waits for may be written after the attacker's process
+  /// has already reported back.
+  package func logs(_ text: String) -> Bool {
+    for _ in 0..<300 {
+      if log.contains(text) { return true }
+      usleep(100_000)
+    }
+    return log.contains(text)
+  }
+
   /// A client of the agent over a new connection: the SecItem calls, the lock and, for a program
   /// the policy grants every group, a replicator's rows.
   package func connect() throws -> AgentClient {

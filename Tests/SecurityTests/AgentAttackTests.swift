@@ -26,8 +26,8 @@ import Testing
     // The child sends first, then runs the trusted program; its parent reads the answer.
     let child = try AgentAttackers.attack("child-sends", agent, frame: frame, extra: [AgentAttackers.trustedProgram])
     #expect(child == nil, "the agent answered the child's request")
-    #expect(agent.log.contains("not the process that connected"), "\(agent.log)")
-    #expect(agent.log.contains("a request sent before the agent greeted the connection"), "\(agent.log)")
+    #expect(agent.logs("not the process that connected"), "\(agent.log)")
+    #expect(agent.logs("a request sent before the agent greeted the connection"), "\(agent.log)")
     // The trusted program itself, connecting on its own, is served: the rule still works.
     let honest = try AgentAttackers.attack("plain", agent, frame: frame)
     #expect(honest != nil)
@@ -40,7 +40,7 @@ import Testing
     let frame = AgentAttackers.findFrame(group: "python-group")
     let handed = try AgentAttackers.attack("hand-over", agent, frame: frame, extra: [AgentAttackers.perlClient])
     #expect(handed == nil, "the agent answered perl")
-    #expect(agent.log.contains("now runs another program"), "\(agent.log)")
+    #expect(agent.logs("now runs another program"), "\(agent.log)")
     // python3 asking for itself is served: the rule holds for the program it names.
     let honest = try #require(try AgentAttackers.attack("plain", agent, frame: frame))
     #expect(try AgentAttackers.secrets(in: honest) == ["the guarded secret"])
