@@ -267,6 +267,8 @@ let package = Package(
         "SoftwareTPM", "KeychainTPM",
         // The Secret Service rows' client (issue 51).
         "KeychainAgent",
+        // The ssh-agent rows' messages (issue 65).
+        "KeychainCrypto",
       ],
       path: "Benchmarks/keychain-bench"
     ),

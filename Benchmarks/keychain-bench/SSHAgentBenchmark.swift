@@ -1,5 +1,6 @@
 import AgentProcess
 import Foundation
+import KeychainCrypto
 
 #if canImport(Glibc)
   import Glibc
@@ -45,16 +46,16 @@ private final class SSHAgentConnection {
 
   /// Sends `message` (its length first, big-endian) and returns the answer's body.
   func exchange(_ message: [UInt8]) throws -> [UInt8] {
-    let length = UInt32(message.count)
-    let frame =
-      [UInt8(length >> 24), UInt8(length >> 16 & 0xff), UInt8(length >> 8 & 0xff), UInt8(length & 0xff)] + message
+    var framed = SSHWriter()
+    framed.string(message)  // a message is framed as a string is: its length, then its bytes
+    let frame = framed.bytes
     guard frame.withUnsafeBytes({ send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == frame.count
     else {
       throw BenchError("the agent's socket closed")
     }
-    let header = try read(4)
-    let count = Int(header[0]) << 24 | Int(header[1]) << 16 | Int(header[2]) << 8 | Int(header[3])
-    return try read(count)
+    var header = SSHReader(try read(4))
+    guard let count = try? header.uint32() else { throw BenchError("the agent's answer has no length") }
+    return try read(Int(count))
   }
 
   private func read(_ count: Int) throws -> [UInt8] {
@@ -70,12 +71,12 @@ private final class SSHAgentConnection {
 
   /// A sign request (message 13) for the key whose blob is `blob`; `flags` 2 asks for rsa-sha2-256.
   static func signRequest(blob: [UInt8], data: [UInt8], flags: UInt32) -> [UInt8] {
-    func string(_ value: [UInt8]) -> [UInt8] {
-      let count = UInt32(value.count)
-      return [UInt8(count >> 24), UInt8(count >> 16 & 0xff), UInt8(count >> 8 & 0xff), UInt8(count & 0xff)] + value
-    }
-    return [13] + string(blob) + string(data)
-      + [UInt8(flags >> 24), UInt8(flags >> 16 & 0xff), UInt8(flags >> 8 & 0xff), UInt8(flags & 0xff)]
+    var request = SSHWriter()
+    request.byte(13)
+    request.string(blob)
+    request.string(data)
+    request.uint32(flags)
+    return request.bytes
   }
 }
 

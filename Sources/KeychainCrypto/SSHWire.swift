@@ -129,6 +129,13 @@ package enum SSHPublicKeyBlob {
     return blob.bytes
   }
 
+  /// The blob of a key given by its public part as SecKey exports it (an EC point, or PKCS#1's
+  /// RSAPublicKey); nil for a key ssh does not take (a curve it has no name for, RSA under 2048 bits).
+  package static func of(rsa: Bool, bits: Int, publicBytes: [UInt8]) -> [UInt8]? {
+    guard rsa else { return ecdsa(point: publicBytes, bits: bits) }
+    return bits >= 2048 ? self.rsa(pkcs1: publicBytes) : nil
+  }
+
   /// The line of an OpenSSH `.pub` file: the type, the blob in base64, the comment.
   package static func line(_ blob: [UInt8], comment: String) -> String? {
     var reader = SSHReader(blob)

@@ -66,13 +66,13 @@ package final class AgentClient: KeychainAgentLink {
   package func importGnomeKeyring(_ contents: [UInt8], password: [UInt8]?, accessGroups: [String])
     throws(SecStatus) -> (label: String, added: Int, duplicates: Int)
   {
-    var reader = try write(.importGnomeKeyring) { writer in
-      writer.list(accessGroups) { $0.string($1) }
-      writer.data(Data(contents))
-      writer.optional(password) { $0.data(Data($1)) }
-    }
-    _ = try reader.list { reader throws(SecStatus) in try reader.flag() }
-    return (try reader.string(), try reader.nonNegativeInt(), try reader.nonNegativeInt())
+    try AgentItemService(client: self, accessGroups: accessGroups).send(
+      .importGnomeKeyring, [], writing: true,
+      { writer in
+        writer.data(Data(contents))
+        writer.optional(password) { $0.data(Data($1)) }
+      }
+    ) { reader throws(SecStatus) in (try reader.string(), try reader.nonNegativeInt(), try reader.nonNegativeInt()) }
   }
 
   deinit {

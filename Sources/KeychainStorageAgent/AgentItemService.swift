@@ -62,12 +62,9 @@ struct AgentItemService: SecItemService {
     batch.reserveCapacity(count)
     for index in 0..<count { batch.append(try request(index).entries) }
     let transferred = try batch.map { entries throws(SecStatus) in try entries.transferred() }
-    var reader = try client.write(.importItems) { writer in
-      writer.list(accessGroups) { $0.string($1) }
-      writer.list(transferred) { $0.entries($1) }
+    return try send(.importItems, [], writing: true, { $0.list(transferred) { $0.entries($1) } }) {
+      reader throws(SecStatus) in try reader.nonNegativeInt()
     }
-    _ = try reader.list { reader throws(SecStatus) in try reader.flag() }
-    return try finished(reader.nonNegativeInt(), reader)
   }
 
   func exportBackup(passphrase: String) throws(SecStatus) -> SecKeychainBackup {
@@ -95,7 +92,7 @@ struct AgentItemService: SecItemService {
   /// Sends `operation` with the caller's groups, `requests`' entries and what `arguments` adds;
   /// records the proofs the agent reports for the requests' LAContexts in them, then reads the
   /// result with `read`, which must read all of it.
-  private func send<Result>(
+  func send<Result>(
     _ operation: AgentFrame.Operation, _ requests: [RequestEntries], writing: Bool = false,
     _ arguments: (inout WireWriter) -> Void = { _ in }, read: (inout WireReader) throws(SecStatus) -> Result
   ) throws(SecStatus) -> Result {

@@ -90,23 +90,15 @@ struct CreateSSHKey: ParsableCommand {
           operation: operation, status: OSStatus(failure.map(CFErrorGetCode) ?? Int(errSecInternalComponent)),
           detail: failure.flatMap { CFErrorCopyDescription($0) as String? })
       }
-      guard let blob = Self.publicBlob(of: publicKey), let line = SSHPublicKeyBlob.line(blob, comment: label) else {
+      guard
+        let blob = SSHPublicKeyBlob.of(
+          rsa: publicKey.keyType == .rsa, bits: publicKey.bits, publicBytes: Array(publicKey.publicBytes)),
+        let line = SSHPublicKeyBlob.line(blob, comment: label)
+      else {
         throw CommandFailure(operation: operation, status: errSecUnimplemented, detail: "ssh has no name for this key")
       }
       print(line)
     }
-  }
-
-  /// The OpenSSH blob of a public key made by this command.
-  static func publicBlob(of key: SecKey) -> [UInt8]? {
-    guard let external = SecKeyCopyExternalRepresentation(key, nil) as Data?,
-      let attributes = SecKeyCopyAttributes(key) as? [String: Any],
-      let bits = (attributes[kSecAttrKeySizeInBits as String] as? NSNumber)?.intValue
-    else { return nil }
-    if attributes[kSecAttrKeyType as String] as? String == kSecAttrKeyTypeRSA as String {
-      return SSHPublicKeyBlob.rsa(pkcs1: Array(external))
-    }
-    return SSHPublicKeyBlob.ecdsa(point: Array(external), bits: bits)
   }
 }
 

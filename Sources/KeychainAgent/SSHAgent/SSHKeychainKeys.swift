@@ -81,10 +81,7 @@ struct SSHKeychainKeys {
   /// The public key blob OpenSSH knows `key` by, or nil for a type it has no name for (RSA under
   /// 2048 bits among them).
   static func publicBlob(of key: SecKey) -> [UInt8]? {
-    switch key.keyType {
-    case .ec: SSHPublicKeyBlob.ecdsa(point: Array(key.publicBytes), bits: key.bits)
-    case .rsa: key.bits >= 2048 ? SSHPublicKeyBlob.rsa(pkcs1: Array(key.publicBytes)) : nil
-    }
+    SSHPublicKeyBlob.of(rsa: key.keyType == .rsa, bits: key.bits, publicBytes: Array(key.publicBytes))
   }
 
   /// The signature blob of `data` by `key` as OpenSSH expects it; `flags` are the request's

@@ -32,8 +32,9 @@ public final class KeychainStore: Sendable {
   /// - Throws: `KeychainStoreError` when the directory or a file is accessible to other users, the
   ///   database is not a keychain store, the key file is missing, damaged or not this database's,
   ///   the passphrase is wrong, or the key file is sealed to a TPM this machine does not have.
-  public init(directory: URL, passphrase: String? = nil, sealedToTPM: Bool = false) throws(KeychainStoreError) {
-    self.directory = directory
+  public convenience init(directory: URL, passphrase: String? = nil, sealedToTPM: Bool = false)
+    throws(KeychainStoreError)
+  {
     // A NUL would end the path early where it meets the C library.
     guard !directory.path.utf8.contains(0) else {
       throw KeychainStoreError(status: errSecParam, message: "The store directory's path contains a NUL character.")
@@ -41,12 +42,9 @@ public final class KeychainStore: Sendable {
     guard let linked = SecurityBackends.current else {
       throw KeychainStoreError(status: errSecNotAvailable, message: SecurityBackends.notLinkedMessage)
     }
-    let storage = try linked.openStore(directory: directory, passphrase: passphrase, sealingToTPM: sealedToTPM)
-    holder = .process(storage)
-    keys = storage
-    maintenance = storage
-    agentSocketPath = nil
-    authentication = Mutex(Self.localAuthenticator(storage, directory: directory))
+    self.init(
+      directory: directory,
+      storage: try linked.openStore(directory: directory, passphrase: passphrase, sealingToTPM: sealedToTPM))
   }
 
   /// The authenticator of a storage this process holds: prompts as the environment says, and
@@ -66,8 +64,9 @@ public final class KeychainStore: Sendable {
     set { authentication.withLock { $0 = newValue } }
   }
 
-  /// A store over another implementation of the storage contract (the in-memory one, in tests that
-  /// run the same SecItem calls over two storages); `directory` only names it.
+  /// A store over a storage this process holds: the one `init(directory:passphrase:sealedToTPM:)`
+  /// opened, or another implementation of the contract (the in-memory one, in tests that run the
+  /// same SecItem calls over two storages), which `directory` only names.
   package init(directory: URL, storage: any ItemStorage) {
     self.directory = directory
     holder = .process(storage)
