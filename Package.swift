@@ -4,8 +4,8 @@ import PackageDescription
 let package = Package(
   name: "KeychainBridge",
   products: [
-    // The API module and its backend (store, key engine, crypto), which installs itself when the
-    // program loads (see SecurityBackend.swift).
+    // The API module and its backend (store, key engine, crypto), which Security finds by its type's
+    // name the first time it needs it (see SecurityBackend.swift).
     .library(name: "Security", targets: ["Security", "KeychainBackend"]),
     .executable(name: "apple-style-demo", targets: ["AppleStyleDemo"]),
     // The typed API generated from the headers in the build step.
@@ -68,7 +68,7 @@ let package = Package(
     .target(name: "CKeychainCrypto", linkerSettings: [.linkedLibrary("crypto")]),
     // Apple's SecItem API: dictionaries, rules and results. Imports Foundation alone, so any
     // target can import it (swift-certificates does, under `#if canImport(Security)`); its backend
-    // installs itself (KeychainBackend), so Security imports no C module.
+    // (KeychainBackend) is found by name at its first use, so Security imports no C module.
     .target(
       name: "Security",
       // The definitions secgen renders Generated/ from (make runtime-sources); not compiled.
@@ -78,11 +78,11 @@ let package = Package(
     // store SecItem calls use (Security/Authentication), LAPolicy, LAError.
     .target(name: "LocalAuthentication", dependencies: ["Security", "KeychainBackend"]),
     // Security's backend: the SQLite store, the OpenSSL key engine, the backup envelope and the
-    // certificate parser behind one `SecurityBackend` value, installed as the program loads.
+    // certificate parser behind one `SecurityBackend` value, which Security finds by its type's name.
     .target(
       name: "KeychainBackend",
       dependencies: [
-        "Security", "KeychainStorageSQLite", "KeychainCryptoOpenSSL", "KeychainCrypto", "CKeychainBackendInstaller",
+        "Security", "KeychainStorageSQLite", "KeychainCryptoOpenSSL", "KeychainCrypto",
         "KeychainStorageAgent", "KeychainTPM",
       ]
     ),
@@ -140,8 +140,6 @@ let package = Package(
     ),
     // Secure Enclave keys on a TPM (issue 33): the token engine the backend installs.
     .target(name: "KeychainTPM", dependencies: ["Security", "CKeychainTPM", "KeychainCryptoOpenSSL"]),
-    // The load-time constructor that installs KeychainBackend (C: Swift runs no code at load).
-    .target(name: "CKeychainBackendInstaller"),
     // The store under the API: SQLite through its C API, every row sealed with OpenSSL.
     .target(
       name: "KeychainStorageSQLite",

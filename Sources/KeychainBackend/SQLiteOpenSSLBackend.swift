@@ -9,7 +9,7 @@ import Security
 /// Security's backend on Linux: the SQLite storage, the OpenSSL key engine, the backup envelope and
 /// OpenSSL's certificate parser and digests (see `SecurityBackend` for why Security does not
 /// import them).
-struct SQLiteOpenSSLBackend: SecurityBackend {
+struct SQLiteOpenSSLBackend: LinkedSecurityBackend {
   func openStore(directory: URL, passphrase: String?, sealingToTPM: Bool) throws(KeychainStoreError)
     -> any ItemStorage
   {
@@ -77,14 +77,6 @@ struct SQLiteOpenSSLBackend: SecurityBackend {
       throw SecStatus(errSecInternalComponent, detail: error.description)
     }
   }
-}
-
-/// Installs the backend in the Security module. CKeychainBackendInstaller's constructor calls it
-/// when the program loads, before `main`, so the first SecItem call finds it; the call is by C
-/// symbol because only C can run code at load time.
-@c(KeychainBridge_installBackend)
-func installBackend() {
-  SecurityBackends.install(SQLiteOpenSSLBackend())
 }
 
 extension SQLiteOpenSSLBackend {

@@ -169,7 +169,7 @@ struct ExportItems: ParsableCommand {
   }
 
   private func keyEngine(_ operation: String) throws(CommandFailure) -> any KeyEngine {
-    guard let engine = SecurityBackends.current?.keyEngine else {
+    guard let engine = SecurityBackends.linked?.keyEngine else {
       throw CommandFailure(operation: operation, status: errSecNotAvailable, detail: SecurityBackends.notLinkedMessage)
     }
     return engine

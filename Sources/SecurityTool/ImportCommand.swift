@@ -150,7 +150,7 @@ struct ImportItems: ParsableCommand {
 
   /// The key of a PEM block, through the key engine.
   private func decode(_ block: PEMFile.Block, isPrivate: Bool, operation: String) throws -> SecKey {
-    guard let engine = SecurityBackends.current?.keyEngine else {
+    guard let engine = SecurityBackends.linked?.keyEngine else {
       throw CommandFailure(operation: operation, status: errSecNotAvailable, detail: SecurityBackends.notLinkedMessage)
     }
     var secret: String?

@@ -3,9 +3,10 @@ import Testing
 
 @testable import Security
 
-/// The Security module imports no backend; the backend installs itself as the program loads. So a
-/// program that links the Security target without it builds, and fails clearly at its first
-/// keychain call, and a program that links the Security product finds its backend before `main`.
+/// The Security module imports no backend; it finds the one linked into the program by its type's
+/// name, the first time an edge needs it, with no code run at load time. So a program that links
+/// the Security target without it builds, and fails clearly at its first keychain call, and a
+/// program that links the Security product finds its backend.
 @Suite struct SecurityBackendInstallation {
   @Test func aProgramWithoutTheStoreBuildsAndItsFirstCallSaysWhatIsMissing() throws {
     let program = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
@@ -35,10 +36,12 @@ import Testing
     #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("keychain.db").path))
   }
 
-  @Test func theBackendIsInstalledBeforeMainAndOpensTheStore() throws {
+  @Test func theLinkedBackendIsFoundByNameAndOpensTheStore() throws {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("seam-\(UUID().uuidString)")
     defer { try? FileManager.default.removeItem(at: directory) }
-    #expect(SecurityBackends.current != nil)
+    // The name Security looks up is KeychainBackend's type: renaming or moving it fails here.
+    let linked = try #require(SecurityBackends.linked)
+    #expect(String(reflecting: type(of: linked)) == "KeychainBackend.SQLiteOpenSSLBackend")
     let store = try KeychainStore(directory: directory)
     #expect(!store.isLocked)
     #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("keychain.db").path))

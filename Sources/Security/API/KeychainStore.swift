@@ -39,7 +39,7 @@ public final class KeychainStore: Sendable {
     guard !directory.path.utf8.contains(0) else {
       throw KeychainStoreError(status: errSecParam, message: "The store directory's path contains a NUL character.")
     }
-    guard let linked = SecurityBackends.current else {
+    guard let linked = SecurityBackends.linked else {
       throw KeychainStoreError(status: errSecNotAvailable, message: SecurityBackends.notLinkedMessage)
     }
     self.init(
@@ -124,7 +124,7 @@ public final class KeychainStore: Sendable {
   package static func agentStore(
     socketPath: String, startingOnDemand: Bool = false
   ) throws(KeychainStoreError) -> KeychainStore {
-    guard let linked = SecurityBackends.current else {
+    guard let linked = SecurityBackends.linked else {
       throw KeychainStoreError(status: errSecNotAvailable, message: SecurityBackends.notLinkedMessage)
     }
     do {

@@ -7,10 +7,13 @@ public final class SecCertificate: Hashable, Sendable, CustomStringConvertible {
   let contents: CertificateContents
   /// SHA-1 of the subject public key's bits (kSecAttrPublicKeyHash), computed once at creation.
   let publicKeyHash: Data
+  /// The backend that parsed it: its key, normalized names and trust are read with the same one.
+  let backend: any SecurityBackend
 
-  init(contents: CertificateContents, publicKeyHash: Data) {
+  init(contents: CertificateContents, publicKeyHash: Data, backend: any SecurityBackend) {
     self.contents = contents
     self.publicKeyHash = publicKeyHash
+    self.backend = backend
   }
 
   /// The certificate's DER bytes.
@@ -54,7 +57,7 @@ public final class SecCertificate: Hashable, Sendable, CustomStringConvertible {
 /// X.509 parser: the result is nil.
 @discardableResult
 public func SecCertificateCreateWithData(_ allocator: CFAllocator?, _ data: CFData) -> SecCertificate? {
-  guard let backend = SecurityBackends.current else { return nil }
+  guard let backend = SecurityBackends.linked else { return nil }
   return SecCertificate.parse(Data(referencing: data), with: backend)
 }
 
@@ -64,7 +67,7 @@ extension SecCertificate {
     guard let contents = CertificateContents.read(bytes, with: backend),
       let publicKeyHash = try? backend.sha1(Array(contents.publicKeyBits))
     else { return nil }
-    return SecCertificate(contents: contents, publicKeyHash: publicKeyHash)
+    return SecCertificate(contents: contents, publicKeyHash: publicKeyHash, backend: backend)
   }
 }
 
@@ -103,13 +106,13 @@ public func SecCertificateCopyEmailAddresses(
 /// The issuer Name, normalized as Apple normalizes it (keys rules 7.10, 7.11), as a DER SEQUENCE.
 @discardableResult
 public func SecCertificateCopyNormalizedIssuerSequence(_ certificate: SecCertificate) -> CFData? {
-  SecurityBackends.current?.normalizedName(certificate.contents.issuer).map { $0.sequence as NSData }
+  certificate.backend.normalizedName(certificate.contents.issuer).map { $0.sequence as NSData }
 }
 
 /// The subject Name, normalized as Apple normalizes it (keys rules 7.10, 7.11), as a DER SEQUENCE.
 @discardableResult
 public func SecCertificateCopyNormalizedSubjectSequence(_ certificate: SecCertificate) -> CFData? {
-  SecurityBackends.current?.normalizedName(certificate.contents.subject).map { $0.sequence as NSData }
+  certificate.backend.normalizedName(certificate.contents.subject).map { $0.sequence as NSData }
 }
 
 /// The serial number's content octets, a leading zero byte kept (keys rule 7.9).
@@ -130,8 +133,8 @@ public func SecCertificateCopyKey(_ certificate: SecCertificate) -> SecKey? {
   case CertificateContents.ecPublicKey: type = .ec
   default: return nil
   }
-  guard let engine = SecurityBackends.current?.keyEngine,
-    let material = try? engine.importKey(type, isPrivate: false, data: contents.publicKeyBits)
+  guard
+    let material = try? certificate.backend.keyEngine.importKey(type, isPrivate: false, data: contents.publicKeyBits)
   else { return nil }
   return try? SecKey(material)
 }

@@ -120,7 +120,7 @@ public final class SecKey: Hashable, Sendable, CustomStringConvertible {
 
 /// The engine, or the failure every SecKey function reports when none is linked.
 func linkedKeyEngine() throws(KeyOperationFailure) -> any KeyEngine {
-  guard let engine = SecurityBackends.current?.keyEngine else {
+  guard let engine = SecurityBackends.linked?.keyEngine else {
     throw KeyOperationFailure(errSecNotAvailable, SecurityBackends.notLinkedMessage)
   }
   return engine
@@ -214,7 +214,7 @@ private func secureEnclaveKey(token: Any, type: KeyType, bits: Int) throws(KeyOp
   guard type == .ec, bits == 256 else {
     throw KeyOperationFailure(errSecParam, "Secure Enclave keys are 256-bit kSecAttrKeyTypeECSECPrimeRandom keys")
   }
-  guard let backend = SecurityBackends.current else {
+  guard let backend = SecurityBackends.linked else {
     throw KeyOperationFailure(errSecNotAvailable, SecurityBackends.notLinkedMessage)
   }
   return try backend.secureEnclave.generateP256()

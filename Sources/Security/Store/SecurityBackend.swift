@@ -10,14 +10,21 @@ import Synchronization
 // "missing required module 'COpenSSL'" (tried: Architecture.md, "The backend seam").
 // `@_implementationOnly` hides the import but warns that it is unsafe without library evolution.
 //
-// So the dependency is inverted: the backend module depends on Security and installs one value
-// of this protocol when the program loads (a C constructor in CKeychainBackendInstaller calls
-// KeychainBackend's `KeychainBridge_installBackend`, which calls `SecurityBackends.install`). No
-// Swift object crosses C, and Security declares no C symbol. A program that links Security alone
-// has no backend, and its first call that needs one fails with a sentence saying what to add.
+// So the dependency is inverted: the backend module depends on Security, and Security finds the
+// backend by its type's name the first time an edge asks for it (`SecurityBackends.linked`). Nothing
+// runs when the program loads (no constructor, no registration): the Swift runtime's type metadata
+// of every linked module is searchable by mangled name (`_typeByName`, which swift-corelibs-foundation's
+// `NSClassFromString` also uses), in an executable whose symbols are not exported and in a release
+// build's stripped link alike. A program that links Security alone has no backend, and its first
+// call that needs one fails with a sentence saying what to add.
+//
+// Only the edges read it: Apple's functions, whose signatures take no context (SecKeyCreateRandomKey,
+// SecCertificateCreateWithData, SecTrustCreateWithCertificates, SecPKCS12Import), the default store's
+// opening, and the `security` tool's key codecs. What those edges make carries the backend it was
+// made with (a SecCertificate, a SecTrust, a store's engine), so later calls on it read no global.
 
-/// What the Security module needs from the code that links C libraries: one value with five jobs'
-/// entry points, installed once by the backend module when the program loads.
+/// What the Security module needs from the code that links C libraries: one value with the entry
+/// points of storage, keys, backups, application passwords, certificates and trust.
 package protocol SecurityBackend: Sendable {
   /// Opens (creating it if needed) the store in `directory`; see `KeychainStore.init`. A new store's
   /// key file is sealed to the machine's TPM when `sealingToTPM`; an existing sealed one is
@@ -68,27 +75,31 @@ package protocol SecurityBackend: Sendable {
   func sha1(_ bytes: [UInt8]) throws(SecStatus) -> Data
 }
 
-/// The installed backend.
+/// The backend a program links, which its edges build their default context from.
+package protocol LinkedSecurityBackend: SecurityBackend {
+  /// The backend with its defaults (the machine's TPM, OpenSSL's providers).
+  init()
+}
+
+/// The backend linked into this program.
 package enum SecurityBackends {
-  private static let installed = Mutex<(any SecurityBackend)?>(nil)
+  /// The mangled name of KeychainBackend's `SQLiteOpenSSLBackend` (a struct: the trailing `V`).
+  /// `SecurityBackendInstallation.theLinkedBackendIsFoundByNameAndOpensTheStore` fails if the type is renamed or moved.
+  package static let linkedTypeName = "15KeychainBackend20SQLiteOpenSSLBackendV"
 
-  /// Installs the program's backend; the backend module calls it once as the program loads, and a
-  /// later call replaces it (a test may install another).
-  package static func install(_ backend: any SecurityBackend) {
-    installed.withLock { $0 = backend }
-  }
-
-  /// The installed backend, or nil when the program links Security alone.
-  package static var current: (any SecurityBackend)? { installed.withLock { $0 } }
+  /// The backend KeychainBackend provides, made once on first use; nil when the program links
+  /// Security alone. Read only at the edges (see the comment at the top of this file).
+  package static let linked: (any SecurityBackend)? = (_typeByName(linkedTypeName) as? any LinkedSecurityBackend.Type)?
+    .init()
 
   /// What a call that needs the backend answers when there is none.
   package static let notLinkedMessage =
     "No keychain store is linked into this program: depend on the Security product of KeychainBridge, which brings "
     + "the SQLite store and the OpenSSL key engine, not on the Security target alone."
 
-  /// The installed backend, or errSecNotAvailable saying what to add.
+  /// The linked backend, or errSecNotAvailable saying what to add.
   package static func required() throws(SecStatus) -> any SecurityBackend {
-    guard let backend = current else { throw SecStatus(errSecNotAvailable, detail: notLinkedMessage) }
+    guard let backend = linked else { throw SecStatus(errSecNotAvailable, detail: notLinkedMessage) }
     return backend
   }
 }

@@ -39,15 +39,17 @@ extension SecTrust {
     _ certificates: [SecCertificate], policies: [SecPolicy], anchors: [SecCertificate]?, anchorsOnly: Bool,
     date: Date, exceptions: TrustExceptions?
   ) -> TrustResult {
-    guard let backend = SecurityBackends.current, let leaf = certificates.first else {
+    guard let leaf = certificates.first else {
       return TrustResult(
-        type: .otherError, chain: [], failures: [TrustFailure(kind: .invalid, depth: 0, detail: "no backend")],
+        type: .otherError, chain: [], failures: [TrustFailure(kind: .invalid, depth: 0, detail: "no certificate")],
         date: date)
     }
     let request = TrustRequest(
       leaf: leaf.derBytes, intermediates: certificates.dropFirst().map(\.derBytes),
       anchors: (anchors ?? []).map(\.derBytes), systemAnchors: anchors == nil || !anchorsOnly, date: date,
       checks: policies.compactMap(\.check))
+    // The leaf's parser validates the chain: a trust reads no backend of its own.
+    let backend = leaf.backend
     let outcome = backend.evaluateTrust(request)
     let chain = outcome.chain.compactMap { der in
       certificates.first { $0.derBytes == der } ?? anchors?.first { $0.derBytes == der }
@@ -58,7 +60,7 @@ extension SecTrust {
       type = .unspecified
     } else if outcome.failures.contains(where: \.kind.isFatal) {
       type = .fatalTrustFailure
-    } else if let exceptions, exceptions.leaf == Self.digest(leaf, backend),
+    } else if let exceptions, exceptions.leaf == Self.digest(leaf),
       outcome.failures.allSatisfy({ exceptions.accepted.contains($0.kind) })
     {
       type = .proceed
@@ -70,8 +72,8 @@ extension SecTrust {
 
   /// The SHA-256 an exception names a leaf by (SHA-1, which Apple uses, is not a security boundary
   /// here either, but there is no reason to choose it).
-  static func digest(_ certificate: SecCertificate, _ backend: any SecurityBackend) -> Data {
-    (try? backend.keyEngine.digest(.sha256, certificate.derBytes)) ?? Data()
+  static func digest(_ certificate: SecCertificate) -> Data {
+    (try? certificate.backend.keyEngine.digest(.sha256, certificate.derBytes)) ?? Data()
   }
 
   /// The error Apple reports for a failed evaluation: its status and sentence name the first
@@ -217,9 +219,9 @@ public func SecTrustCopyCertificateChain(_ trust: SecTrust) -> CFArray? {
 public func SecTrustCopyExceptions(_ trust: SecTrust) -> CFData? {
   let result = trust.evaluateIfNeeded()
   guard !result.failures.isEmpty, !result.failures.contains(where: \.kind.isFatal),
-    let backend = SecurityBackends.current, let leaf = trust.state.withLock({ $0.certificates.first })
+    let leaf = trust.state.withLock({ $0.certificates.first })
   else { return nil }
-  let exceptions = TrustExceptions(leaf: SecTrust.digest(leaf, backend), accepted: Set(result.failures.map(\.kind)))
+  let exceptions = TrustExceptions(leaf: SecTrust.digest(leaf), accepted: Set(result.failures.map(\.kind)))
   return (try? JSONEncoder().encode(exceptions)).map { $0 as NSData }
 }
 
@@ -234,8 +236,8 @@ public func SecTrustSetExceptions(_ trust: SecTrust, _ exceptions: CFData?) -> B
   }
   guard exceptions.length <= 4096,
     let decoded = try? JSONDecoder().decode(TrustExceptions.self, from: exceptions as Data),
-    let backend = SecurityBackends.current, let leaf = trust.state.withLock({ $0.certificates.first }),
-    decoded.leaf == SecTrust.digest(leaf, backend)
+    let leaf = trust.state.withLock({ $0.certificates.first }),
+    decoded.leaf == SecTrust.digest(leaf)
   else { return false }
   trust.change { $0.exceptions = decoded }
   return true

@@ -1,0 +1,130 @@
+import Foundation
+import KeychainStorageMemory
+import Synchronization
+import Testing
+
+@_spi(KeychainBridge) @testable import Security
+
+/// A backend that does what the linked one does and records which of its entry points ran, so a
+/// test can tell which of two backends side by side a call used.
+final class RecordingBackend: SecurityBackend {
+  let linked = testBackend
+  let calls = Mutex<[String]>([])
+
+  private func record(_ name: String) { calls.withLock { $0.append(name) } }
+
+  /// The names of the entry points called so far.
+  var called: [String] { calls.withLock { $0 } }
+
+  func openStore(directory: URL, passphrase: String?, sealingToTPM: Bool) throws(KeychainStoreError)
+    -> any ItemStorage
+  {
+    record("openStore")
+    return try linked.openStore(directory: directory, passphrase: passphrase, sealingToTPM: sealingToTPM)
+  }
+
+  func connectAgent(socketPath: String, startingOnDemand: Bool) throws(SecStatus) -> any KeychainAgentLink {
+    record("connectAgent")
+    return try linked.connectAgent(socketPath: socketPath, startingOnDemand: startingOnDemand)
+  }
+
+  var keyEngine: any KeyEngine {
+    record("keyEngine")
+    return linked.keyEngine
+  }
+
+  var secureEnclave: any SecureEnclaveEngine {
+    record("secureEnclave")
+    return linked.secureEnclave
+  }
+
+  func sealBackup(_ plaintext: Data, passphrase: String) throws(SecStatus) -> Data {
+    record("sealBackup")
+    return try linked.sealBackup(plaintext, passphrase: passphrase)
+  }
+
+  func openBackup(_ sealed: Data, passphrase: String) throws(SecStatus) -> Data {
+    record("openBackup")
+    return try linked.openBackup(sealed, passphrase: passphrase)
+  }
+
+  func sealWithApplicationPassword(_ secret: Data, password: [UInt8]) throws(SecStatus) -> Data {
+    record("sealWithApplicationPassword")
+    return try linked.sealWithApplicationPassword(secret, password: password)
+  }
+
+  func openWithApplicationPassword(_ sealed: Data, password: [UInt8]) throws(SecStatus) -> Data {
+    record("openWithApplicationPassword")
+    return try linked.openWithApplicationPassword(sealed, password: password)
+  }
+
+  func certificateContents(_ bytes: Data) -> CertificateContents? {
+    record("certificateContents")
+    return linked.certificateContents(bytes)
+  }
+
+  func normalizedName(_ der: Data) -> (content: Data, sequence: Data)? {
+    record("normalizedName")
+    return linked.normalizedName(der)
+  }
+
+  func evaluateTrust(_ request: TrustRequest) -> TrustOutcome {
+    record("evaluateTrust")
+    return linked.evaluateTrust(request)
+  }
+
+  func sha1(_ bytes: [UInt8]) throws(SecStatus) -> Data {
+    record("sha1")
+    return try linked.sha1(bytes)
+  }
+}
+
+/// The backend reaches a call as a value (issue 64): two backends side by side in one process,
+/// each used only by what was made with it, none installed.
+@Suite("The backend is a value")
+struct BackendValueTests {
+  static func engine(_ backend: RecordingBackend) -> SecItemEngine {
+    let storage = InMemoryItemStorage()
+    return SecItemEngine(
+      storage: storage, accessGroups: ["team"],
+      authenticator: KeychainStore(directory: URL(fileURLWithPath: "/nonexistent/backend-test"), storage: storage)
+        .authenticator, backend: backend)
+  }
+
+  @Test("Two engines with two backends: each call digests with its own engine's backend")
+  func twoEnginesTwoBackends() throws {
+    let first = RecordingBackend()
+    let second = RecordingBackend()
+    let scratch = try ScratchDirectory()
+    let der = try CertificateRules.certificate(subject: "/CN=side by side", in: scratch)
+    let certificate = try #require(SecCertificate.parse(der, with: first))
+    #expect(first.called.contains("certificateContents") && second.called.isEmpty)
+    // A certificate item's fingerprint and normalized names are the engine's backend's work.
+    let before = first.called.count
+    _ = try Self.engine(second).add(
+      try ItemRequest.reading(
+        [kSecClass as String: kSecClassCertificate, kSecValueRef as String: certificate] as NSDictionary))
+    #expect(second.called.contains("sha1"), "\(second.called)")
+    #expect(first.called.count == before, "\(first.called)")
+  }
+
+  @Test("A certificate and its trust use the backend that parsed the certificate")
+  func aCertificateCarriesItsBackend() throws {
+    let mine = RecordingBackend()
+    let other = RecordingBackend()
+    let scratch = try ScratchDirectory()
+    let der = try CertificateRules.certificate(subject: "/CN=carried", in: scratch)
+    let certificate = try #require(SecCertificate.parse(der, with: mine))
+    #expect(SecCertificateCopyKey(certificate) != nil)
+    #expect(SecCertificateCopyNormalizedIssuerSequence(certificate) != nil)
+    var trust: SecTrust?
+    #expect(SecTrustCreateWithCertificates(certificate, SecPolicyCreateBasicX509(), &trust) == errSecSuccess)
+    let created = try #require(trust)
+    #expect(SecTrustSetAnchorCertificates(created, [certificate] as CFArray) == errSecSuccess)
+    #expect(SecTrustEvaluateWithError(created, nil))
+    let called = Set(mine.called)
+    #expect(
+      called.isSuperset(of: ["certificateContents", "keyEngine", "normalizedName", "evaluateTrust"]), "\(called)")
+    #expect(other.called.isEmpty)
+  }
+}
