@@ -1,5 +1,5 @@
 import Foundation
-import Security
+@_spi(KeychainBridge) import Security
 
 /// Moves the items of a GNOME Keyring file into a keychain, as the Secret Service keeps them: a
 /// generic password of the default collection with the item's attributes, label and secret,
@@ -75,11 +75,10 @@ package enum GnomeKeyringImporter {
       SecConstantValue.returnAttributes: true, SecConstantValue.returnData: true,
     ]
     do {
-      let found = try engine.copyMatching(try ItemRequest.reading(query as NSDictionary), foundationValues: true)
-      let rows = (found as? [Any] ?? []).compactMap { $0 as? [String: Any] }
+      let rows = try engine.searchedItems(try ItemRequest.reading(query as NSDictionary))
       return rows.contains { row in
-        (row[SecConstantValue.attrGeneric] as? Data).flatMap(SecretServiceAttributes.decoded) == item.attributes
-          && (row[SecConstantValue.valueData] as? Data).map(Array.init) == item.secret
+        row.data(SecConstantValue.attrGeneric).flatMap(SecretServiceAttributes.decoded) == item.attributes
+          && row.data.map(Array.init) == item.secret
       }
     } catch  where error.code == errSecItemNotFound {
       return false

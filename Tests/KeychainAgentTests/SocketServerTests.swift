@@ -5,7 +5,7 @@ import Synchronization
 import Testing
 
 @testable import KeychainAgent
-@testable import Security
+@_spi(KeychainBridge) @testable import Security
 
 #if canImport(Glibc)
   import Glibc
@@ -181,7 +181,7 @@ struct SocketServerTests {
     }
     _ = try service.engine(for: mail).add(try request("alice", data: "mail's"))
     #expect(throws: SecStatus.itemNotFound) {
-      try service.engine(for: browser).copyMatching(try request("alice"), foundationValues: false)
+      try service.engine(for: browser).searchedItems(try request("alice"))
     }
     // The caller cannot name a group it was not granted (rule 3.4), whatever it asks for.
     let intoMail = try ItemRequest.reading(
@@ -190,7 +190,7 @@ struct SocketServerTests {
         kSecAttrAccessGroup as String: "org.example.mail", kSecValueData as String: Data("x".utf8),
       ] as NSDictionary)
     #expect(throws: SecStatus.missingEntitlement) { try service.engine(for: browser).add(intoMail) }
-    let all = try service.engine(for: everything).copyMatching(try request("alice"), foundationValues: false)
-    #expect((all as? [Data]) == [Data("mail's".utf8)])
+    let all = try service.engine(for: everything).searchedItems(try request("alice"))
+    #expect(all.map(\.data) == [Data("mail's".utf8)])
   }
 }

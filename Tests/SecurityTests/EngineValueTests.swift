@@ -37,8 +37,8 @@ struct EngineValueTests {
   }
 
   static func secrets(_ engine: SecItemEngine, _ account: String) throws(SecStatus) -> [String] {
-    let found = try engine.copyMatching(try password(account, returning: true), foundationValues: false)
-    return (found as? [Data] ?? []).map { String(decoding: $0, as: UTF8.self) }
+    let found = try engine.searchedItems(try password(account, returning: true))
+    return found.compactMap(\.data).map { String(decoding: $0, as: UTF8.self) }
   }
 
   @Test("Two engines over two storages, in one process, see only their own items")
@@ -102,13 +102,13 @@ struct EngineValueTests {
         == AttributeValue.date(Date(timeIntervalSinceReferenceDate: 1_000_000)))
     now.withLock { $0 = Date(timeIntervalSinceReferenceDate: 2_000_000) }
     try engine.update(try Self.password("carol"), changes: [(kSecAttrLabel as String, .string("renamed"))])
-    let found = try engine.copyMatching(
+    let found = try engine.searchedItems(
       try ItemRequest.reading(
         [
           kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: "carol",
           kSecReturnAttributes as String: true,
-        ] as NSDictionary), foundationValues: false)
-    let item = try #require(found as? SearchedItem)
+        ] as NSDictionary))
+    let item = try #require(found.first)
     #expect(
       item.attributes[SecConstantValue.attrModificationDate]
         == AttributeValue.date(Date(timeIntervalSinceReferenceDate: 2_000_000)))

@@ -72,7 +72,7 @@ struct SSHAgentKeys {
     query[SecConstantValue.returnAttributes] = true
     let rows: [SearchedItem]
     do {
-      rows = try engine.copyMatching(try Self.request(query), foundationValues: false) as? [SearchedItem] ?? []
+      rows = try engine.searchedItems(try Self.request(query))
     } catch  where error.code == errSecItemNotFound {
       return []
     }
@@ -101,7 +101,7 @@ struct SSHAgentKeys {
     var query = Self.query(account: SSHAgentKey.fingerprint(publicBlob))
     query[SecConstantValue.returnData] = true
     query[SecConstantValue.returnAttributes] = true
-    let found = try engine.copyMatching(try Self.request(query), foundationValues: false) as? SearchedItem
+    let found = try engine.searchedItems(try Self.request(query)).first
     guard var stored = found?.data.map({ [UInt8]($0) }) else { return nil }
     defer { Secrets.wipe(&stored) }
     do throws(SSHWireError) {

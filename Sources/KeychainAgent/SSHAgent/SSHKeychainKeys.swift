@@ -48,7 +48,7 @@ struct SSHKeychainKeys {
     query[SecConstantValue.returnAttributes] = true
     let found: [SearchedItem]
     do {
-      found = try engine.copyMatching(try Self.request(query), foundationValues: false) as? [SearchedItem] ?? []
+      found = try engine.searchedItems(try Self.request(query))
     } catch  where error.code == errSecItemNotFound {
       return []
     }
@@ -72,7 +72,7 @@ struct SSHKeychainKeys {
     query[SecConstantValue.returnRef] = true
     query[SecConstantValue.useOperationPrompt] = reason
     do {
-      return try engine.copyMatching(try Self.request(query), foundationValues: false) as? SecKey
+      return try engine.searchedItems(try Self.request(query)).first?.reference as? SecKey
     } catch  where error.code == errSecItemNotFound {
       return nil
     }

@@ -1,5 +1,5 @@
 import Foundation
-import Security
+@_spi(KeychainBridge) import Security
 
 /// The user's answers to "may this program read this item?" (the policy's
 /// `confirm-first-access`), remembered in the store: one generic password per program in the
@@ -62,8 +62,7 @@ final class SecretApprovals {
 
   private func exists(_ executable: String) throws(SecStatus) -> Bool {
     do {
-      _ = try engine.copyMatching(
-        try ItemRequest.reading(Self.query(executable) as NSDictionary), foundationValues: true)
+      _ = try engine.matchingItems(try ItemRequest.reading(Self.query(executable) as NSDictionary))
       return true
     } catch  where error.code == errSecItemNotFound {
       return false
@@ -76,8 +75,7 @@ final class SecretApprovals {
     query[SecConstantValue.returnData] = true
     let approved: Set<String>
     do {
-      let data =
-        try engine.copyMatching(try ItemRequest.reading(query as NSDictionary), foundationValues: true) as? Data
+      let data = try engine.searchedItems(try ItemRequest.reading(query as NSDictionary)).first?.data
       approved = Set(
         data.flatMap { try? JSONDecoder().decode([String].self, from: $0) }?.prefix(Self.maximumCount) ?? [])
     } catch  where error.code == errSecItemNotFound {

@@ -1,5 +1,5 @@
 import Foundation
-import Security
+@_spi(KeychainBridge) import Security
 
 /// A collection of the Secret Service: one access group of the store. The default collection
 /// (alias `default`, path `.../collection/login`) is the store's default group, the one Apple-API
@@ -78,11 +78,9 @@ struct SecretCollections {
     var query = Self.query()
     query[SecConstantValue.matchLimit] = SecConstantValue.matchLimitAll
     query[SecConstantValue.returnAttributes] = true
-    let rows: [[String: Any]]
+    let rows: [SearchedItem]
     do {
-      rows =
-        (try registry.copyMatching(try ItemRequest.reading(query as NSDictionary), foundationValues: true)
-        as? [Any] ?? []).compactMap { $0 as? [String: Any] }
+      rows = try registry.searchedItems(try ItemRequest.reading(query as NSDictionary))
     } catch  where error.code == errSecItemNotFound {
       rows = []
     } catch {
@@ -91,17 +89,16 @@ struct SecretCollections {
     var login = SecretCollection.login
     var made: [SecretCollection] = []
     for row in rows {
-      guard let id = row[SecConstantValue.attrAccount] as? String, Self.isIdentifier(id) else { continue }
+      guard let id = row.string(SecConstantValue.attrAccount), Self.isIdentifier(id) else { continue }
       let aliases =
-        (row[SecConstantValue.attrGeneric] as? Data).flatMap { try? JSONDecoder().decode([String].self, from: $0) }
-        ?? []
+        row.data(SecConstantValue.attrGeneric).flatMap { try? JSONDecoder().decode([String].self, from: $0) } ?? []
       let collection = SecretCollection(
-        id: id, label: row[SecConstantValue.attrLabel] as? String ?? "",
+        id: id, label: row.string(SecConstantValue.attrLabel) ?? "",
         group: id == login.id ? login.group : SecretCollection.groupPrefix + id,
         aliases: aliases.filter { $0 != "default" },
-        created: row[SecConstantValue.attrCreationDate] as? Date,
-        modified: row[SecConstantValue.attrModificationDate] as? Date,
-        creator: row[SecConstantValue.attrDescription] as? String)
+        created: row.date(SecConstantValue.attrCreationDate),
+        modified: row.date(SecConstantValue.attrModificationDate),
+        creator: row.string(SecConstantValue.attrDescription))
       if id == login.id { login = collection } else { made.append(collection) }
     }
     return [login] + made.sorted { $0.id < $1.id } + [.session]
@@ -189,7 +186,7 @@ struct SecretCollections {
 
   private func exists(_ id: String) throws(BusError) -> Bool {
     do {
-      _ = try registry.copyMatching(try ItemRequest.reading(Self.query(id: id) as NSDictionary), foundationValues: true)
+      _ = try registry.matchingItems(try ItemRequest.reading(Self.query(id: id) as NSDictionary))
       return true
     } catch  where error.code == errSecItemNotFound {
       return false

@@ -97,17 +97,17 @@ struct SecretItems {
     var query = query(for: wanted)
     query[SecConstantValue.returnAttributes] = true
     query[SecConstantValue.returnPersistentRef] = true
-    let found: Any?
+    let found: [SearchedItem]
     do {
       // The typed results (attributes as the store keeps them): Foundation values would be made
-      // only to be cast back (a tenth of a lookup's time in the agent).
-      found = try engine.copyMatching(try Self.request(query), foundationValues: false)
+      // only to be read back (a tenth of a lookup's time in the agent).
+      found = try engine.searchedItems(try Self.request(query))
     } catch  where error.code == errSecItemNotFound {
       return []
     } catch {
       throw Self.busError(error)
     }
-    return (found as? [SearchedItem] ?? []).compactMap { row in
+    return found.compactMap { row in
       guard let reference = row.persistentReference else { return nil }
       return item(row, reference: reference)
     }.filter { item in wanted.allSatisfy { item.attributes[$0.key] == $0.value } }
@@ -134,8 +134,8 @@ struct SecretItems {
       if !interactive { query[SecConstantValue.useAuthenticationUI] = SecConstantValue.useAuthenticationUIFail }
     }
     do {
-      let found = try engine.copyMatching(try Self.request(query), foundationValues: false)
-      guard let row = found as? SearchedItem, row.string(SecConstantValue.attrAccessGroup) == collection.group else {
+      let found = try engine.searchedItems(try Self.request(query))
+      guard let row = found.first, row.string(SecConstantValue.attrAccessGroup) == collection.group else {
         throw BusError.noSuchObject("No item at \(path).")
       }
       return (item(row, reference: reference), withSecret ? row.data.map { Array($0) } : nil)

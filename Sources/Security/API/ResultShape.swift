@@ -36,12 +36,7 @@ enum ResultShape {
   ) -> Any? {
     // Keys and certificates have a ref type (SecKey, SecCertificate); password items have none, so
     // for them kSecReturnRef adds nothing.
-    let keyRef: AnyObject? =
-      switch (flags.contains(.ref), item.itemClass) {
-      case (true, .key): KeyItems.key(of: item, backend: backend)
-      case (true, .certificate): item.data.flatMap { SecCertificate.parse($0, with: backend) }
-      default: nil
-      }
+    let keyRef = reference(item, flags, backend: backend)
     let shaped = flags.subtracting(.ref)
     if shaped.isEmpty { return keyRef }
     if flags == .data { return item.data ?? Data() }  // decision 2
@@ -50,11 +45,26 @@ enum ResultShape {
     return dictionary(item, flags, keyRef, forAdd: forAdd)
   }
 
+  /// The key's or certificate's ref when `flags` ask for one; password items have no ref type.
+  private static func reference(_ item: StoredItem, _ flags: ReturnFlags, backend: any SecurityBackend) -> AnyObject? {
+    switch (flags.contains(.ref), item.itemClass) {
+    case (true, .key): KeyItems.key(of: item, backend: backend)
+    case (true, .certificate): item.data.flatMap { SecCertificate.parse($0, with: backend) }
+    default: nil
+    }
+  }
+
   /// What a search must read for `flags`: a key's or certificate's kSecReturnRef is made from its
   /// bytes (and, for a key, its type and class attributes), so it reads both.
   static func fetch(for flags: ReturnFlags, _ itemClass: ItemClass) -> ItemFetch {
     let makesRefs = flags.contains(.ref) && (itemClass == .key || itemClass == .certificate)
     return ItemFetch(attributes: flags.contains(.attributes) || makesRefs, data: flags.contains(.data) || makesRefs)
+  }
+
+  /// `item` in the typed form whatever the flags (an engine's typed result): what they ask for,
+  /// the ref made by `backend` when they ask for it.
+  static func searched(_ item: StoredItem, _ flags: ReturnFlags, backend: any SecurityBackend) -> SearchedItem {
+    searched(item, flags, reference(item, flags, backend: backend))
   }
 
   /// The typed module's form of a dictionary result: what the flags ask for, the attributes as the

@@ -48,7 +48,8 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
       }
       return
     }
-    let found = try service.copyMatching(request, foundationValues: true)
+    let found = SecItemCall.shaped(
+      try service.matchingItems(request), request, foundationValues: true, backend: service.backend)
     if let result, let value = found { result.pointee = ResultShape.bridged(value) }
   }
 }

@@ -124,7 +124,9 @@ func copyMatchingEntries(_ entries: RequestEntries, query: () -> NSDictionary) -
   }
   var found: Any?
   let status = SecItemCall.run(.copyMatching, query()) { service throws(SecStatus) in
-    found = try service.copyMatching(try ItemRequest(entries: entries), foundationValues: false)
+    let request = try ItemRequest(entries: entries)
+    found = SecItemCall.shaped(
+      try service.matchingItems(request), request, foundationValues: false, backend: service.backend)
   }
   return (status, status == errSecSuccess ? found : nil)
 }

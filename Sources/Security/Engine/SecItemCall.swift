@@ -27,41 +27,6 @@ enum SecItemCall {
     return pairs
   }
 
-  /// SecItemCopyMatching's result for the identities `matchingIdentities` found for `query`: the
-  /// shape its return keys ask for, or nil when they ask for nothing.
-  static func shapedIdentities(_ pairs: [IdentityPair], _ query: NSDictionary, backend: any SecurityBackend)
-    throws(SecStatus) -> CFTypeRef?
-  {
-    let returns = try IdentityItems.certificateRequest(query)
-    if (returns.limit ?? .one).isOne {
-      guard !returns.returnFlags.isEmpty, let first = pairs.first else { return nil }
-      return IdentityItems.shaped(first, returns.returnFlags, backend: backend)
-    }
-    return
-      (returns.returnFlags.isEmpty
-      ? [] : pairs.compactMap { IdentityItems.shaped($0, returns.returnFlags, backend: backend) }) as NSArray
-  }
-
-  /// Runs one call of this process's CF functions on their service (`SecItemServices.forCurrentCall`):
-  /// every failure becomes its status, and nothing escapes as a crash. The call is recorded when a
-  /// recorder is installed (withSecItemCallRecording).
-  static func run(
-    _ function: SecItemFunction, _ dictionary: @autoclosure () -> NSDictionary,
-    _ changes: @autoclosure () -> NSDictionary? = nil, _ body: (any SecItemService) throws(SecStatus) -> Void
-  ) -> OSStatus {
-    let status: OSStatus
-    SecItemFailureDetail.clear()
-    do throws(SecStatus) {
-      try body(try SecItemServices.forCurrentCall())
-      status = errSecSuccess
-    } catch {
-      status = error.code
-      SecItemFailureDetail.record(error)
-    }
-    SecItemCallRecorder.record(function, dictionary, changes, status)
-    return status
-  }
-
   private static let tokenGroup = "com.apple.token"
 
   /// Checks that the caller may use `group` (rule 3.4).

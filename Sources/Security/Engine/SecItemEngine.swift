@@ -59,37 +59,12 @@ extension SecItemService {
     try importItems(count: requests.count) { index throws(SecStatus) in requests[index] }
   }
 
-  /// SecItemCopyMatching for every class but identities, as Swift values: what the return keys
-  /// ask for, or nil when they ask for nothing. Attribute values are Foundation objects when
-  /// `foundationValues` (a CF caller bridges them next), Swift values otherwise.
-  package func copyMatching(_ request: ItemRequest, foundationValues: Bool) throws(SecStatus) -> Any? {
-    SecItemCall.shaped(try matchingItems(request), request, foundationValues: foundationValues, backend: backend)
-  }
-}
-
-/// The services of this process's CF functions.
-package enum SecItemServices {
-  /// The service of this process's CF functions: the store and groups `withKeychainContext` names,
-  /// else the default store (opened once, from the environment) and the process's groups, narrowed
-  /// to what an agent grants. errSecMissingEntitlement when no group is left (rule 11).
-  package static func forCurrentCall() throws(SecStatus) -> any SecItemService {
-    let current = KeychainContext.current
-    let store = try current.resolvedStore()
-    var groups = current.resolvedAccessGroups
-    switch store.holder {
-    case .process(let storage):
-      guard !groups.isEmpty else { throw SecStatus.missingEntitlement }  // rule 11
-      return SecItemEngine(
-        storage: storage, accessGroups: groups, authenticator: store.authenticator,
-        backend: try SecurityBackends.required())
-    case .agent(let agent):
-      if let granted = agent.grantedAccessGroups {
-        groups = KeychainAccessGroups.narrowed(
-          groups, to: granted, callerChose: current.accessGroups != nil || KeychainAccessGroups.isConfigured)
-      }
-      guard !groups.isEmpty else { throw SecStatus.missingEntitlement }  // rule 11
-      return agent.service(accessGroups: groups)
-    }
+  /// SecItemCopyMatching for every class but identities, typed: each item the call hands out (at
+  /// most its limit) with what its return keys ask for, the attributes as the store keeps them and
+  /// a key's or certificate's ref made by `backend`. Apple's dictionary and array forms are made at
+  /// the CF edge (`SecItemCall.shaped`), never here.
+  package func searchedItems(_ request: ItemRequest) throws(SecStatus) -> [SearchedItem] {
+    try matchingItems(request).map { ResultShape.searched($0, request.returnFlags, backend: backend) }
   }
 }
 

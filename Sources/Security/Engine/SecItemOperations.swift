@@ -108,22 +108,4 @@ extension SecItemCall {
     guard !items.isEmpty else { throw .itemNotFound }
     return items
   }
-
-  /// SecItemCopyMatching's result for `items` (what `matchingItems` found for `request`) as Swift
-  /// values: what the return keys ask for, or nil when they ask for nothing to be written.
-  /// Attribute values are Foundation objects when `foundationValues` (they are bridged to a
-  /// CFDictionary next), Swift values otherwise; refs are made by `backend`.
-  static func shaped(
-    _ items: [StoredItem], _ request: ItemRequest, foundationValues: Bool, backend: any SecurityBackend
-  ) -> Any? {
-    let flags = request.returnFlags
-    if (request.limit ?? .one).isOne {
-      return items.first.flatMap {
-        ResultShape.value($0, flags, forAdd: false, foundationValues: foundationValues, backend: backend)
-      }
-    }
-    return items.compactMap {
-      ResultShape.value($0, flags, forAdd: false, foundationValues: foundationValues, backend: backend)
-    }
-  }
 }

@@ -1,0 +1,60 @@
+import Foundation
+
+// The CF edge of the SecItem calls: running one call of Apple's functions on the current call's
+// service, and shaping the typed results the engine answers into the dictionaries, arrays and
+// refs Apple's API hands out. The engine itself answers only typed values (SecItemService).
+
+extension SecItemCall {
+  /// Runs one call of this process's CF functions on their service (`SecItemServices.forCurrentCall`):
+  /// every failure becomes its status, and nothing escapes as a crash. The call is recorded when a
+  /// recorder is installed (withSecItemCallRecording).
+  static func run(
+    _ function: SecItemFunction, _ dictionary: @autoclosure () -> NSDictionary,
+    _ changes: @autoclosure () -> NSDictionary? = nil, _ body: (any SecItemService) throws(SecStatus) -> Void
+  ) -> OSStatus {
+    let status: OSStatus
+    SecItemFailureDetail.clear()
+    do throws(SecStatus) {
+      try body(try SecItemServices.forCurrentCall())
+      status = errSecSuccess
+    } catch {
+      status = error.code
+      SecItemFailureDetail.record(error)
+    }
+    SecItemCallRecorder.record(function, dictionary, changes, status)
+    return status
+  }
+
+  /// SecItemCopyMatching's result for `items` (what `matchingItems` found for `request`) as Swift
+  /// values: what the return keys ask for, or nil when they ask for nothing to be written.
+  /// Attribute values are Foundation objects when `foundationValues` (they are bridged to a
+  /// CFDictionary next), Swift values otherwise; refs are made by `backend`.
+  static func shaped(
+    _ items: [StoredItem], _ request: ItemRequest, foundationValues: Bool, backend: any SecurityBackend
+  ) -> Any? {
+    let flags = request.returnFlags
+    if (request.limit ?? .one).isOne {
+      return items.first.flatMap {
+        ResultShape.value($0, flags, forAdd: false, foundationValues: foundationValues, backend: backend)
+      }
+    }
+    return items.compactMap {
+      ResultShape.value($0, flags, forAdd: false, foundationValues: foundationValues, backend: backend)
+    }
+  }
+
+  /// SecItemCopyMatching's result for the identities `matchingIdentities` found for `query`: the
+  /// shape its return keys ask for, or nil when they ask for nothing.
+  static func shapedIdentities(_ pairs: [IdentityPair], _ query: NSDictionary, backend: any SecurityBackend)
+    throws(SecStatus) -> CFTypeRef?
+  {
+    let returns = try IdentityItems.certificateRequest(query)
+    if (returns.limit ?? .one).isOne {
+      guard !returns.returnFlags.isEmpty, let first = pairs.first else { return nil }
+      return IdentityItems.shaped(first, returns.returnFlags, backend: backend)
+    }
+    return
+      (returns.returnFlags.isEmpty
+      ? [] : pairs.compactMap { IdentityItems.shaped($0, returns.returnFlags, backend: backend) }) as NSArray
+  }
+}
