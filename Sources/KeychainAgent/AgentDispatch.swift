@@ -159,15 +159,13 @@ package enum AgentDispatch {
         $0.flag($1)
       }
     case .applyReplication:
-      let batch = try reader.batch()
+      let batch = try reader.batch { itemClass, attributes, accessControl, data throws(SecStatus) in
+        try ItemRows.replicated(
+          itemClass, attributes: attributes, accessControl: accessControl, data: data, backend: backend)
+      }
       try finished(reader)
       return perform { () throws(SecStatus) in
         try grant.requireEverything()
-        for case (.store(let item, _), _) in batch.steps {
-          try ItemRows.checkConsistency(
-            item.itemClass, SortedAttributes(item.attributes), accessControl: item.accessControl, index: item.index,
-            backend: backend)
-        }
         return try storage.applyReplication(batch)
       } write: { writer, outcome in
         writer.byte(outcome == ReplicationOutcome.applied ? 0 : 1)

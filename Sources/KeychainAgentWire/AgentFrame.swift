@@ -15,7 +15,8 @@ package enum AgentFrame {
   /// The protocol version every frame starts with.
   /// 2: the agent greets each connection before the client may send (`AgentHandshake`).
   /// 3: SecItem calls are requests the agent's engine runs; no client-built row is stored.
-  package static let version: UInt8 = 3
+  /// 4: a replicator's received items carry no index or fingerprint; the agent computes them.
+  package static let version: UInt8 = 4
 
   /// The longest frame either side accepts: an item's secret may be 16 MiB and its attributes
   /// 4 MiB (SecItemLimits), and a batch (an import, a restore) holds several.

@@ -129,21 +129,6 @@ package struct WireReader {
     try list { reader throws(SecStatus) in IndexedAttribute(key: try reader.string(), value: try reader.comparable()) }
   }
 
-  package mutating func index() throws(SecStatus) -> ItemIndex {
-    ItemIndex(
-      accessGroup: try string(), synchronizable: try int64(), protection: try string(), primaryKey: try indexed(),
-      spiKey: try list { reader throws(SecStatus) in
-        try reader.optional { reader throws(SecStatus) in try reader.comparable() }
-      },
-      attributes: try comparables())
-  }
-
-  package mutating func newItem() throws(SecStatus) -> NewItem {
-    NewItem(
-      itemClass: try itemClass(), attributes: try attributes(), accessControl: try accessControl(),
-      data: try optional { reader throws(SecStatus) in try reader.data() }, index: try index())
-  }
-
   package mutating func storedItem() throws(SecStatus) -> StoredItem {
     StoredItem(
       itemClass: try itemClass(), persistentID: try data(), attributes: try sortedAttributes(),
@@ -208,12 +193,20 @@ package struct WireReader {
     }
   }
 
-  package mutating func batch() throws(SecStatus) -> ReplicationBatch {
+  /// A replicator's batch, each received item's row made by `row` from what the sync group holds
+  /// (class, attributes, access control, data): the wire carries no index or fingerprint.
+  package mutating func batch(
+    row: (ItemClass, [String: AttributeValue], SecAccessControl?, Data?) throws(SecStatus) -> NewItem
+  ) throws(SecStatus) -> ReplicationBatch {
     var batch = ReplicationBatch()
     batch.steps = try list { reader throws(SecStatus) in
       let step: ReplicationStep
       switch try reader.byte() {
-      case 0: step = .store(try reader.newItem(), mark: try reader.mark())
+      case 0:
+        let item = try row(
+          try reader.itemClass(), try reader.attributes(), try reader.accessControl(),
+          try reader.optional { reader throws(SecStatus) in try reader.data() })
+        step = .store(item, mark: try reader.mark())
       case 1: step = .remove(try reader.identity(), mark: try reader.mark())
       case 2: step = .mark(try reader.identity(), try reader.optional { reader throws(SecStatus) in try reader.mark() })
       case 3: step = .refeed(try reader.identity())

@@ -91,23 +91,6 @@ package struct WireWriter {
     }
   }
 
-  package mutating func index(_ value: ItemIndex) {
-    string(value.accessGroup)
-    int64(value.synchronizable)
-    string(value.protection)
-    indexed(value.primaryKey)
-    list(value.spiKey) { writer, key in writer.optional(key) { $0.comparable($1) } }
-    comparables(value.attributes)
-  }
-
-  package mutating func newItem(_ value: NewItem) {
-    itemClass(value.itemClass)
-    attributes(value.attributes)
-    accessControl(value.accessControl)
-    optional(value.data) { $0.data($1) }
-    index(value.index)
-  }
-
   package mutating func storedItem(_ value: StoredItem) {
     itemClass(value.itemClass)
     data(value.persistentID)
@@ -181,8 +164,12 @@ package struct WireWriter {
     list(value.steps) { writer, entry in
       switch entry.step {
       case .store(let item, let mark):
+        // The item as its sync group holds it; the agent computes its fingerprint and index.
         writer.byte(0)
-        writer.newItem(item)
+        writer.itemClass(item.itemClass)
+        writer.attributes(item.attributes)
+        writer.accessControl(item.accessControl)
+        writer.optional(item.data) { $0.data($1) }
         writer.mark(mark)
       case .remove(let identity, let mark):
         writer.byte(1)

@@ -152,6 +152,45 @@ struct CraftedFrameTests {
     #expect(try status(AgentFrame.request(.replicationValue) { $0.string("membership") }) == errSecMissingEntitlement)
   }
 
+  @Test("A replicator's received item has no index or fingerprint to send: the agent computes both")
+  func replicatedRowsAreTheAgents() throws {
+    let replicator = try AgentServices.caller(of: service, granted: nil)
+    let engine = SecItemEngine(
+      storage: InMemoryItemStorage(), accessGroups: ["victim"],
+      authenticator: KeychainStore(directory: URL(fileURLWithPath: "/nonexistent/crafted"), storage: storage)
+        .authenticator, backend: try SecurityBackends.required())
+    var item = try SecItemCall.newItem(
+      from: try ItemRequest.reading(
+        Self.password("synced", [SecConstantValue.attrSynchronizable: true]) as NSDictionary),
+      engine)
+    let fingerprint = item.attributes[SecConstantValue.attrSHA1]
+    // What a crafted replicator would claim: a fingerprint of nothing and an index under its own
+    // group for an item whose sealed attributes name the victim's.
+    item.attributes[SecConstantValue.attrSHA1] = .data(Data(count: 20))
+    item.index = ItemIndex(
+      accessGroup: "mine", synchronizable: 1, protection: item.index.protection, primaryKey: [], spiKey: [],
+      attributes: [:])
+    var batch = ReplicationBatch()
+    let mark = ReplicaMark(version: 1, origin: Data([1]), deleted: false, versionedSequence: nil, settled: true)
+    batch.steps = [(.store(item, mark: mark), .absent)]
+    let frame = AgentFrame.request(.applyReplication) { $0.batch(batch) }
+    let answer = try #require(try service.answer(frame, from: replicator) { _ in })
+    _ = try AgentFrame.readAnswer(answer)
+    let stored = try #require(try storedRows().first)
+    #expect(stored.attributes[SecConstantValue.attrSHA1] == fingerprint)
+    var filter = ItemFilter(itemClass: .genericPassword)
+    filter.synchronizable = nil
+    filter.accessGroups = ["mine"]
+    #expect(try storage.find(filter, limit: nil, fetch: ItemFetch(attributes: true, data: false)).isEmpty)
+    // An attribute its class does not have is refused before anything is written.
+    var foreign = item
+    foreign.attributes["klbl"] = .data(Data([1]))
+    batch.steps = [(.store(foreign, mark: mark), .absent)]
+    #expect(throws: SecStatus.self) {
+      _ = try service.answer(AgentFrame.request(.applyReplication) { $0.batch(batch) }, from: replicator) { _ in }
+    }
+  }
+
   @Test("The storage operations that carried rows are unknown operations, and end the connection")
   func rowOperationsAreGone() throws {
     // Version 2's insert was operation 1 with a row; now 1 is an add, whose entries these bytes are

@@ -25,15 +25,17 @@ package enum ItemRows {
       attributes: searchable(itemClass, attributes))
   }
 
-  /// Checks that a row someone else built agrees with itself, as the API would have built it: every
-  /// attribute is one of its class's, the protection is a known class and the access control's
-  /// own, the fingerprint covers the attributes, and the index is the one the attributes give.
-  /// The agent runs it on every row a client sends (issue 50): a client that wrote its own index
-  /// could otherwise store a row found under one group or key whose sealed attributes name another.
-  package static func checkConsistency(
-    _ itemClass: ItemClass, _ attributes: SortedAttributes, accessControl: SecAccessControl?, index: ItemIndex,
+  /// The row of an item a replicator received from its sync group (its attributes as the group
+  /// holds them, dates included), built here rather than taken: the fingerprint and the index are
+  /// computed from the attributes, after checking that every attribute is one of its class's, the
+  /// protection is a known class and the access control's own, and the synchronizable flag is 0 or
+  /// 1. The agent builds every replicated row so, so a client has no index or fingerprint to send
+  /// (a row found under one group or key whose sealed attributes named another).
+  package static func replicated(
+    _ itemClass: ItemClass, attributes given: [String: AttributeValue], accessControl: SecAccessControl?, data: Data?,
     backend: any SecurityBackend
-  ) throws(SecStatus) {
+  ) throws(SecStatus) -> NewItem {
+    var attributes = SortedAttributes(given)
     for (key, _) in attributes where ItemSchema.attribute(key, of: itemClass) == nil {
       throw SecStatus(errSecNoSuchAttr, detail: "the item has an attribute its class does not have (\(key))")
     }
@@ -47,12 +49,12 @@ package enum ItemRows {
       synchronizable == 0 || synchronizable == 1
     else { throw SecStatus(errSecParam, detail: "the item's synchronizable flag is neither 0 nor 1") }
     try SecItemCall.validate(attributes, accessControl)
-    guard case .data(let fingerprint)? = attributes[SecConstantValue.attrSHA1],
-      fingerprint == (try Self.fingerprint(attributes, backend: backend))
-    else { throw SecStatus(errSecParam, detail: "the item's fingerprint does not cover its attributes") }
-    guard try Self.index(itemClass, attributes) == index.searchableOnly else {
-      throw SecStatus(errSecParam, detail: "the item's index does not match its attributes")
-    }
+    attributes[SecConstantValue.attrSHA1] = .data(try Self.fingerprint(attributes, backend: backend))
+    var complete = given
+    complete[SecConstantValue.attrSHA1] = attributes[SecConstantValue.attrSHA1]
+    return NewItem(
+      itemClass: itemClass, attributes: complete, accessControl: accessControl, data: data,
+      index: try Self.index(itemClass, attributes))
   }
 
   /// The attributes of `ItemIndex.searchableAttributes` the item has, as they compare.

@@ -37,8 +37,8 @@ package struct ItemIndex: Sendable, Equatable {
   /// attribute's comparable value derives it from the item's attributes.
   package var attributes: [String: ComparableValue]
 
-  /// An index as a storage in another process receives it (the agent's wire); the API derives
-  /// its own with `init(of:attributes:)`.
+  /// An index from its parts: a storage that reads one back, or a test. The API derives its own
+  /// (`ItemRows.index`).
   package init(
     accessGroup: String, synchronizable: Int64, protection: String, primaryKey: [IndexedAttribute],
     spiKey: [ComparableValue?], attributes: [String: ComparableValue]
@@ -61,14 +61,6 @@ extension ItemIndex {
     SecConstantValue.attrAccount, SecConstantValue.attrService, SecConstantValue.attrServer,
     SecConstantValue.attrLabel,
   ]
-
-  /// This index with only its searchable attributes, as `init(of:attributes:)` makes it: a client
-  /// of an earlier version sends every attribute.
-  package var searchableOnly: ItemIndex {
-    var index = self
-    index.attributes = attributes.filter { Self.searchableAttributes.contains($0.key) }
-    return index
-  }
 
   /// The protection classes (`pdmn`, rule 12) and when each makes data available. A storage keeps
   /// one key per class, and drops those of the classes a lock makes unavailable.
