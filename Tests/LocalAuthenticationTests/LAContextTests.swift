@@ -21,16 +21,27 @@ import Testing
     #expect(fixture.prompts.isEmpty)
   }
 
-  @Test("A store without a passphrase is a device without a passcode")
+  @Test("A store without a passphrase is a device without a passcode; a protected add there is warned of")
   func aStoreWithoutAPassphraseHasNoPasscode() throws {
     let fixture = try AuthenticationFixture(passphrase: nil)
-    fixture.run {
-      var error: NSError?
-      #expect(!LAContext().canEvaluatePolicy(.deviceOwnerAuthentication, error: &error))
-      #expect(error?.code == LAError.Code.passcodeNotSet.rawValue)
-      #expect(evaluate(LAContext())?.code == .passcodeNotSet)
-      addToken()
-      #expect(readToken().0 == errSecInteractionNotAllowed)
+    let warnings = KeychainWarnings.Recorder()
+    KeychainWarnings.$recorder.withValue(warnings) {
+      fixture.run {
+        var error: NSError?
+        #expect(!LAContext().canEvaluatePolicy(.deviceOwnerAuthentication, error: &error))
+        #expect(error?.code == LAError.Code.passcodeNotSet.rawValue)
+        #expect(evaluate(LAContext())?.code == .passcodeNotSet)
+        #expect(warnings.recorded.isEmpty)
+        // Stored, as Apple's keychain stores it on a device without a passcode, and warned of:
+        // nothing can ever prove the user's presence to this store.
+        #expect(addToken() == errSecSuccess)
+        #expect(warnings.recorded.count == 1)
+        #expect(warnings.recorded.first?.contains("security create-keychain -p") == true)
+        #expect(readToken().0 == errSecInteractionNotAllowed)
+        // An item with no such constraint is no cause for one.
+        #expect(addToken("plain", []) == errSecSuccess)
+        #expect(warnings.recorded.count == 1)
+      }
     }
     #expect(fixture.prompts.isEmpty)
   }

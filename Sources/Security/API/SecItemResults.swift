@@ -15,7 +15,15 @@ extension SecItemCall {
     let status: OSStatus
     SecItemFailureDetail.clear()
     do throws(SecStatus) {
-      try body(try SecItemServices.forCurrentCall())
+      let service = try SecItemServices.forCurrentCall()
+      do throws(SecStatus) {
+        try body(service)
+      } catch where error.code == errSecInteractionNotAllowed {
+        // A store this process holds, found locked: ask to unlock it, as macOS asks for a locked
+        // keychain's password and as keychaind asks for its store, then run the call once more.
+        guard unlockedByAsking(dictionary()) else { throw error }
+        try body(service)
+      }
       status = errSecSuccess
     } catch {
       status = error.code
@@ -23,6 +31,33 @@ extension SecItemCall {
     }
     SecItemCallRecorder.record(function, dictionary, changes, status)
     return status
+  }
+
+  /// Whether the call's store, which this process holds and found locked, was unlocked by asking
+  /// the user for its passphrase (its authenticator's prompt: the askpass helper or the terminal).
+  /// Nothing is asked when the call may not prompt (kSecUseAuthenticationUI fail or skip, an
+  /// LAContext with interactionNotAllowed), the store has no passphrase, or no prompt can be shown.
+  private static func unlockedByAsking(_ dictionary: NSDictionary) -> Bool {
+    guard let store = try? KeychainContext.current.resolvedStore(), case .process = store.holder, store.isLocked,
+      store.authenticator.hasPassphrase
+    else { return false }
+    if let interaction = dictionary[SecConstantValue.useAuthenticationUI] as? String,
+      interaction == SecConstantValue.useAuthenticationUIFail || interaction == SecConstantValue.useAuthenticationUISkip
+    {
+      return false
+    }
+    if let carrier = dictionary[SecConstantValue.useAuthenticationContext] as? any AuthenticationContextCarrier,
+      carrier.authenticationSession.interactionNotAllowed
+    {
+      return false
+    }
+    do throws(UserAuthenticationFailure) {
+      try store.authenticator.authenticateUser(
+        reason: "The keychain is locked. Unlock it to go on.", caller: ProcessInfo.processInfo.processName, reuse: 0)
+    } catch {
+      return false
+    }
+    return !store.isLocked
   }
 
   /// SecItemCopyMatching's result for `items` (what `matchingItems` found for `request`) as Swift

@@ -167,9 +167,25 @@ enum SecItemCall {
     if let control = request.accessControl, control.flags.contains(.applicationPassword), let secret = data {
       data = try ItemAuthentication.sealForApplicationPassword(secret, request, engine)
     }
-    return NewItem(
+    let item = NewItem(
       itemClass: itemClass, attributes: complete, accessControl: request.accessControl, data: data,
       index: try ItemRows.index(itemClass, complete))
+    warnIfUnprovable(request.accessControl, engine)
+    return item
+  }
+
+  /// Warns when an access control asks for the user's presence on a store without a passphrase:
+  /// such a store is a device without a passcode (rule 5.13), where Apple's keychain stores the
+  /// item (keys rule 10.4) and its data can never be read (errSecInteractionNotAllowed). The call
+  /// succeeds as Apple's does; the warning says what to change.
+  static func warnIfUnprovable(_ accessControl: SecAccessControl?, _ engine: SecItemEngine) {
+    guard let requirement = AccessRequirement(accessControl), requirement.proofs.contains(.passcode),
+      !engine.storage.hasPassphrase
+    else { return }
+    KeychainWarnings.warn(
+      "an item asks for the user's presence, but this keychain store has no passphrase to ask for, so its "
+        + "data cannot be read (errSecInteractionNotAllowed), as on a device without a passcode. Use a store made "
+        + "with a passphrase (security create-keychain -p), or the agent keychaind serving one.")
   }
 
   /// Rules that concern an item as a whole, on add and after an update.
@@ -224,6 +240,7 @@ enum SecItemCall {
     {
       throw .param
     }
+    warnIfUnprovable(change.accessControl, engine)
     if case .string(let group)? = change.attributes[SecConstantValue.attrAccessGroup] {
       try checkGroup(group, engine, writing: true)  // rule 7.8
     }
