@@ -32,22 +32,25 @@ enum AgentRequests {
     let groups = granted(requested, caller.grant)
     for context in contexts { context.acceptClaim(provenToAgent: caller.session.hasProven) }
     let attempt = Attempt(call: call, groups: groups, contexts: contexts, service: service, caller: caller)
+    let retry: @Sendable (UserAuthenticationFailure?) -> Void = { failure in
+      var answer: [UInt8]
+      if let failure {
+        answer = AgentFrame.failure(failure.status)
+      } else if case .answered(let second) = attempt.run() {
+        answer = second
+      } else {
+        // The user answered once; a call that asks a second time is not asked again.
+        answer = AgentFrame.failure(SecStatus(errSecInteractionNotAllowed, detail: "the call asked for the user twice"))
+      }
+      later(&answer)
+    }
     switch attempt.run() {
     case .answered(let answer): return answer
     case .needsUser(let reason):
-      caller.session.authenticateForRetry(reason: reason) { failure in
-        var answer: [UInt8]
-        if let failure {
-          answer = AgentFrame.failure(failure.status)
-        } else if case .answered(let second) = attempt.run() {
-          answer = second
-        } else {
-          // The user answered once; a call that asks a second time is not asked again.
-          answer = AgentFrame.failure(
-            SecStatus(errSecInteractionNotAllowed, detail: "the call asked for the user twice"))
-        }
-        later(&answer)
-      }
+      caller.session.authenticateForRetry(reason: reason, completion: retry)
+      return nil
+    case .needsApplicationPassword(let text):
+      caller.session.askApplicationPasswordForRetry(text, completion: retry)
       return nil
     }
   }
@@ -64,6 +67,8 @@ enum AgentRequests {
   private enum Outcome {
     case answered([UInt8])
     case needsUser(String)
+    /// An item's application password, asked with this text.
+    case needsApplicationPassword(String)
   }
 
   /// A call ready to run, and to run again after the user answered.
@@ -91,6 +96,7 @@ enum AgentRequests {
           })
       } catch {
         if let reason = deferring.deferredReason { return .needsUser(reason) }
+        if let text = deferring.deferredPasswordText { return .needsApplicationPassword(text) }
         return .answered(AgentFrame.failure(error))
       }
     }
@@ -232,6 +238,8 @@ final class DeferringAuthenticator: UserAuthenticating, @unchecked Sendable {
   private let session: CallerSession
   /// Why the call stopped to ask the user, or nil when it did not.
   private(set) var deferredReason: String?
+  /// What the prompt for an application password the call stopped at shows, or nil.
+  private(set) var deferredPasswordText: String?
 
   init(session: CallerSession) { self.session = session }
 
@@ -243,9 +251,11 @@ final class DeferringAuthenticator: UserAuthenticating, @unchecked Sendable {
     throw .notInteractive("The keychain agent asks the user first.")
   }
 
-  /// Asked on this thread: the application password is the item's own secret, typed into the
-  /// agent's prompt (the residual the KeychainAgent article writes down: one worker waits).
+  /// The password the session holds for this call run again, else the call stops here and the
+  /// session asks without holding the worker (`askApplicationPasswordForRetry`).
   func askApplicationPassword(_ text: String) throws(UserAuthenticationFailure) -> [UInt8] {
-    try session.askApplicationPassword(text)
+    if let held = session.takeHeldApplicationPassword() { return held }
+    deferredPasswordText = text
+    throw .notInteractive("The keychain agent asks the user first.")
   }
 }

@@ -20,6 +20,9 @@ package final class CallerSession: UserAuthenticating {
   /// A proof asked for a call that waits to be run again (`authenticateForRetry`): the next
   /// synchronous ask takes it instead of prompting, once.
   private let heldProof = Mutex<ContinuousClock.Instant?>(nil)
+  /// An application password asked for a call that waits to be run again
+  /// (`askApplicationPasswordForRetry`): the call's ask takes it, once; wiped when taken or replaced.
+  private let heldApplicationPassword = Mutex<(bytes: [UInt8], at: ContinuousClock.Instant)?>(nil)
 
   /// A session for `executable`, whose user proves their presence to `authenticator`.
   package init(authenticator: (any UserAuthenticating)?, executable: String) {
@@ -46,6 +49,41 @@ package final class CallerSession: UserAuthenticating {
   package func askApplicationPassword(_ text: String) throws(UserAuthenticationFailure) -> [UInt8] {
     guard let authenticator else { throw .notInteractive("This keychain agent cannot ask the user.") }
     return try authenticator.askApplicationPassword(text)
+  }
+
+  /// Asks the user for an application password without waiting, for a call that stopped at its
+  /// ask (`DeferringAuthenticator`): `completion` runs later with nil once the answer is held for
+  /// the call run again, which takes it instead of asking; an answer not taken within a minute
+  /// lapses, and a newer one replaces it (both wiped).
+  func askApplicationPasswordForRetry(
+    _ text: String, completion: @escaping @Sendable (UserAuthenticationFailure?) -> Void
+  ) {
+    guard let authenticator else { return completion(.notInteractive("This keychain agent cannot ask the user.")) }
+    authenticator.askApplicationPassword(text) { [self] result in
+      switch result {
+      case .success(let bytes):
+        heldApplicationPassword.withLock { held in
+          if var earlier = held?.bytes { Secrets.wipe(&earlier) }
+          held = (bytes, .now)
+        }
+        completion(nil)
+      case .failure(let failure):
+        completion(failure)
+      }
+    }
+  }
+
+  /// The application password `askApplicationPasswordForRetry` held, taken once.
+  func takeHeldApplicationPassword() -> [UInt8]? {
+    heldApplicationPassword.withLock { held in
+      defer { held = nil }
+      guard var taken = held else { return nil }
+      guard taken.at.duration(to: .now) <= .seconds(60) else {
+        Secrets.wipe(&taken.bytes)
+        return nil
+      }
+      return taken.bytes
+    }
   }
 
   /// Asks the user; nil on success, else the failure. The calling thread waits.

@@ -161,6 +161,69 @@ struct SocketServerTests {
     }
   }
 
+  @Test("A client waiting to type an application password holds no worker: others are served meanwhile")
+  func anApplicationPasswordPromptHoldsNoWorker() throws {
+    let storage = InMemoryItemStorage(passphrase: "open sesame")
+    let folder = "/tmp/kb-agent-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let service = try AgentServices.make(over: storage)
+    let prompts = GatedPrompts(answer: "app pw")
+    service.store.authenticator = PassphraseAuthenticator(
+      storage: storage, ledger: FailedAttemptLedger(directory: nil), prompt: prompts)
+    let server = try AgentSocketServer(socketPath: "\(folder)/agent.sock", service: service)
+    Thread { server.serve() }.start()
+    defer { server.stopServing() }
+    // The agent's policy grants this test program its own group, named by its executable.
+    let acceptedAt = try #require(ProcessInspection.ticksSinceBoot())
+    let group = try #require(service.identify(pid: getpid(), acceptedAt: acceptedAt)).executable
+    let answering = Atomic<Bool>(false)
+    let user = Thread {
+      while true {
+        if answering.load(ordering: .relaxed) { prompts.open() }
+        usleep(5_000)
+      }
+    }
+    user.start()
+    // Added with a password the agent asks for ("Choose its password").
+    let control = try #require(
+      SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, .applicationPassword, nil))
+    let adder = try Self.connect(to: server)
+    defer { close(adder) }
+    try FrameSocket.send(
+      try CraftedFrameTests.frame(
+        .add, groups: [group], [CraftedFrameTests.password("sealed", [SecConstantValue.attrAccessControl: control])]),
+      on: adder)
+    answering.store(true, ordering: .relaxed)
+    _ = try AgentFrame.readAnswer(try #require(try FrameSocket.receive(on: adder)))
+    answering.store(false, ordering: .relaxed)
+    // More clients read it, each asked its password, than the pool has threads.
+    let read = try CraftedFrameTests.frame(
+      .copyMatching, groups: [group],
+      [
+        [
+          SecConstantValue.`class`: SecConstantValue.classGenericPassword, SecConstantValue.attrAccount: "sealed",
+          SecConstantValue.returnData: true,
+        ]
+      ])
+    let readers = try (0..<(AgentSocketServer.workerThreads + 4)).map { _ in try Self.connect(to: server) }
+    defer { for client in readers { close(client) } }
+    for client in readers { try FrameSocket.send(read, on: client) }
+    for _ in 0..<3000 where prompts.waiting == 0 { usleep(10_000) }
+    #expect(prompts.waiting == 1)
+    let other = try Self.connect(to: server)
+    defer { close(other) }
+    try FrameSocket.send(AgentFrame.request(.state), on: other)
+    #expect(try FrameSocket.receive(on: other) != nil)
+    answering.store(true, ordering: .relaxed)
+    for client in readers {
+      var reader = try AgentFrame.readAnswer(try #require(try FrameSocket.receive(on: client)))
+      _ = try reader.list { reader throws(SecStatus) in try reader.flag() }
+      let items: [StoredItem] = try reader.list { reader throws(SecStatus) in try reader.storedItem() }
+      #expect(items.map(\.data) == [Data("hunter2".utf8)])
+    }
+    answering.store(false, ordering: .relaxed)
+  }
+
   @Test("Each caller's engine sees the groups the policy grants it, and no other")
   func eachCallerHasItsOwnEngine() throws {
     let service = try AgentServices.make(over: InMemoryItemStorage())

@@ -18,7 +18,7 @@ extension SecItemCall {
       let service = try SecItemServices.forCurrentCall()
       do throws(SecStatus) {
         try body(service)
-      } catch where error.code == errSecInteractionNotAllowed {
+      } catch  where error.code == errSecInteractionNotAllowed {
         // A store this process holds, found locked: ask to unlock it, as macOS asks for a locked
         // keychain's password and as keychaind asks for its store, then run the call once more.
         guard unlockedByAsking(dictionary()) else { throw error }

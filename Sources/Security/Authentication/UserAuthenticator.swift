@@ -97,6 +97,11 @@ package protocol UserAuthenticating: Sendable {
   func authenticateUser(
     reason: String, caller: String, reuse: TimeInterval,
     completion: @escaping @Sendable (UserAuthenticationFailure?) -> Void)
+
+  /// `askApplicationPassword` without waiting: `completion` runs later, on any thread, with the
+  /// answer (whose bytes it wipes when done) or the failure.
+  func askApplicationPassword(
+    _ text: String, completion: @escaping @Sendable (Result<[UInt8], UserAuthenticationFailure>) -> Void)
 }
 
 extension UserAuthenticating {
@@ -112,6 +117,17 @@ extension UserAuthenticating {
       } catch {
         completion(error)
       }
+    }
+    thread.name = "keychain authentication"
+    thread.start()
+  }
+
+  /// The default: the waiting form, on a thread of its own.
+  package func askApplicationPassword(
+    _ text: String, completion: @escaping @Sendable (Result<[UInt8], UserAuthenticationFailure>) -> Void
+  ) {
+    let thread = Thread {
+      completion(Result { () throws(UserAuthenticationFailure) in try self.askApplicationPassword(text) })
     }
     thread.name = "keychain authentication"
     thread.start()
@@ -165,6 +181,15 @@ package final class PassphraseAuthenticator: UserAuthenticating {
       } catch {
         completion(error)
       }
+    }
+  }
+
+  /// Asks on the store's prompt queue, one prompt at a time as for the user's presence.
+  package func askApplicationPassword(
+    _ text: String, completion: @escaping @Sendable (Result<[UInt8], UserAuthenticationFailure>) -> Void
+  ) {
+    prompts.async {
+      completion(Result { () throws(UserAuthenticationFailure) in try self.askApplicationPassword(text) })
     }
   }
 
