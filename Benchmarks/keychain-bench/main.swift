@@ -271,6 +271,12 @@ for result in results {
   print("write system calls per write (the writing thread's): \(writeCalls.joined(separator: "; "))")
   print("open a \(result.size)-item store and look one item up: \(String(format: "%.1f", result.openMilliseconds)) ms")
   printAgentRows(result)
+  let floor = try bareSocketRoundTrips()
+  printAgentFloor(result, floor: floor)
+  json.append([
+    "size": result.size, "operation": "bare socket round trip", "implementation": "floor",
+    "p50Microseconds": floor.percentile(0.5), "p999Microseconds": floor.percentile(0.999),
+  ])
   for operation in Operation.allCases {
     let samples = result.samples["agent"]![operation]!
     json.append([
