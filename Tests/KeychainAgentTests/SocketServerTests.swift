@@ -113,18 +113,30 @@ struct SocketServerTests {
     }
   }
 
-  @Test("A client waiting for the user holds no worker: others are served meanwhile")
-  func aPromptHoldsNoWorker() throws {
+  /// An agent over a passphrase store ("open sesame") serving a private socket, whose prompts
+  /// wait for the test to open them and then answer `answer`.
+  static func gatedAgent(answering answer: String) throws -> (AgentService, GatedPrompts, AgentSocketServer) {
     let storage = InMemoryItemStorage(passphrase: "open sesame")
     let folder = "/tmp/kb-agent-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-    defer { try? FileManager.default.removeItem(atPath: folder) }
     let service = try AgentServices.make(over: storage)
-    let prompts = GatedPrompts(answer: "open sesame")
+    let prompts = GatedPrompts(answer: answer)
     service.store.authenticator = PassphraseAuthenticator(
       storage: storage, ledger: FailedAttemptLedger(directory: nil), prompt: prompts)
     let server = try AgentSocketServer(socketPath: "\(folder)/agent.sock", service: service)
     Thread { server.serve() }.start()
-    defer { server.stopServing() }
+    return (service, prompts, server)
+  }
+
+  /// Stops `server` and removes its socket's folder.
+  static func stop(_ server: AgentSocketServer) {
+    server.stopServing()
+    try? FileManager.default.removeItem(atPath: (server.socketPath as NSString).deletingLastPathComponent)
+  }
+
+  @Test("A client waiting for the user holds no worker: others are served meanwhile")
+  func aPromptHoldsNoWorker() throws {
+    let (_, prompts, server) = try Self.gatedAgent(answering: "open sesame")
+    defer { Self.stop(server) }
     // More clients wait for the user than the pool has threads.
     let askers = try (0..<(AgentSocketServer.workerThreads + 4)).map { _ in
       try Self.connect(to: server)
@@ -163,16 +175,8 @@ struct SocketServerTests {
 
   @Test("A client waiting to type an application password holds no worker: others are served meanwhile")
   func anApplicationPasswordPromptHoldsNoWorker() throws {
-    let storage = InMemoryItemStorage(passphrase: "open sesame")
-    let folder = "/tmp/kb-agent-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-    defer { try? FileManager.default.removeItem(atPath: folder) }
-    let service = try AgentServices.make(over: storage)
-    let prompts = GatedPrompts(answer: "app pw")
-    service.store.authenticator = PassphraseAuthenticator(
-      storage: storage, ledger: FailedAttemptLedger(directory: nil), prompt: prompts)
-    let server = try AgentSocketServer(socketPath: "\(folder)/agent.sock", service: service)
-    Thread { server.serve() }.start()
-    defer { server.stopServing() }
+    let (service, prompts, server) = try Self.gatedAgent(answering: "app pw")
+    defer { Self.stop(server) }
     // The agent's policy grants this test program its own group, named by its executable.
     let acceptedAt = try #require(ProcessInspection.ticksSinceBoot())
     let group = try #require(service.identify(pid: getpid(), acceptedAt: acceptedAt)).executable
