@@ -23,7 +23,9 @@ export PKG_CONFIG_LIBDIR="$work/pkgconfig" PKG_CONFIG_PATH=""
 if pkg-config --exists libclang 2>/dev/null; then echo "check-consumer: libclang.pc is still visible"; exit 1; fi
 
 cd "$work/consumer"
-if ! swift build >"$work/build.log" 2>&1; then
+# In release, as a user ships it: a release build emits the metadata of an internal type only
+# where something uses it, and Security finds its backend by its type's name (SecurityBackend.swift).
+if ! swift build -c release >"$work/build.log" 2>&1; then
   cat "$work/build.log"; echo "check-consumer: the consumer package did not build"; exit 1
 fi
 if grep -E "(error|warning):" "$work/build.log" | grep -v "/.build/checkouts/"; then
@@ -31,6 +33,6 @@ if grep -E "(error|warning):" "$work/build.log" | grep -v "/.build/checkouts/"; 
 fi
 # The executable runs from the build directory: `swift run` would plan the build again and rebuild
 # part of it (about 20 s on a 2-core VM).
-bin=$(swift build --show-bin-path)
+bin=$(swift build -c release --show-bin-path)
 KEYCHAIN_BRIDGE_HOME="$work/store" "$bin/KeychainConsumer"
 echo "check-consumer: passed"

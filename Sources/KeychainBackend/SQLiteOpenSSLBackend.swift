@@ -9,8 +9,16 @@ import Security
 /// Security's backend on Linux: the SQLite storage, the OpenSSL key engine, the backup envelope and
 /// OpenSSL's certificate parser and digests (see `SecurityBackend` for why Security does not
 /// import them).
-struct SQLiteOpenSSLBackend: LinkedSecurityBackend {
-  func openStore(directory: URL, passphrase: String?, sealingToTPM: Bool) throws(KeychainStoreError)
+///
+/// `package`, not internal, and so is its initializer: nothing in any module names this type, and
+/// a release build emits the metadata of an internal type only where something uses it, so
+/// Security's lookup by name found nothing there (keychain-bench's release build stopped at its
+/// first call); a package type's metadata is always emitted.
+package struct SQLiteOpenSSLBackend: LinkedSecurityBackend {
+  /// The backend with its defaults.
+  package init() {}
+
+  package func openStore(directory: URL, passphrase: String?, sealingToTPM: Bool) throws(KeychainStoreError)
     -> any ItemStorage
   {
     try SQLiteStorageEntry.open(
@@ -18,21 +26,21 @@ struct SQLiteOpenSSLBackend: LinkedSecurityBackend {
       sealing: KeyFileSealing(sealer: TPMKeyFileSealer(), sealsNewStores: sealingToTPM))
   }
 
-  func connectAgent(socketPath: String, startingOnDemand: Bool) throws(SecStatus) -> any KeychainAgentLink {
+  package func connectAgent(socketPath: String, startingOnDemand: Bool) throws(SecStatus) -> any KeychainAgentLink {
     try AgentClient(socketPath: socketPath, startingOnDemand: startingOnDemand, backend: self)
   }
 
-  var keyEngine: any KeyEngine { OpenSSLKeyEngine.shared }
+  package var keyEngine: any KeyEngine { OpenSSLKeyEngine.shared }
 
-  var secureEnclave: any SecureEnclaveEngine { TPMSecureEnclave() }
+  package var secureEnclave: any SecureEnclaveEngine { TPMSecureEnclave() }
 
-  func sealBackup(_ plaintext: Data, passphrase: String) throws(SecStatus) -> Data {
+  package func sealBackup(_ plaintext: Data, passphrase: String) throws(SecStatus) -> Data {
     var secret = Array(passphrase.utf8)
     defer { SecureBytes.wipe(&secret) }
     return Data(try BackupEnvelope.seal(Array(plaintext), passphrase: secret))
   }
 
-  func openBackup(_ sealed: Data, passphrase: String) throws(SecStatus) -> Data {
+  package func openBackup(_ sealed: Data, passphrase: String) throws(SecStatus) -> Data {
     var secret = Array(passphrase.utf8)
     defer { SecureBytes.wipe(&secret) }
     var plaintext = try BackupEnvelope.open(Array(sealed), passphrase: secret)
@@ -41,21 +49,21 @@ struct SQLiteOpenSSLBackend: LinkedSecurityBackend {
     return Data(plaintext)
   }
 
-  func sealWithApplicationPassword(_ secret: Data, password: [UInt8]) throws(SecStatus) -> Data {
+  package func sealWithApplicationPassword(_ secret: Data, password: [UInt8]) throws(SecStatus) -> Data {
     Data(try BackupEnvelope.seal(Array(secret), passphrase: password, kind: .itemSecret))
   }
 
-  func openWithApplicationPassword(_ sealed: Data, password: [UInt8]) throws(SecStatus) -> Data {
+  package func openWithApplicationPassword(_ sealed: Data, password: [UInt8]) throws(SecStatus) -> Data {
     var secret = try BackupEnvelope.open(Array(sealed), passphrase: password, kind: .itemSecret)
     defer { SecureBytes.wipe(&secret) }
     return Data(secret)
   }
 
-  func normalizedName(_ der: Data) -> (content: Data, sequence: Data)? {
+  package func normalizedName(_ der: Data) -> (content: Data, sequence: Data)? {
     X509Names.normalized(Array(der)).map { (Data($0.content), Data($0.sequence)) }
   }
 
-  func certificateContents(_ bytes: Data) -> CertificateContents? {
+  package func certificateContents(_ bytes: Data) -> CertificateContents? {
     guard let fields = X509Certificate.fields(of: Array(bytes)) else { return nil }
     return CertificateContents(
       explicitVersionOne: X509Names.hasExplicitVersionOne(fields.der),
@@ -70,7 +78,7 @@ struct SQLiteOpenSSLBackend: LinkedSecurityBackend {
       notAfter: fields.notAfter.map { Date(timeIntervalSince1970: TimeInterval($0)) })
   }
 
-  func sha1(_ bytes: [UInt8]) throws(SecStatus) -> Data {
+  package func sha1(_ bytes: [UInt8]) throws(SecStatus) -> Data {
     do {
       return Data(try Insecure.SHA1.hash(data: bytes))
     } catch {
@@ -82,7 +90,7 @@ struct SQLiteOpenSSLBackend: LinkedSecurityBackend {
 extension SQLiteOpenSSLBackend {
   /// Validates once per purpose the policies ask (TLS server, TLS client, else none) and joins
   /// what each found; revocation is not checked, for want of a network (CertificateTrust).
-  func evaluateTrust(_ request: TrustRequest) -> TrustOutcome {
+  package func evaluateTrust(_ request: TrustRequest) -> TrustOutcome {
     var purposes: [X509Purpose] = []
     var requiresRevocationAnswer = false
     for check in request.checks {

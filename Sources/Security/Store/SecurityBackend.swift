@@ -15,7 +15,8 @@ import Synchronization
 // runs when the program loads (no constructor, no registration): the Swift runtime's type metadata
 // of every linked module is searchable by mangled name (`_typeByName`, which swift-corelibs-foundation's
 // `NSClassFromString` also uses), in an executable whose symbols are not exported and in a release
-// build's stripped link alike. A program that links Security alone has no backend, and its first
+// build's stripped link alike, provided the type is not internal (a release build emits an
+// internal type's metadata only where it is used; SQLiteOpenSSLBackend says so). A program that links Security alone has no backend, and its first
 // call that needs one fails with a sentence saying what to add.
 //
 // Only the edges read it: Apple's functions, whose signatures take no context (SecKeyCreateRandomKey,
