@@ -263,8 +263,8 @@ let package = Package(
         "AgentProcess",
         // swtpm for the Secure Enclave rows (issue 33).
         "SoftwareTPM", "KeychainTPM",
-        // The Secret Service rows' client (issue 51).
-        "KeychainAgent",
+        // The Secret Service rows' client (issue 51), and the agent's framing for its floor.
+        "KeychainAgent", "KeychainAgentWire", "KeychainStorageAgent",
         // The ssh-agent rows' messages (issue 65).
         "KeychainCrypto",
       ],

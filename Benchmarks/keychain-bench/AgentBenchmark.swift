@@ -1,5 +1,8 @@
 import AgentProcess
 import Foundation
+import KeychainAgent
+import KeychainAgentWire
+import KeychainStorageAgent
 import Security
 
 /// The DSL over a store that `keychaind` serves (issue 31): the same calls as the embedded DSL,
@@ -43,10 +46,11 @@ func printAgentRows(_ result: SizeResult) {
   printTable([header] + rows)
 }
 
-/// The transport's floor under an agent lookup: round trips of a lookup's sizes (a 256-byte
-/// request, a 512-byte answer, each with its 4-byte length) over a Unix stream socket to a thread
-/// of this process that answers at once. It is what any protocol over the agent's kind of socket
-/// pays per call (two system calls each way and two wake-ups), with none of the agent's work.
+/// The transport's floor under an agent lookup: frames of a lookup's sizes (a 256-byte request, a
+/// 512-byte answer) over a Unix stream socket to a thread of this process that answers at once,
+/// sent and received by the agent's own framing (`FrameSocket`) with the same polling the agent's
+/// client and workers use before they sleep. It is what any protocol on the agent's kind of socket
+/// pays per call, with none of the agent's work.
 func bareSocketRoundTrips(count: Int = 20_000) throws -> Samples {
   var ends: [Int32] = [-1, -1]
   guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &ends) == 0 else {
@@ -54,39 +58,28 @@ func bareSocketRoundTrips(count: Int = 20_000) throws -> Samples {
   }
   let (client, server) = (ends[0], ends[1])
   let echo = Thread {
-    var request = [UInt8](repeating: 0, count: 260)
-    let answer = [UInt8](repeating: 7, count: 516)
-    while readFully(server, &request) {
-      guard answer.withUnsafeBytes({ write(server, $0.baseAddress, $0.count) }) == answer.count else { break }
+    var polling = AdaptivePoll(microseconds: AgentSocketServer.pollMicroseconds)
+    let answer = [UInt8](repeating: 7, count: 512)
+    while (try? FrameSocket.receive(on: server, polling: &polling)) ?? nil != nil {
+      guard (try? FrameSocket.send(answer, on: server)) != nil else { break }
     }
     close(server)
   }
   echo.start()
   defer { close(client) }
-  let request = [UInt8](repeating: 1, count: 260)
-  var answer = [UInt8](repeating: 0, count: 516)
+  let request = [UInt8](repeating: 1, count: 256)
+  var polling = AdaptivePoll(microseconds: AgentClient.answerPollMicroseconds)
   var samples = Samples()
   samples.latencies.reserveCapacity(count)
   for _ in 0..<count {
     let start = now()
-    guard request.withUnsafeBytes({ write(client, $0.baseAddress, $0.count) }) == request.count,
-      readFully(client, &answer)
-    else { throw BenchError("the floor's socket failed") }
+    try FrameSocket.send(request, on: client)
+    guard try FrameSocket.receive(on: client, polling: &polling) != nil else {
+      throw BenchError("the floor's socket closed")
+    }
     samples.latencies.append(now() - start)
   }
   return samples
-}
-
-/// Reads exactly `buffer.count` bytes; false at the end of the stream.
-private func readFully(_ descriptor: Int32, _ buffer: inout [UInt8]) -> Bool {
-  var done = 0
-  while done < buffer.count {
-    let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + done, $0.count - done) }
-    if count < 0 && errno == EINTR { continue }
-    guard count > 0 else { return false }
-    done += count
-  }
-  return true
 }
 
 /// The agent's lookup beside its transport's floor, measured in the same run.

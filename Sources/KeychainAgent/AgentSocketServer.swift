@@ -127,7 +127,7 @@ package final class AgentSocketServer: Sendable {
   /// µs, and a sleeping thread costs a wake-up from another CPU (FrameSocket.receive). An idle
   /// connection costs this much CPU time once per answer, and on a busy machine the connection
   /// stops polling (AdaptivePoll).
-  static let pollMicroseconds = 100
+  package static let pollMicroseconds = 100
 
   /// Accepts and serves connections until the process ends.
   package func run() -> Never {

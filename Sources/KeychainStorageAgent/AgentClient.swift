@@ -93,7 +93,7 @@ package final class AgentClient: KeychainAgentLink {
   /// answered in about 20 µs and a write in about 100, and a sleeping thread costs a wake-up from
   /// another CPU (FrameSocket.receive). A longer call (a list of many items) sleeps after this, and
   /// on a busy machine the connection stops polling (AdaptivePoll).
-  static let answerPollMicroseconds = 200
+  package static let answerPollMicroseconds = 200
 
   /// Sends `request` and returns a reader over the result, or throws the status the agent answered.
   private static func exchange(
