@@ -93,35 +93,38 @@ package struct PassphrasePrompt: Sendable {
     return .success(.terminal)
   }
 
-  /// Asks the user, showing `text`.
-  package func ask(_ text: String) -> PromptAnswer {
+  /// Asks the user, showing `text`; `completion` runs once, later, on the prompt thread. No
+  /// thread waits for the answer.
+  package func ask(_ text: String, completion: @escaping @Sendable (PromptAnswer) -> Void) {
     switch channel() {
-    case .success(.helper(let path)): AskpassHelper(path: path, timeout: timeout).ask(text)
-    case .success(.pinentry(let path)): PinentryProgram(path: path, timeout: timeout).ask(text)
-    case .success(.terminal): TerminalPrompt(timeout: timeout).ask(text)
-    case .failure(let unavailable): .failed(unavailable.reason)
+    case .success(.helper(let path)): AskpassHelper(path: path, timeout: timeout).ask(text, completion: completion)
+    case .success(.pinentry(let path)): PinentryProgram(path: path, timeout: timeout).ask(text, completion: completion)
+    case .success(.terminal): TerminalPrompt(timeout: timeout).ask(text, completion: completion)
+    case .failure(let unavailable): completion(.failed(unavailable.reason))
     }
   }
 
-  /// Asks the user to allow or refuse what `text` says: true only when they allowed it. An askpass
-  /// helper runs in its confirmation mode (`SSH_ASKPASS_PROMPT=confirm`, as OpenSSH asks: exit
-  /// status 0 allows), pinentry shows a confirmation, the terminal asks for yes.
-  package func confirm(_ text: String) -> Bool {
+  /// Asks the user to allow or refuse what `text` says; `completion` gets true only when they
+  /// allowed it. An askpass helper runs in its confirmation mode (`SSH_ASKPASS_PROMPT=confirm`, as
+  /// OpenSSH asks: exit status 0 allows), pinentry shows a confirmation, the terminal asks for yes.
+  package func confirm(_ text: String, completion: @escaping @Sendable (Bool) -> Void) {
     switch channel() {
     case .success(.helper(let path)):
       // The exit status says it; what the helper printed does not matter.
-      guard case .answered(var printed) = AskpassHelper(path: path, timeout: timeout, confirming: true).ask(text)
-      else { return false }
-      Secrets.wipe(&printed)
-      return true
-    case .success(.pinentry(let path)): return PinentryProgram(path: path, timeout: timeout).confirm(text)
-    case .success(.terminal):
-      guard case .answered(var bytes) = TerminalPrompt(timeout: timeout, echo: true).ask(text + " [y/N]") else {
-        return false
+      AskpassHelper(path: path, timeout: timeout, confirming: true).ask(text) { answer in
+        guard case .answered(var printed) = answer else { return completion(false) }
+        Secrets.wipe(&printed)
+        completion(true)
       }
-      defer { Secrets.wipe(&bytes) }
-      return ["y", "yes"].contains(String(decoding: bytes, as: UTF8.self).lowercased())
-    case .failure: return false
+    case .success(.pinentry(let path)):
+      PinentryProgram(path: path, timeout: timeout).confirm(text, completion: completion)
+    case .success(.terminal):
+      TerminalPrompt(timeout: timeout, echo: true).ask(text + " [y/N]") { answer in
+        guard case .answered(var bytes) = answer else { return completion(false) }
+        defer { Secrets.wipe(&bytes) }
+        completion(["y", "yes"].contains(String(decoding: bytes, as: UTF8.self).lowercased()))
+      }
+    case .failure: completion(false)
     }
   }
 

@@ -20,27 +20,30 @@ struct PinentryProgram {
   /// status line less; anything longer is not pinentry.
   static let lineLimit = 4096
 
-  /// Asks for a passphrase, showing `text`.
-  func ask(_ text: String) -> PromptAnswer {
-    run(["SETDESC " + Self.escaped(text), "SETPROMPT Passphrase:", "GETPIN"])
+  /// Asks for a passphrase, showing `text`; `completion` runs once, on the prompt thread.
+  func ask(_ text: String, completion: @escaping @Sendable (PromptAnswer) -> Void) {
+    run(["SETDESC " + Self.escaped(text), "SETPROMPT Passphrase:", "GETPIN"], completion: completion)
   }
 
-  /// Asks the user to allow or refuse what `text` says; true only when they allowed it.
-  func confirm(_ text: String) -> Bool {
-    guard case .answered(var data) = run(["SETDESC " + Self.escaped(text), "SETOK Allow", "SETCANCEL Deny", "CONFIRM"])
-    else { return false }
-    Secrets.wipe(&data)
-    return true
+  /// Asks the user to allow or refuse what `text` says; `completion` gets true only when they
+  /// allowed it.
+  func confirm(_ text: String, completion: @escaping @Sendable (Bool) -> Void) {
+    run(["SETDESC " + Self.escaped(text), "SETOK Allow", "SETCANCEL Deny", "CONFIRM"]) { answer in
+      guard case .answered(var data) = answer else { return completion(false) }
+      Secrets.wipe(&data)
+      completion(true)
+    }
   }
 
-  /// Runs the program, sends the options and `commands`, then BYE; the data of the last command.
-  private func run(_ commands: [String]) -> PromptAnswer {
+  /// Runs the program, sends the options and `commands`, then BYE; `completion` gets the data of
+  /// the last command, or why there is none.
+  private func run(_ commands: [String], completion: @escaping @Sendable (PromptAnswer) -> Void) {
     // One socket pair for both directions: the program reads and writes its end as its standard
     // input and output, and this process's sends carry MSG_NOSIGNAL, so a pinentry that exits
     // early is an error here, not a SIGPIPE that ends the process.
     var ends: [Int32] = [-1, -1]
     guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else {
-      return .failed("cannot make a socket pair: \(String(cString: strerror(errno)))")
+      return completion(.failed("cannot make a socket pair: \(String(cString: strerror(errno)))"))
     }
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
@@ -49,42 +52,24 @@ struct PinentryProgram {
     posix_spawn_file_actions_adddup2(&actions, ends[1], 1)
     guard SpawnedProcess.closeDescriptors(from: 3, in: &actions) else {
       ends.forEach { close($0) }
-      return .failed("cannot keep this process's open files from pinentry")
+      return completion(.failed("cannot keep this process's open files from pinentry"))
     }
     var child: pid_t = 0
     let arguments: [UnsafeMutablePointer<CChar>?] = [strdup(path), nil]
     defer { arguments.forEach { free($0) } }
     let spawned = posix_spawn(&child, path, &actions, nil, arguments, environ)
     close(ends[1])
-    var session = Conversation(socket: ends[0], deadline: ContinuousClock.now + timeout, path: path)
-    defer {
-      session.wipe()
+    guard spawned == 0 else {
       close(ends[0])
-      if spawned == 0 {
-        kill(child, SIGKILL)
-        var status: Int32 = 0
-        while waitpid(child, &status, 0) < 0 && errno == EINTR {}
-      }
+      return completion(.failed("cannot run \(path): \(String(cString: strerror(spawned)))"))
     }
-    guard spawned == 0 else { return .failed("cannot run \(path): \(String(cString: strerror(spawned)))") }
-    guard case .answered = session.response() else { return .failed("\(path) did not greet as pinentry does") }
     var options = ["SETTIMEOUT \(max(1, timeout.components.seconds))", "SETTITLE Keychain"]
     if let terminal = Self.terminal() { options.append("OPTION ttyname=\(terminal)") }
     if let type = ProcessInfo.processInfo.environment["TERM"] { options.append("OPTION ttytype=\(type)") }
-    for option in options {
-      // An option this pinentry does not know is not a reason to give up.
-      guard session.send(option) else { return .failed("\(path) stopped reading") }
-      if case .answered(var ignored) = session.response() { Secrets.wipe(&ignored) }
-    }
-    var answer = PromptAnswer.failed("\(path) answered nothing")
-    for command in commands {
-      if case .answered(var earlier) = answer { Secrets.wipe(&earlier) }
-      guard session.send(command) else { return .failed("\(path) stopped reading") }
-      answer = session.response()
-      guard case .answered = answer else { return answer }
-    }
-    _ = session.send("BYE")
-    return answer
+    PinentryRun(
+      path: path, child: child, socket: ends[0], deadline: .now + timeout, options: options, commands: commands,
+      completion: completion
+    ).start()
   }
 
   /// The terminal a text pinentry should use: `GPG_TTY`, else this process's controlling
@@ -110,105 +95,152 @@ struct PinentryProgram {
     }
     return result
   }
+}
 
-  /// The lines going to and coming from one pinentry, before a deadline.
-  private struct Conversation {
-    let socket: Int32
-    let deadline: ContinuousClock.Instant
-    let path: String
-    var buffered: [UInt8] = []
+/// One conversation with a pinentry program, touched on the prompt thread only: the greeting, the
+/// options (whose answers do not matter), the commands (each must be answered), then BYE.
+private final class PinentryRun: @unchecked Sendable {
+  // @unchecked: every field is used on the prompt thread (`PromptIO`) only, after `start`.
+  let path: String
+  let child: pid_t
+  let socket: Int32
+  let deadline: ContinuousClock.Instant
+  let completion: @Sendable (PromptAnswer) -> Void
+  /// What is still to be sent, in order; nil stands for the greeting, which is read, not sent.
+  var steps: [(line: String?, required: Bool)]
+  /// The watch of the program's socket, once it is started.
+  var watch = 0
+  var buffered: [UInt8] = []
+  /// The `D` lines' data of the response being read.
+  var data: [UInt8] = []
+  var finished = false
 
-    /// Wipes what was read and not taken (a passphrase may be in it).
-    mutating func wipe() { Secrets.wipe(&buffered) }
+  init(
+    path: String, child: pid_t, socket: Int32, deadline: ContinuousClock.Instant, options: [String],
+    commands: [String], completion: @escaping @Sendable (PromptAnswer) -> Void
+  ) {
+    self.path = path
+    self.child = child
+    self.socket = socket
+    self.deadline = deadline
+    self.completion = completion
+    steps = [(nil, true)] + options.map { ($0, false) } + commands.map { ($0, true) }
+  }
 
-    func send(_ line: String) -> Bool {
-      let bytes = Array((line + "\n").utf8)
-      var sent = 0
-      while sent < bytes.count {
-        let count = bytes[sent...].withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-        if count < 0 && errno == EINTR { continue }
-        guard count > 0 else { return false }
-        sent += count
-      }
-      return true
+  func start() {
+    PromptIO.shared.watch(
+      socket, until: deadline,
+      readable: { [self] id in
+        watch = id
+        read()
+      },
+      expired: { [self] id in
+        watch = id
+        finish(.timedOut)
+      })
+  }
+
+  private func read() {
+    guard !finished else { return }
+    guard var bytes = readAvailable(socket) else {
+      return finish(ContinuousClock.now >= deadline ? .timedOut : .failed("\(path) ended without answering"))
     }
-
-    /// Lines up to the `OK` or `ERR` that ends a response: `.answered` with the `D` lines' data
-    /// (unescaped; the caller wipes it), `.canceled` when the user cancelled or refused,
-    /// `.timedOut`, or `.failed`.
-    mutating func response() -> PromptAnswer {
-      var data: [UInt8] = []
-      while true {
-        guard var line = nextLine() else {
-          Secrets.wipe(&data)
-          return ContinuousClock.now >= deadline ? .timedOut : .failed("\(path) ended without answering")
-        }
-        defer { Secrets.wipe(&line) }
-        if line == Array("OK".utf8) || line.starts(with: Array("OK ".utf8)) { return .answered(data) }
-        if line.starts(with: Array("D ".utf8)) {
-          guard Self.unescape(line.dropFirst(2), into: &data), data.count <= PassphrasePrompt.answerLimit else {
-            Secrets.wipe(&data)
-            return .failed("\(path) answered more than \(PassphrasePrompt.answerLimit) bytes")
-          }
-          continue
-        }
-        if line.starts(with: Array("ERR ".utf8)) {
-          Secrets.wipe(&data)
-          let code = Int(String(decoding: line.dropFirst(4).prefix { $0 != UInt8(ascii: " ") }, as: UTF8.self)) ?? 0
-          // GnuPG error codes: the low 16 bits name the error whatever the source.
-          switch code & 0xFFFF {
-          case 99, 114: return .canceled  // canceled, not confirmed
-          case 62: return .timedOut
-          default:
-            return .failed("\(path) failed: \(String(decoding: line.dropFirst(4), as: UTF8.self))")
-          }
-        }
-        // Comments (#) and status lines (S) say nothing about the answer.
-      }
+    buffered.append(contentsOf: bytes)
+    Secrets.wipe(&bytes)
+    while !finished, let newline = buffered.firstIndex(of: UInt8(ascii: "\n")) {
+      var line = Array(buffered[..<newline])
+      buffered.removeSubrange(...newline)
+      take(line)
+      Secrets.wipe(&line)
     }
+    if !finished && buffered.count > PinentryProgram.lineLimit { finish(.failed("\(path) sent a line too long")) }
+  }
 
-    /// The next line without its newline, or nil at the end of output, a line too long, or the
-    /// deadline.
-    private mutating func nextLine() -> [UInt8]? {
-      var chunk = [UInt8](repeating: 0, count: 1024)
-      defer { Secrets.wipe(&chunk) }
-      while true {
-        if let newline = buffered.firstIndex(of: UInt8(ascii: "\n")) {
-          let line = Array(buffered[..<newline])
-          buffered.removeSubrange(...newline)
-          return line
-        }
-        guard buffered.count <= PinentryProgram.lineLimit else { return nil }
-        let remaining = ContinuousClock.now.duration(to: deadline)
-        guard remaining > .zero else { return nil }
-        var poller = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
-        let ready = poll(&poller, 1, Int32(clamping: remaining.components.seconds * 1000 + 1))
-        if ready < 0 && errno == EINTR { continue }
-        if ready <= 0 { continue }
-        let count = chunk.withUnsafeMutableBytes { read(socket, $0.baseAddress, $0.count) }
-        if count < 0 && errno == EINTR { continue }
-        guard count > 0 else { return nil }
-        buffered.append(contentsOf: chunk[..<count])
+  /// One line of the response to the current step.
+  private func take(_ line: [UInt8]) {
+    if line == Array("OK".utf8) || line.starts(with: Array("OK ".utf8)) { return answered(.answered(data)) }
+    if line.starts(with: Array("D ".utf8)) {
+      guard Self.unescape(line.dropFirst(2), into: &data), data.count <= PassphrasePrompt.answerLimit else {
+        return finish(.failed("\(path) answered more than \(PassphrasePrompt.answerLimit) bytes"))
+      }
+      return
+    }
+    if line.starts(with: Array("ERR ".utf8)) {
+      let code = Int(String(decoding: line.dropFirst(4).prefix { $0 != UInt8(ascii: " ") }, as: UTF8.self)) ?? 0
+      // GnuPG error codes: the low 16 bits name the error whatever the source.
+      switch code & 0xFFFF {
+      case 99, 114: return answered(.canceled)  // canceled, not confirmed
+      case 62: return answered(.timedOut)
+      default: return answered(.failed("\(path) failed: \(String(decoding: line.dropFirst(4), as: UTF8.self))"))
       }
     }
+    // Comments (#) and status lines (S) say nothing about the answer.
+  }
 
-    /// Appends `escaped` with its `%XX` escapes decoded to `data`; false for a malformed escape.
-    private static func unescape(_ escaped: ArraySlice<UInt8>, into data: inout [UInt8]) -> Bool {
-      var index = escaped.startIndex
-      while index < escaped.endIndex {
-        let byte = escaped[index]
-        guard byte == UInt8(ascii: "%") else {
-          data.append(byte)
-          index += 1
-          continue
-        }
-        guard escaped.endIndex - index >= 3,
-          let value = UInt8(String(decoding: escaped[(index + 1)...(index + 2)], as: UTF8.self), radix: 16)
-        else { return false }
-        data.append(value)
-        index += 3
-      }
-      return true
+  /// The current step's response ended with `answer`: go on to the next step, or finish.
+  private func answered(_ answer: PromptAnswer) {
+    let step = steps.removeFirst()
+    let isLast = steps.isEmpty
+    guard case .answered = answer else {
+      // An option this pinentry does not know is not a reason to give up.
+      Secrets.wipe(&data)
+      data = []
+      if step.required { return finish(step.line == nil ? .failed("\(path) did not greet as pinentry does") : answer) }
+      return sendNext()
     }
+    if isLast {
+      _ = send("BYE")
+      let result = PromptAnswer.answered(data)
+      return finish(result)
+    }
+    Secrets.wipe(&data)
+    data = []
+    sendNext()
+  }
+
+  private func sendNext() {
+    guard let line = steps.first?.line else { return }
+    if !send(line) { finish(.failed("\(path) stopped reading")) }
+  }
+
+  private func send(_ line: String) -> Bool {
+    let bytes = Array((line + "\n").utf8)
+    var sent = 0
+    while sent < bytes.count {
+      let count = bytes[sent...].withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+      if count < 0 && (errno == EINTR || errno == EAGAIN) { continue }
+      guard count > 0 else { return false }
+      sent += count
+    }
+    return true
+  }
+
+  private func finish(_ outcome: PromptAnswer) {
+    guard !finished else { return }
+    finished = true
+    Secrets.wipe(&buffered)
+    Secrets.wipe(&data)
+    PromptIO.shared.stop(watch)
+    killAndReap(child)
+    completion(outcome)
+  }
+
+  /// Appends `escaped` with its `%XX` escapes decoded to `data`; false for a malformed escape.
+  private static func unescape(_ escaped: ArraySlice<UInt8>, into data: inout [UInt8]) -> Bool {
+    var index = escaped.startIndex
+    while index < escaped.endIndex {
+      let byte = escaped[index]
+      guard byte == UInt8(ascii: "%") else {
+        data.append(byte)
+        index += 1
+        continue
+      }
+      guard escaped.endIndex - index >= 3,
+        let value = UInt8(String(decoding: escaped[(index + 1)...(index + 2)], as: UTF8.self), radix: 16)
+      else { return false }
+      data.append(value)
+      index += 3
+    }
+    return true
   }
 }

@@ -7,7 +7,8 @@ import Foundation
 /// One run of an askpass program: the prompt is its argument, its standard output (up to
 /// `PassphrasePrompt.answerLimit` bytes, one trailing newline dropped) the answer, and its exit
 /// status says whether the user answered (0) or declined (any other). Its standard input is
-/// /dev/null. A helper still running at the timeout is killed.
+/// /dev/null. A helper still running at the timeout is killed. No thread waits for it: its output
+/// and its end are watched on the prompt thread.
 ///
 /// Confirming, it runs as OpenSSH runs its askpass for a yes/no question: `SSH_ASKPASS_PROMPT` is
 /// `confirm` in its environment, and its exit status alone is the answer.
@@ -16,21 +17,23 @@ struct AskpassHelper {
   let timeout: Duration
   var confirming = false
 
-  func ask(_ text: String) -> PromptAnswer {
+  /// Starts the helper showing `text`; `completion` runs once, on the prompt thread.
+  func ask(_ text: String, completion: @escaping @Sendable (PromptAnswer) -> Void) {
     var pipeEnds: [Int32] = [-1, -1]
-    guard pipe(&pipeEnds) == 0 else { return .failed("cannot make a pipe: \(String(cString: strerror(errno)))") }
+    guard pipe(&pipeEnds) == 0 else {
+      return completion(.failed("cannot make a pipe: \(String(cString: strerror(errno)))"))
+    }
     // Neither end may reach another child this process starts meanwhile (dup2 clears the flag
     // on the helper's standard output).
     for end in pipeEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-    defer { close(pipeEnds[0]) }
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
     posix_spawn_file_actions_adddup2(&actions, pipeEnds[1], 1)
     guard SpawnedProcess.closeDescriptors(from: 3, in: &actions) else {
-      close(pipeEnds[1])
-      return .failed("cannot keep this process's open files from the askpass helper")
+      pipeEnds.forEach { close($0) }
+      return completion(.failed("cannot keep this process's open files from the askpass helper"))
     }
     var child: pid_t = 0
     let arguments: [UnsafeMutablePointer<CChar>?] = [strdup(path), strdup(text), nil]
@@ -45,120 +48,191 @@ struct AskpassHelper {
       : posix_spawn(&child, path, &actions, nil, arguments, environ)
     close(pipeEnds[1])
     guard spawned == 0 else {
-      return .failed("cannot run \(path): \(String(cString: strerror(spawned)))")
+      close(pipeEnds[0])
+      return completion(.failed("cannot run \(path): \(String(cString: strerror(spawned)))"))
     }
-    let deadline = ContinuousClock.now + timeout
-    var answer: [UInt8] = []
-    var overflowed = false
-    var buffer = [UInt8](repeating: 0, count: 512)
-    reading: while true {
-      let remaining = ContinuousClock.now.duration(to: deadline)
-      guard remaining > .zero else { return killed(child, answer: &answer) }
-      var poller = pollfd(fd: pipeEnds[0], events: Int16(POLLIN), revents: 0)
-      let ready = poll(&poller, 1, Int32(clamping: remaining.components.seconds * 1000 + 1))
-      if ready < 0 && errno == EINTR { continue }
-      if ready <= 0 { continue }
-      let count = buffer.withUnsafeMutableBytes { read(pipeEnds[0], $0.baseAddress, $0.count) }
-      if count < 0 && errno == EINTR { continue }
-      if count <= 0 { break reading }
-      if answer.count + count > PassphrasePrompt.answerLimit {
-        overflowed = true
-      } else {
-        answer.append(contentsOf: buffer[0..<count])
-      }
+    AskpassRun(path: path, child: child, output: pipeEnds[0], deadline: .now + timeout, completion: completion)
+      .start()
+  }
+}
+
+/// The state of one askpass helper while it runs, touched on the prompt thread only.
+private final class AskpassRun: @unchecked Sendable {
+  // @unchecked: every field is used on the prompt thread (`PromptIO`) only, after `start`.
+  let path: String
+  let child: pid_t
+  let output: Int32
+  let deadline: ContinuousClock.Instant
+  let completion: @Sendable (PromptAnswer) -> Void
+  /// The watch of the helper's output, once it is started.
+  var watch = 0
+  var answer: [UInt8] = []
+  var overflowed = false
+  var finished = false
+
+  init(
+    path: String, child: pid_t, output: Int32, deadline: ContinuousClock.Instant,
+    completion: @escaping @Sendable (PromptAnswer) -> Void
+  ) {
+    self.path = path
+    self.child = child
+    self.output = output
+    self.deadline = deadline
+    self.completion = completion
+  }
+
+  func start() {
+    PromptIO.shared.watch(
+      output, until: deadline,
+      readable: { [self] id in
+        watch = id
+        read()
+      },
+      expired: { [self] id in
+        watch = id
+        expire()
+      })
+  }
+
+  private func read() {
+    guard !finished else { return }
+    guard var bytes = readAvailable(output) else { return outputEnded() }
+    defer { Secrets.wipe(&bytes) }
+    if answer.count + bytes.count > PassphrasePrompt.answerLimit {
+      overflowed = true
+    } else {
+      answer.append(contentsOf: bytes)
     }
-    Secrets.wipe(&buffer)
-    // Output closed: the helper is ending; it gets what is left of the timeout to do so.
-    guard let status = waitForExit(child, until: deadline) else { return killed(child, answer: &answer) }
+  }
+
+  /// Output closed: the helper is ending; it gets what is left of the timeout to do so.
+  private func outputEnded() {
+    PromptIO.shared.stop(watch)
+    reapWhenDone(child, until: deadline) { [self] status in
+      guard let status else { return finish(.timedOut) }
+      finish(outcome(status))
+    }
+  }
+
+  private func expire() {
+    guard !finished else { return }
+    PromptIO.shared.stop(watch)
+    killAndReap(child)
+    finish(.timedOut)
+  }
+
+  private func outcome(_ status: Int32) -> PromptAnswer {
     let signal = status & 0x7f
-    if signal != 0 {
-      Secrets.wipe(&answer)
-      return .failed("the askpass helper \(path) ended on signal \(signal)")
-    }
-    guard (status >> 8) & 0xff == 0 else {
-      Secrets.wipe(&answer)
-      return .canceled
-    }
+    if signal != 0 { return .failed("the askpass helper \(path) ended on signal \(signal)") }
+    guard (status >> 8) & 0xff == 0 else { return .canceled }
     if overflowed {
-      Secrets.wipe(&answer)
       return .failed("the askpass helper \(path) answered more than \(PassphrasePrompt.answerLimit) bytes")
     }
-    if answer.last == UInt8(ascii: "\n") { answer.removeLast() }
-    if answer.last == UInt8(ascii: "\r") { answer.removeLast() }
-    return .answered(answer)
+    var typed = answer
+    if typed.last == UInt8(ascii: "\n") { typed.removeLast() }
+    if typed.last == UInt8(ascii: "\r") { typed.removeLast() }
+    return .answered(typed)
   }
 
-  private func killed(_ child: pid_t, answer: inout [UInt8]) -> PromptAnswer {
+  private func finish(_ outcome: PromptAnswer) {
+    guard !finished else { return }
+    finished = true
     Secrets.wipe(&answer)
-    kill(child, SIGKILL)
-    var status: Int32 = 0
-    while waitpid(child, &status, 0) < 0 && errno == EINTR {}
-    return .timedOut
-  }
-
-  /// The child's wait status, or nil when it is still running at `deadline`.
-  private func waitForExit(_ child: pid_t, until deadline: ContinuousClock.Instant) -> Int32? {
-    var status: Int32 = 0
-    while true {
-      let reaped = waitpid(child, &status, WNOHANG)
-      if reaped == child { return status }
-      if reaped < 0 && errno != EINTR { return 0x7f00 }  // gone already: reported as exit 127
-      if ContinuousClock.now >= deadline { return nil }
-      usleep(5_000)
-    }
+    completion(outcome)
   }
 }
 
 /// A prompt on the controlling terminal, as `sudo` asks: echo off while the answer is typed, and
 /// the terminal's settings restored after. Signals from the keyboard are off too, so Ctrl-C is read
 /// as a cancel (and the terminal is always restored) instead of killing the process with echo off.
+/// What is typed is watched on the prompt thread: no thread waits for it.
 struct TerminalPrompt {
   let timeout: Duration
   /// Whether what is typed is shown (a yes or no; never a passphrase).
   var echo = false
 
-  func ask(_ text: String) -> PromptAnswer {
+  /// Asks on the terminal, showing `text`; `completion` runs once, on the prompt thread.
+  func ask(_ text: String, completion: @escaping @Sendable (PromptAnswer) -> Void) {
     let terminal = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
-    guard terminal >= 0 else { return .failed("cannot open the terminal: \(String(cString: strerror(errno)))") }
-    defer { close(terminal) }
+    guard terminal >= 0 else {
+      return completion(.failed("cannot open the terminal: \(String(cString: strerror(errno)))"))
+    }
     var saved = termios()
-    guard tcgetattr(terminal, &saved) == 0 else { return .failed("the process's terminal is not a terminal") }
+    guard tcgetattr(terminal, &saved) == 0 else {
+      close(terminal)
+      return completion(.failed("the process's terminal is not a terminal"))
+    }
     var quiet = saved
     quiet.c_lflag &= echo ? ~tcflag_t(ISIG) : ~tcflag_t(ECHO | ECHONL | ISIG)
-    guard tcsetattr(terminal, TCSAFLUSH, &quiet) == 0 else { return .failed("cannot turn the terminal's echo off") }
-    defer {
-      tcsetattr(terminal, TCSAFLUSH, &saved)
-      write(terminal, "\n", 1)
+    guard tcsetattr(terminal, TCSAFLUSH, &quiet) == 0 else {
+      close(terminal)
+      return completion(.failed("cannot turn the terminal's echo off"))
     }
     let shown = Array((text.hasSuffix(" ") ? text : text + " ").utf8)
     _ = shown.withUnsafeBytes { write(terminal, $0.baseAddress, $0.count) }
-    let deadline = ContinuousClock.now + timeout
-    var answer: [UInt8] = []
-    var byte: UInt8 = 0
-    while true {
-      let remaining = ContinuousClock.now.duration(to: deadline)
-      guard remaining > .zero else {
-        Secrets.wipe(&answer)
-        return .timedOut
-      }
-      var poller = pollfd(fd: terminal, events: Int16(POLLIN), revents: 0)
-      let ready = poll(&poller, 1, Int32(clamping: remaining.components.seconds * 1000 + 1))
-      if ready <= 0 { continue }
-      let count = read(terminal, &byte, 1)
-      if count < 0 && errno == EINTR { continue }
-      // End of input (Ctrl-D on an empty line) or Ctrl-C: the user declined.
-      if count == 0 || byte == 0x03 || (byte == 0x04 && answer.isEmpty) {
-        Secrets.wipe(&answer)
-        return .canceled
-      }
-      if count < 0 { return .failed("cannot read the terminal: \(String(cString: strerror(errno)))") }
-      if byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") { return .answered(answer) }
+    TerminalRun(terminal: terminal, saved: saved, deadline: .now + timeout, completion: completion).start()
+  }
+}
+
+/// The state of one terminal prompt while the user types, touched on the prompt thread only.
+private final class TerminalRun: @unchecked Sendable {
+  // @unchecked: every field is used on the prompt thread (`PromptIO`) only, after `start`.
+  let terminal: Int32
+  let saved: termios
+  let deadline: ContinuousClock.Instant
+  let completion: @Sendable (PromptAnswer) -> Void
+  /// The watch of the terminal, once it is started.
+  var watch = 0
+  var answer: [UInt8] = []
+  var finished = false
+
+  init(
+    terminal: Int32, saved: termios, deadline: ContinuousClock.Instant,
+    completion: @escaping @Sendable (PromptAnswer) -> Void
+  ) {
+    self.terminal = terminal
+    self.saved = saved
+    self.deadline = deadline
+    self.completion = completion
+  }
+
+  func start() {
+    PromptIO.shared.watch(
+      terminal, until: deadline,
+      readable: { [self] id in
+        watch = id
+        read()
+      },
+      expired: { [self] id in
+        watch = id
+        finish(.timedOut)
+      })
+  }
+
+  private func read() {
+    guard !finished else { return }
+    // End of input (Ctrl-D on an empty line, or the terminal gone): the user declined.
+    guard var bytes = readAvailable(terminal) else { return finish(.canceled) }
+    defer { Secrets.wipe(&bytes) }
+    for byte in bytes {
+      if byte == 0x03 || (byte == 0x04 && answer.isEmpty) { return finish(.canceled) }
+      if byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") { return finish(.answered(answer)) }
       guard answer.count < PassphrasePrompt.answerLimit else {
-        Secrets.wipe(&answer)
-        return .failed("the answer is longer than \(PassphrasePrompt.answerLimit) bytes")
+        return finish(.failed("the answer is longer than \(PassphrasePrompt.answerLimit) bytes"))
       }
       answer.append(byte)
     }
+  }
+
+  private func finish(_ outcome: PromptAnswer) {
+    guard !finished else { return }
+    finished = true
+    var restored = saved
+    tcsetattr(terminal, TCSAFLUSH, &restored)
+    write(terminal, "\n", 1)
+    PromptIO.shared.stop(watch)
+    Secrets.wipe(&answer)
+    completion(outcome)
   }
 }
 

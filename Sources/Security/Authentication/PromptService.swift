@@ -69,20 +69,4 @@ extension PassphrasePrompt: PromptService {
     if case .failure(let unavailable) = channel() { return unavailable }
     return nil
   }
-
-  /// Runs the helper, or reads the terminal, on a thread of its own: both block until the user
-  /// answers or the timeout passes.
-  package func ask(_ text: String, completion: @escaping @Sendable (PromptAnswer) -> Void) {
-    let thread = Thread { completion(self.ask(text)) }
-    thread.name = "keychain prompt"
-    thread.start()
-  }
-
-  /// Asks on a thread of its own: an askpass helper in its confirmation mode, pinentry's
-  /// CONFIRM, or a yes/no question on the terminal.
-  package func confirm(_ text: String, completion: @escaping @Sendable (Bool) -> Void) {
-    let thread = Thread { completion(self.confirm(text)) }
-    thread.name = "keychain prompt"
-    thread.start()
-  }
 }
