@@ -84,22 +84,26 @@ package struct PassphrasePrompt: Sendable {
       return .success(name.hasPrefix("pinentry") ? .pinentry(helper) : .helper(helper))
     }
     if let helperProblem { return .failure(PromptUnavailable(reason: helperProblem)) }
-    let terminal = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
-    guard terminal >= 0 else {
-      return .failure(
-        PromptUnavailable(reason: "no terminal to ask on and KEYCHAIN_BRIDGE_ASKPASS is not set"))
-    }
-    close(terminal)
+    if let unavailable = TerminalPrompt(timeout: timeout).unavailability() { return .failure(unavailable) }
     return .success(.terminal)
   }
 
-  /// Asks the user, showing `text`; `completion` runs once, later, on the prompt thread. No
-  /// thread waits for the answer.
-  package func ask(_ text: String, completion: @escaping @Sendable (PromptAnswer) -> Void) {
+  /// The prompter the channel names: an askpass helper, a pinentry program or the terminal, each
+  /// a `PromptService` of its own that a front end may also use directly.
+  package func prompter() -> Result<any PromptService, PromptUnavailable> {
     switch channel() {
-    case .success(.helper(let path)): AskpassHelper(path: path, timeout: timeout).ask(text, completion: completion)
-    case .success(.pinentry(let path)): PinentryProgram(path: path, timeout: timeout).ask(text, completion: completion)
-    case .success(.terminal): TerminalPrompt(timeout: timeout).ask(text, completion: completion)
+    case .success(.helper(let path)): .success(AskpassHelper(path: path, timeout: timeout))
+    case .success(.pinentry(let path)): .success(PinentryProgram(path: path, timeout: timeout))
+    case .success(.terminal): .success(TerminalPrompt(timeout: timeout))
+    case .failure(let unavailable): .failure(unavailable)
+    }
+  }
+
+  /// Asks the user through the prompter, showing `text`; `completion` runs once, later, on the
+  /// prompt thread. No thread waits for the answer.
+  package func ask(_ text: String, completion: @escaping @Sendable (PromptAnswer) -> Void) {
+    switch prompter() {
+    case .success(let prompter): prompter.ask(text, completion: completion)
     case .failure(let unavailable): completion(.failed(unavailable.reason))
     }
   }
@@ -108,22 +112,8 @@ package struct PassphrasePrompt: Sendable {
   /// allowed it. An askpass helper runs in its confirmation mode (`SSH_ASKPASS_PROMPT=confirm`, as
   /// OpenSSH asks: exit status 0 allows), pinentry shows a confirmation, the terminal asks for yes.
   package func confirm(_ text: String, completion: @escaping @Sendable (Bool) -> Void) {
-    switch channel() {
-    case .success(.helper(let path)):
-      // The exit status says it; what the helper printed does not matter.
-      AskpassHelper(path: path, timeout: timeout, confirming: true).ask(text) { answer in
-        guard case .answered(var printed) = answer else { return completion(false) }
-        Secrets.wipe(&printed)
-        completion(true)
-      }
-    case .success(.pinentry(let path)):
-      PinentryProgram(path: path, timeout: timeout).confirm(text, completion: completion)
-    case .success(.terminal):
-      TerminalPrompt(timeout: timeout, echo: true).ask(text + " [y/N]") { answer in
-        guard case .answered(var bytes) = answer else { return completion(false) }
-        defer { Secrets.wipe(&bytes) }
-        completion(["y", "yes"].contains(String(decoding: bytes, as: UTF8.self).lowercased()))
-      }
+    switch prompter() {
+    case .success(let prompter): prompter.confirm(text, completion: completion)
     case .failure: completion(false)
     }
   }

@@ -12,22 +12,33 @@ import Foundation
 /// Written here rather than through a library: the few commands a prompt needs are lines of text,
 /// and GnuPG's libassuan would bring a C dependency for them. The terminal a text pinentry uses is
 /// `GPG_TTY` (as gpg-agent gives it), else this process's controlling terminal.
-struct PinentryProgram {
-  let path: String
-  let timeout: Duration
+package struct PinentryProgram: PromptService {
+  /// The program, by absolute path.
+  package let path: String
+  /// How long a prompt waits for its answer.
+  package let timeout: Duration
+
+  /// A pinentry prompt through the program at `path`, waiting `timeout` for an answer.
+  package init(path: String, timeout: Duration) {
+    self.path = path
+    self.timeout = timeout
+  }
+
+  /// A program can always be run (whether it answers is the prompt's business).
+  package func unavailability() -> PromptUnavailable? { nil }
 
   /// The longest line read: a `D` line holds at most 1,000 bytes by the protocol, a comment or
   /// status line less; anything longer is not pinentry.
   static let lineLimit = 4096
 
   /// Asks for a passphrase, showing `text`; `completion` runs once, on the prompt thread.
-  func ask(_ text: String, completion: @escaping @Sendable (PromptAnswer) -> Void) {
+  package func ask(_ text: String, completion: @escaping @Sendable (PromptAnswer) -> Void) {
     run(["SETDESC " + Self.escaped(text), "SETPROMPT Passphrase:", "GETPIN"], completion: completion)
   }
 
   /// Asks the user to allow or refuse what `text` says; `completion` gets true only when they
   /// allowed it.
-  func confirm(_ text: String, completion: @escaping @Sendable (Bool) -> Void) {
+  package func confirm(_ text: String, completion: @escaping @Sendable (Bool) -> Void) {
     run(["SETDESC " + Self.escaped(text), "SETOK Allow", "SETCANCEL Deny", "CONFIRM"]) { answer in
       guard case .answered(var data) = answer else { return completion(false) }
       Secrets.wipe(&data)

@@ -12,13 +12,37 @@ import Foundation
 ///
 /// Confirming, it runs as OpenSSH runs its askpass for a yes/no question: `SSH_ASKPASS_PROMPT` is
 /// `confirm` in its environment, and its exit status alone is the answer.
-struct AskpassHelper {
-  let path: String
-  let timeout: Duration
+package struct AskpassHelper: PromptService {
+  /// The helper, by absolute path.
+  package let path: String
+  /// How long a prompt waits for its answer.
+  package let timeout: Duration
+  /// Whether it runs in OpenSSH's confirmation mode.
   var confirming = false
 
+  /// An askpass prompt through the helper at `path`, waiting `timeout` for an answer.
+  package init(path: String, timeout: Duration) {
+    self.path = path
+    self.timeout = timeout
+  }
+
+  /// A helper can always be run (whether it runs is the answer's business).
+  package func unavailability() -> PromptUnavailable? { nil }
+
+  /// Runs the helper in its confirmation mode: exit status 0 allows; what it printed does not
+  /// matter.
+  package func confirm(_ text: String, completion: @escaping @Sendable (Bool) -> Void) {
+    var confirming = self
+    confirming.confirming = true
+    confirming.ask(text) { answer in
+      guard case .answered(var printed) = answer else { return completion(false) }
+      Secrets.wipe(&printed)
+      completion(true)
+    }
+  }
+
   /// Starts the helper showing `text`; `completion` runs once, on the prompt thread.
-  func ask(_ text: String, completion: @escaping @Sendable (PromptAnswer) -> Void) {
+  package func ask(_ text: String, completion: @escaping @Sendable (PromptAnswer) -> Void) {
     var pipeEnds: [Int32] = [-1, -1]
     guard pipe(&pipeEnds) == 0 else {
       return completion(.failed("cannot make a pipe: \(String(cString: strerror(errno)))"))
@@ -146,13 +170,38 @@ private final class AskpassRun: @unchecked Sendable {
 /// the terminal's settings restored after. Signals from the keyboard are off too, so Ctrl-C is read
 /// as a cancel (and the terminal is always restored) instead of killing the process with echo off.
 /// What is typed is watched on the prompt thread: no thread waits for it.
-struct TerminalPrompt {
-  let timeout: Duration
+package struct TerminalPrompt: PromptService {
+  /// How long a prompt waits for its answer.
+  package let timeout: Duration
   /// Whether what is typed is shown (a yes or no; never a passphrase).
   var echo = false
 
+  /// A prompt on this process's controlling terminal, waiting `timeout` for an answer.
+  package init(timeout: Duration) { self.timeout = timeout }
+
+  /// Why no terminal can be asked: this process has no controlling terminal.
+  package func unavailability() -> PromptUnavailable? {
+    let terminal = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
+    guard terminal >= 0 else {
+      return PromptUnavailable(reason: "no terminal to ask on and KEYCHAIN_BRIDGE_ASKPASS is not set")
+    }
+    close(terminal)
+    return nil
+  }
+
+  /// Asks a yes or no question, what is typed shown: `y` or `yes` allows.
+  package func confirm(_ text: String, completion: @escaping @Sendable (Bool) -> Void) {
+    var shown = self
+    shown.echo = true
+    shown.ask(text + " [y/N]") { answer in
+      guard case .answered(var bytes) = answer else { return completion(false) }
+      defer { Secrets.wipe(&bytes) }
+      completion(["y", "yes"].contains(String(decoding: bytes, as: UTF8.self).lowercased()))
+    }
+  }
+
   /// Asks on the terminal, showing `text`; `completion` runs once, on the prompt thread.
-  func ask(_ text: String, completion: @escaping @Sendable (PromptAnswer) -> Void) {
+  package func ask(_ text: String, completion: @escaping @Sendable (PromptAnswer) -> Void) {
     let terminal = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
     guard terminal >= 0 else {
       return completion(.failed("cannot open the terminal: \(String(cString: strerror(errno)))"))
