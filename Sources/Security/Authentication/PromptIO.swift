@@ -88,6 +88,8 @@ final class PromptIO: Sendable {
         // Expired: the handler runs once, and a timer is gone after it.
         if watch.descriptor == nil { watches.withLock { _ = $0.all.removeValue(forKey: id) } }
         watch.expired(id)
+        // A prompt ends at its deadline whatever its handler did: never polled again.
+        stop(id)
       }
       let live = watches.withLock { $0.all }.filter { $0.value.deadline > ContinuousClock.now }
       let waiting = live.compactMap { id, watch in watch.descriptor.map { (id, $0) } }
