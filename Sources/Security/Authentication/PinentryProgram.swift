@@ -77,10 +77,11 @@ package struct PinentryProgram: PromptService {
     var options = ["SETTIMEOUT \(max(1, timeout.components.seconds))", "SETTITLE Keychain"]
     if let terminal = Self.terminal() { options.append("OPTION ttyname=\(terminal)") }
     if let type = ProcessInfo.processInfo.environment["TERM"] { options.append("OPTION ttytype=\(type)") }
+    let deadline = ContinuousClock.now + timeout
     PinentryRun(
-      path: path, child: child, socket: ends[0], deadline: .now + timeout, options: options, commands: commands,
+      path: path, child: child, socket: ends[0], deadline: deadline, options: options, commands: commands,
       completion: completion
-    ).start()
+    ).start(watching: ends[0], until: deadline)
   }
 
   /// The terminal a text pinentry should use: `GPG_TTY`, else this process's controlling
@@ -110,7 +111,7 @@ package struct PinentryProgram: PromptService {
 
 /// One conversation with a pinentry program, touched on the prompt thread only: the greeting, the
 /// options (whose answers do not matter), the commands (each must be answered), then BYE.
-private final class PinentryRun: @unchecked Sendable {
+private final class PinentryRun: WatchedPrompt, @unchecked Sendable {
   // @unchecked: every field is used on the prompt thread (`PromptIO`) only, after `start`.
   let path: String
   let child: pid_t
@@ -119,7 +120,6 @@ private final class PinentryRun: @unchecked Sendable {
   let completion: @Sendable (PromptAnswer) -> Void
   /// What is still to be sent, in order; nil stands for the greeting, which is read, not sent.
   var steps: [(line: String?, required: Bool)]
-  /// The watch of the program's socket, once it is started.
   var watch = 0
   var buffered: [UInt8] = []
   /// The `D` lines' data of the response being read.
@@ -138,20 +138,9 @@ private final class PinentryRun: @unchecked Sendable {
     steps = [(nil, true)] + options.map { ($0, false) } + commands.map { ($0, true) }
   }
 
-  func start() {
-    PromptIO.shared.watch(
-      socket, until: deadline,
-      readable: { [self] id in
-        watch = id
-        read()
-      },
-      expired: { [self] id in
-        watch = id
-        finish(.timedOut)
-      })
-  }
+  func expire() { finish(.timedOut) }
 
-  private func read() {
+  func read() {
     guard !finished else { return }
     guard var bytes = readAvailable(socket) else {
       return finish(ContinuousClock.now >= deadline ? .timedOut : .failed("\(path) ended without answering"))

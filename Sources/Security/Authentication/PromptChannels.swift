@@ -75,24 +75,25 @@ package struct AskpassHelper: PromptService {
       close(pipeEnds[0])
       return completion(.failed("cannot run \(path): \(String(cString: strerror(spawned)))"))
     }
-    AskpassRun(path: path, child: child, output: pipeEnds[0], deadline: .now + timeout, completion: completion)
-      .start()
+    let deadline = ContinuousClock.now + timeout
+    AskpassRun(path: path, child: child, output: pipeEnds[0], deadline: deadline, completion: completion)
+      .start(watching: pipeEnds[0], until: deadline)
   }
 }
 
 /// The state of one askpass helper while it runs, touched on the prompt thread only.
-private final class AskpassRun: @unchecked Sendable {
+private final class AskpassRun: WatchedPrompt, @unchecked Sendable {
   // @unchecked: every field is used on the prompt thread (`PromptIO`) only, after `start`.
   let path: String
   let child: pid_t
-  let output: Int32
-  let deadline: ContinuousClock.Instant
   let completion: @Sendable (PromptAnswer) -> Void
-  /// The watch of the helper's output, once it is started.
   var watch = 0
   var answer: [UInt8] = []
   var overflowed = false
   var finished = false
+
+  let output: Int32
+  let deadline: ContinuousClock.Instant
 
   init(
     path: String, child: pid_t, output: Int32, deadline: ContinuousClock.Instant,
@@ -105,20 +106,7 @@ private final class AskpassRun: @unchecked Sendable {
     self.completion = completion
   }
 
-  func start() {
-    PromptIO.shared.watch(
-      output, until: deadline,
-      readable: { [self] id in
-        watch = id
-        read()
-      },
-      expired: { [self] id in
-        watch = id
-        expire()
-      })
-  }
-
-  private func read() {
+  func read() {
     guard !finished else { return }
     guard var bytes = readAvailable(output) else { return outputEnded() }
     defer { Secrets.wipe(&bytes) }
@@ -138,7 +126,7 @@ private final class AskpassRun: @unchecked Sendable {
     }
   }
 
-  private func expire() {
+  func expire() {
     guard !finished else { return }
     PromptIO.shared.stop(watch)
     killAndReap(child)
@@ -219,46 +207,30 @@ package struct TerminalPrompt: PromptService {
     }
     let shown = Array((text.hasSuffix(" ") ? text : text + " ").utf8)
     _ = shown.withUnsafeBytes { write(terminal, $0.baseAddress, $0.count) }
-    TerminalRun(terminal: terminal, saved: saved, deadline: .now + timeout, completion: completion).start()
+    TerminalRun(terminal: terminal, saved: saved, completion: completion).start(
+      watching: terminal, until: .now + timeout)
   }
 }
 
 /// The state of one terminal prompt while the user types, touched on the prompt thread only.
-private final class TerminalRun: @unchecked Sendable {
+private final class TerminalRun: WatchedPrompt, @unchecked Sendable {
   // @unchecked: every field is used on the prompt thread (`PromptIO`) only, after `start`.
   let terminal: Int32
   let saved: termios
-  let deadline: ContinuousClock.Instant
   let completion: @Sendable (PromptAnswer) -> Void
-  /// The watch of the terminal, once it is started.
   var watch = 0
   var answer: [UInt8] = []
   var finished = false
 
-  init(
-    terminal: Int32, saved: termios, deadline: ContinuousClock.Instant,
-    completion: @escaping @Sendable (PromptAnswer) -> Void
-  ) {
+  init(terminal: Int32, saved: termios, completion: @escaping @Sendable (PromptAnswer) -> Void) {
     self.terminal = terminal
     self.saved = saved
-    self.deadline = deadline
     self.completion = completion
   }
 
-  func start() {
-    PromptIO.shared.watch(
-      terminal, until: deadline,
-      readable: { [self] id in
-        watch = id
-        read()
-      },
-      expired: { [self] id in
-        watch = id
-        finish(.timedOut)
-      })
-  }
+  func expire() { finish(.timedOut) }
 
-  private func read() {
+  func read() {
     guard !finished else { return }
     // End of input (Ctrl-D on an empty line, or the terminal gone): the user declined.
     guard var bytes = readAvailable(terminal) else { return finish(.canceled) }

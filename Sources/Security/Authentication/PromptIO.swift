@@ -119,6 +119,33 @@ final class PromptIO: Sendable {
   }
 }
 
+/// A prompt in progress, run on the prompt thread: what it does when its descriptor has bytes (or
+/// reached its end) and at its deadline. Every handler that ends the prompt stops its watch.
+protocol WatchedPrompt: AnyObject, Sendable {
+  /// The prompt's watch, set before each handler runs.
+  var watch: Int { get set }
+  /// The descriptor has bytes, or reached its end.
+  func read()
+  /// The deadline passed.
+  func expire()
+}
+
+extension WatchedPrompt {
+  /// Starts watching `descriptor` until `deadline` for this prompt.
+  func start(watching descriptor: Int32, until deadline: ContinuousClock.Instant) {
+    PromptIO.shared.watch(
+      descriptor, until: deadline,
+      readable: { [self] id in
+        watch = id
+        read()
+      },
+      expired: { [self] id in
+        watch = id
+        expire()
+      })
+  }
+}
+
 /// Reads what `descriptor` holds now, without waiting: the bytes, or nil at its end (or on an
 /// error other than "nothing yet"). The chunk is wiped after it is copied out.
 func readAvailable(_ descriptor: Int32) -> [UInt8]? {
