@@ -127,6 +127,17 @@ struct SocketServerTests {
     return (service, prompts, server)
   }
 
+  /// Waits for the first prompt, then checks that it is the only one shown and that a new client
+  /// is answered meanwhile (no worker is held by the callers waiting for the user).
+  static func expectOnePromptAndAnotherClientServed(_ prompts: GatedPrompts, _ server: AgentSocketServer) throws {
+    for _ in 0..<3000 where prompts.waiting == 0 { usleep(10_000) }
+    #expect(prompts.waiting == 1)
+    let other = try Self.connect(to: server)
+    defer { close(other) }
+    try FrameSocket.send(AgentFrame.request(.state), on: other)
+    #expect(try FrameSocket.receive(on: other) != nil)
+  }
+
   /// Stops `server` and removes its socket's folder.
   static func stop(_ server: AgentSocketServer) {
     server.stopServing()
@@ -150,12 +161,7 @@ struct SocketServerTests {
         }, on: client)
     }
     // One prompt at a time is shown; the others wait in the authenticator's queue, not in workers.
-    for _ in 0..<3000 where prompts.waiting == 0 { usleep(10_000) }
-    #expect(prompts.waiting == 1)
-    let other = try Self.connect(to: server)
-    defer { close(other) }
-    try FrameSocket.send(AgentFrame.request(.state), on: other)
-    #expect(try FrameSocket.receive(on: other) != nil)
+    try Self.expectOnePromptAndAnotherClientServed(prompts, server)
     // The user answers each prompt as it comes (in the order the agent took the requests, which
     // need not be the order they were sent); every asker is answered.
     let answering = Atomic<Bool>(true)
@@ -212,12 +218,7 @@ struct SocketServerTests {
     let readers = try (0..<(AgentSocketServer.workerThreads + 4)).map { _ in try Self.connect(to: server) }
     defer { for client in readers { close(client) } }
     for client in readers { try FrameSocket.send(read, on: client) }
-    for _ in 0..<3000 where prompts.waiting == 0 { usleep(10_000) }
-    #expect(prompts.waiting == 1)
-    let other = try Self.connect(to: server)
-    defer { close(other) }
-    try FrameSocket.send(AgentFrame.request(.state), on: other)
-    #expect(try FrameSocket.receive(on: other) != nil)
+    try Self.expectOnePromptAndAnotherClientServed(prompts, server)
     answering.store(true, ordering: .relaxed)
     for client in readers {
       var reader = try AgentFrame.readAnswer(try #require(try FrameSocket.receive(on: client)))
