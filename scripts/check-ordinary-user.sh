@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Every flow a user runs, run as an ordinary (non-root) user with real clients, end to end: the
-# `security` tool and an Apple-API program on a store of their own, the agent (by hand, `auto`, a
-# passphrase store unlocked with `unlock-keychain -p`), the Secret Service on a locked passphrase
-# store with an askpass (secret-tool, Python's keyring and SecretStorage, git's credential-libsecret
-# built from the git package's contrib source), keyring's own backend tests on the session
-# collection, a relay at the agent's socket, and the Getting-started articles' command blocks run
-# word for word.
+# `security` tool and an Apple-API program on a store of their own (and on a passphrase store of
+# their own, which asks to be unlocked), the agent (by hand, `auto`, a passphrase store unlocked
+# with `unlock-keychain -p`), the Secret Service on a locked passphrase store with an askpass
+# (secret-tool, Python's keyring and SecretStorage, git's credential-libsecret built from the git
+# package's contrib source), keyring's own backend tests on the session collection, a relay at the
+# agent's socket, the ssh-agent, and the Getting-started articles' command blocks run word for word.
 #
 # Run as root (CI), it creates the user `kb-ordinary` (or $KB_ORDINARY_USER; removed again at the
 # end) and runs every flow as that user through runuser; run as an ordinary user, it runs them as
@@ -435,6 +435,23 @@ status=0; security find-generic-password -a alice -s relayed -w >"$HOME/read" 2>
 [ "$status" -ne 0 ] || { echo "a read through an undumpable relay succeeded"; exit 1; }
 ! grep -q the-secret "$HOME/answers" 2>/dev/null
 grep -q "refused a caller" "$XDG_RUNTIME_DIR/agent.log"
+EOF
+
+flow "a program's own passphrase store asks once to be unlocked; a protected item on a key-file store is warned of" <<'EOF'
+make_askpass "correct horse"
+security create-keychain -p "correct horse" "$HOME/locked-store"
+# The program opens the store itself, locked (no agent, no passphrase given): its first call asks.
+KEYCHAIN_BRIDGE_HOME="$HOME/locked-store" KEYCHAIN_BRIDGE_ASKPASS="$HOME/askpass" apple-style-demo >"$HOME/demo.out"
+grep -q "errSecDuplicateItem, as expected" "$HOME/demo.out"
+expect "$(asked)" 1 "prompts to unlock the program's store"
+grep -q "^apple-style-demo wants to use a protected keychain item" "$HOME/asked"
+# On the default key-file store a .userPresence token is stored, can never be read, and the add
+# says so on standard error.
+set +e
+protected-token-demo >"$HOME/token.out" 2>"$HOME/token.err"
+set -e
+grep -q "stored the token with user presence" "$HOME/token.out"
+grep -q "^KeychainBridge warning: an item asks for the user's presence" "$HOME/token.err"
 EOF
 
 flow "Getting started with askpass: the first steps, word for word" <<'EOF'

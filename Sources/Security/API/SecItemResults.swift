@@ -52,8 +52,8 @@ extension SecItemCall {
       return false
     }
     do throws(UserAuthenticationFailure) {
-      try store.authenticator.authenticateUser(
-        reason: "The keychain is locked. Unlock it to go on.", caller: ProcessInfo.processInfo.processName, reuse: 0)
+      // No reason: a prompt quotes a reason as the program's own words, and these would be ours.
+      try store.authenticator.authenticateUser(reason: "", caller: ProcessInfo.processInfo.processName, reuse: 0)
     } catch {
       return false
     }
