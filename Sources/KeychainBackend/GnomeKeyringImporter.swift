@@ -74,14 +74,10 @@ package enum GnomeKeyringImporter {
       SecConstantValue.matchLimit: SecConstantValue.matchLimitAll,
       SecConstantValue.returnAttributes: true, SecConstantValue.returnData: true,
     ]
-    do {
-      let rows = try engine.searchedItems(try ItemRequest.reading(query as NSDictionary))
-      return rows.contains { row in
-        row.data(SecConstantValue.attrGeneric).flatMap(SecretServiceAttributes.decoded) == item.attributes
-          && row.data.map(Array.init) == item.secret
-      }
-    } catch  where error.code == errSecItemNotFound {
-      return false
+    let rows = try engine.searchedItems(try ItemRequest.reading(query as NSDictionary))
+    return rows.contains { row in
+      row.data(SecConstantValue.attrGeneric).flatMap(SecretServiceAttributes.decoded) == item.attributes
+        && row.data.map(Array.init) == item.secret
     }
   }
 

@@ -249,7 +249,7 @@ struct SocketServerTests {
     }
     _ = try service.engine(for: mail).add(try request("alice", data: "mail's"))
     #expect(throws: SecStatus.itemNotFound) {
-      try service.engine(for: browser).searchedItems(try request("alice"))
+      try service.engine(for: browser).matchingItems(try request("alice"))
     }
     // The caller cannot name a group it was not granted (rule 3.4), whatever it asks for.
     let intoMail = try ItemRequest.reading(

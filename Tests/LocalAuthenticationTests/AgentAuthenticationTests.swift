@@ -124,15 +124,7 @@ import Testing
       let sealed = try #require(
         try link.replica.find(filter, limit: nil, fetch: ItemFetch(attributes: false, data: true)).first?.data)
       #expect(sealed.prefix(4) == Data("KBAP".utf8))
-      let right = LAContext()
-      right.setCredential(Data("app pw".utf8), type: .applicationPassword)
-      #expect(readToken("sealed", [kSecUseAuthenticationContext as String: right]) == (errSecSuccess, "secret-sealed"))
-      let wrong = LAContext()
-      wrong.setCredential(Data("guess".utf8), type: .applicationPassword)
-      #expect(readToken("sealed", [kSecUseAuthenticationContext as String: wrong]) == (errSecAuthFailed, nil))
-      #expect(
-        readToken("sealed", [kSecUseAuthenticationUI as String: kSecUseAuthenticationUIFail]).0
-          == errSecInteractionNotAllowed)
+      expectOnlyItsPasswordOpens("sealed", password: "app pw")
       #expect(folder.prompts.isEmpty)
       // Without a credential the agent asks through its prompt, which names this program.
       #expect(readToken("sealed") == (errSecSuccess, "secret-sealed"))

@@ -1,6 +1,7 @@
 import Foundation
 import LocalAuthentication
 import Security
+import Testing
 
 /// A passphrase store in a private directory, whose prompts go to a scripted askpass helper that
 /// logs each prompt it is shown: the user of these tests.
@@ -107,6 +108,23 @@ func readToken(_ account: String = "token", _ extra: [String: Any] = [:]) -> (OS
   let status = SecItemCopyMatching(
     tokenQuery(account, [kSecReturnData as String: true].merging(extra) { $1 }) as CFDictionary, &result)
   return (status, (result as? Data).map { String(decoding: $0, as: UTF8.self) })
+}
+
+/// Reads the token `account`, sealed under the application password `password`, with a context
+/// holding that password (it opens), one holding another (errSecAuthFailed) and a call that may not
+/// ask (errSecInteractionNotAllowed). Returns the context that opened it.
+@discardableResult
+func expectOnlyItsPasswordOpens(_ account: String, password: String) -> LAContext {
+  let right = LAContext()
+  right.setCredential(Data(password.utf8), type: .applicationPassword)
+  #expect(readToken(account, [kSecUseAuthenticationContext as String: right]) == (errSecSuccess, "secret-\(account)"))
+  let wrong = LAContext()
+  wrong.setCredential(Data("guess".utf8), type: .applicationPassword)
+  #expect(readToken(account, [kSecUseAuthenticationContext as String: wrong]) == (errSecAuthFailed, nil))
+  #expect(
+    readToken(account, [kSecUseAuthenticationUI as String: kSecUseAuthenticationUIFail]).0
+      == errSecInteractionNotAllowed)
+  return right
 }
 
 /// Evaluates `.deviceOwnerAuthentication` on `context` and waits for the reply.

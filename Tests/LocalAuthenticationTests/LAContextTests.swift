@@ -115,14 +115,7 @@ import Testing
       #expect(sealed.prefix(4) == Data("KBAP".utf8))
       #expect(sealed.range(of: Data("secret-sealed".utf8)) == nil)
 
-      let right = LAContext()
-      right.setCredential(Data("app pw".utf8), type: .applicationPassword)
-      #expect(readToken("sealed", [kSecUseAuthenticationContext as String: right]) == (errSecSuccess, "secret-sealed"))
-      let wrong = LAContext()
-      wrong.setCredential(Data("guess".utf8), type: .applicationPassword)
-      #expect(readToken("sealed", [kSecUseAuthenticationContext as String: wrong]) == (errSecAuthFailed, nil))
-      let none = [kSecUseAuthenticationUI as String: kSecUseAuthenticationUIFail]
-      #expect(readToken("sealed", none).0 == errSecInteractionNotAllowed)
+      let right = expectOnlyItsPasswordOpens("sealed", password: "app pw")
       // Without a credential, the password is asked for at the prompt.
       try fixture.use(.answers("app pw"))
       #expect(readToken("sealed") == (errSecSuccess, "secret-sealed"))

@@ -37,7 +37,7 @@ struct EngineValueTests {
   }
 
   static func secrets(_ engine: SecItemEngine, _ account: String) throws(SecStatus) -> [String] {
-    let found = try engine.searchedItems(try password(account, returning: true))
+    let found = try engine.matchingItems(try password(account, returning: true))
     return found.compactMap(\.data).map { String(decoding: $0, as: UTF8.self) }
   }
 

@@ -70,12 +70,7 @@ struct SSHAgentKeys {
     var query = Self.query()
     query[SecConstantValue.matchLimit] = SecConstantValue.matchLimitAll
     query[SecConstantValue.returnAttributes] = true
-    let rows: [SearchedItem]
-    do {
-      rows = try engine.searchedItems(try Self.request(query))
-    } catch  where error.code == errSecItemNotFound {
-      return []
-    }
+    let rows = try engine.searchedItems(try Self.request(query))
     let now = Int(Date().timeIntervalSince1970)
     var listed: [Listed] = []
     for row in rows {

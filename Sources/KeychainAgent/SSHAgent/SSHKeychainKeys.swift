@@ -46,13 +46,7 @@ struct SSHKeychainKeys {
     query[SecConstantValue.matchLimit] = SecConstantValue.matchLimitAll
     query[SecConstantValue.returnRef] = true
     query[SecConstantValue.returnAttributes] = true
-    let found: [SearchedItem]
-    do {
-      found = try engine.searchedItems(try Self.request(query))
-    } catch  where error.code == errSecItemNotFound {
-      return []
-    }
-    return found.compactMap { item in
+    return try engine.searchedItems(try Self.request(query)).compactMap { item in
       guard let group = item.string(SecConstantValue.attrAccessGroup), Self.offersKeys(of: group), mayUseGroup(group),
         let key = item.reference as? SecKey, let blob = Self.publicBlob(of: key),
         let label = item.data(SecConstantValue.attrApplicationLabel)
@@ -71,11 +65,7 @@ struct SSHKeychainKeys {
     query[SecConstantValue.attrApplicationLabel] = listed.applicationLabel
     query[SecConstantValue.returnRef] = true
     query[SecConstantValue.useOperationPrompt] = reason
-    do {
-      return try engine.searchedItems(try Self.request(query)).first?.reference as? SecKey
-    } catch  where error.code == errSecItemNotFound {
-      return nil
-    }
+    return try engine.searchedItems(try Self.request(query)).first?.reference as? SecKey
   }
 
   /// The public key blob OpenSSH knows `key` by, or nil for a type it has no name for (RSA under

@@ -78,8 +78,6 @@ final class SecretApprovals {
       let data = try engine.searchedItems(try ItemRequest.reading(query as NSDictionary)).first?.data
       approved = Set(
         data.flatMap { try? JSONDecoder().decode([String].self, from: $0) }?.prefix(Self.maximumCount) ?? [])
-    } catch  where error.code == errSecItemNotFound {
-      approved = []
     } catch {
       throw SecretItems.busError(error)
     }

@@ -81,8 +81,6 @@ struct SecretCollections {
     let rows: [SearchedItem]
     do {
       rows = try registry.searchedItems(try ItemRequest.reading(query as NSDictionary))
-    } catch  where error.code == errSecItemNotFound {
-      rows = []
     } catch {
       throw SecretItems.busError(error)
     }

@@ -102,8 +102,6 @@ struct SecretItems {
       // The typed results (attributes as the store keeps them): Foundation values would be made
       // only to be read back (a tenth of a lookup's time in the agent).
       found = try engine.searchedItems(try Self.request(query))
-    } catch  where error.code == errSecItemNotFound {
-      return []
     } catch {
       throw Self.busError(error)
     }

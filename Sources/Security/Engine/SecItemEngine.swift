@@ -61,10 +61,17 @@ extension SecItemService {
 
   /// SecItemCopyMatching for every class but identities, typed: each item the call hands out (at
   /// most its limit) with what its return keys ask for, the attributes as the store keeps them and
-  /// a key's or certificate's ref made by `backend`. Apple's dictionary and array forms are made at
-  /// the CF edge (`SecItemCall.shaped`), never here.
+  /// a key's or certificate's ref made by `backend`; empty when nothing matches (a list needs no
+  /// errSecItemNotFound). Apple's dictionary and array forms are made at the CF edge
+  /// (`SecItemCall.shaped`), never here.
   package func searchedItems(_ request: ItemRequest) throws(SecStatus) -> [SearchedItem] {
-    try matchingItems(request).map { ResultShape.searched($0, request.returnFlags, backend: backend) }
+    let items: [StoredItem]
+    do {
+      items = try matchingItems(request)
+    } catch  where error.code == errSecItemNotFound {
+      return []
+    }
+    return items.map { ResultShape.searched($0, request.returnFlags, backend: backend) }
   }
 }
 
