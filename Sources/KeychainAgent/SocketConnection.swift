@@ -28,21 +28,28 @@ final class FrameBytes: @unchecked Sendable {
 /// One client connection, owned by one thread at a time: the epoll set while it waits there (not
 /// `busy`), else the thread serving it or the prompt answering it.
 final class SocketConnection: @unchecked Sendable {
-  // @unchecked: `busy` changes under AgentSocketServer.connections' lock; the other mutable
-  // fields are used only by the connection's owner of the moment, which that flag decides.
+  // @unchecked: `busy` changes under SocketEventLoop.connections' lock; the other mutable fields
+  // are used only by the connection's owner of the moment, which that flag decides.
   let descriptor: Int32
   let peer: PeerCredentials
+  /// The protocol its listening socket serves.
+  let frontEnd: any SocketFrontEnd
+  /// Who is calling, once identified.
   var caller: AgentCaller?
-  var assembler = FrameAssembler()
+  /// The ssh-agent's view of the caller, on an ssh-agent connection.
+  var sshCaller: SSHAgentCaller?
+  var assembler: FrameAssembler
   /// How long its serving thread polls for the next request after an answer.
   var polling = AdaptivePoll(microseconds: AgentSocketServer.pollMicroseconds)
   /// When the last whole request came (seconds on a clock that only goes forward).
   var lastActive: UInt64
   var busy = true
 
-  init(descriptor: Int32, peer: PeerCredentials, now: UInt64) {
+  init(descriptor: Int32, peer: PeerCredentials, frontEnd: any SocketFrontEnd, assembler: FrameAssembler, now: UInt64) {
     self.descriptor = descriptor
     self.peer = peer
+    self.frontEnd = frontEnd
+    self.assembler = assembler
     lastActive = now
   }
 }

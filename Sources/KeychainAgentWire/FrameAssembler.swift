@@ -10,8 +10,9 @@ import Security
 /// connections at once (the agent's event loop): each call reads what has arrived and never
 /// waits, so a client that sends half a frame holds no thread, only these bytes.
 ///
-/// Every byte must come from the process `sender` (SO_PASSCRED on, see
-/// `FrameSocket.passCredentials`). The body's bytes are counted against `budget` as they arrive,
+/// The agent's frames (the default) have a little-endian length and every byte must come from the
+/// process `sender` (SO_PASSCRED on, see `FrameSocket.passCredentials`); OpenSSH's agent messages
+/// (`sshAgentMessages`) have a big-endian length, at most 256 KiB, and any sender. The body's bytes are counted against `budget` as they arrive,
 /// as `FrameSocket.receive` counts them: the caller releases a finished frame's count with
 /// `FrameBudget.release(frame.count)` once done, and `discard` releases an unfinished one's.
 package struct FrameAssembler: Sendable {
@@ -22,6 +23,10 @@ package struct FrameAssembler: Sendable {
   private var filled = 0
   /// The body bytes reserved in the budget so far.
   private var counted = 0
+  /// Whether the length is sent most significant byte first.
+  private let bigEndian: Bool
+  /// The longest body a header may announce.
+  private let maximumLength: Int
 
   /// What a read gave.
   package enum Progress: Sendable {
@@ -33,7 +38,22 @@ package struct FrameAssembler: Sendable {
     case closed
   }
 
-  package init() {}
+  /// An assembler of the agent's frames.
+  package init() {
+    bigEndian = false
+    maximumLength = AgentFrame.maximumFrameLength
+  }
+
+  /// An assembler of OpenSSH's agent messages (draft-miller-ssh-agent §3): a 32-bit big-endian
+  /// length, then at most `maximumLength` bytes (OpenSSH's own bound is 256 KiB).
+  package static func sshAgentMessages(maximumLength: Int) -> FrameAssembler {
+    FrameAssembler(bigEndian: true, maximumLength: maximumLength)
+  }
+
+  private init(bigEndian: Bool, maximumLength: Int) {
+    self.bigEndian = bigEndian
+    self.maximumLength = maximumLength
+  }
 
   /// Whether no byte of a next frame has arrived.
   package var isBetweenFrames: Bool { headerFilled == 0 }
@@ -41,8 +61,8 @@ package struct FrameAssembler: Sendable {
   /// Reads what has arrived on `descriptor`, without waiting: a whole frame when its last byte is
   /// in, `.waiting` when more must come, `.closed` when the peer closed between frames. Throws
   /// when the peer closed mid-frame, announced a frame longer than the protocol allows or the
-  /// budget holds, or sent as another process.
-  package mutating func read(on descriptor: Int32, sender: Int32, budget: FrameBudget) throws(FrameSocketError)
+  /// budget holds, or sent as another process than `sender` (any process when nil).
+  package mutating func read(on descriptor: Int32, sender: Int32?, budget: FrameBudget) throws(FrameSocketError)
     -> Progress
   {
     while true {
@@ -56,9 +76,9 @@ package struct FrameAssembler: Sendable {
         }
         headerFilled += count
         guard headerFilled == 4 else { continue }
-        length = header.reversed().reduce(0) { $0 << 8 | Int($1) }
+        length = (bigEndian ? header : header.reversed()).reduce(0) { $0 << 8 | Int($1) }
         // Bounded before anything is allocated for it.
-        guard length <= AgentFrame.maximumFrameLength else { throw .tooLong(length) }
+        guard length <= maximumLength else { throw .tooLong(length) }
         // Small frames (every lookup) are read at once; a long one grows as its bytes arrive.
         try grow(to: min(length, 64 << 10), budget: budget)
       }
@@ -76,7 +96,7 @@ package struct FrameAssembler: Sendable {
   package mutating func discard(budget: FrameBudget) {
     budget.release(counted)
     Secrets.wipe(&body)
-    self = FrameAssembler()
+    self = FrameAssembler(bigEndian: bigEndian, maximumLength: maximumLength)
   }
 
   /// The finished body; the assembler is ready for the next frame.
@@ -105,7 +125,7 @@ package struct FrameAssembler: Sendable {
 
   /// recv without waiting into `buffer` from `start`: the count (0 at the end of the stream), or
   /// nil when nothing has arrived.
-  private func receive(into buffer: inout [UInt8], from start: Int, on descriptor: Int32, sender: Int32)
+  private func receive(into buffer: inout [UInt8], from start: Int, on descriptor: Int32, sender: Int32?)
     throws(FrameSocketError) -> Int?
   {
     while true {
@@ -116,7 +136,7 @@ package struct FrameAssembler: Sendable {
           descriptor, bytes.baseAddress! + start, UInt(count - start), Int32(MSG_DONTWAIT), &from)
       }
       if result > 0 {
-        guard from == sender else { throw .otherSender(from) }
+        if let sender, from != sender { throw .otherSender(from) }
         return result
       }
       if result == 0 { return 0 }

@@ -186,6 +186,23 @@ package enum FrameSocket {
     frame.reserveCapacity(4 + body.count)
     TaggedBinaryForm.appendLength(body.count, to: &frame)
     frame.append(contentsOf: body)
+    // The copy may hold a secret the answer carried.
+    defer { Secrets.wipe(&frame) }
+    try sendAll(frame, on: descriptor)
+  }
+
+  /// Sends one of OpenSSH's agent messages: its 32-bit big-endian length, then `body`; waits for
+  /// room as `send` does.
+  package static func sendSSHAgentMessage(_ body: [UInt8], on descriptor: Int32) throws(FrameSocketError) {
+    let length = UInt32(body.count)
+    var frame = [UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF)]
+    frame.reserveCapacity(4 + body.count)
+    frame.append(contentsOf: body)
+    defer { Secrets.wipe(&frame) }
+    try sendAll(frame, on: descriptor)
+  }
+
+  private static func sendAll(_ frame: [UInt8], on descriptor: Int32) throws(FrameSocketError) {
     var sent = 0
     while sent < frame.count {
       // MSG_NOSIGNAL: a peer that went away is an error here, not a SIGPIPE that ends the process.

@@ -203,11 +203,12 @@ do {
 }
 
 // The front ends over one service: the Secret Service on the session bus (first, so that once
-// the socket answers the bus name is owned) and the agent socket.
+// the socket answers the bus name is owned), then the agent's socket and the ssh-agent's, served
+// by one event loop.
 let service: AgentService
 let server: AgentSocketServer
 var bus: SecretServiceBus?
-var sshAgent: SSHAgentServer?
+var sshAgent: SSHAgentSocket?
 do {
   service = AgentService(
     store: store, storage: storage, backend: try AgentStartup.backend(),
@@ -215,18 +216,18 @@ do {
     ledger: FailedAttemptLedger(directory: directory), logger: logger)
   if secretService { bus = try SecretServiceBus(service: service) }
   if let activatedSSHListener {
-    sshAgent = try SSHAgentServer(
+    sshAgent = try SSHAgentSocket(
       activatedListener: activatedSSHListener, agent: service, service: SSHAgentService(agent: service))
   } else if let sshAgentPath {
-    sshAgent = try SSHAgentServer(socketPath: sshAgentPath, agent: service, service: SSHAgentService(agent: service))
+    sshAgent = try SSHAgentSocket(socketPath: sshAgentPath, agent: service, service: SSHAgentService(agent: service))
   }
   if let activatedListener {
-    server = try AgentSocketServer(activatedListener: activatedListener, service: service)
+    server = try AgentSocketServer(activatedListener: activatedListener, service: service, sshAgent: sshAgent)
     if let socketPath, socketPath != server.socketPath {
       fail("--socket \(socketPath) is not the socket systemd passed (\(server.socketPath))")
     }
   } else {
-    server = try AgentSocketServer(socketPath: socketPath ?? "", service: service)
+    server = try AgentSocketServer(socketPath: socketPath ?? "", service: service, sshAgent: sshAgent)
   }
 } catch {
   fail(error.description)
@@ -239,7 +240,6 @@ let signalSources = [SIGTERM, SIGINT].map { signalNumber in
   signal(signalNumber, SIG_IGN)
   let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
   source.setEventHandler {
-    sshAgent?.stop()
     server.stop()
     exit(0)
   }
@@ -256,12 +256,6 @@ if let bus {
     exit(1)
   }
   thread.name = "keychaind secret service"
-  thread.start()
-}
-
-if let sshAgent {
-  let thread = Thread { sshAgent.run() }
-  thread.name = "keychaind ssh-agent"
   thread.start()
 }
 

@@ -3,6 +3,7 @@ import Foundation
 import KeychainAgentWire
 import KeychainCrypto
 import KeychainStorageMemory
+import Synchronization
 import Testing
 
 @testable import KeychainAgent
@@ -68,7 +69,7 @@ struct SSHAgentTests {
   @Test("Malformed, unknown and over-long messages are failures, never a crash")
   func malformedMessagesFail() throws {
     let service = try Self.service()
-    let failure: [UInt8] = [SSHAgentService.Message.failure]
+    let failure: [UInt8] = [SSHAgentMessage.failure]
     #expect(service.answer([], from: Self.caller) == failure)
     #expect(service.answer([200], from: Self.caller) == failure)
     // A string that announces more than the message holds.
@@ -113,8 +114,8 @@ struct SSHAgentTests {
       writer.mpint(second.scalar)
       writer.string("mixed")
     }
-    #expect(service.answer(mixed, from: Self.caller) == [SSHAgentService.Message.failure])
-    #expect(service.answer([17] + first.added, from: Self.caller) == [SSHAgentService.Message.success])
+    #expect(service.answer(mixed, from: Self.caller) == [SSHAgentMessage.failure])
+    #expect(service.answer([17] + first.added, from: Self.caller) == [SSHAgentMessage.success])
     let sign = Self.message(13) { writer in
       writer.string(first.publicBlob)
       writer.string(Array("data".utf8))
@@ -130,7 +131,7 @@ struct SSHAgentTests {
   func aKeysLife() throws {
     let service = try Self.service()
     let (added, publicBlob) = try Self.ed25519Key(comment: "work key")
-    #expect(service.answer([17] + added, from: Self.caller) == [SSHAgentService.Message.success])
+    #expect(service.answer([17] + added, from: Self.caller) == [SSHAgentMessage.success])
     var listed = SSHReader(service.answer([11], from: Self.caller))
     #expect(try listed.byte() == 12 && listed.uint32() == 1)
     #expect(try listed.string() == publicBlob && listed.text() == "work key" && listed.isAtEnd)
@@ -146,7 +147,7 @@ struct SSHAgentTests {
     // restrict-destination (an extension constraint, 255) is refused rather than ignored.
     let restricted =
       [25] + added + [255] + Self.message(0) { $0.string("restrict-destination-v00@openssh.com") }.dropFirst()
-    #expect(service.answer(restricted, from: Self.caller) == [SSHAgentService.Message.failure])
+    #expect(service.answer(restricted, from: Self.caller) == [SSHAgentMessage.failure])
     // Locked, nothing is listed or signed; a wrong passphrase does not unlock it.
     let lock = Self.message(22) { $0.string("words") }
     #expect(service.answer(lock, from: Self.caller) == [6])
@@ -206,7 +207,7 @@ struct SSHAgentTests {
     #expect(SSHAgentService.mayUseKeys(AccessGrant(groups: nil, namedByRule: true), policy: confined))
     let service = try Self.service()
     let (added, publicBlob) = try Self.ed25519Key(comment: "confined")
-    #expect(service.answer([17] + added, from: Self.caller) == [SSHAgentService.Message.success])
+    #expect(service.answer([17] + added, from: Self.caller) == [SSHAgentMessage.success])
     let kept = SSHAgentCaller(executable: "/usr/bin/ssh-keygen", parent: nil, mayUseKeys: false)
     #expect(service.answer([11], from: kept) == [12, 0, 0, 0, 0])
     let sign = Self.message(13) { writer in
@@ -214,8 +215,8 @@ struct SSHAgentTests {
       writer.string(Array("data".utf8))
       writer.uint32(0)
     }
-    #expect(service.answer(sign, from: kept) == [SSHAgentService.Message.failure])
-    #expect(service.answer([19], from: kept) == [SSHAgentService.Message.failure])
+    #expect(service.answer(sign, from: kept) == [SSHAgentMessage.failure])
+    #expect(service.answer([19], from: kept) == [SSHAgentMessage.failure])
     #expect(service.answer(sign, from: Self.caller).first == 14)
   }
 }
@@ -293,5 +294,25 @@ struct SSHAgentActivationTests {
     activator.terminate()
     activator.waitUntilExit()
     #expect(FileManager.default.fileExists(atPath: sshSocket), "the socket is systemd's, not the agent's to remove")
+  }
+}
+
+extension SSHAgentService {
+  /// The answer to `message`, waited for: a test's thread may wait for a prompt's answer, the
+  /// agent's threads never do.
+  func answer(_ message: [UInt8], from caller: SSHAgentCaller) -> [UInt8] {
+    let later = Mutex<[UInt8]?>(nil)
+    let answered = DispatchSemaphore(value: 0)
+    if let now = answer(
+      message, from: caller,
+      later: { bytes in
+        later.withLock { $0 = bytes }
+        answered.signal()
+      })
+    {
+      return now
+    }
+    answered.wait()
+    return later.withLock { $0 } ?? []
   }
 }

@@ -37,21 +37,21 @@ struct SSHKeychainKeyTests {
 
   /// The identities the agent lists: blob and comment each.
   func identities() throws -> [([UInt8], String)] {
-    var reader = SSHReader(service.answer([SSHAgentService.Message.requestIdentities], from: SSHAgentTests.caller))
-    #expect(try reader.byte() == SSHAgentService.Message.identitiesAnswer)
+    var reader = SSHReader(service.answer([SSHAgentMessage.requestIdentities], from: SSHAgentTests.caller))
+    #expect(try reader.byte() == SSHAgentMessage.identitiesAnswer)
     return try (0..<reader.uint32()).map { _ in (try reader.string(), try reader.text()) }
   }
 
   /// The signature blob the agent answers a sign request with, or nil when it refuses.
   func sign(_ data: [UInt8], with blob: [UInt8], flags: UInt32 = 0) throws -> [UInt8]? {
     let answer = service.answer(
-      SSHAgentTests.message(SSHAgentService.Message.signRequest) {
+      SSHAgentTests.message(SSHAgentMessage.signRequest) {
         $0.string(blob)
         $0.string(data)
         $0.uint32(flags)
       }, from: SSHAgentTests.caller)
     var reader = SSHReader(answer)
-    guard try reader.byte() == SSHAgentService.Message.signResponse else { return nil }
+    guard try reader.byte() == SSHAgentMessage.signResponse else { return nil }
     return try reader.string()
   }
 
@@ -105,14 +105,14 @@ struct SSHKeychainKeyTests {
   func removalsLeaveKeychainPairs() throws {
     _ = try makePair(type: kSecAttrKeyTypeECSECPrimeRandom, bits: 384, label: "kept")
     let blob = try #require(try identities().first?.0)
-    let failure: [UInt8] = [SSHAgentService.Message.failure]
+    let failure: [UInt8] = [SSHAgentMessage.failure]
     #expect(
       service.answer(
-        SSHAgentTests.message(SSHAgentService.Message.removeIdentity) { $0.string(blob) }, from: SSHAgentTests.caller)
+        SSHAgentTests.message(SSHAgentMessage.removeIdentity) { $0.string(blob) }, from: SSHAgentTests.caller)
         == failure)
     #expect(
-      service.answer([SSHAgentService.Message.removeAllIdentities], from: SSHAgentTests.caller)
-        == [SSHAgentService.Message.success])
+      service.answer([SSHAgentMessage.removeAllIdentities], from: SSHAgentTests.caller)
+        == [SSHAgentMessage.success])
     #expect(try identities().count == 1)
     // A pair elsewhere in the keychain is an application's, not ssh's.
     let attributes: [String: Any] = [
@@ -158,19 +158,19 @@ struct SSHKeychainKeyTests {
       let caller = SSHAgentCaller(
         executable: program, parent: nil,
         mayUseGroup: { group in SSHAgentService.mayUseKeys(of: group, grant, policy: policy) })
-      var reader = SSHReader(service.answer([SSHAgentService.Message.requestIdentities], from: caller))
+      var reader = SSHReader(service.answer([SSHAgentMessage.requestIdentities], from: caller))
       _ = try reader.byte()
       listed[program] = try (0..<reader.uint32()).map { _ in
         _ = try reader.string()
         return try reader.text()
       }
       let answer = service.answer(
-        SSHAgentTests.message(SSHAgentService.Message.signRequest) {
+        SSHAgentTests.message(SSHAgentMessage.signRequest) {
           $0.string(confined)
           $0.string(message)
           $0.uint32(0)
         }, from: caller)
-      signed[program] = answer.first == SSHAgentService.Message.signResponse
+      signed[program] = answer.first == SSHAgentMessage.signResponse
     }
     #expect(listed["/usr/bin/git"] == ["everyone's", "git's"])
     #expect(listed["/usr/bin/ssh"] == ["everyone's"])

@@ -149,7 +149,7 @@ struct SocketServerTests {
     let (_, prompts, server) = try Self.gatedAgent(answering: "open sesame")
     defer { Self.stop(server) }
     // More clients wait for the user than the pool has threads.
-    let askers = try (0..<(AgentSocketServer.workerThreads + 4)).map { _ in
+    let askers = try (0..<(SocketEventLoop.workerThreads + 4)).map { _ in
       try Self.connect(to: server)
     }
     defer { for client in askers { close(client) } }
@@ -215,7 +215,7 @@ struct SocketServerTests {
           SecConstantValue.returnData: true,
         ]
       ])
-    let readers = try (0..<(AgentSocketServer.workerThreads + 4)).map { _ in try Self.connect(to: server) }
+    let readers = try (0..<(SocketEventLoop.workerThreads + 4)).map { _ in try Self.connect(to: server) }
     defer { for client in readers { close(client) } }
     for client in readers { try FrameSocket.send(read, on: client) }
     try Self.expectOnePromptAndAnotherClientServed(prompts, server)

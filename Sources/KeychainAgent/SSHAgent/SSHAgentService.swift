@@ -1,16 +1,19 @@
-import Dispatch
 import Foundation
 import KeychainCrypto
 @_spi(KeychainBridge) import Security
 import Synchronization
 
 /// Who is on an ssh-agent connection: the program the agent identified (`AgentService.identify`)
-/// and the program that started it (ssh's parent: git, a shell), for the confirmation's words, and
-/// the host keys the connection bound itself to (`session-bind@openssh.com`).
+/// and the program that started it (ssh's parent: git, a shell), for the confirmation's words, the
+/// host keys the connection bound itself to (`session-bind@openssh.com`), and what the user proved
+/// to the agent for it (its session, which asks the user without holding a thread).
 package final class SSHAgentCaller: @unchecked Sendable {
-  // @unchecked: `boundHosts` is used by the connection's own thread only.
+  // @unchecked: `boundHosts` is used by the connection's owner of the moment only (one message is
+  // answered at a time on a connection).
   let executable: String
   let parent: String?
+  /// What the user proved for this connection, and who asks them.
+  let session: CallerSession
   /// Whether the agent's policy lets this program use the keys of a group
   /// (`SSHAgentService.mayUseKeys`): `org.openssh.agent`, or a key pair's own group under it.
   let mayUseGroup: @Sendable (String) -> Bool
@@ -19,15 +22,22 @@ package final class SSHAgentCaller: @unchecked Sendable {
   /// Whether the program may use the keys `ssh-add` added (the group `org.openssh.agent`).
   var mayUseKeys: Bool { mayUseGroup(SSHAgentKeys.group) }
 
-  package init(executable: String, parent: String?, mayUseGroup: @escaping @Sendable (String) -> Bool) {
+  /// A caller whose user proves their presence to `session`; without one, a session that cannot
+  /// ask the user.
+  package init(
+    executable: String, parent: String?, session: CallerSession? = nil,
+    mayUseGroup: @escaping @Sendable (String) -> Bool
+  ) {
     self.executable = executable
     self.parent = parent
+    self.session = session ?? CallerSession(authenticator: nil, executable: executable)
     self.mayUseGroup = mayUseGroup
   }
 
   /// A caller that may use the keys of every group, or of none.
-  package convenience init(executable: String, parent: String?, mayUseKeys: Bool = true) {
-    self.init(executable: executable, parent: parent, mayUseGroup: { _ in mayUseKeys })
+  package convenience init(executable: String, parent: String?, session: CallerSession? = nil, mayUseKeys: Bool = true)
+  {
+    self.init(executable: executable, parent: parent, session: session, mayUseGroup: { _ in mayUseKeys })
   }
 }
 
@@ -36,31 +46,18 @@ package final class SSHAgentCaller: @unchecked Sendable {
 /// the session-bind extension. A front end adapter: it reads a message, acts on the keychain
 /// through an engine confined to the keys' group, and writes the answer; it needs no socket, so
 /// the tests feed it messages.
+///
+/// A message that waits for the user (a confirmation, the keychain's unlock, a key whose access
+/// control asks for the user) holds no thread: its run stops at the question (`SSHAgentAsk`), the
+/// question is asked without waiting, and the message runs again with the answer.
 package final class SSHAgentService: Sendable {
-  /// Message numbers (draft-miller-ssh-agent §5.1).
-  enum Message {
-    static let failure: UInt8 = 5
-    static let success: UInt8 = 6
-    static let requestIdentities: UInt8 = 11
-    static let identitiesAnswer: UInt8 = 12
-    static let signRequest: UInt8 = 13
-    static let signResponse: UInt8 = 14
-    static let addIdentity: UInt8 = 17
-    static let removeIdentity: UInt8 = 18
-    static let removeAllIdentities: UInt8 = 19
-    static let lock: UInt8 = 22
-    static let unlock: UInt8 = 23
-    static let addConstrainedIdentity: UInt8 = 25
-    static let `extension`: UInt8 = 27
-  }
-
   /// The longest message taken, OpenSSH's own bound (AGENT_MAX_LEN).
   package static let maximumMessageLength = 256 * 1024
 
-  private let agent: AgentService
-  private let prompter: any PromptService
+  let agent: AgentService
+  let prompter: any PromptService
   /// The agent's lock (`ssh-add -x`): a salted digest of its passphrase while locked.
-  private let lockDigest = Mutex<(salt: [UInt8], digest: [UInt8])?>(nil)
+  let lockDigest = Mutex<(salt: [UInt8], digest: [UInt8])?>(nil)
 
   package init(agent: AgentService, prompter: any PromptService = PassphrasePrompt.fromEnvironment()) {
     self.agent = agent
@@ -69,22 +66,17 @@ package final class SSHAgentService: Sendable {
 
   private var keys: SSHAgentKeys { SSHAgentKeys(engine: agent.engine(groups: [SSHAgentKeys.group])) }
 
-  /// The key pairs made with Apple's API and offered to ssh, read and used for `caller` (its
-  /// program is who a prompt of the key's access control names).
-  private func keychainKeys(for caller: SSHAgentCaller) -> SSHKeychainKeys {
+  /// The key pairs made with Apple's API and offered to ssh, read and used for `caller`: a key's
+  /// access control that asks for the user stops the run (`deferring`), so that the caller's
+  /// session asks without holding the thread.
+  private func keychainKeys(for caller: SSHAgentCaller, deferring: DeferringAuthenticator) -> SSHKeychainKeys {
     // Every group is searched; the key pairs' own groups (org.openssh.agent and those under it)
     // and the caller's policy decide which it gets.
     SSHKeychainKeys(
-      engine: agent.engine(groups: ["*"], programName: URL(fileURLWithPath: caller.executable).lastPathComponent),
+      engine: agent.engine(
+        groups: ["*"], authenticator: deferring,
+        programName: URL(fileURLWithPath: caller.executable).lastPathComponent),
       mayUseGroup: caller.mayUseGroup)
-  }
-
-  /// Every key the caller may use: those `ssh-add` added, then the pairs made in the keychain.
-  private func identities(for caller: SSHAgentCaller) throws(SSHWireError) -> [(blob: [UInt8], comment: String)] {
-    try unlocking(for: caller) { () throws(SecStatus) in
-      let added = caller.mayUseKeys ? try keys.list().map { ($0.publicBlob, $0.comment) } : []
-      return try added + keychainKeys(for: caller).list().map { ($0.publicBlob, $0.comment) }
-    }
   }
 
   /// Whether a program the policy granted `grant` may use the keys of `group`: any program while
@@ -99,40 +91,34 @@ package final class SSHAgentService: Sendable {
     return grant.allows(group)
   }
 
-  private static let failure: [UInt8] = [Message.failure]
-  private static let success: [UInt8] = [Message.success]
+  static let failure: [UInt8] = [SSHAgentMessage.failure]
+  static let success: [UInt8] = [SSHAgentMessage.success]
 
   /// The answer to one message from `caller`: a failure for anything malformed, refused or unknown,
-  /// as OpenSSH's agent answers (the reason is logged, never a key's bytes).
-  package func answer(_ message: [UInt8], from caller: SSHAgentCaller) -> [UInt8] {
+  /// as OpenSSH's agent answers (the reason is logged, never a key's bytes). nil when the answer
+  /// waits for the user: it comes later, through `later`, on any thread.
+  package func answer(
+    _ message: [UInt8], from caller: SSHAgentCaller, later: @escaping @Sendable ([UInt8]) -> Void
+  ) -> [UInt8]? {
     var reader = SSHReader(message)
     do throws(SSHWireError) {
       let type = try reader.byte()
       let locked = lockDigest.withLock { $0 != nil }
       switch type {
-      case Message.requestIdentities:
-        var writer = SSHWriter()
-        writer.byte(Message.identitiesAnswer)
-        let listed = locked ? [] : try identities(for: caller)
-        writer.uint32(UInt32(listed.count))
-        for key in listed {
-          writer.string(key.blob)
-          writer.string(key.comment)
-        }
-        return writer.bytes
-      case Message.signRequest:
-        let blob = try reader.string()
-        let data = try reader.string()
-        let flags = try reader.uint32()
+      case SSHAgentMessage.requestIdentities:
+        guard !locked else { return Self.identitiesAnswer([]) }
+        return respond(to: .identities, from: caller, answers: SSHAgentAnswers(), later: later)
+      case SSHAgentMessage.signRequest:
+        let query = SSHAgentQuery.sign(blob: try reader.string(), data: try reader.string(), flags: try reader.uint32())
         guard !locked else { return refuse("a signature while the agent is locked") }
-        return try sign(data, with: blob, flags: flags, for: caller)
-      case Message.addIdentity, Message.addConstrainedIdentity:
+        return respond(to: query, from: caller, answers: SSHAgentAnswers(), later: later)
+      case SSHAgentMessage.addIdentity, SSHAgentMessage.addConstrainedIdentity:
         guard !locked else { return refuse("an add while the agent is locked") }
         let key = try SSHAgentKey(reading: &reader)
         let comment = try reader.text()
         var confirm = false
         var lifetime: UInt32?
-        while type == Message.addConstrainedIdentity && !reader.isAtEnd {
+        while type == SSHAgentMessage.addConstrainedIdentity && !reader.isAtEnd {
           switch try reader.byte() {
           case 1: lifetime = try reader.uint32()
           case 2: confirm = true
@@ -142,32 +128,29 @@ package final class SSHAgentService: Sendable {
             return refuse("a constraint this agent does not enforce")
           }
         }
-        try keychain { () throws(SecStatus) in
-          try keys.add(key, comment: comment, confirm: confirm, lifetime: lifetime)
+        return run { () throws(SSHAgentStop) in
+          try keychain { () throws(SecStatus) in
+            try keys.add(key, comment: comment, confirm: confirm, lifetime: lifetime)
+          }
+          return Self.success
         }
-        return Self.success
-      case Message.removeIdentity:
+      case SSHAgentMessage.removeIdentity:
         let blob = try reader.string()
         guard !locked else { return refuse("a removal while the agent is locked") }
         guard caller.mayUseKeys else { return refuse("a removal by a program the agent's policy keeps from the keys") }
-        if try keychain({ () throws(SecStatus) in try keychainKeys(for: caller).list() }).contains(where: {
-          $0.publicBlob == blob
-        }) {
-          // A key made in the keychain may exist nowhere else (a TPM's): `security delete-ssh-key`
-          // removes it, on purpose, not `ssh-add -d`.
-          return refuse("the removal of a key made in the keychain (security delete-ssh-key removes it)")
-        }
-        return try keychain { () throws(SecStatus) in try keys.remove(blob) } ? Self.success : Self.failure
-      case Message.removeAllIdentities:
+        return run { () throws(SSHAgentStop) in try remove(blob, for: caller) }
+      case SSHAgentMessage.removeAllIdentities:
         guard !locked else { return refuse("a removal while the agent is locked") }
         guard caller.mayUseKeys else { return refuse("a removal by a program the agent's policy keeps from the keys") }
-        try keychain { () throws(SecStatus) in try keys.removeAll() }
-        return Self.success
-      case Message.lock, Message.unlock:
+        return run { () throws(SSHAgentStop) in
+          try keychain { () throws(SecStatus) in try keys.removeAll() }
+          return Self.success
+        }
+      case SSHAgentMessage.lock, SSHAgentMessage.unlock:
         var passphrase = try reader.string()
         defer { Secrets.wipe(&passphrase) }
-        return type == Message.lock ? lock(with: passphrase) : unlock(with: passphrase)
-      case Message.extension:
+        return type == SSHAgentMessage.lock ? lock(with: passphrase) : unlock(with: passphrase)
+      case SSHAgentMessage.extension:
         let name = try reader.text()
         guard name == "session-bind@openssh.com" else { return refuse("the extension \(name)") }
         // The host key and session of the connection ssh is making: named in confirmations.
@@ -185,139 +168,175 @@ package final class SSHAgentService: Sendable {
     }
   }
 
-  private func refuse(_ reason: String) -> [UInt8] {
+  /// The answer to `query`, run with what the user already answered for it (`answers`); when the
+  /// run stops at a question, the question is asked without waiting and the query runs again with
+  /// its answer (nil is returned; the answer goes to `later`). A question asked once is not asked
+  /// again for the same message.
+  private func respond(
+    to query: SSHAgentQuery, from caller: SSHAgentCaller, answers: SSHAgentAnswers,
+    later: @escaping @Sendable ([UInt8]) -> Void
+  ) -> [UInt8]? {
+    do throws(SSHAgentStop) {
+      return try run(query, for: caller, answers: answers)
+    } catch {
+      switch error {
+      case .refused(let reason):
+        return refuse(reason)
+      case .asks(let question):
+        guard !answers.asked.contains(question.kind) else {
+          return refuse("a message that asked the user the same question twice")
+        }
+        ask(question, for: caller) { [self] refusal in
+          if let refusal { return later(refuse(refusal)) }
+          if let answer = respond(to: query, from: caller, answers: answers.adding(question.kind), later: later) {
+            later(answer)
+          }
+        }
+        return nil
+      }
+    }
+  }
+
+  /// One run of `query`.
+  private func run(_ query: SSHAgentQuery, for caller: SSHAgentCaller, answers: SSHAgentAnswers)
+    throws(SSHAgentStop) -> [UInt8]
+  {
+    switch query {
+    case .identities:
+      return Self.identitiesAnswer(try identities(for: caller))
+    case .sign(let blob, let data, let flags):
+      return try sign(data, with: blob, flags: flags, for: caller, answers: answers)
+    }
+  }
+
+  /// Runs an operation that cannot wait for the user: its stop is a refusal.
+  private func run(_ body: () throws(SSHAgentStop) -> [UInt8]) -> [UInt8] {
+    do throws(SSHAgentStop) {
+      return try body()
+    } catch {
+      if case .refused(let reason) = error { return refuse(reason) }
+      return refuse("an operation that would wait for the user")
+    }
+  }
+
+  private static func identitiesAnswer(_ listed: [(blob: [UInt8], comment: String)]) -> [UInt8] {
+    var writer = SSHWriter()
+    writer.byte(SSHAgentMessage.identitiesAnswer)
+    writer.uint32(UInt32(listed.count))
+    for key in listed {
+      writer.string(key.blob)
+      writer.string(key.comment)
+    }
+    return writer.bytes
+  }
+
+  /// Every key the caller may use: those `ssh-add` added, then the pairs made in the keychain.
+  private func identities(for caller: SSHAgentCaller) throws(SSHAgentStop) -> [(blob: [UInt8], comment: String)] {
+    let deferring = DeferringAuthenticator(session: caller.session)
+    return try unlocking { () throws(SecStatus) in
+      let added = caller.mayUseKeys ? try keys.list().map { ($0.publicBlob, $0.comment) } : []
+      return try added + keychainKeys(for: caller, deferring: deferring).list().map { ($0.publicBlob, $0.comment) }
+    }
+  }
+
+  private func remove(_ blob: [UInt8], for caller: SSHAgentCaller) throws(SSHAgentStop) -> [UInt8] {
+    let keychainKeys = keychainKeys(for: caller, deferring: DeferringAuthenticator(session: caller.session))
+    if try keychain({ () throws(SecStatus) in try keychainKeys.list() }).contains(where: { $0.publicBlob == blob }) {
+      // A key made in the keychain may exist nowhere else (a TPM's): `security delete-ssh-key`
+      // removes it, on purpose, not `ssh-add -d`.
+      throw .refused("the removal of a key made in the keychain (security delete-ssh-key removes it)")
+    }
+    return try keychain { () throws(SecStatus) in try keys.remove(blob) } ? Self.success : Self.failure
+  }
+
+  func refuse(_ reason: String) -> [UInt8] {
     agent.logger.info("the ssh-agent refused \(reason)")
     return Self.failure
   }
 
   /// Runs a keychain operation; its failure becomes the message's.
-  private func keychain<T>(_ body: () throws(SecStatus) -> T) throws(SSHWireError) -> T {
+  private func keychain<T>(_ body: () throws(SecStatus) -> T) throws(SSHAgentStop) -> T {
     do {
       return try body()
     } catch {
-      throw SSHWireError(
-        reason: error.code == errSecInteractionNotAllowed
+      throw .refused(
+        error.code == errSecInteractionNotAllowed
           ? "an operation while the keychain is locked" : "an operation the keychain failed (\(error.code))")
     }
   }
 
-  private func sign(_ data: [UInt8], with blob: [UInt8], flags: UInt32, for caller: SSHAgentCaller)
-    throws(SSHWireError) -> [UInt8]
-  {
-    guard caller.mayUseKeys,
-      let (key, listed) = try unlocking(for: caller, { () throws(SecStatus) in try keys.key(for: blob) })
+  /// Runs `body`; when it finds the keychain locked and the keychain has a passphrase, the run
+  /// stops to ask the user to unlock it (the agent's prompt, naming the program), and runs again
+  /// once they did.
+  private func unlocking<T>(_ body: () throws(SecStatus) -> T) throws(SSHAgentStop) -> T {
+    do {
+      return try body()
+    } catch {
+      guard error.code == errSecInteractionNotAllowed, agent.store.isLocked, agent.store.hasPassphrase else {
+        return try keychain { () throws(SecStatus) in throw error }
+      }
+      throw .asks(.unlock)
+    }
+  }
+
+  private func sign(
+    _ data: [UInt8], with blob: [UInt8], flags: UInt32, for caller: SSHAgentCaller, answers: SSHAgentAnswers
+  ) throws(SSHAgentStop) -> [UInt8] {
+    guard caller.mayUseKeys, let (key, listed) = try unlocking({ () throws(SecStatus) in try keys.key(for: blob) })
     else {
       return try signWithKeychainKey(data, blob: blob, flags: flags, for: caller)
     }
-    if listed.confirm {
-      guard confirm(sign: listed, for: caller) else { return refuse("a signature the user did not allow") }
+    if listed.confirm && !answers.asked.contains(.confirmation) {
+      throw .asks(.confirmation(Self.words(signingWith: listed.comment, blob: listed.publicBlob, for: caller)))
     }
     let signature: [UInt8]?
     do {
       signature = try key.signature(of: data, flags: flags)
     } catch {
-      throw SSHWireError(reason: "a signature OpenSSL could not make: \(error)")
+      throw .refused("a signature OpenSSL could not make: \(error)")
     }
-    guard let signature else { return refuse("an RSA signature over SHA-1") }
-    var writer = SSHWriter()
-    writer.byte(Message.signResponse)
-    writer.string(signature)
-    return writer.bytes
+    guard let signature else { throw .refused("an RSA signature over SHA-1") }
+    return Self.signResponse(signature)
   }
 
   /// A signature by a key pair made in the keychain: its private key is read as any key's ref (a
-  /// key whose access control asks for the user asks now, naming the program, the key and the
-  /// host), and signs through SecKey, in the TPM for a Secure Enclave key.
+  /// key whose access control asks for the user stops the run to ask, naming the program, the key
+  /// and the host), and signs through SecKey, in the TPM for a Secure Enclave key.
   private func signWithKeychainKey(_ data: [UInt8], blob: [UInt8], flags: UInt32, for caller: SSHAgentCaller)
-    throws(SSHWireError) -> [UInt8]
+    throws(SSHAgentStop) -> [UInt8]
   {
-    let keychainKeys = keychainKeys(for: caller)
+    let deferring = DeferringAuthenticator(session: caller.session)
+    let keychainKeys = keychainKeys(for: caller, deferring: deferring)
     guard
-      let listed = try keychain({ () throws(SecStatus) in try keychainKeys.list() }).first(where: {
+      let listed = try unlocking({ () throws(SecStatus) in try keychainKeys.list() }).first(where: {
         $0.publicBlob == blob
       })
     else {
-      return refuse("a signature with a key it does not hold, or that the agent's policy keeps from the program")
+      throw .refused("a signature with a key it does not hold, or that the agent's policy keeps from the program")
     }
     let reason = Self.words(signingWith: listed.comment, blob: blob, for: caller)
+    let key: SecKey?
+    do {
+      key = try keychainKeys.privateKey(of: listed, reason: reason)
+    } catch {
+      if let asked = deferring.deferredReason { throw .asks(.userPresence(asked)) }
+      throw .refused("a signature the keychain refused (\(error.code))")
+    }
+    guard let key else { throw .refused("a signature with a key pair whose private key is gone") }
     let signature: [UInt8]?
     do {
-      guard let key = try keychainKeys.privateKey(of: listed, reason: reason) else {
-        return refuse("a signature with a key pair whose private key is gone")
-      }
       signature = try SSHKeychainKeys.signature(of: data, by: key, flags: flags)
     } catch {
-      return refuse("a signature the keychain refused (\(error.code))")
+      throw .refused("a signature the keychain refused (\(error.code))")
     }
-    guard let signature else { return refuse("an RSA signature over SHA-1") }
+    guard let signature else { throw .refused("an RSA signature over SHA-1") }
+    return Self.signResponse(signature)
+  }
+
+  private static func signResponse(_ signature: [UInt8]) -> [UInt8] {
     var writer = SSHWriter()
-    writer.byte(Message.signResponse)
+    writer.byte(SSHAgentMessage.signResponse)
     writer.string(signature)
     return writer.bytes
-  }
-
-  /// What the caller asks, in the words a prompt shows: the program (and its parent), the key and
-  /// the host it connects to.
-  private static func words(signingWith comment: String, blob: [UInt8], for caller: SSHAgentCaller) -> String {
-    let words = PassphraseAuthenticator.programWords
-    var who = words(URL(fileURLWithPath: caller.executable).lastPathComponent)
-    if let parent = caller.parent { who = "\(words(URL(fileURLWithPath: parent).lastPathComponent)) (via \(who))" }
-    var text = "\(who) wants to sign with the ssh key “\(words(comment))” (\(SSHAgentKey.fingerprint(blob)))"
-    if let host = caller.boundHosts.last { text += " for the host whose key is \(SSHAgentKey.fingerprint(host))" }
-    return text
-  }
-
-  /// Runs `body`; when it finds the keychain locked and the keychain has a passphrase, asks the
-  /// user to unlock it (the agent's prompt, naming the program) and runs it once more. The
-  /// connection's thread waits for the answer, as for a confirmation.
-  private func unlocking<T>(for caller: SSHAgentCaller, _ body: () throws(SecStatus) -> T) throws(SSHWireError) -> T {
-    let first = Result { () throws(SecStatus) in try body() }
-    guard case .failure(let status) = first, status.code == errSecInteractionNotAllowed, agent.store.isLocked,
-      agent.store.hasPassphrase
-    else { return try keychain { () throws(SecStatus) in try first.get() } }
-    do {
-      try agent.store.authenticator.authenticateUser(
-        reason: "unlock the keychain for its ssh keys",
-        caller: URL(fileURLWithPath: caller.executable).lastPathComponent,
-        reuse: 0)
-    } catch {
-      throw SSHWireError(reason: "an operation while the keychain is locked, which the user did not unlock")
-    }
-    return try keychain(body)
-  }
-
-  /// Asks the user whether the caller may sign with `key`, naming the program (and its parent),
-  /// the key and the host it connects to; the connection's thread waits for the answer.
-  private func confirm(sign key: SSHAgentKeys.Listed, for caller: SSHAgentCaller) -> Bool {
-    let text = Self.words(signingWith: key.comment, blob: key.publicBlob, for: caller)
-    let answered = DispatchSemaphore(value: 0)
-    let allowed = Atomic(false)
-    prompter.confirm(text + ". Allow it?") { yes in
-      allowed.store(yes, ordering: .relaxed)
-      answered.signal()
-    }
-    answered.wait()
-    return allowed.load(ordering: .relaxed)
-  }
-
-  private func lock(with passphrase: [UInt8]) -> [UInt8] {
-    guard let salt = try? SecureBytes.random(count: 16), let digest = try? SHA256.hash(data: salt + passphrase) else {
-      return Self.failure
-    }
-    return lockDigest.withLock { current in
-      guard current == nil else { return Self.failure }
-      current = (salt, digest)
-      return Self.success
-    }
-  }
-
-  private func unlock(with passphrase: [UInt8]) -> [UInt8] {
-    lockDigest.withLock { current in
-      guard let (salt, digest) = current, (try? SHA256.hash(data: salt + passphrase)) == digest else {
-        return Self.failure
-      }
-      current = nil
-      return Self.success
-    }
   }
 }
