@@ -1,5 +1,6 @@
 import CKeychainAgent
 import Foundation
+import KeychainBackend
 import KeychainCrypto
 import Security
 
@@ -9,24 +10,23 @@ package enum AgentStartup {
   /// The store in `directory`, unlocked with the environment's passphrase when it gives one
   /// (`KEYCHAIN_BRIDGE_PASSPHRASE`, removed from the environment as it is read). An existing store
   /// is opened locked and unlocked with the passphrase's bytes, which are then wiped; only a store
-  /// made now takes it as a String (its creation's one copy, which is not wiped).
-  package static func openStore(in directory: URL) throws(AgentStartError) -> (
+  /// made now takes it as a String (its creation's one copy, which is not wiped). `backend` opens
+  /// it (`backend()`).
+  package static func openStore(in directory: URL, with backend: any SecurityBackend) throws(AgentStartError) -> (
     store: KeychainStore, storage: any ItemStorage
   ) {
     var passphrase = AgentEnvironment.takePassphrase()
     defer { if passphrase != nil { Secrets.wipe(&passphrase!) } }
     let exists = FileManager.default.fileExists(atPath: directory.appendingPathComponent("keychain.key").path)
-    let store: KeychainStore
+    let storage: any ItemStorage
     do {
-      store =
-        exists && passphrase != nil
-        ? try KeychainStore(directory: directory, passphrase: nil)
-        : try KeychainStore(directory: directory, passphrase: passphrase.map { String(decoding: $0, as: UTF8.self) })
+      storage = try backend.openStore(
+        directory: directory,
+        passphrase: exists ? nil : passphrase.map { String(decoding: $0, as: UTF8.self) }, sealingToTPM: false)
     } catch {
       throw AgentStartError("cannot open the store: \(error.message)")
     }
-    // A store opened from a directory is this process's own.
-    guard let storage = store.storage else { throw AgentStartError("cannot open the store in this process") }
+    let store = KeychainStore(directory: directory, storage: storage)
     guard exists, passphrase != nil else { return (store, storage) }
     do throws(SecStatus) {
       try storage.unlock(passphraseBytes: passphrase)
@@ -45,15 +45,9 @@ package enum AgentStartup {
     }
   }
 
-  /// The backend this program linked (the SQLite store, the OpenSSL key engine), for the engines
-  /// the agent runs.
-  package static func backend() throws(AgentStartError) -> any SecurityBackend {
-    do {
-      return try SecurityBackends.required()
-    } catch {
-      throw AgentStartError(error.detail ?? SecurityBackends.notLinkedMessage)
-    }
-  }
+  /// The backend the agent's engines run with (the SQLite store, the OpenSSL key engine): a value
+  /// made here and handed to the service, not the process-wide one Apple's functions find.
+  package static func backend() -> any SecurityBackend { SQLiteOpenSSLBackend() }
 
   /// The store's keys in OpenSSL's secure heap: locked in memory (never swapped out), left out of
   /// core dumps and wiped when dropped. 64 KiB holds a store's dozen keys and HMAC's copies many

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainBackend
 import Logging
 import Security
 
@@ -217,14 +218,9 @@ public enum KeychainSyncGroup {
   }
 
   /// The sync side of `store`, over its storage's change feed (the agent's, for a store it holds).
-  /// The sync API is a front end: it takes the linked backend here, at its edge, and hands it on.
+  /// The sync API is a front end: it makes its backend value here, at its edge, and hands it on.
   static func syncable(_ store: KeychainStore) throws(KeychainSyncError) -> SyncReplica {
-    let backend: any SecurityBackend
-    do {
-      backend = try SecurityBackends.required()
-    } catch {
-      throw KeychainSyncError(error, "Cannot sync this store")
-    }
+    let backend: any SecurityBackend = SQLiteOpenSSLBackend()
     switch store.holder {
     case .process(let storage): return SyncReplica(storage: storage, backend: backend)
     case .agent(let agent): return SyncReplica(storage: agent.replica, backend: backend)

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Keychain
+import KeychainBackend
 import Security
 import SecurityCommandLine
 
@@ -117,7 +118,8 @@ struct ExportItems: ParsableCommand {
         operation: operation, status: errSecParam,
         detail: "PKCS#12 here holds identities only (with -t identities); use pemseq for certificates and keys.")
     }
-    let engine = try keyEngine(operation)
+    // The tool's backend, a value made here at the command's edge.
+    let engine = SQLiteOpenSSLBackend().keyEngine
     let secret =
       try passphrase
       ?? CommandPassphrase.ask(
@@ -159,7 +161,8 @@ struct ExportItems: ParsableCommand {
 
   /// A key as PKCS#8 or SubjectPublicKeyInfo DER, with its PEM label.
   private func encoded(_ key: SecKey, _ operation: String) throws -> (label: String, der: Data) {
-    let engine = try keyEngine(operation)
+    // The tool's backend, a value made here at the command's edge.
+    let engine = SQLiteOpenSSLBackend().keyEngine
     do throws(KeyOperationFailure) {
       let der = try engine.encodedKey(key.material)
       return (key.isPrivate ? "PRIVATE KEY" : "PUBLIC KEY", der)
@@ -168,12 +171,6 @@ struct ExportItems: ParsableCommand {
     }
   }
 
-  private func keyEngine(_ operation: String) throws(CommandFailure) -> any KeyEngine {
-    guard let engine = SecurityBackends.linked?.keyEngine else {
-      throw CommandFailure(operation: operation, status: errSecNotAvailable, detail: SecurityBackends.notLinkedMessage)
-    }
-    return engine
-  }
 }
 
 /// A reason ("a private key kept by ...") as a sentence.

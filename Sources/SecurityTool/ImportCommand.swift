@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Keychain
+import KeychainBackend
 import Security
 import SecurityCommandLine
 
@@ -148,11 +149,11 @@ struct ImportItems: ParsableCommand {
     }
   }
 
-  /// The key of a PEM block, through the key engine.
+  /// The key of a PEM block, through the key engine of the tool's backend (a value made here, at
+  /// the command's edge).
   private func decode(_ block: PEMFile.Block, isPrivate: Bool, operation: String) throws -> SecKey {
-    guard let engine = SecurityBackends.linked?.keyEngine else {
-      throw CommandFailure(operation: operation, status: errSecNotAvailable, detail: SecurityBackends.notLinkedMessage)
-    }
+    let backend = SQLiteOpenSSLBackend()
+    let engine = backend.keyEngine
     var secret: String?
     if block.label == "ENCRYPTED PRIVATE KEY" {
       secret =
@@ -163,9 +164,9 @@ struct ImportItems: ParsableCommand {
     }
     do throws(KeyOperationFailure) {
       if block.label == "RSA PUBLIC KEY" {
-        return try SecKey(try engine.importKey(.rsa, isPrivate: false, data: block.der))
+        return try SecKey(try engine.importKey(.rsa, isPrivate: false, data: block.der), labelledBy: backend)
       }
-      return try SecKey(try engine.decodeKey(block.der, isPrivate: isPrivate, passphrase: secret))
+      return try SecKey(try engine.decodeKey(block.der, isPrivate: isPrivate, passphrase: secret), labelledBy: backend)
     } catch {
       throw CommandFailure(operation: operation, status: error.status, detail: "\(input): \(error.reason).")
     }

@@ -192,12 +192,14 @@ policy.administrationToolFolder = AgentPolicy.folder(of: "/proc/self/exe")
 for notice in policy.notices { logger.warning("\(notice)") }
 
 let directory = storeDirectory ?? KeychainStore.defaultDirectory
+// The backend every engine of the agent runs with, made here and handed on (no process-wide one).
+let backend = AgentStartup.backend()
 let store: KeychainStore
 let storage: any ItemStorage
 do {
   let keyMemory = try AgentStartup.enableKeyMemory()
   if keyMemory.locked { logger.info("\(keyMemory.message)") } else { logger.warning("\(keyMemory.message)") }
-  (store, storage) = try AgentStartup.openStore(in: directory)
+  (store, storage) = try AgentStartup.openStore(in: directory, with: backend)
 } catch {
   fail(error.description)
 }
@@ -211,7 +213,7 @@ var bus: SecretServiceBus?
 var sshAgent: SSHAgentSocket?
 do {
   service = AgentService(
-    store: store, storage: storage, backend: try AgentStartup.backend(),
+    store: store, storage: storage, backend: backend,
     policy: policy, idleLock: IdleLock(timeout: idleTimeout, storage: storage, logger: logger),
     ledger: FailedAttemptLedger(directory: directory), logger: logger)
   if secretService { bus = try SecretServiceBus(service: service) }

@@ -127,4 +127,16 @@ struct BackendValueTests {
       called.isSuperset(of: ["certificateContents", "keyEngine", "normalizedName", "evaluateTrust"]), "\(called)")
     #expect(other.called.isEmpty)
   }
+
+  @Test("A key's public half is labelled by the backend that labelled the key")
+  func aKeyCarriesItsBackend() throws {
+    let mine = RecordingBackend()
+    let other = RecordingBackend()
+    let key = try SecKey(try mine.keyEngine.generate(.ec, bits: 256), labelledBy: mine)
+    let before = mine.called.filter { $0 == "sha1" }.count
+    let publicKey = try #require(SecKeyCopyPublicKey(key))
+    #expect(publicKey.applicationLabel == key.applicationLabel)
+    #expect(mine.called.filter { $0 == "sha1" }.count == before + 1, "\(mine.called)")
+    #expect(other.called.isEmpty)
+  }
 }

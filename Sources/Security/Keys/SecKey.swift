@@ -20,6 +20,9 @@ public enum SecKeyOperationType: Int, Sendable {
 /// (keys rule 4.3): a key re-imported from its external representation equals the original.
 public final class SecKey: Hashable, Sendable, CustomStringConvertible {
   package let material: any EngineKey
+  /// The backend that labelled it: the key's other half (`SecKeyCopyPublicKey`) is labelled by
+  /// the same one, as a certificate's key is by its certificate's.
+  package let backend: any SecurityBackend
   /// The public half's external representation: what equality and the application label use.
   package let publicBytes: Data
 
@@ -39,6 +42,7 @@ public final class SecKey: Hashable, Sendable, CustomStringConvertible {
   /// made from its rows).
   package init(_ material: any EngineKey, labelledBy backend: any SecurityBackend) throws(KeyOperationFailure) {
     self.material = material
+    self.backend = backend
     publicBytes = try material.publicRepresentation()
     do {
       applicationLabel = try backend.sha1(Array(publicBytes))
@@ -184,7 +188,7 @@ public func SecKeyCreateRandomKey(_ parameters: CFDictionary, _ error: UnsafeMut
     ] {
       guard KeyParameters.boolean(attributes[SecConstantValue.attrIsPermanent]) == true else { continue }
       // The public half is made only when it is stored: a SecKey of it costs an import.
-      let half = isPublic ? try SecKey(try key.material.publicKey()) : key
+      let half = isPublic ? try SecKey(try key.material.publicKey(), labelledBy: key.backend) : key
       var add = attributes
       add[SecConstantValue.attrIsPermanent] = nil
       add[SecConstantValue.valueRef] = half
@@ -264,7 +268,7 @@ public func SecKeyCreateWithData(
 @discardableResult
 public func SecKeyCopyPublicKey(_ key: SecKey) -> SecKey? {
   guard key.isPrivate else { return key }
-  return try? SecKey(try key.material.publicKey())
+  return try? SecKey(try key.material.publicKey(), labelledBy: key.backend)
 }
 
 /// The key's external representation (keys rules 3.1 to 3.3, 3.12).
