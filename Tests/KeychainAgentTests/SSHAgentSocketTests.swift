@@ -91,10 +91,14 @@ struct SSHAgentSocketTests {
       writer.uint32(0)
     }
     for signer in signers { try Self.send(sign, on: signer) }
+    // One more that leaves while its question waits: its answer finds the connection gone.
+    let leaver = try Self.connect(to: sshSocket)
+    try Self.send(sign, on: leaver)
     func questions() -> Int {
       ((try? String(contentsOfFile: asked, encoding: .utf8)) ?? "").split(separator: "\n").count
     }
-    Self.wait("every signature's question") { questions() == signers.count }
+    Self.wait("every signature's question") { questions() == signers.count + 1 }
+    close(leaver)
     // A thread per waiting confirmation would be one per signer.
     let waiting = try Self.threads(of: agent.process.processIdentifier)
     #expect(waiting - before < 4, "threads: \(before) before, \(waiting) with \(signers.count) confirmations waiting")
@@ -108,7 +112,10 @@ struct SSHAgentSocketTests {
     // Allowed: every signer gets its signature.
     _ = FileManager.default.createFile(atPath: gate, contents: nil)
     for signer in signers { #expect(Self.receive(on: signer).first == SSHAgentMessage.signResponse) }
-    #expect(questions() == signers.count)
+    #expect(questions() == signers.count + 1)
+    // The agent still serves, the leaver's answer dropped.
+    try Self.send([SSHAgentMessage.requestIdentities], on: lister)
+    #expect(Self.receive(on: lister).prefix(5) == [SSHAgentMessage.identitiesAnswer, 0, 0, 0, 1])
   }
 
   @Test("A hundred connections to the ssh-agent cost no thread each, and each is answered")
