@@ -30,6 +30,8 @@ public enum Ownership: String, Codable, Sendable {
 ///    value instead, and the parameter disappears from the Swift signature.
 /// 2. A search (a Copy function with such an out-parameter whose `@result` lists
 ///    errSecItemNotFound) answers `.success(nil)` for errSecItemNotFound: absence is not an error.
+///    A search whose nullable out-parameter is of a typed object instead (`SecItemFoundValuesRef *`)
+///    gives that type: `Result<SecItemFoundValues?, KeychainError>`, read without a cast.
 /// 3. A trailing `CFErrorRef *` out-parameter becomes `Result<T, KeychainError>`; the CFError's
 ///    code is the status. A nullable `T` that comes back NULL with no error is a failure too.
 /// 4. A nullable result with no error report becomes an Optional.
@@ -126,7 +128,8 @@ enum FunctionConventions {
     "CFErrorRef": "CFError", "CFAllocatorRef": "CFAllocator", "CFIndex": "CFIndex", "CFTypeID": "CFTypeID",
     "OSStatus": "OSStatus",
     "SecAccessControlRef": "SecAccessControl", "SecCertificateRef": "SecCertificate", "SecKeyRef": "SecKey",
-    "SecIdentityRef": "SecIdentity", "SecItemEntriesRef": "SecItemEntries", "SecRandomRef": "SecRandom",
+    "SecIdentityRef": "SecIdentity", "SecItemEntriesRef": "SecItemEntries",
+    "SecItemFoundValuesRef": "SecItemFoundValues", "SecRandomRef": "SecRandom",
     "SecTrustRef": "SecTrust", "SecPolicyRef": "SecPolicy", "CFAbsoluteTime": "CFAbsoluteTime",
     "CFOptionFlags": "CFOptionFlags",
     "void *": "UnsafeMutableRawPointer",
@@ -212,11 +215,16 @@ enum FunctionConventions {
     } else {
       convention = .none
     }
-    let isCopyWithResult =
-      convention == .status && resultParameter != nil && resultParameterType == nil
-      && function.name.contains("Copy")
-    let notFoundIsNil =
+    let isSearch =
       resultParameter != nil && function.name.contains("Copy") && function.resultCodes.contains("errSecItemNotFound")
+    // Rule 2's typed form: one typed object the caller may ask for or not (a nullable pointer).
+    let isTypedSearch =
+      isSearch && resultParameterType != nil && resultInitialValue == nil
+      && function.parameters.last.map { $0.name == resultParameter && $0.nullable } == true
+    let isCopyWithResult =
+      convention == .status && resultParameter != nil && (resultParameterType == nil || isTypedSearch)
+      && function.name.contains("Copy")
+    let notFoundIsNil = isSearch && (resultParameterType == nil || isTypedSearch)
     var unavailable: String?
     let (swiftParameters, buffers, bufferProblem) = Self.parameters(parameters, typedEnums: typedEnums)
     unavailable = bufferProblem
@@ -233,7 +241,7 @@ enum FunctionConventions {
         let tuple = resultObjects.map { "\($0.name): \($0.type)" }.joined(separator: ", ")
         returnType = "Result<(\(tuple)), KeychainError>"
       } else if let type = resultParameterType {
-        returnType = "Result<\(type), KeychainError>"
+        returnType = isTypedSearch ? "Result<\(type)?, KeychainError>" : "Result<\(type), KeychainError>"
       } else {
         returnType = resultParameter == nil ? "Result<Void, KeychainError>" : "Result<CFTypeRef?, KeychainError>"
       }

@@ -162,7 +162,7 @@ extension TemplateContext {
         let names = wrapper.resultObjects.map { "`\($0.name)`" }.joined(separator: " and ")
         lines.append("The objects the C function writes to \(names), or the status as a `KeychainError`.")
       case (.status, nil): lines.append("Success, or the status as a `KeychainError`.")
-      case (.status, let parameter?) where wrapper.resultParameterType != nil:
+      case (.status, let parameter?) where wrapper.resultParameterType != nil && !wrapper.notFoundIsNil:
         lines.append("The object the C function writes to `\(parameter)`, or the status as a `KeychainError`.")
       case (.status, let parameter?):
         lines.append(

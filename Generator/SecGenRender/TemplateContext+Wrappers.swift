@@ -91,7 +91,8 @@ extension TemplateContext {
     case .status where written != nil: body = "statusBuffer"
     case .status where !wrapper.resultObjects.isEmpty: body = "statusObjects"
     case .status where wrapper.resultInitialValue != nil: body = "statusValueOut"
-    case .status where wrapper.resultParameter != nil && wrapper.resultParameterType != nil: body = "statusObject"
+    case .status where wrapper.resultParameter != nil && wrapper.resultParameterType != nil && !wrapper.notFoundIsNil:
+      body = "statusObject"
     case .status where wrapper.resultParameter != nil: body = "statusValue"
     case .status: body = "status"
     case .errorOutParameter where wrapper.returnType == "Result<Void, KeychainError>": body = "errorOutVoid"
@@ -127,6 +128,8 @@ extension TemplateContext {
       "argumentsAndError": (arguments + ["&error"]).joined(separator: ", "),
       "resultParameter": wrapper.resultParameter ?? "",
       "resultParameterType": wrapper.resultParameterType ?? "",
+      // What a search's out-parameter holds: its typed object, else any CF object.
+      "resultValueType": wrapper.resultParameterType ?? "CFTypeRef",
       "notFoundIsNil": wrapper.notFoundIsNil,
       "errorIsManaged": wrapper.errorIsManaged == true,
       "resultInitialValue": wrapper.resultInitialValue ?? "",

@@ -22,7 +22,7 @@ extension KeychainRequest {
   /// Swift values (no Foundation dictionary on either side, the largest cost of a lookup on Linux),
   /// while the runtime applies SecItemCopyMatching's rules and records the same dictionary.
   func copyMatching(_ query: KeychainDictionary) -> Result<Any?, KeychainError> {
-    KeychainFunctions.itemCopyMatchingEntries(query.runtimeEntries).map { ($0 as? SecItemFoundValues)?.value }
+    KeychainFunctions.itemCopyMatchingEntries(query.runtimeEntries).map { $0?.value }
   }
 
   /// Adds the item `reference` (kSecValueRef) stands for; the class comes from the ref.

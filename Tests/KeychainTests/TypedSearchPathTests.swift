@@ -94,10 +94,10 @@ import Testing
             let dictionary = KeychainDictionary(query)
             var raw: CFTypeRef?
             let rawStatus = SecItemCopyMatching(dictionary.cfDictionary, &raw)
-            var typed: CFTypeRef?
+            var typed: SecItemFoundValues?
             let status = SecItemCopyMatchingEntries(
               SecItemEntries(dictionary.requestEntries) { dictionary.cfDictionary as NSDictionary }, &typed)
-            let typedValue = (typed as? SecItemFoundValues)?.value
+            let typedValue = typed?.value
             #expect(status == rawStatus, "\(dictionary)")
             #expect(
               Self.same(typedValue, raw),

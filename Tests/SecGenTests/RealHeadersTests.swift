@@ -154,6 +154,12 @@ import Testing
         "SecTrustCopyKey", "SecTrustCopyPublicKey", "SecTrustGetCertificateCount", "SecTrustGetCertificateAtIndex",
         "SecTrustCopyCertificateChain", "SecTrustCopyResult", "SecTrustCopyExceptions", "SecTrustSetExceptions",
       ])
+    // Rule 2's typed form: the typed search's result is its own type, nothing found nil, with an
+    // existence test; SecIdentityCopyPrivateKey's non-null out-parameter stays an object.
+    let typedSearch = try #require(functions["SecItemCopyMatchingEntries"]?.wrapper)
+    #expect(typedSearch.returnType == "Result<SecItemFoundValues?, KeychainError>")
+    #expect(typedSearch.notFoundIsNil && typedSearch.existenceTestName == "itemCopyMatchingEntriesExists")
+    #expect(functions["SecIdentityCopyPrivateKey"]?.wrapper?.returnType == "Result<SecKey, KeychainError>")
     // Rule 10: a pointer to a value the function writes is its result.
     #expect(functions["SecTrustGetTrustResult"]?.wrapper?.returnType == "Result<SecTrustResultType, KeychainError>")
     #expect(functions["SecTrustGetTrustResult"]?.wrapper?.resultInitialValue == ".invalid")

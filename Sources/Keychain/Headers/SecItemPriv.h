@@ -406,6 +406,12 @@ OSStatus SecItemUpsert(CFDictionaryRef query, CFDictionaryRef attributesToUpdate
 typedef struct CF_BRIDGED_TYPE(id) __SecItemEntries *SecItemEntriesRef;
 
 /*!
+    @typedef SecItemFoundValuesRef
+    @abstract What SecItemCopyMatchingEntries found, as values of the calling language in the shape the return type keys ask for: a typed result, so a caller reads it without casting a CFTypeRef.
+*/
+typedef struct CF_BRIDGED_TYPE(id) __SecItemFoundValues *SecItemFoundValuesRef;
+
+/*!
     @function SecItemAddEntries
     @abstract SecItemAdd for a typed caller: adds one item, with no result.
     @param attributes The item's class, attributes and data, as SecItemAdd reads them.
@@ -421,7 +427,7 @@ OSStatus SecItemAddEntries(SecItemEntriesRef attributes)
     @param result On return, the found items. Pass NULL to test for existence.
     @result A result code: errSecSuccess, errSecUnimplemented, errSecParam, errSecAllocate, errSecIO, errSecWrPerm, errSecNotAvailable, errSecReadOnly, errSecAuthFailed, errSecInvalidKeychain, errSecDuplicateItem, errSecItemNotFound, errSecNoSuchAttr, errSecNoSuchClass, errSecInteractionNotAllowed, errSecInternalComponent, errSecDecode, errSecMissingEntitlement.
 */
-OSStatus SecItemCopyMatchingEntries(SecItemEntriesRef query, CFTypeRef __nullable * __nullable CF_RETURNS_RETAINED result)
+OSStatus SecItemCopyMatchingEntries(SecItemEntriesRef query, SecItemFoundValuesRef __nullable * __nullable CF_RETURNS_RETAINED result)
     API_AVAILABLE(macos(10.6), ios(2.0));
 
 /*!

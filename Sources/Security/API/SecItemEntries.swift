@@ -42,22 +42,22 @@ package func SecItemDeleteEntries(_ query: SecItemEntries) -> OSStatus {
   callEntries(.delete, query.entries, foundationDictionary: query.dictionary)
 }
 
-/// SecItemCopyMatching for a query as entries; `result` receives a `SecItemFoundValues` holding
-/// the found items as Swift values (see `copyMatchingEntries`), untouched when the search fails.
-/// NULL tests for existence.
-package func SecItemCopyMatchingEntries(_ query: SecItemEntries, _ result: UnsafeMutablePointer<CFTypeRef?>?)
-  -> OSStatus
-{
+/// SecItemCopyMatching for a query as entries; `result` receives the found items as Swift values
+/// (see `copyMatchingEntries`), untouched when the search fails. NULL tests for existence.
+package func SecItemCopyMatchingEntries(
+  _ query: SecItemEntries, _ result: UnsafeMutablePointer<SecItemFoundValues?>?
+) -> OSStatus {
   let (status, found) = copyMatchingEntries(query.entries, query: query.dictionary)
   if let result, status == errSecSuccess { result.pointee = SecItemFoundValues(found) }
   return status
 }
 
-/// What SecItemCopyMatchingEntries found, boxed once to travel through its `CFTypeRef` result.
+/// What SecItemCopyMatchingEntries found (`SecItemFoundValuesRef` in SecItemPriv.h): its result
+/// parameter's own type, so the generated wrapper hands it on typed, with no cast.
 ///
-/// Not `found as AnyObject`: on Linux that boxes a `Data` or an array in a value the reader must
-/// cast back with a dynamic cast through Foundation's bridging, which cost a typed lookup about a
-/// seventh of its CPU (keychain-bench, perf); reading a class is a pointer check.
+/// Not `found as AnyObject` through a `CFTypeRef`: on Linux that boxes a `Data` or an array in a
+/// value the reader must cast back with a dynamic cast through Foundation's bridging, which cost a
+/// typed lookup about a seventh of its CPU (keychain-bench, perf).
 package final class SecItemFoundValues: @unchecked Sendable {
   // @unchecked: immutable; the values are Data, SearchedItem, runtime refs or arrays of them.
   /// The found items: what the return keys ask for, or nil when they ask for nothing.

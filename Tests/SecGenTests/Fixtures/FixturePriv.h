@@ -13,6 +13,12 @@ CF_ASSUME_NONNULL_BEGIN
 typedef struct CF_BRIDGED_TYPE(id) __SecItemEntries *SecItemEntriesRef;
 
 /*!
+    @typedef SecItemFoundValuesRef
+    @abstract What a typed search found.
+*/
+typedef struct CF_BRIDGED_TYPE(id) __SecItemFoundValues *SecItemFoundValuesRef;
+
+/*!
     @function SecItemAddEntries
     @abstract Adds an item.
     @param attributes What to add.
@@ -27,7 +33,7 @@ OSStatus SecItemAddEntries(SecItemEntriesRef attributes);
     @param result What was found.
     @result errSecSuccess, errSecItemNotFound or a failure.
 */
-OSStatus SecItemCopyMatchingEntries(SecItemEntriesRef query, CFTypeRef __nullable * __nullable result);
+OSStatus SecItemCopyMatchingEntries(SecItemEntriesRef query, SecItemFoundValuesRef __nullable * __nullable CF_RETURNS_RETAINED result);
 
 /*!
     @function SecItemUpdateEntries

@@ -86,8 +86,8 @@ public enum KeychainFunctions {
   /// status as a `KeychainError`; nothing found (errSecItemNotFound) is `.success(nil)`.
   package static func itemCopyMatchingEntries(
     _ query: SecItemEntries
-  ) -> Result<CFTypeRef?, KeychainError> {
-    var result: CFTypeRef?
+  ) -> Result<SecItemFoundValues?, KeychainError> {
+    var result: SecItemFoundValues?
     let status = SecItemCopyMatchingEntries(query, &result)
     switch status {
     case errSecSuccess: return .success(result)
