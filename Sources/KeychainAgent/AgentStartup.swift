@@ -26,7 +26,7 @@ package enum AgentStartup {
     } catch {
       throw AgentStartError("cannot open the store: \(error.message)")
     }
-    let store = KeychainStore(directory: directory, storage: storage)
+    let store = KeychainStore(directory: directory, storage: storage, backend: backend)
     guard exists, passphrase != nil else { return (store, storage) }
     do throws(SecStatus) {
       try storage.unlock(passphraseBytes: passphrase)

@@ -139,4 +139,54 @@ struct BackendValueTests {
     #expect(mine.called.filter { $0 == "sha1" }.count == before + 1, "\(mine.called)")
     #expect(other.called.isEmpty)
   }
+
+  @Test("Apple's functions run with their context's backend: two contexts side by side, none installed")
+  func twoContextsSideBySide() throws {
+    let first = RecordingBackend()
+    let second = RecordingBackend()
+    let scratch = try ScratchDirectory()
+    let der = try CertificateRules.certificate(subject: "/CN=in a context", in: scratch)
+    let attributes =
+      [kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits as String: 256]
+      as CFDictionary
+    let (firstKey, firstCertificate) = try withKeychainBackend(first) {
+      (
+        try #require(SecKeyCreateRandomKey(attributes, nil)),
+        try #require(SecCertificateCreateWithData(nil, der as CFData))
+      )
+    }
+    #expect(Set(first.called).isSuperset(of: ["keyEngine", "sha1", "certificateContents"]), "\(first.called)")
+    #expect(second.called.isEmpty)
+    // In the other context, a key made in the first signs with the first's engine: what an edge
+    // made carries its backend.
+    let firstCalls = first.called.count
+    try withKeychainBackend(second) {
+      let data = Data("signed".utf8) as CFData
+      let signature = try #require(
+        SecKeyCreateSignature(firstKey, .ecdsaSignatureMessageX962SHA256, data, nil))
+      #expect(
+        SecKeyVerifySignature(
+          try #require(SecKeyCopyPublicKey(firstKey)), .ecdsaSignatureMessageX962SHA256, data, signature, nil))
+      #expect(SecCertificateCopyKey(firstCertificate) != nil)
+      _ = try #require(SecKeyCreateRandomKey(attributes, nil))
+    }
+    #expect(first.called.count > firstCalls)
+    #expect(Set(second.called) == ["keyEngine", "sha1"], "\(second.called)")
+  }
+
+  @Test("Only SecurityBackend.swift reads the linked backend; every other file takes a context's or a value")
+  func onlyItsFileReadsTheLinkedBackend() throws {
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Sources")
+    let walker = try #require(FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil))
+    var readers: [String] = []
+    for case let url as URL in walker where url.pathExtension == "swift" {
+      let text = try String(contentsOf: url, encoding: .utf8)
+      if (text.contains("SecurityBackends.linked") || text.contains("SecurityBackends.required("))
+        && url.lastPathComponent != "SecurityBackend.swift"
+      {
+        readers.append(url.lastPathComponent)
+      }
+    }
+    #expect(readers.isEmpty, "\(readers)")
+  }
 }

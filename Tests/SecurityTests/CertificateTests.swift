@@ -124,7 +124,7 @@ import Testing
       0x30,
       Self.element(0x31, pair(organization, 0x13, Array("AB C".utf8)))
         + Self.element(0x31, pair(commonName, 0x0c, utf8) + pair(unit, 0x13, Array("Z Z".utf8))))
-    let backend = try #require(SecurityBackends.linked)
+    let backend = try SecurityBackends.required()
     let normalized = try #require(backend.normalizedName(Data(name)))
     #expect(normalized.sequence == Data(expected))
     #expect(normalized.content == Data(expected.dropFirst(2)))

@@ -40,7 +40,7 @@ import Testing
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("seam-\(UUID().uuidString)")
     defer { try? FileManager.default.removeItem(at: directory) }
     // The name Security looks up is KeychainBackend's type: renaming or moving it fails here.
-    let linked = try #require(SecurityBackends.linked)
+    let linked = try SecurityBackends.required()
     #expect(String(reflecting: type(of: linked)) == "KeychainBackend.SQLiteOpenSSLBackend")
     let store = try KeychainStore(directory: directory)
     #expect(!store.isLocked)

@@ -39,12 +39,11 @@ public final class KeychainStore: Sendable {
     guard !directory.path.utf8.contains(0) else {
       throw KeychainStoreError(status: errSecParam, message: "The store directory's path contains a NUL character.")
     }
-    guard let linked = SecurityBackends.linked else {
-      throw KeychainStoreError(status: errSecNotAvailable, message: SecurityBackends.notLinkedMessage)
-    }
+    let backend = try KeychainContext.current.storeBackend()
     self.init(
       directory: directory,
-      storage: try linked.openStore(directory: directory, passphrase: passphrase, sealingToTPM: sealedToTPM))
+      storage: try backend.openStore(directory: directory, passphrase: passphrase, sealingToTPM: sealedToTPM),
+      backend: backend)
   }
 
   /// The authenticator of a storage this process holds: prompts as the environment says, and
@@ -66,9 +65,11 @@ public final class KeychainStore: Sendable {
 
   /// A store over a storage this process holds: the one `init(directory:passphrase:sealedToTPM:)`
   /// opened, or another implementation of the contract (the in-memory one, in tests that run the
-  /// same SecItem calls over two storages), which `directory` only names.
-  package init(directory: URL, storage: any ItemStorage) {
+  /// same SecItem calls over two storages), which `directory` only names. `backend` is the one that
+  /// opened it, which its CF calls run with (nil: the context's).
+  package init(directory: URL, storage: any ItemStorage, backend: (any SecurityBackend)? = nil) {
     self.directory = directory
+    self.backend = backend
     holder = .process(storage)
     keys = storage
     maintenance = storage
@@ -77,14 +78,21 @@ public final class KeychainStore: Sendable {
   }
 
   /// The store `agent` serves at `socketPath`: this process holds no row and no key of it.
-  package init(socketPath: String, agent: any KeychainAgentLink) {
+  /// `backend` is the one that connected to it.
+  package init(socketPath: String, agent: any KeychainAgentLink, backend: (any SecurityBackend)? = nil) {
     directory = URL(fileURLWithPath: socketPath)
+    self.backend = backend
     holder = .agent(agent)
     keys = agent
     maintenance = agent
     agentSocketPath = socketPath
     authentication = Mutex(agent)
   }
+
+  /// The backend that opened the store or connected to its agent: the CF functions' calls on it run
+  /// with this one. nil for a store made over a storage directly (tests), whose calls take the
+  /// context's.
+  package let backend: (any SecurityBackend)?
 
   /// The storage of a store this process opened; nil for one the agent holds.
   package var storage: (any ItemStorage)? {
@@ -124,13 +132,11 @@ public final class KeychainStore: Sendable {
   package static func agentStore(
     socketPath: String, startingOnDemand: Bool = false
   ) throws(KeychainStoreError) -> KeychainStore {
-    guard let linked = SecurityBackends.linked else {
-      throw KeychainStoreError(status: errSecNotAvailable, message: SecurityBackends.notLinkedMessage)
-    }
+    let backend = try KeychainContext.current.storeBackend()
     do {
       return KeychainStore(
         socketPath: socketPath,
-        agent: try linked.connectAgent(socketPath: socketPath, startingOnDemand: startingOnDemand))
+        agent: try backend.connectAgent(socketPath: socketPath, startingOnDemand: startingOnDemand), backend: backend)
     } catch {
       throw KeychainStoreError(status: error.code, message: error.detail ?? error.description)
     }
@@ -334,6 +340,9 @@ public enum KeychainAccessGroups {
 struct KeychainContext: Sendable {
   var store: KeychainStore?
   var accessGroups: [String]?
+  /// The backend the CF functions run with in this context (`withKeychainBackend`); nil: the
+  /// store's, else the linked one (`resolvedBackend`).
+  var backend: (any SecurityBackend)?
 
   @TaskLocal static var current = KeychainContext()
 
@@ -354,13 +363,18 @@ struct KeychainContext: Sendable {
 public func withKeychainContext<T>(
   store: KeychainStore, accessGroups: [String]? = nil, _ body: () throws -> T
 ) rethrows -> T {
-  try KeychainContext.$current.withValue(KeychainContext(store: store, accessGroups: accessGroups), operation: body)
+  var context = KeychainContext.current
+  context.store = store
+  context.accessGroups = accessGroups
+  return try KeychainContext.$current.withValue(context, operation: body)
 }
 
 /// The async form of `withKeychainContext(store:accessGroups:_:)`.
 public func withKeychainContext<T>(
   store: KeychainStore, accessGroups: [String]? = nil, _ body: () async throws -> T
 ) async rethrows -> T {
-  try await KeychainContext.$current.withValue(
-    KeychainContext(store: store, accessGroups: accessGroups), operation: body)
+  var context = KeychainContext.current
+  context.store = store
+  context.accessGroups = accessGroups
+  return try await KeychainContext.$current.withValue(context, operation: body)
 }

@@ -57,7 +57,7 @@ public final class SecCertificate: Hashable, Sendable, CustomStringConvertible {
 /// X.509 parser: the result is nil.
 @discardableResult
 public func SecCertificateCreateWithData(_ allocator: CFAllocator?, _ data: CFData) -> SecCertificate? {
-  guard let backend = SecurityBackends.linked else { return nil }
+  guard let backend = try? KeychainContext.current.resolvedBackend() else { return nil }
   return SecCertificate.parse(Data(referencing: data), with: backend)
 }
 

@@ -84,7 +84,7 @@ public func SecPKCS12Import(
   }
   let identities: [PKCS12Identity]
   do {
-    guard let engine = SecurityBackends.linked?.keyEngine else { return errSecNotAvailable }
+    guard let engine = try? KeychainContext.current.resolvedBackend().keyEngine else { return errSecNotAvailable }
     identities = try engine.importPKCS12(pkcs12_data as Data, passphrase: passphrase)
   } catch {
     return error.status

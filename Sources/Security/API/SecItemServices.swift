@@ -18,7 +18,7 @@ package enum SecItemServices {
       guard !groups.isEmpty else { throw SecStatus.missingEntitlement }  // rule 11
       return SecItemEngine(
         storage: storage, accessGroups: groups, authenticator: store.authenticator,
-        backend: try SecurityBackends.required())
+        backend: try current.resolvedBackend(for: store))
     case .agent(let agent):
       if let granted = agent.grantedAccessGroups {
         groups = KeychainAccessGroups.narrowed(

@@ -26,16 +26,10 @@ public final class SecKey: Hashable, Sendable, CustomStringConvertible {
   /// The public half's external representation: what equality and the application label use.
   package let publicBytes: Data
 
-  /// The key `material` holds, its application label digested by the linked backend (the CF
-  /// functions' keys).
+  /// The key `material` holds, its application label digested by the backend of the call's
+  /// context (the CF functions' keys).
   package convenience init(_ material: any EngineKey) throws(KeyOperationFailure) {
-    let backend: any SecurityBackend
-    do {
-      backend = try SecurityBackends.required()
-    } catch {
-      throw KeyOperationFailure(error.code, error.detail ?? SecurityBackends.notLinkedMessage)
-    }
-    try self.init(material, labelledBy: backend)
+    try self.init(material, labelledBy: try KeychainContext.current.keyBackend())
   }
 
   /// The key `material` holds, its application label digested by `backend` (an engine's keys,
@@ -122,12 +116,10 @@ public final class SecKey: Hashable, Sendable, CustomStringConvertible {
   }
 }
 
-/// The engine, or the failure every SecKey function reports when none is linked.
-func linkedKeyEngine() throws(KeyOperationFailure) -> any KeyEngine {
-  guard let engine = SecurityBackends.linked?.keyEngine else {
-    throw KeyOperationFailure(errSecNotAvailable, SecurityBackends.notLinkedMessage)
-  }
-  return engine
+/// The key engine of the call's context, or the failure every SecKey function reports when there
+/// is no backend.
+func contextKeyEngine() throws(KeyOperationFailure) -> any KeyEngine {
+  try KeychainContext.current.keyBackend().keyEngine
 }
 
 /// Writes a CFError for `failure` into `error` (keys rule 5.1.1), in Apple's domain with the status as code.
@@ -178,7 +170,7 @@ public func SecKeyCreateRandomKey(_ parameters: CFDictionary, _ error: UnsafeMut
     if let token = entries.top[SecConstantValue.attrTokenID] {
       key = try SecKey(try secureEnclaveKey(token: token, type: type, bits: bits))
     } else {
-      key = try SecKey(try linkedKeyEngine().generate(type, bits: bits))
+      key = try SecKey(try contextKeyEngine().generate(type, bits: bits))
     }
     // Made when a half is to be stored, once for both.
     var service: (any SecItemService)?
@@ -218,10 +210,7 @@ private func secureEnclaveKey(token: Any, type: KeyType, bits: Int) throws(KeyOp
   guard type == .ec, bits == 256 else {
     throw KeyOperationFailure(errSecParam, "Secure Enclave keys are 256-bit kSecAttrKeyTypeECSECPrimeRandom keys")
   }
-  guard let backend = SecurityBackends.linked else {
-    throw KeyOperationFailure(errSecNotAvailable, SecurityBackends.notLinkedMessage)
-  }
-  return try backend.secureEnclave.generateP256()
+  return try KeychainContext.current.keyBackend().secureEnclave.generateP256()
 }
 
 /// Restores a key from its external representation, as Apple's `SecKeyCreateWithData` does.
@@ -252,7 +241,7 @@ public func SecKeyCreateWithData(
     default: throw KeyOperationFailure(errSecParam, "Unsupported key class")
     }
     let isPrivate = keyClass == 1
-    let engine = try linkedKeyEngine()
+    let engine = try contextKeyEngine()
     do {
       return try SecKey(try engine.importKey(type, isPrivate: isPrivate, data: keyData as Data))
     } catch {

@@ -86,7 +86,7 @@ public func SecKeyCopyKeyExchangeResult(
       }
       sharedInfo = data
     }
-    return try linkedKeyEngine().x963KDF(kdf, secret: secret, sharedInfo: sharedInfo, length: size) as NSData
+    return try privateKey.backend.keyEngine.x963KDF(kdf, secret: secret, sharedInfo: sharedInfo, length: size) as NSData
   }
 }
 
@@ -105,8 +105,10 @@ enum KeyOperations {
   }
 
   /// The digest a signature covers: the caller's, of the named hash's length (5.3.3, D6), or
-  /// the message hashed.
-  static func signedDigest(_ input: KeyAlgorithm.SignatureInput, _ data: Data) throws(KeyOperationFailure) -> Data {
+  /// the message hashed by `key`'s engine.
+  static func signedDigest(_ input: KeyAlgorithm.SignatureInput, _ data: Data, of key: SecKey)
+    throws(KeyOperationFailure) -> Data
+  {
     switch input {
     case .digest(let hash?):
       guard data.count == hash.length else {
@@ -114,7 +116,7 @@ enum KeyOperations {
       }
       return data
     case .digest(nil): return data
-    case .message(let hash): return try linkedKeyEngine().digest(hash, data)
+    case .message(let hash): return try key.backend.keyEngine.digest(hash, data)
     }
   }
 
@@ -131,14 +133,14 @@ enum KeyOperations {
   static func sign(_ key: SecKey, _ algorithm: KeyAlgorithm, _ data: Data) throws(KeyOperationFailure) -> Data {
     switch algorithm {
     case .ecdsa(let input, let format):
-      let der = try key.material.ecdsaSign(digest: try signedDigest(input, data))
+      let der = try key.material.ecdsaSign(digest: try signedDigest(input, data, of: key))
       guard format == .rfc4754 else { return der }
-      guard let raw = try linkedKeyEngine().ecdsaRawSignature(fromDER: der, fieldSize: key.blockSize) else {
+      guard let raw = key.backend.keyEngine.ecdsaRawSignature(fromDER: der, fieldSize: key.blockSize) else {
         throw KeyOperationFailure(errSecParam, "the engine produced a malformed ECDSA signature")
       }
       return raw
     case .rsaSignature(let input, let scheme):
-      let digest = try signedDigest(input, data)
+      let digest = try signedDigest(input, data, of: key)
       if scheme == .raw && digest.count > key.blockSize {
         throw KeyOperationFailure(errSecParam, "the input is longer than the key's block size")
       }
@@ -153,10 +155,10 @@ enum KeyOperations {
   {
     switch algorithm {
     case .ecdsa(let input, let format):
-      let digest = try signedDigest(input, data)
+      let digest = try signedDigest(input, data, of: key)
       let der: Data
       if format == .rfc4754 {
-        guard let converted = try linkedKeyEngine().ecdsaDERSignature(fromRaw: signature, fieldSize: key.blockSize)
+        guard let converted = key.backend.keyEngine.ecdsaDERSignature(fromRaw: signature, fieldSize: key.blockSize)
         else { return false }
         der = converted
       } else {
@@ -164,7 +166,7 @@ enum KeyOperations {
       }
       return try key.material.ecdsaVerify(digest: digest, signature: der)
     case .rsaSignature(let input, let scheme):
-      let digest = try signedDigest(input, data)
+      let digest = try signedDigest(input, data, of: key)
       guard signature.count <= key.blockSize else { return false }
       return try key.material.rsaVerify(digest, signature: signature, padding: rsaPadding(scheme, input))
     default:
@@ -192,11 +194,11 @@ enum KeyOperations {
       var generator = SystemRandomNumberGenerator()
       for index in sessionKey.indices { sessionKey[index] = generator.next() }
       let wrapped = try rsaEncrypt(key, sessionKey, .oaep(hash))
-      let sealed = try linkedKeyEngine().aesGCMSeal(
+      let sealed = try key.backend.keyEngine.aesGCMSeal(
         key: sessionKey, iv: Data(count: 16), plaintext: plaintext, additionalData: key.publicBytes)
       return wrapped + sealed
     case .ecies(let cofactor, let kdf, let variableIV):
-      let engine = try linkedKeyEngine()
+      let engine = key.backend.keyEngine
       let ephemeral = try engine.generate(.ec, bits: key.bits)
       let ephemeralPublic = try ephemeral.publicKey().externalRepresentation()
       let secret = try ephemeral.ecdh(peer: key.material, cofactor: cofactor)
@@ -224,10 +226,10 @@ enum KeyOperations {
         throw KeyOperationFailure(errSecParam, "RSAdecrypt wrong input: bad session key size")
       }
       let publicBytes = key.publicBytes
-      return try linkedKeyEngine().aesGCMOpen(
+      return try key.backend.keyEngine.aesGCMOpen(
         key: sessionKey, iv: Data(count: 16), sealed: Data(ciphertext.dropFirst(k)), additionalData: publicBytes)
     case .ecies(let cofactor, let kdf, let variableIV):
-      let engine = try linkedKeyEngine()
+      let engine = key.backend.keyEngine
       let pointLength = 2 * key.blockSize + 1
       guard ciphertext.count >= pointLength + 16 else {
         throw KeyOperationFailure(errSecParam, "ECIES: too small input packet")

@@ -19,10 +19,12 @@ import Synchronization
 // internal type's metadata only where it is used; SQLiteOpenSSLBackend says so). A program that links Security alone has no backend, and its first
 // call that needs one fails with a sentence saying what to add.
 //
-// Only the edges read it: Apple's functions, whose signatures take no context (SecKeyCreateRandomKey,
-// SecCertificateCreateWithData, SecTrustCreateWithCertificates, SecPKCS12Import), the default store's
-// opening, and the `security` tool's key codecs. What those edges make carries the backend it was
-// made with (a SecCertificate, a SecTrust, a store's engine), so later calls on it read no global.
+// Only this file reads it, as the default of a call's context (`KeychainContext.resolvedBackend`):
+// Apple's functions, whose signatures take no context (SecKeyCreateRandomKey,
+// SecCertificateCreateWithData, SecPKCS12Import, the SecItem functions), take the backend of their
+// task's context, which is the one `withKeychainBackend` gives, else the one that opened the
+// context's store, else the linked one. What those edges make carries the backend it was made with
+// (a SecCertificate, a SecTrust, a SecKey, a store, an engine), so later calls on it read no global.
 
 /// What the Security module needs from the code that links C libraries: one value with the entry
 /// points of storage, keys, backups, application passwords, certificates and trust.
@@ -89,18 +91,60 @@ package enum SecurityBackends {
   package static let linkedTypeName = "15KeychainBackend20SQLiteOpenSSLBackendV"
 
   /// The backend KeychainBackend provides, made once on first use; nil when the program links
-  /// Security alone. Read only at the edges (see the comment at the top of this file).
-  package static let linked: (any SecurityBackend)? = (_typeByName(linkedTypeName) as? any LinkedSecurityBackend.Type)?
-    .init()
+  /// Security alone. Read in this file only, as a context's default (see the comment at the top).
+  fileprivate static let linked: (any SecurityBackend)? =
+    (_typeByName(linkedTypeName) as? any LinkedSecurityBackend.Type)?.init()
 
   /// What a call that needs the backend answers when there is none.
   package static let notLinkedMessage =
     "No keychain store is linked into this program: depend on the Security product of KeychainBridge, which brings "
     + "the SQLite store and the OpenSSL key engine, not on the Security target alone."
 
-  /// The linked backend, or errSecNotAvailable saying what to add.
+  /// The linked backend, or errSecNotAvailable saying what to add. For tests, which check the
+  /// lookup and build engines of their own; the product's code reads a context's
+  /// (`KeychainContext.resolvedBackend`), and `ContextBackendTests` holds that.
   package static func required() throws(SecStatus) -> any SecurityBackend {
     guard let backend = linked else { throw SecStatus(errSecNotAvailable, detail: notLinkedMessage) }
     return backend
   }
+}
+
+extension KeychainContext {
+  /// The backend a call in this context runs with: the context's own (`withKeychainBackend`), else
+  /// the one that opened `store` (the context's store when not given), else the linked one.
+  func resolvedBackend(for store: KeychainStore? = nil) throws(SecStatus) -> any SecurityBackend {
+    if let backend { return backend }
+    if let backend = (store ?? self.store)?.backend { return backend }
+    guard let linked = SecurityBackends.linked else {
+      throw SecStatus(errSecNotAvailable, detail: SecurityBackends.notLinkedMessage)
+    }
+    return linked
+  }
+
+  /// `resolvedBackend`, failing as a store's opening fails.
+  func storeBackend() throws(KeychainStoreError) -> any SecurityBackend {
+    do {
+      return try resolvedBackend()
+    } catch {
+      throw KeychainStoreError(status: error.code, message: error.detail ?? SecurityBackends.notLinkedMessage)
+    }
+  }
+
+  /// `resolvedBackend`, failing as a key function fails.
+  func keyBackend() throws(KeyOperationFailure) -> any SecurityBackend {
+    do {
+      return try resolvedBackend()
+    } catch {
+      throw KeyOperationFailure(error.code, error.detail ?? SecurityBackends.notLinkedMessage)
+    }
+  }
+}
+
+/// Runs `body` with Apple's functions in it (on this task) running with `backend`: the keys,
+/// certificates and stores they make, and the SecItem calls on a store it opens. Two contexts side
+/// by side use two backends; nothing is installed.
+package func withKeychainBackend<T>(_ backend: any SecurityBackend, _ body: () throws -> T) rethrows -> T {
+  var context = KeychainContext.current
+  context.backend = backend
+  return try KeychainContext.$current.withValue(context, operation: body)
 }
