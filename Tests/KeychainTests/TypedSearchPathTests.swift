@@ -1,5 +1,6 @@
 import Foundation
 @_spi(KeychainBridge) import Security
+import Synchronization
 import Testing
 
 @testable import Keychain
@@ -128,6 +129,36 @@ import Testing
       expected[kSecReturnData] = .boolean(true)
       expected[kSecMatchLimit] = .string(kSecMatchLimitOne as String)
       #expect(calls.first?.dictionary == expected)
+    }
+  }
+
+  @Test func refsAndPersistentReferencesOfItemsTakeTheTypedPath() throws {
+    try withStore { _ throws in
+      let key = try Self.populate()
+      let built = Mutex(0)
+      /// The entries of `query`, counting each time the runtime builds their Foundation dictionary.
+      func entries(_ query: [String: KeychainValue]) -> SecItemEntries {
+        let dictionary = KeychainDictionary(query)
+        return SecItemEntries(dictionary.requestEntries) {
+          built.withLock { $0 += 1 }
+          return dictionary.cfDictionary as NSDictionary
+        }
+      }
+      var found: SecItemFoundValues?
+      let byRef = entries([
+        kSecClass as String: .string(kSecClassKey as String), kSecValueRef as String: .key(key.secKey),
+        kSecReturnPersistentRef as String: .boolean(true),
+      ])
+      #expect(SecItemCopyMatchingEntries(byRef, &found) == errSecSuccess)
+      let reference = try #require(found?.value as? Data)
+      let byReference = entries([kSecValuePersistentRef as String: .data(reference)])
+      #expect(SecItemCopyMatchingEntries(byReference, nil) == errSecSuccess)
+      #expect(
+        SecItemUpdateEntries(byReference, entries([kSecAttrLabel as String: .string("renamed")])) == errSecSuccess)
+      #expect(SecItemDeleteEntries(byReference) == errSecSuccess)
+      #expect(SecItemCopyMatchingEntries(byRef, nil) == errSecItemNotFound)
+      // No recorder is installed: none of these needed a Foundation dictionary.
+      #expect(built.withLock { $0 } == 0)
     }
   }
 }

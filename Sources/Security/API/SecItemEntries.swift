@@ -67,17 +67,18 @@ package final class SecItemFoundValues: @unchecked Sendable {
 }
 
 /// SecItemAdd, SecItemUpdate and SecItemDelete with the dictionaries as typed entries
-/// (see `copyMatchingEntries`). A call that names a ref or a persistent reference, or asks for a
-/// result, takes the CFDictionary path, which handles identities and shapes results; the others run
-/// the same bodies without a Foundation dictionary. `foundationDictionary` and `foundationChanges`
+/// (see `copyMatchingEntries`). A call about identities (their class, an identity's ref or
+/// persistent reference), or an add that asks for a result, takes the CFDictionary path, which
+/// handles identities and shapes an add's results; the others, refs and persistent references of
+/// other items included, run the same bodies without a Foundation dictionary. `foundationDictionary` and `foundationChanges`
 /// build the CFDictionary forms, for that path and for the recorder.
 func callEntries(
   _ function: SecItemFunction, _ entries: RequestEntries, changes changeEntries: RequestEntries? = nil,
   foundationDictionary dictionary: () -> NSDictionary, foundationChanges changes: () -> NSDictionary? = { nil }
 ) -> OSStatus {
-  // An add's return keys ask for a result, which only the CFDictionary path shapes.
-  let needsFoundationPath =
-    SecItemCall.namesIdentityOrReference(entries) || entries.containsKey { $0.hasPrefix("r_") }
+  // An add's return keys ask for a result, which only the CFDictionary path shapes; identities
+  // (a class, an identity's ref or persistent reference) are read as dictionaries.
+  let needsFoundationPath = IdentityItems.isIdentityQuery(entries) || entries.containsKey { $0.hasPrefix("r_") }
   switch function {
   case .add where !needsFoundationPath:
     return SecItemCall.run(.add, dictionary()) { service throws(SecStatus) in
@@ -117,7 +118,7 @@ func callEntries(
 func copyMatchingEntries(_ entries: RequestEntries, query: () -> NSDictionary) -> (
   status: OSStatus, result: Any?
 ) {
-  if SecItemCall.namesIdentityOrReference(entries) {
+  if IdentityItems.isIdentityQuery(entries) {
     var result: CFTypeRef?
     let status = SecItemCopyMatching(query(), &result)
     return (status, result)

@@ -21,13 +21,6 @@ extension SecItemCall {
     return IdentityItems.isIdentityQuery(entries) ? .identities : .items(try ItemRequest(entries: entries))
   }
 
-  /// Whether a typed call must take the CFDictionary path: identities, refs and persistent
-  /// references (which may name an identity) are handled there only.
-  static func namesIdentityOrReference(_ entries: RequestEntries) -> Bool {
-    entries.containsKey { $0 == SecConstantValue.valueRef || $0 == SecConstantValue.valuePersistentRef }
-      || entries.value(ofKey: SecConstantValue.`class`)?.string == SecConstantValue.classIdentity
-  }
-
   /// SecItemUpdate's body for every class but identities.
   static func update(_ request: ItemRequest, _ changeEntries: RequestEntries, _ engine: SecItemEngine)
     throws(SecStatus)
