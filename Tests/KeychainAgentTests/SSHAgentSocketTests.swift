@@ -49,6 +49,15 @@ struct SSHAgentSocketTests {
     try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task").count
   }
 
+  /// A new folder of this user's alone (0700), short enough for a socket's path; the caller
+  /// removes it.
+  static func privateFolder() throws -> URL {
+    let folder = URL(fileURLWithPath: "/tmp/kbq-\(UUID().uuidString.prefix(8))", isDirectory: true)
+    try FileManager.default.createDirectory(
+      at: folder, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+    return folder
+  }
+
   /// Waits (bounded, not timed: the condition decides) until `condition` holds.
   static func wait(_ what: String, until condition: () -> Bool) {
     for _ in 0..<6000 where !condition() { usleep(10_000) }
@@ -57,9 +66,7 @@ struct SSHAgentSocketTests {
 
   @Test("Confirmations waiting for the user hold no thread each, and another client is served meanwhile")
   func confirmationsHoldNoThread() throws {
-    let folder = URL(fileURLWithPath: "/tmp/kbq-\(UUID().uuidString.prefix(8))", isDirectory: true)
-    try FileManager.default.createDirectory(
-      at: folder, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+    let folder = try Self.privateFolder()
     defer { try? FileManager.default.removeItem(at: folder) }
     // The askpass helper notes each question, then waits until the test creates `open`: allowed.
     let asked = folder.appendingPathComponent("asked").path
@@ -120,9 +127,7 @@ struct SSHAgentSocketTests {
 
   @Test("A hundred connections to the ssh-agent cost no thread each, and each is answered")
   func connectionsCostNoThreadEach() throws {
-    let folder = URL(fileURLWithPath: "/tmp/kbq-\(UUID().uuidString.prefix(8))", isDirectory: true)
-    try FileManager.default.createDirectory(
-      at: folder, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+    let folder = try Self.privateFolder()
     defer { try? FileManager.default.removeItem(at: folder) }
     let sshSocket = folder.appendingPathComponent("ssh.sock").path
     let agent = try RunningAgent(arguments: ["--ssh-agent", sshSocket])
