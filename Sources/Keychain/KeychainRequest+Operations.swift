@@ -96,11 +96,8 @@ extension KeychainRequest {
 
   /// The secret of the first matching item, or nil when nothing matches.
   public func data() -> Result<Data?, KeychainError> {
-    copyMatching(search([kSecReturnData], limit: .string(kSecMatchLimitOne.description))).flatMap { result in
-      guard let result else { return .success(nil) }
-      guard let data = result as? Data else { return .failure(KeychainError(status: errSecDecode)) }
-      return .success(data)
-    }
+    // An item without a secret answers empty data, as SecItemCopyMatching does (decision 2).
+    first(search([kSecReturnData], limit: .string(kSecMatchLimitOne.description))) { $0.data(at: $1) }
   }
 
   /// The secret of the first matching item as UTF-8 text, or nil when nothing matches.
@@ -131,18 +128,23 @@ extension KeychainRequest {
     var returning = [kSecReturnAttributes, kSecReturnPersistentRef]
     if includingData { returning.append(kSecReturnData) }
     if Self.returnsReferences { returning.append(kSecReturnRef) }
-    return copyMatching(search(returning, limit: .string(kSecMatchLimitOne.description))).flatMap { result in
-      guard let result else { return .success(nil) }
-      return Self.item(from: result).map { .success($0) } ?? .failure(KeychainError(status: errSecDecode))
+    return copyMatching(search(returning, limit: .string(kSecMatchLimitOne.description))).flatMap { found in
+      switch found {
+      case nil: return .success(nil)
+      case .items(let items)?:
+        return .success(items.count > 0 ? Item(result: ItemAttributes(items.item(at: 0))) : nil)
+      case .identities(let result)?:
+        guard let result else { return .success(nil) }
+        return Self.item(from: result).map { .success($0) } ?? .failure(KeychainError(status: errSecDecode))
+      }
     }
   }
 
-  /// One result element as a typed item: a typed search's `SearchedItem`, or what SecItemCopyMatching
-  /// hands out (an NSDictionary, or an array element swift-corelibs-foundation already bridged to a
-  /// Swift dictionary); nil for anything else.
+  /// One element of an identity search's result as a typed item: what SecItemCopyMatching hands out
+  /// (an NSDictionary, or an array element swift-corelibs-foundation already bridged to a Swift
+  /// dictionary); nil for anything else.
   private static func item(from element: Any) -> Item? {
     switch element {
-    case let searched as SearchedItem: Item(result: ItemAttributes(searched))
     case let dictionary as [AnyHashable: Any]: Item(result: ItemAttributes(dictionary))
     case let dictionary as NSDictionary: Item(result: ItemAttributes(dictionary))
     default: nil
@@ -155,20 +157,18 @@ extension KeychainRequest {
     if includingData { returning.append(kSecReturnData) }
     if Self.returnsReferences { returning.append(kSecReturnRef) }
     let matchLimit: KeychainValue = limit.map { .integer($0) } ?? .string(kSecMatchLimitAll.description)
-    return copyMatching(search(returning, limit: matchLimit)).flatMap { result in
-      guard let result else { return .success([]) }
-      // The typed search's Swift array; a query by ref or persistent reference answers through
-      // SecItemCopyMatching, with an NSArray (which casts to [Any] too, and a Swift array to
-      // NSArray, so the dynamic type decides).
-      // `result as? [NSDictionary]` would bridge each element to a Swift dictionary and back.
-      let elements: [Any]
-      if type(of: result) == [Any].self, let values = result as? [Any] {
-        elements = values
-      } else if let array = result as? NSArray {
-        elements = (0..<array.count).map { array.object(at: $0) }
-      } else {
-        return .failure(KeychainError(status: errSecDecode))
+    return copyMatching(search(returning, limit: matchLimit)).flatMap { found in
+      let result: CFTypeRef
+      switch found {
+      case nil, .identities(nil)?: return .success([])
+      case .items(let items)?:
+        return .success((0..<items.count).map { Item(result: ItemAttributes(items.item(at: $0))) })
+      case .identities(let identities?)?: result = identities
       }
+      // An identity search's NSArray. `result as? [NSDictionary]` would bridge each element to a
+      // Swift dictionary and back.
+      guard let array = result as? NSArray else { return .failure(KeychainError(status: errSecDecode)) }
+      let elements = (0..<array.count).map { array.object(at: $0) }
       var items: [Item] = []
       items.reserveCapacity(elements.count)
       for element in elements {
@@ -181,11 +181,9 @@ extension KeychainRequest {
 
   /// The persistent reference of the first matching item, or nil.
   public func reference() -> Result<PersistentReference?, KeychainError> {
-    copyMatching(search([kSecReturnPersistentRef], limit: .string(kSecMatchLimitOne.description))).flatMap { result in
-      guard let result else { return .success(nil) }
-      guard let data = result as? Data else { return .failure(KeychainError(status: errSecDecode)) }
-      return .success(PersistentReference(data))
-    }
+    first(search([kSecReturnPersistentRef], limit: .string(kSecMatchLimitOne.description))) {
+      $0.persistentReference(at: $1)
+    }.map { $0.map(PersistentReference.init) }
   }
 
   /// Whether any item matches.

@@ -18,11 +18,32 @@ extension KeychainRequest {
     return query
   }
 
-  /// A search through the runtime's typed entry point: the query's entries and the results stay
+  /// A search through the runtime's typed entry point: the query's entries and the found items stay
   /// Swift values (no Foundation dictionary on either side, the largest cost of a lookup on Linux),
-  /// while the runtime applies SecItemCopyMatching's rules and records the same dictionary.
-  func copyMatching(_ query: KeychainDictionary) -> Result<Any?, KeychainError> {
-    KeychainFunctions.itemCopyMatchingEntries(query.runtimeEntries).map { $0?.value }
+  /// while the runtime applies SecItemCopyMatching's rules and records the same dictionary. nil when
+  /// nothing matches.
+  func copyMatching(_ query: KeychainDictionary) -> Result<SecItemFoundValues.Found?, KeychainError> {
+    KeychainFunctions.itemCopyMatchingEntries(query.runtimeEntries).map { $0?.found }
+  }
+
+  /// The first found item's `field` (its data, persistent reference or ref), or an identity
+  /// search's result read as `Value`; nil when nothing matches, errSecDecode for another value.
+  func first<Value>(
+    _ query: KeychainDictionary, _ field: (FoundItems, Int) -> Value?
+  ) -> Result<Value?, KeychainError> {
+    copyMatching(query).flatMap { found in
+      switch found {
+      case nil: return .success(nil)
+      case .items(let items)?:
+        guard items.count > 0 else { return .success(nil) }
+        guard let value = field(items, 0) else { return .failure(KeychainError(status: errSecDecode)) }
+        return .success(value)
+      case .identities(let result)?:
+        guard let result else { return .success(nil) }
+        guard let value = result as? Value else { return .failure(KeychainError(status: errSecDecode)) }
+        return .success(value)
+      }
+    }
   }
 
   /// Adds the item `reference` (kSecValueRef) stands for; the class comes from the ref.
@@ -36,10 +57,8 @@ extension KeychainRequest {
   /// The first match's ref as a `Reference` (SecKey, SecCertificate, SecIdentity), or nil when
   /// nothing matches.
   func firstReference<Reference>(as type: Reference.Type) -> Result<Reference?, KeychainError> {
-    copyMatching(search([kSecReturnRef], limit: .string(kSecMatchLimitOne.description))).flatMap { result in
-      guard let result else { return .success(nil) }
-      guard let reference = result as? Reference else { return .failure(KeychainError(status: errSecDecode)) }
-      return .success(reference)
+    first(search([kSecReturnRef], limit: .string(kSecMatchLimitOne.description))) {
+      $0.reference(at: $1) as? Reference
     }
   }
 

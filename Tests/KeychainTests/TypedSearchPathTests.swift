@@ -43,6 +43,21 @@ import Testing
     }
   }
 
+  /// The typed items `found` in the shape SecItemCopyMatching gives for `returns`: the one field
+  /// asked for alone (a password item has no ref), else the item; the first, or all.
+  static func appleShape(_ found: SecItemFoundValues?, returns: [CFString], limitOne: Bool) -> Any? {
+    guard case .items(let items)? = found?.found else { return nil }
+    let shaped: [Any] = (0..<items.count).compactMap { index in
+      switch returns {
+      case [kSecReturnData]: items.data(at: index)
+      case [kSecReturnPersistentRef]: items.persistentReference(at: index)
+      case [kSecReturnRef]: items.reference(at: index)
+      default: items.item(at: index)
+      }
+    }
+    return limitOne ? shaped.first : shaped
+  }
+
   /// Whether a typed-path result answers like the Foundation result `raw`.
   static func same(_ typed: Any?, _ raw: CFTypeRef?) -> Bool {
     switch (typed, raw) {
@@ -98,7 +113,7 @@ import Testing
             var typed: SecItemFoundValues?
             let status = SecItemCopyMatchingEntries(
               SecItemEntries(dictionary.requestEntries) { dictionary.cfDictionary as NSDictionary }, &typed)
-            let typedValue = typed?.value
+            let typedValue = Self.appleShape(typed, returns: returns, limitOne: limit == kSecMatchLimitOne)
             #expect(status == rawStatus, "\(dictionary)")
             #expect(
               Self.same(typedValue, raw),
@@ -150,7 +165,11 @@ import Testing
         kSecReturnPersistentRef as String: .boolean(true),
       ])
       #expect(SecItemCopyMatchingEntries(byRef, &found) == errSecSuccess)
-      let reference = try #require(found?.value as? Data)
+      guard case .items(let items)? = found?.found, items.count == 1 else {
+        Issue.record("a search by a key's ref found no item")
+        return
+      }
+      let reference = items.persistentReference(at: 0)
       let byReference = entries([kSecValuePersistentRef as String: .data(reference)])
       #expect(SecItemCopyMatchingEntries(byReference, nil) == errSecSuccess)
       #expect(

@@ -31,8 +31,7 @@ enum ResultShape {
   /// One item in the shape the flags ask for, as Swift values (`Data`, `[String: Any]`, or a ref);
   /// refs are made by `backend`.
   static func value(
-    _ item: StoredItem, _ flags: ReturnFlags, forAdd: Bool, foundationValues: Bool = true,
-    backend: any SecurityBackend
+    _ item: StoredItem, _ flags: ReturnFlags, forAdd: Bool, backend: any SecurityBackend
   ) -> Any? {
     // Keys and certificates have a ref type (SecKey, SecCertificate); password items have none, so
     // for them kSecReturnRef adds nothing.
@@ -41,12 +40,11 @@ enum ResultShape {
     if shaped.isEmpty { return keyRef }
     if flags == .data { return item.data ?? Data() }  // decision 2
     if flags == .persistentRef { return item.persistentReference }
-    guard foundationValues else { return searched(item, flags, keyRef) }
     return dictionary(item, flags, keyRef, forAdd: forAdd)
   }
 
   /// The key's or certificate's ref when `flags` ask for one; password items have no ref type.
-  private static func reference(_ item: StoredItem, _ flags: ReturnFlags, backend: any SecurityBackend) -> AnyObject? {
+  static func reference(_ item: StoredItem, _ flags: ReturnFlags, backend: any SecurityBackend) -> AnyObject? {
     switch (flags.contains(.ref), item.itemClass) {
     case (true, .key): KeyItems.key(of: item, backend: backend)
     case (true, .certificate): item.data.flatMap { SecCertificate.parse($0, with: backend) }

@@ -49,7 +49,7 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
       return
     }
     let found = SecItemCall.shaped(
-      try service.matchingItems(request), request, foundationValues: true, backend: service.backend)
+      try service.matchingItems(request), request, backend: service.backend)
     if let result, let value = found { result.pointee = ResultShape.bridged(value) }
   }
 }

@@ -42,28 +42,64 @@ package func SecItemDeleteEntries(_ query: SecItemEntries) -> OSStatus {
   callEntries(.delete, query.entries, foundationDictionary: query.dictionary)
 }
 
-/// SecItemCopyMatching for a query as entries; `result` receives the found items as Swift values
-/// (see `copyMatchingEntries`), untouched when the search fails. NULL tests for existence.
+/// SecItemCopyMatching for a query as entries; `result` receives what it found (see
+/// `copyMatchingEntries`), untouched when the search fails. NULL tests for existence.
 package func SecItemCopyMatchingEntries(
   _ query: SecItemEntries, _ result: UnsafeMutablePointer<SecItemFoundValues?>?
 ) -> OSStatus {
   let (status, found) = copyMatchingEntries(query.entries, query: query.dictionary)
-  if let result, status == errSecSuccess { result.pointee = SecItemFoundValues(found) }
+  if let result, let found { result.pointee = found }
   return status
 }
 
-/// What SecItemCopyMatchingEntries found (`SecItemFoundValuesRef` in SecItemPriv.h): its result
-/// parameter's own type, so the generated wrapper hands it on typed, with no cast.
-///
-/// Not `found as AnyObject` through a `CFTypeRef`: on Linux that boxes a `Data` or an array in a
-/// value the reader must cast back with a dynamic cast through Foundation's bridging, which cost a
-/// typed lookup about a seventh of its CPU (keychain-bench, perf).
+/// What SecItemCopyMatchingEntries found (`SecItemFoundValuesRef` in SecItemPriv.h): the items as
+/// the engine read them, in the search's order (at most one for a limit of one). No Apple result
+/// shape is made: the typed module reads the field it wants from the engine's item, so a lookup's
+/// value goes from the store's row to the caller through one form. An identity search, read as a
+/// dictionary, answers SecItemCopyMatching's result instead.
 package final class SecItemFoundValues: @unchecked Sendable {
-  // @unchecked: immutable; the values are Data, SearchedItem, runtime refs or arrays of them.
-  /// The found items: what the return keys ask for, or nil when they ask for nothing.
-  package let value: Any?
+  // @unchecked: immutable; the items are values, and an identity search's result is
+  // SecItemCopyMatching's (a SecIdentity, Data, a dictionary or an array of them), never changed.
+  /// What was found.
+  package enum Found {
+    /// The items of a search over passwords, keys or certificates.
+    case items(FoundItems)
+    /// SecItemCopyMatching's result for an identity search (nil when its return keys ask for
+    /// nothing).
+    case identities(CFTypeRef?)
+  }
 
-  init(_ value: Any?) { self.value = value }
+  /// What was found.
+  package let found: Found
+
+  init(_ found: Found) { self.found = found }
+}
+
+/// The items a typed search found, as the engine read them: each field is made where the caller
+/// reads it (the secret, the persistent reference, a key's or certificate's ref, the whole item),
+/// so a lookup of one field makes no other form of the item.
+package struct FoundItems: Sendable {
+  let stored: [StoredItem]
+  let flags: ReturnFlags
+  let backend: any SecurityBackend
+
+  /// How many items were found.
+  package var count: Int { stored.count }
+
+  /// The secret of the item at `index`: empty when it has none, as SecItemCopyMatching answers
+  /// (decision 2).
+  package func data(at index: Int) -> Data { stored[index].data ?? Data() }
+
+  /// The persistent reference of the item at `index`.
+  package func persistentReference(at index: Int) -> Data { stored[index].persistentReference }
+
+  /// The ref of the key or certificate at `index` (nil for a password, which has no ref type).
+  package func reference(at index: Int) -> AnyObject? {
+    ResultShape.reference(stored[index], flags, backend: backend)
+  }
+
+  /// The item at `index` with what the return keys asked for.
+  package func item(at index: Int) -> SearchedItem { ResultShape.searched(stored[index], flags, backend: backend) }
 }
 
 /// SecItemAdd, SecItemUpdate and SecItemDelete with the dictionaries as typed entries
@@ -110,24 +146,24 @@ func callEntries(
   }
 }
 
-/// SecItemCopyMatching with the query as typed entries and the result as Swift values
-/// (`Data`, a `SearchedItem`, a ref, or `[Any]` of them), so neither side builds or reads a
-/// Foundation dictionary. The rules, the store and the result are SecItemCopyMatching's; `query` is
-/// the same dictionary as a `CFDictionary`, built only when a recorder is installed (or for
-/// identity searches, which take the CFDictionary path).
+/// SecItemCopyMatching with the query as typed entries and the found items as the engine's typed
+/// items, so neither side builds or reads a Foundation dictionary. The rules, the store and the
+/// status are SecItemCopyMatching's; `query` is the same dictionary as a `CFDictionary`, built only
+/// when a recorder is installed (or for identity searches, which take the CFDictionary path).
 func copyMatchingEntries(_ entries: RequestEntries, query: () -> NSDictionary) -> (
-  status: OSStatus, result: Any?
+  status: OSStatus, found: SecItemFoundValues?
 ) {
   if IdentityItems.isIdentityQuery(entries) {
     var result: CFTypeRef?
     let status = SecItemCopyMatching(query(), &result)
-    return (status, result)
+    return (status, status == errSecSuccess ? SecItemFoundValues(.identities(result)) : nil)
   }
-  var found: Any?
+  var found: FoundItems?
   let status = SecItemCall.run(.copyMatching, query()) { service throws(SecStatus) in
     let request = try ItemRequest(entries: entries)
-    found = SecItemCall.shaped(
-      try service.matchingItems(request), request, foundationValues: false, backend: service.backend)
+    found = FoundItems(
+      stored: try service.matchingItems(request), flags: request.returnFlags, backend: service.backend)
   }
-  return (status, status == errSecSuccess ? found : nil)
+  guard status == errSecSuccess, let found else { return (status, nil) }
+  return (status, SecItemFoundValues(.items(found)))
 }

@@ -60,22 +60,15 @@ extension SecItemCall {
     return !store.isLocked
   }
 
-  /// SecItemCopyMatching's result for `items` (what `matchingItems` found for `request`) as Swift
-  /// values: what the return keys ask for, or nil when they ask for nothing to be written.
-  /// Attribute values are Foundation objects when `foundationValues` (they are bridged to a
-  /// CFDictionary next), Swift values otherwise; refs are made by `backend`.
-  static func shaped(
-    _ items: [StoredItem], _ request: ItemRequest, foundationValues: Bool, backend: any SecurityBackend
-  ) -> Any? {
+  /// SecItemCopyMatching's result for `items` (what `matchingItems` found for `request`): what the
+  /// return keys ask for, as the Foundation objects bridged to Apple's result next, or nil when they
+  /// ask for nothing to be written; refs are made by `backend`.
+  static func shaped(_ items: [StoredItem], _ request: ItemRequest, backend: any SecurityBackend) -> Any? {
     let flags = request.returnFlags
     if (request.limit ?? .one).isOne {
-      return items.first.flatMap {
-        ResultShape.value($0, flags, forAdd: false, foundationValues: foundationValues, backend: backend)
-      }
+      return items.first.flatMap { ResultShape.value($0, flags, forAdd: false, backend: backend) }
     }
-    return items.compactMap {
-      ResultShape.value($0, flags, forAdd: false, foundationValues: foundationValues, backend: backend)
-    }
+    return items.compactMap { ResultShape.value($0, flags, forAdd: false, backend: backend) }
   }
 
   /// SecItemCopyMatching's result for the identities `matchingIdentities` found for `query`: the
