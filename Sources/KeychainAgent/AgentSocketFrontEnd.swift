@@ -117,14 +117,8 @@ struct AgentSocketFrontEnd: SocketFrontEnd {
     case partial
   }
 
-  /// Sends an answer; false when the connection ended (it is closed).
+  /// Sends an answer as an agent frame; false when the connection ended (it is closed).
   private func send(_ answer: [UInt8], on connection: SocketConnection, loop: SocketEventLoop) -> Bool {
-    do {
-      try FrameSocket.send(answer, on: connection.descriptor)
-      return true
-    } catch {
-      loop.end(connection, error == .closed ? nil : error.description)
-      return false
-    }
+    loop.send(on: connection) { descriptor throws(FrameSocketError) in try FrameSocket.send(answer, on: descriptor) }
   }
 }

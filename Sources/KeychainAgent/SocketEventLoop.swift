@@ -204,6 +204,18 @@ final class SocketEventLoop: Sendable {
     }
   }
 
+  /// Writes an answer on `connection` through `write` (the front end's framing); false when the
+  /// connection ended, which is then closed (a reason other than the client's close counted).
+  func send(on connection: SocketConnection, _ write: (Int32) throws(FrameSocketError) -> Void) -> Bool {
+    do {
+      try write(connection.descriptor)
+      return true
+    } catch {
+      end(connection, error == .closed ? nil : error.description)
+      return false
+    }
+  }
+
   /// A whole request came on `connection`: it is not idle.
   func touch(_ connection: SocketConnection) {
     connection.lastActive = Self.seconds()

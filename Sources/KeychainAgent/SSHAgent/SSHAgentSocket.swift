@@ -119,14 +119,10 @@ package final class SSHAgentSocket: SocketFrontEnd {
     loop.release(connection)
   }
 
-  /// Sends an answer; false when the connection ended (it is closed).
+  /// Sends an answer as an ssh-agent message; false when the connection ended (it is closed).
   private func send(_ answer: [UInt8], on connection: SocketConnection, loop: SocketEventLoop) -> Bool {
-    do {
-      try FrameSocket.sendSSHAgentMessage(answer, on: connection.descriptor)
-      return true
-    } catch {
-      loop.end(connection, error == .closed ? nil : error.description)
-      return false
+    loop.send(on: connection) { descriptor throws(FrameSocketError) in
+      try FrameSocket.sendSSHAgentMessage(answer, on: descriptor)
     }
   }
 }
