@@ -12,15 +12,24 @@ package struct AgentCaller: Sendable {
   package let file: RunningFile
   /// Its executable's path as the policy and the prompts name it.
   package let executable: String
-  /// Its executable's file name, as the engine's prompts name the program.
-  package var programName: String {
-    let name = executable.split(separator: "/").last.map(String.init) ?? executable
-    return name.isEmpty ? executable : name
-  }
+  /// Its executable's file name, as the engine's prompts name the program: made once, as every
+  /// request of the caller's (each D-Bus call) names it.
+  package let programName: String
   /// The groups the policy grants it.
   package let grant: AccessGrant
   /// What the user proved for it, and its authenticator.
   package let session: CallerSession
+
+  /// The caller `pid`, running `file` at `executable`, granted `grant`, with its `session`.
+  package init(pid: Int32, file: RunningFile, executable: String, grant: AccessGrant, session: CallerSession) {
+    self.pid = pid
+    self.file = file
+    self.executable = executable
+    let name = executable.split(separator: "/").last.map(String.init) ?? executable
+    programName = name.isEmpty ? executable : name
+    self.grant = grant
+    self.session = session
+  }
 }
 
 /// The agent's core, with no socket or bus in it (issue 50): the store it alone holds, the policy

@@ -231,11 +231,14 @@ final class SocketEventLoop: Sendable {
   }
 
   /// Connections the set holds (no thread owns them) on which no whole request came for
-  /// `idleSeconds` are closed, where their front end closes idle connections.
+  /// `idleSeconds` are closed, where their front end closes idle connections; one whose frame stopped
+  /// half-way is closed whatever its front end, so that it holds the frame budget no longer.
   private func closeIdle(now: UInt64) {
     let idle = connections.withLock { open in
       let idle = open.values.filter {
-        !$0.busy && $0.frontEnd.closesIdleConnections && now >= $0.lastActive + Self.idleSeconds
+        // `assembler` is read without its owner: a connection that is not busy has none.
+        !$0.busy && ($0.frontEnd.closesIdleConnections || !$0.assembler.isBetweenFrames)
+          && now >= $0.lastActive + Self.idleSeconds
       }
       // Owned by this thread from here: an event that comes for one meanwhile is ignored.
       for connection in idle { connection.busy = true }
