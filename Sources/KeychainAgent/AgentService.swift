@@ -25,10 +25,15 @@ package struct AgentCaller: Sendable {
     self.pid = pid
     self.file = file
     self.executable = executable
-    let name = executable.split(separator: "/").last.map(String.init) ?? executable
-    programName = name.isEmpty ? executable : name
+    programName = Self.programName(of: executable)
     self.grant = grant
     self.session = session
+  }
+
+  /// The file name of `executable`, as prompts name a program (the whole path when it has none).
+  package static func programName(of executable: String) -> String {
+    let name = executable.split(separator: "/").last.map(String.init) ?? executable
+    return name.isEmpty ? executable : name
   }
 }
 

@@ -76,7 +76,7 @@ extension SSHAgentService {
     case .unlock:
       agent.store.authenticator.authenticateUser(
         reason: "unlock the keychain for its ssh keys",
-        caller: URL(fileURLWithPath: caller.executable).lastPathComponent,
+        caller: caller.programName,
         reuse: 0
       ) { failure in
         completion(failure == nil ? nil : "an operation while the keychain is locked, which the user did not unlock")
@@ -96,7 +96,7 @@ extension SSHAgentService {
   /// the host it connects to.
   static func words(signingWith comment: String, blob: [UInt8], for caller: SSHAgentCaller) -> String {
     let words = PassphraseAuthenticator.programWords
-    var who = words(URL(fileURLWithPath: caller.executable).lastPathComponent)
+    var who = words(caller.programName)
     if let parent = caller.parent { who = "\(words(URL(fileURLWithPath: parent).lastPathComponent)) (via \(who))" }
     var text = "\(who) wants to sign with the ssh key “\(words(comment))” (\(SSHAgentKey.fingerprint(blob)))"
     if let host = caller.boundHosts.last { text += " for the host whose key is \(SSHAgentKey.fingerprint(host))" }

@@ -11,6 +11,8 @@ package final class SSHAgentCaller: @unchecked Sendable {
   // @unchecked: `boundHosts` is used by the connection's owner of the moment only (one message is
   // answered at a time on a connection).
   let executable: String
+  /// The executable's file name, as the engine's prompts and the unlock prompt name the program.
+  let programName: String
   let parent: String?
   /// What the user proved for this connection, and who asks them.
   let session: CallerSession
@@ -29,6 +31,7 @@ package final class SSHAgentCaller: @unchecked Sendable {
     mayUseGroup: @escaping @Sendable (String) -> Bool
   ) {
     self.executable = executable
+    programName = AgentCaller.programName(of: executable)
     self.parent = parent
     self.session = session ?? CallerSession(authenticator: nil, executable: executable)
     self.mayUseGroup = mayUseGroup
@@ -67,15 +70,16 @@ package final class SSHAgentService: Sendable {
   private var keys: SSHAgentKeys { SSHAgentKeys(engine: agent.engine(groups: [SSHAgentKeys.group])) }
 
   /// The key pairs made with Apple's API and offered to ssh, read and used for `caller`: a key's
-  /// access control that asks for the user stops the run (`deferring`), so that the caller's
-  /// session asks without holding the thread.
-  private func keychainKeys(for caller: SSHAgentCaller, deferring: DeferringAuthenticator) -> SSHKeychainKeys {
+  /// access control that asks for the user stops the run (`deferring`, whose reason the caller
+  /// reads; a new one when only listing), so that the caller's session asks without holding the
+  /// thread.
+  private func keychainKeys(for caller: SSHAgentCaller, deferring: DeferringAuthenticator? = nil) -> SSHKeychainKeys {
     // Every group is searched; the key pairs' own groups (org.openssh.agent and those under it)
     // and the caller's policy decide which it gets.
     SSHKeychainKeys(
       engine: agent.engine(
-        groups: ["*"], authenticator: deferring,
-        programName: URL(fileURLWithPath: caller.executable).lastPathComponent),
+        groups: ["*"], authenticator: deferring ?? DeferringAuthenticator(session: caller.session),
+        programName: caller.programName),
       mayUseGroup: caller.mayUseGroup)
   }
 
@@ -232,15 +236,14 @@ package final class SSHAgentService: Sendable {
 
   /// Every key the caller may use: those `ssh-add` added, then the pairs made in the keychain.
   private func identities(for caller: SSHAgentCaller) throws(SSHAgentStop) -> [(blob: [UInt8], comment: String)] {
-    let deferring = DeferringAuthenticator(session: caller.session)
-    return try unlocking { () throws(SecStatus) in
+    try unlocking { () throws(SecStatus) in
       let added = caller.mayUseKeys ? try keys.list().map { ($0.publicBlob, $0.comment) } : []
-      return try added + keychainKeys(for: caller, deferring: deferring).list().map { ($0.publicBlob, $0.comment) }
+      return try added + keychainKeys(for: caller).list().map { ($0.publicBlob, $0.comment) }
     }
   }
 
   private func remove(_ blob: [UInt8], for caller: SSHAgentCaller) throws(SSHAgentStop) -> [UInt8] {
-    let keychainKeys = keychainKeys(for: caller, deferring: DeferringAuthenticator(session: caller.session))
+    let keychainKeys = keychainKeys(for: caller)
     if try keychain({ () throws(SecStatus) in try keychainKeys.list() }).contains(where: { $0.publicBlob == blob }) {
       // A key made in the keychain may exist nowhere else (a TPM's): `security delete-ssh-key`
       // removes it, on purpose, not `ssh-add -d`.
